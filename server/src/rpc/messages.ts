@@ -1,0 +1,82 @@
+/** Minimal JSON-RPC 2.0 message shapes; validated by hand because this is the hot path. */
+export type RequestId = string | number;
+
+export interface JsonRpcRequest {
+    jsonrpc: '2.0';
+    id: RequestId;
+    method: string;
+    params?: Record<string, unknown>;
+}
+
+export interface JsonRpcNotification {
+    jsonrpc: '2.0';
+    method: string;
+    params?: Record<string, unknown>;
+}
+
+export interface JsonRpcErrorObject {
+    code: number;
+    message: string;
+    data?: unknown;
+}
+
+export interface JsonRpcResponse {
+    jsonrpc: '2.0';
+    id: RequestId | null;
+    result?: Record<string, unknown>;
+    error?: JsonRpcErrorObject;
+}
+
+export type JsonRpcMessage = JsonRpcRequest | JsonRpcNotification | JsonRpcResponse;
+
+export type Classified =
+    | { kind: 'request'; message: JsonRpcRequest }
+    | { kind: 'notification'; message: JsonRpcNotification }
+    | { kind: 'response'; message: JsonRpcResponse }
+    | { kind: 'invalid'; id: RequestId | null; reason: string };
+
+function isId(value: unknown): value is RequestId {
+    return typeof value === 'string' || (typeof value === 'number' && Number.isFinite(value));
+}
+
+/** Sorts a parsed JSON value into a JSON-RPC message kind, or says why it is none. */
+export function classify(value: unknown): Classified {
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+        return { kind: 'invalid', id: null, reason: Array.isArray(value) ? 'Batch messages are not supported' : 'Message must be a JSON object' };
+    }
+    const msg = value as Record<string, unknown>;
+    const id = isId(msg.id) ? msg.id : null;
+    if (msg.jsonrpc !== '2.0') {
+        return { kind: 'invalid', id, reason: 'jsonrpc must be "2.0"' };
+    }
+    if ('method' in msg) {
+        if (typeof msg.method !== 'string' || msg.method.length === 0) {
+            return { kind: 'invalid', id, reason: 'method must be a non-empty string' };
+        }
+        if (msg.params !== undefined && (typeof msg.params !== 'object' || msg.params === null || Array.isArray(msg.params))) {
+            return { kind: 'invalid', id, reason: 'params must be an object' };
+        }
+        if (!('id' in msg)) {
+            return { kind: 'notification', message: msg as unknown as JsonRpcNotification };
+        }
+        if (!isId(msg.id)) {
+            return { kind: 'invalid', id: null, reason: 'id must be a string or a number' };
+        }
+        return { kind: 'request', message: msg as unknown as JsonRpcRequest };
+    }
+    if ('result' in msg || 'error' in msg) {
+        if (!isId(msg.id)) {
+            return { kind: 'invalid', id: null, reason: 'response id must be a string or a number' };
+        }
+        return { kind: 'response', message: msg as unknown as JsonRpcResponse };
+    }
+    return { kind: 'invalid', id, reason: 'Not a request, notification or response' };
+}
+
+export function errorResponse(id: RequestId | null, error: JsonRpcErrorObject): JsonRpcResponse {
+    return { jsonrpc: '2.0', id, error };
+}
+
+export function resultResponse(id: RequestId, result: Record<string, unknown>): JsonRpcResponse {
+    return { jsonrpc: '2.0', id, result };
+}

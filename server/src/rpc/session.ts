@@ -1,0 +1,345 @@
+import { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
+import { errorMessage, type Logger } from '../log.js';
+import type { ClientHub, ClientIdentity, ClientLink, InputCapability } from '../tasks/hub.js';
+import type { TaskRuntime } from '../tasks/runtime.js';
+import type { Disposable } from '../tasks/types.js';
+import { PARENT_TASK_META_KEY, relatedTaskMeta, toWireTask } from '../tasks/wire.js';
+import { parseArguments } from '../tools/registry.js';
+import { textResult, type CallToolResult, type ToolContext, type ToolDefinition } from '../tools/types.js';
+import { ErrorCodes, invalidParams, methodNotFound, RpcError } from './errors.js';
+import { errorResponse, resultResponse, type JsonRpcMessage, type JsonRpcNotification, type JsonRpcRequest, type JsonRpcResponse, type RequestId } from './messages.js';
+import { optionalObject, optionalString, progressTokenOf, requireString } from './params.js';
+
+/** Somewhere a message can be written; false when that place is closed. */
+export interface Outlet {
+    send(message: JsonRpcMessage): boolean;
+}
+
+/** What a transport lends a session: its standalone stream (GET SSE, or stdout) when one is open. */
+export interface SessionChannel {
+    standalone(): Outlet | undefined;
+}
+
+export interface SessionServices {
+    runtime: TaskRuntime;
+    hub: ClientHub;
+    log: Logger;
+    serverInfo: { name: string; title: string; version: string };
+    instructions: string;
+}
+
+interface PendingRequest {
+    id: RequestId;
+    message: JsonRpcRequest;
+    relatedTaskId?: string;
+    via?: Outlet;
+    delivered: boolean;
+    resolve(result: Record<string, unknown>): void;
+    reject(err: unknown): void;
+    cleanup(): void;
+}
+
+export const SERVER_CAPABILITIES = {
+    tools: { listChanged: false },
+    tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } },
+} as const;
+
+/**
+ * One MCP connection: answers its requests, and is the ClientLink the runtime uses to reach
+ * that client. Requests to the client are delivered exactly once, on the first open outlet.
+ */
+export class McpSession implements ClientLink {
+    private clientCapabilities: Record<string, unknown> = {};
+    private readonly inflight = new Map<RequestId, AbortController>();
+    private readonly pending = new Map<RequestId, PendingRequest>();
+    private outbox: PendingRequest[] = [];
+    private readonly taskStreams = new Map<string, Set<Outlet>>();
+    private readonly registration: Disposable;
+    private nextRequestId = 1;
+    private closed = false;
+    protocolVersion?: string;
+
+    constructor(
+        readonly identity: ClientIdentity,
+        private readonly services: SessionServices,
+        private readonly channel: SessionChannel,
+    ) {
+        this.registration = services.hub.add(this);
+    }
+
+    get isClosed(): boolean {
+        return this.closed;
+    }
+
+    get busy(): boolean {
+        return this.inflight.size > 0;
+    }
+
+    supports(capability: InputCapability): boolean {
+        return this.clientCapabilities[capability] !== undefined;
+    }
+
+    /** Answers one request; never throws (errors become JSON-RPC error responses). */
+    async handleRequest(request: JsonRpcRequest, exchange: Outlet): Promise<JsonRpcResponse> {
+        const controller = new AbortController();
+        this.inflight.set(request.id, controller);
+        try {
+            return resultResponse(request.id, await this.dispatch(request, exchange, controller.signal));
+        } catch (err) {
+            if (err instanceof RpcError) {
+                return errorResponse(request.id, err.toJSON());
+            }
+            this.services.log.error(`[session] ${request.method} failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+            return errorResponse(request.id, { code: ErrorCodes.InternalError, message: `Internal error: ${errorMessage(err)}` });
+        } finally {
+            this.inflight.delete(request.id);
+        }
+    }
+
+    /** Aborts the in-flight request the peer cancelled; never cancels a task (the spec forbids it). */
+    handleNotification(notification: JsonRpcNotification): void {
+        if (notification.method === 'notifications/cancelled') {
+            const requestId = notification.params?.requestId;
+            if (typeof requestId === 'string' || typeof requestId === 'number') {
+                this.inflight.get(requestId)?.abort(new RpcError(ErrorCodes.InvalidRequest, 'Request cancelled by the client'));
+            }
+        }
+    }
+
+    /** The transport lost the connection a request came on. */
+    abortRequest(id: RequestId, reason: string): void {
+        this.inflight.get(id)?.abort(new RpcError(ErrorCodes.ConnectionClosed, reason));
+    }
+
+    handleResponse(response: JsonRpcResponse): void {
+        const pending = response.id === null ? undefined : this.pending.get(response.id);
+        if (!pending) {
+            this.services.log.debug(`[session] response for unknown request id ${String(response.id)}`);
+            return;
+        }
+        this.settle(pending);
+        if (response.error) {
+            pending.reject(new RpcError(response.error.code, response.error.message, response.error.data));
+        } else {
+            pending.resolve(response.result ?? {});
+        }
+    }
+
+    notify(method: string, params: Record<string, unknown>, routeTaskId?: string): void {
+        const message: JsonRpcNotification = { jsonrpc: '2.0', method, params };
+        if (this.channel.standalone()?.send(message)) {
+            return;
+        }
+        for (const outlet of (routeTaskId && this.taskStreams.get(routeTaskId)) || []) {
+            if (outlet.send(message)) {
+                return;
+            }
+        }
+    }
+
+    request(method: string, params: Record<string, unknown>, options: { relatedTaskId?: string; signal: AbortSignal; via?: Outlet }): Promise<Record<string, unknown>> {
+        return new Promise((resolve, reject) => {
+            const { signal } = options;
+            if (this.closed) {
+                reject(new RpcError(ErrorCodes.ConnectionClosed, 'The client connection is closed'));
+                return;
+            }
+            if (signal.aborted) {
+                reject(signal.reason);
+                return;
+            }
+            const id = this.nextRequestId++;
+            const onAbort = () => {
+                this.settle(pending);
+                if (pending.delivered) {
+                    this.notify('notifications/cancelled', { requestId: id, reason: errorMessage(signal.reason) }, options.relatedTaskId);
+                }
+                reject(signal.reason);
+            };
+            const pending: PendingRequest = {
+                id,
+                message: { jsonrpc: '2.0', id, method, params },
+                relatedTaskId: options.relatedTaskId,
+                via: options.via,
+                delivered: false,
+                resolve,
+                reject,
+                cleanup: () => signal.removeEventListener('abort', onAbort),
+            };
+            signal.addEventListener('abort', onAbort, { once: true });
+            this.pending.set(id, pending);
+            this.outbox.push(pending);
+            this.flush();
+        });
+    }
+
+    /** Delivers queued requests; transports call it when a stream opens. */
+    flush(): void {
+        if (this.outbox.length === 0) {
+            return;
+        }
+        this.outbox = this.outbox.filter(pending => !this.deliver(pending));
+    }
+
+    close(reason = 'Session closed'): void {
+        if (this.closed) {
+            return;
+        }
+        this.closed = true;
+        this.registration.dispose();
+        for (const controller of this.inflight.values()) {
+            controller.abort(new RpcError(ErrorCodes.ConnectionClosed, reason));
+        }
+        for (const pending of [...this.pending.values()]) {
+            this.settle(pending);
+            pending.reject(new RpcError(ErrorCodes.ConnectionClosed, `${reason} before the client answered`));
+        }
+    }
+
+    private deliver(pending: PendingRequest): boolean {
+        const candidates: (Outlet | undefined)[] = [pending.via, this.channel.standalone()];
+        if (pending.relatedTaskId) {
+            candidates.push(...(this.taskStreams.get(pending.relatedTaskId) ?? []));
+        }
+        for (const outlet of candidates) {
+            if (outlet?.send(pending.message)) {
+                pending.delivered = true;
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private settle(pending: PendingRequest): void {
+        pending.cleanup();
+        this.pending.delete(pending.id);
+        const index = this.outbox.indexOf(pending);
+        if (index >= 0) {
+            this.outbox.splice(index, 1);
+        }
+    }
+
+    private async dispatch(request: JsonRpcRequest, exchange: Outlet, signal: AbortSignal): Promise<Record<string, unknown>> {
+        const { params } = request;
+        const { runtime } = this.services;
+        switch (request.method) {
+            case 'initialize':
+                return this.initialize(params);
+            case 'ping':
+                return {};
+            case 'tools/list':
+                return { tools: runtime.tools.list() };
+            case 'tools/call':
+                return this.callTool(params, exchange, signal);
+            case 'tasks/get':
+                return toWireTask(await runtime.get(this.identity, requireString(params, 'taskId')), this.identity.isOwner);
+            case 'tasks/result':
+                return this.taskResult(requireString(params, 'taskId'), exchange, signal);
+            case 'tasks/list': {
+                const parent = optionalObject(params, '_meta')?.[PARENT_TASK_META_KEY];
+                if (parent !== undefined && typeof parent !== 'string') {
+                    throw invalidParams(`_meta["${PARENT_TASK_META_KEY}"] must be a task id string`);
+                }
+                const page = await runtime.list(this.identity, optionalString(params, 'cursor'), parent);
+                const tasks = page.tasks.map(task => toWireTask(task, this.identity.isOwner));
+                return page.nextCursor ? { tasks, nextCursor: page.nextCursor } : { tasks };
+            }
+            case 'tasks/cancel':
+                return toWireTask(await runtime.cancel(this.identity, requireString(params, 'taskId')), this.identity.isOwner);
+            default:
+                throw methodNotFound(`Method not found: ${request.method}`);
+        }
+    }
+
+    private initialize(params: Record<string, unknown> | undefined): Record<string, unknown> {
+        const requested = requireString(params, 'protocolVersion');
+        this.clientCapabilities = optionalObject(params, 'capabilities') ?? {};
+        const clientInfo = optionalObject(params, 'clientInfo');
+        if (typeof clientInfo?.name === 'string') {
+            this.identity.clientName = clientInfo.name.slice(0, 200);
+        }
+        this.protocolVersion = SUPPORTED_PROTOCOL_VERSIONS.includes(requested) ? requested : LATEST_PROTOCOL_VERSION;
+        return {
+            protocolVersion: this.protocolVersion,
+            capabilities: SERVER_CAPABILITIES,
+            serverInfo: this.services.serverInfo,
+            instructions: this.services.instructions,
+        };
+    }
+
+    private async callTool(params: Record<string, unknown> | undefined, exchange: Outlet, signal: AbortSignal): Promise<Record<string, unknown>> {
+        const name = requireString(params, 'name');
+        const { runtime } = this.services;
+        const tool = runtime.tools.get(name);
+        if (!tool) {
+            throw invalidParams(`Unknown tool: ${name}`);
+        }
+        const task = optionalObject(params, 'task');
+        const ttl = task?.ttl;
+        if (ttl !== undefined && ttl !== null && (typeof ttl !== 'number' || !(ttl >= 0))) {
+            throw invalidParams('task.ttl must be a non-negative number of milliseconds');
+        }
+        // Negotiation errors come before anything runs (the SDK runs the tool first).
+        if (task && tool.taskSupport === 'forbidden') {
+            throw methodNotFound(`Tool ${name} cannot run as a task (execution.taskSupport is "forbidden"); call it without "task"`);
+        }
+        if (!task && tool.taskSupport === 'required') {
+            throw methodNotFound(`Tool ${name} must run as a task (execution.taskSupport is "required"); call it with "task": {}`);
+        }
+        const args = parseArguments(tool, optionalObject(params, 'arguments'));
+        const progressToken = progressTokenOf(params);
+        if (task) {
+            const record = await runtime.createTask(this.identity, tool, args, { ttl: ttl ?? undefined, progressToken });
+            return { task: toWireTask(record, this.identity.isOwner) };
+        }
+        return this.runInline(tool, args, progressToken, exchange, signal);
+    }
+
+    /** A call without `task`: the work is tied to this request and its response stream. */
+    private async runInline(tool: ToolDefinition, args: Record<string, unknown>, progressToken: string | number | undefined, exchange: Outlet, signal: AbortSignal): Promise<CallToolResult> {
+        const ask = async (method: string, request: object) => this.request(method, request as Record<string, unknown>, { signal, via: exchange });
+        const ctx: ToolContext = {
+            signal,
+            log: this.services.log,
+            progress: (progress, total, message) => {
+                if (progressToken !== undefined && !signal.aborted) {
+                    exchange.send({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken, progress, total, message } });
+                }
+            },
+            elicit: async request => (await ask('elicitation/create', request)) as never,
+            createMessage: async request => (await ask('sampling/createMessage', request)) as never,
+        };
+        try {
+            return await tool.run!(args, ctx);
+        } catch (err) {
+            if (err instanceof RpcError) {
+                throw err;
+            }
+            return textResult(`Tool ${tool.name} failed: ${errorMessage(err)}`, true);
+        }
+    }
+
+    /** Blocks until the task is terminal; meanwhile this response stream can carry the task's requests. */
+    private async taskResult(taskId: string, exchange: Outlet, signal: AbortSignal): Promise<Record<string, unknown>> {
+        const { runtime } = this.services;
+        let streams = this.taskStreams.get(taskId);
+        if (!streams) {
+            streams = new Set();
+            this.taskStreams.set(taskId, streams);
+        }
+        streams.add(exchange);
+        try {
+            this.flush();
+            const { outcome } = await runtime.result(this.identity, taskId, signal);
+            if ('error' in outcome) {
+                throw new RpcError(outcome.error.code, outcome.error.message, outcome.error.data);
+            }
+            return { ...outcome.result, _meta: { ...outcome.result._meta, ...relatedTaskMeta(taskId) } };
+        } finally {
+            streams.delete(exchange);
+            if (streams.size === 0) {
+                this.taskStreams.delete(taskId);
+            }
+        }
+    }
+}

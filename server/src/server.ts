@@ -1,0 +1,98 @@
+import { randomUUID } from 'node:crypto';
+import { createLogger, type Logger } from './log.js';
+import { McpSession, type SessionChannel } from './rpc/session.js';
+import { ClientHub, type ClientIdentity } from './tasks/hub.js';
+import { MemoryTaskStore } from './tasks/memoryStore.js';
+import { TaskRuntime, type RuntimeLimits } from './tasks/runtime.js';
+import type { TaskStore } from './tasks/types.js';
+import { defaultTools } from './tools/index.js';
+import { ToolRegistry } from './tools/registry.js';
+import type { ToolDefinition } from './tools/types.js';
+import { SERVER_VERSION } from './version.js';
+
+export const DEFAULT_LIMITS: RuntimeLimits = {
+    defaultTtlMs: 60 * 60 * 1000,
+    maxTtlMs: 24 * 60 * 60 * 1000,
+    maxTasksPerClient: 1000,
+    pollIntervalMs: 1000,
+};
+
+export interface TasksServerOptions extends Partial<RuntimeLimits> {
+    tools?: ToolDefinition[];
+    store?: TaskStore;
+    logger?: Logger;
+    /** Names this process among replicas sharing a store. */
+    workerId?: string;
+}
+
+const INSTRUCTIONS =
+    'MCP Tasks server. Long-running tools (slow_compute, failing_job, confirm_delete, write_haiku, external_job) run as MCP tasks: ' +
+    'the call returns a task at once; poll tasks/get or wait on tasks/result. greet answers immediately.';
+
+/** The transport-independent core: one runtime and store, any number of sessions. */
+export class TasksServer {
+    readonly hub = new ClientHub();
+    readonly runtime: TaskRuntime;
+    readonly log: Logger;
+    private readonly sessions = new Set<McpSession>();
+
+    constructor(options: TasksServerOptions = {}) {
+        this.log = options.logger ?? createLogger();
+        const limits: RuntimeLimits = {
+            defaultTtlMs: options.defaultTtlMs ?? DEFAULT_LIMITS.defaultTtlMs,
+            maxTtlMs: options.maxTtlMs ?? DEFAULT_LIMITS.maxTtlMs,
+            maxTasksPerClient: options.maxTasksPerClient ?? DEFAULT_LIMITS.maxTasksPerClient,
+            pollIntervalMs: options.pollIntervalMs ?? DEFAULT_LIMITS.pollIntervalMs,
+        };
+        if (limits.defaultTtlMs > limits.maxTtlMs) {
+            limits.defaultTtlMs = limits.maxTtlMs;
+        }
+        const store = options.store ?? new MemoryTaskStore();
+        const registry = new ToolRegistry(options.tools ?? defaultTools());
+        this.runtime = new TaskRuntime(store, registry, this.hub, limits, this.log, options.workerId ?? randomUUID());
+    }
+
+    get sessionCount(): number {
+        return this.sessions.size;
+    }
+
+    createSession(identity: ClientIdentity, channel: SessionChannel): McpSession {
+        const session = new McpSession(
+            identity,
+            {
+                runtime: this.runtime,
+                hub: this.hub,
+                log: this.log,
+                serverInfo: { name: 'mcp-tasks', title: 'MCP Tasks', version: SERVER_VERSION },
+                instructions: INSTRUCTIONS,
+            },
+            channel,
+        );
+        this.sessions.add(session);
+        return session;
+    }
+
+    /** Ends a session; when it held the only link to its binding key, that client's running tasks are cancelled. */
+    async endSession(session: McpSession, reason: string, cancelTasks: boolean): Promise<void> {
+        session.close(reason);
+        this.sessions.delete(session);
+        if (cancelTasks && [...this.hub.linksFor(session.identity.clientKey)].length === 0) {
+            await this.runtime.cancelClientTasks(session.identity.clientKey, reason);
+        }
+    }
+
+    /** Cancels running work (with `reason` as each task's status message), closes sessions and the store. */
+    async close(reason = 'Server shutting down'): Promise<void> {
+        await this.runtime.shutdown(reason);
+        for (const session of this.sessions) {
+            session.close(reason);
+        }
+        this.sessions.clear();
+        this.runtime.dispose();
+        await this.runtime.store.close();
+    }
+}
+
+export function createTasksServer(options?: TasksServerOptions): TasksServer {
+    return new TasksServer(options);
+}

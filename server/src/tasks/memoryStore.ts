@@ -1,0 +1,206 @@
+import { EventEmitter } from 'node:events';
+import { ErrorCodes, RpcError } from '../rpc/errors.js';
+import { decodeCursor, encodeCursor } from './cursor.js';
+import { newTaskId } from './ids.js';
+import {
+    isTerminal,
+    type Disposable,
+    type ListQuery,
+    type LiveStatus,
+    type NewTask,
+    type ProgressUpdate,
+    type TaskEvent,
+    type TaskOutcome,
+    type TaskPage,
+    type TaskRecord,
+    type TaskStore,
+    type TerminalStatus,
+} from './types.js';
+
+interface Entry {
+    record: TaskRecord;
+    outcome?: TaskOutcome;
+    expiry: NodeJS.Timeout;
+}
+
+/**
+ * The embedded default store. Indexed by client and by parent so listing one client's tasks
+ * never scans another's; retention uses one unref'd timer per task (Node groups equal durations).
+ */
+export class MemoryTaskStore implements TaskStore {
+    private readonly entries = new Map<string, Entry>();
+    private readonly byClient = new Map<string, Map<string, Entry>>();
+    private readonly byParent = new Map<string, Map<string, Entry>>();
+    private readonly live = new Map<string, number>();
+    private readonly events = new EventEmitter();
+    private seq = 0;
+
+    constructor() {
+        this.events.setMaxListeners(0);
+    }
+
+    get size(): number {
+        return this.entries.size;
+    }
+
+    async create(input: NewTask, maxLive: number): Promise<TaskRecord> {
+        const liveNow = this.live.get(input.clientKey) ?? 0;
+        if (liveNow >= maxLive) {
+            throw new RpcError(ErrorCodes.LimitExceeded, `Too many live tasks for this client (limit ${maxLive}); wait for some to finish or cancel them`, { limit: maxLive });
+        }
+        const now = new Date().toISOString();
+        const record: TaskRecord = {
+            taskId: newTaskId(),
+            status: 'working',
+            createdAt: now,
+            lastUpdatedAt: now,
+            ttl: input.ttl,
+            pollInterval: input.pollInterval,
+            clientKey: input.clientKey,
+            clientName: input.clientName,
+            toolName: input.toolName,
+            args: input.args,
+            parentTaskId: input.parentTaskId,
+            progressToken: input.progressToken,
+            worker: input.worker,
+            seq: ++this.seq,
+        };
+        const entry: Entry = { record, expiry: this.arm(record.taskId, record.ttl) };
+        this.entries.set(record.taskId, entry);
+        indexAdd(this.byClient, record.clientKey, entry);
+        if (record.parentTaskId) {
+            indexAdd(this.byParent, record.parentTaskId, entry);
+        }
+        this.live.set(record.clientKey, liveNow + 1);
+        this.emit({ type: 'status', task: record, created: true });
+        return record;
+    }
+
+    async get(taskId: string): Promise<TaskRecord | undefined> {
+        return this.entries.get(taskId)?.record;
+    }
+
+    async setStatus(taskId: string, status: LiveStatus, statusMessage?: string): Promise<TaskRecord | undefined> {
+        const entry = this.entries.get(taskId);
+        if (!entry || isTerminal(entry.record.status)) {
+            return undefined;
+        }
+        entry.record = { ...entry.record, status, statusMessage, lastUpdatedAt: new Date().toISOString() };
+        this.emit({ type: 'status', task: entry.record });
+        return entry.record;
+    }
+
+    async finish(taskId: string, status: TerminalStatus, outcome: TaskOutcome, statusMessage?: string): Promise<TaskRecord | undefined> {
+        const entry = this.entries.get(taskId);
+        if (!entry || isTerminal(entry.record.status)) {
+            return undefined;
+        }
+        entry.record = { ...entry.record, status, statusMessage, lastUpdatedAt: new Date().toISOString() };
+        entry.outcome = outcome;
+        clearTimeout(entry.expiry);
+        entry.expiry = this.arm(taskId, entry.record.ttl);
+        const key = entry.record.clientKey;
+        this.live.set(key, (this.live.get(key) ?? 1) - 1);
+        this.emit({ type: 'status', task: entry.record });
+        return entry.record;
+    }
+
+    async setExternalRef(taskId: string, ref: string): Promise<void> {
+        const entry = this.entries.get(taskId);
+        if (entry) {
+            entry.record = { ...entry.record, externalRef: ref };
+        }
+    }
+
+    async getOutcome(taskId: string): Promise<TaskOutcome | undefined> {
+        return this.entries.get(taskId)?.outcome;
+    }
+
+    async list(query: ListQuery): Promise<TaskPage> {
+        const after = query.cursor === undefined ? 0 : decodeCursor(query.cursor);
+        const source = query.parentTaskId !== undefined ? this.byParent.get(query.parentTaskId) : query.clientKey !== undefined ? this.byClient.get(query.clientKey) : this.entries;
+        const tasks: TaskRecord[] = [];
+        let more = false;
+        for (const entry of source?.values() ?? []) {
+            const record = entry.record;
+            if (record.seq <= after || (query.clientKey !== undefined && record.clientKey !== query.clientKey)) {
+                continue;
+            }
+            if (tasks.length === query.limit) {
+                more = true;
+                break;
+            }
+            tasks.push(record);
+        }
+        const last = tasks[tasks.length - 1];
+        return more && last ? { tasks, nextCursor: encodeCursor(last.seq) } : { tasks };
+    }
+
+    publishProgress(task: TaskRecord, update: ProgressUpdate): void {
+        this.emit({ type: 'progress', taskId: task.taskId, clientKey: task.clientKey, progressToken: task.progressToken, update });
+    }
+
+    onEvent(listener: (event: TaskEvent) => void): Disposable {
+        this.events.on('event', listener);
+        return { dispose: () => this.events.off('event', listener) };
+    }
+
+    async close(): Promise<void> {
+        for (const entry of this.entries.values()) {
+            clearTimeout(entry.expiry);
+        }
+        this.entries.clear();
+        this.byClient.clear();
+        this.byParent.clear();
+        this.live.clear();
+    }
+
+    private arm(taskId: string, ttl: number): NodeJS.Timeout {
+        const timer = setTimeout(() => this.expire(taskId), ttl);
+        timer.unref();
+        return timer;
+    }
+
+    private expire(taskId: string): void {
+        const entry = this.entries.get(taskId);
+        if (!entry) {
+            return;
+        }
+        const { clientKey, parentTaskId, status } = entry.record;
+        this.entries.delete(taskId);
+        indexDelete(this.byClient, clientKey, taskId);
+        if (parentTaskId) {
+            indexDelete(this.byParent, parentTaskId, taskId);
+        }
+        if (!isTerminal(status)) {
+            this.live.set(clientKey, (this.live.get(clientKey) ?? 1) - 1);
+        }
+        if ((this.live.get(clientKey) ?? 0) <= 0 && !this.byClient.has(clientKey)) {
+            this.live.delete(clientKey);
+        }
+        this.emit({ type: 'deleted', taskId, clientKey });
+    }
+
+    private emit(event: TaskEvent): void {
+        this.events.emit('event', event);
+    }
+}
+
+function indexAdd(index: Map<string, Map<string, Entry>>, key: string, entry: Entry): void {
+    let bucket = index.get(key);
+    if (!bucket) {
+        bucket = new Map();
+        index.set(key, bucket);
+    }
+    bucket.set(entry.record.taskId, entry);
+}
+
+function indexDelete(index: Map<string, Map<string, Entry>>, key: string, taskId: string): void {
+    const bucket = index.get(key);
+    if (bucket) {
+        bucket.delete(taskId);
+        if (bucket.size === 0) {
+            index.delete(key);
+        }
+    }
+}

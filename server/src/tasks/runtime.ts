@@ -1,0 +1,387 @@
+import { CreateMessageResultSchema, ElicitResultSchema } from '@modelcontextprotocol/sdk/types.js';
+import { errorMessage, type Logger } from '../log.js';
+import { ErrorCodes, invalidParams, RpcError } from '../rpc/errors.js';
+import { ToolRegistry } from '../tools/registry.js';
+import { textResult, type CallToolResult, type ExternalStatus, type ExternalTaskHandler, type ToolContext, type ToolDefinition } from '../tools/types.js';
+import type { ClientHub, ClientIdentity, InputCapability } from './hub.js';
+import { isTerminal, type TaskEvent, type TaskOutcome, type TaskPage, type TaskRecord, type TaskStore, type TerminalStatus } from './types.js';
+import { relatedTaskMeta, toWireTask } from './wire.js';
+
+export const OWNER_PROGRESS_METHOD = 'notifications/mcp-tasks/progress';
+export const TASK_STATUS_METHOD = 'notifications/tasks/status';
+const LIST_PAGE_SIZE = 100;
+const MIN_TTL_MS = 1000;
+
+export interface RuntimeLimits {
+    defaultTtlMs: number;
+    maxTtlMs: number;
+    maxTasksPerClient: number;
+    pollIntervalMs: number;
+}
+
+interface LocalWork {
+    clientKey: string;
+    controller: AbortController;
+    pendingInput: number;
+    release?: () => void;
+}
+
+export interface CreateTaskOptions {
+    ttl?: number;
+    progressToken?: string | number;
+    parentTaskId?: string;
+}
+
+/**
+ * Runs tools as tasks: creates them in the store, executes the work with an AbortSignal,
+ * records exactly one outcome, and turns store events into notifications and wake-ups.
+ */
+export class TaskRuntime {
+    private readonly local = new Map<string, LocalWork>();
+    private readonly waiters = new Map<string, Set<() => void>>();
+    private readonly subscription;
+    private closing = false;
+
+    constructor(
+        readonly store: TaskStore,
+        readonly tools: ToolRegistry,
+        private readonly hub: ClientHub,
+        readonly limits: RuntimeLimits,
+        private readonly log: Logger,
+        readonly workerId: string,
+    ) {
+        this.subscription = store.onEvent(event => this.onStoreEvent(event));
+    }
+
+    get runningCount(): number {
+        return this.local.size;
+    }
+
+    clampTtl(requested: number | undefined): number {
+        const ttl = requested ?? this.limits.defaultTtlMs;
+        return Math.min(Math.max(ttl, MIN_TTL_MS), this.limits.maxTtlMs);
+    }
+
+    async createTask(client: ClientIdentity, tool: ToolDefinition, args: Record<string, unknown>, options: CreateTaskOptions = {}): Promise<TaskRecord> {
+        if (this.closing) {
+            throw new RpcError(ErrorCodes.InternalError, 'Server is shutting down');
+        }
+        const record = await this.store.create(
+            {
+                clientKey: client.clientKey,
+                clientName: client.clientName,
+                toolName: tool.name,
+                args,
+                ttl: this.clampTtl(options.ttl),
+                pollInterval: this.limits.pollIntervalMs,
+                parentTaskId: options.parentTaskId,
+                progressToken: options.progressToken,
+                worker: this.workerId,
+            },
+            this.limits.maxTasksPerClient,
+        );
+        const work: LocalWork = { clientKey: record.clientKey, controller: new AbortController(), pendingInput: 0 };
+        this.local.set(record.taskId, work);
+        if (tool.external) {
+            void this.startExternal(record, tool.external, args, work);
+        } else {
+            void this.runLocal(record, tool, args, work);
+        }
+        return record;
+    }
+
+    /** A task the caller may see; the same -32602 for unknown, expired and foreign ids. */
+    async get(client: ClientIdentity, taskId: string): Promise<TaskRecord> {
+        let record = await this.visible(client, taskId);
+        if (record.externalRef && !isTerminal(record.status)) {
+            record = (await this.syncExternal(record)) ?? record;
+        }
+        return record;
+    }
+
+    /** Waits (on events, not by polling) until the task is terminal, then returns its outcome. */
+    async result(client: ClientIdentity, taskId: string, signal?: AbortSignal): Promise<{ task: TaskRecord; outcome: TaskOutcome }> {
+        let record = await this.get(client, taskId);
+        while (!isTerminal(record.status)) {
+            await this.waitForChange(record, signal);
+            record = await this.visible(client, taskId);
+        }
+        const outcome = (await this.store.getOutcome(taskId)) ?? { result: textResult(`Task ${taskId} ended (${record.status}) without a stored result`, true) };
+        return { task: record, outcome };
+    }
+
+    async list(client: ClientIdentity, cursor?: string, parentTaskId?: string): Promise<TaskPage> {
+        return this.store.list({ clientKey: client.isOwner ? undefined : client.clientKey, parentTaskId, cursor, limit: LIST_PAGE_SIZE });
+    }
+
+    async cancel(client: ClientIdentity, taskId: string): Promise<TaskRecord> {
+        const record = await this.visible(client, taskId);
+        if (isTerminal(record.status)) {
+            throw invalidParams(`Task ${taskId} is already ${record.status} and cannot be cancelled`);
+        }
+        const message = client.isOwner && client.clientKey !== record.clientKey ? 'Cancelled from the MCP Tasks sidebar' : 'Cancelled by the client';
+        const handler = this.tools.get(record.toolName)?.external;
+        if (handler && record.externalRef) {
+            await handler.cancel(record.externalRef).catch(err => this.log.warn(`[external] cancel of ${taskId} failed: ${errorMessage(err)}`));
+        }
+        const finished = await this.finish(taskId, 'cancelled', { result: textResult(`Task cancelled: ${message}`, true) }, message);
+        if (!finished) {
+            const now = await this.store.get(taskId);
+            throw invalidParams(now ? `Task ${taskId} is already ${now.status} and cannot be cancelled` : `Task not found: ${taskId}`);
+        }
+        return finished;
+    }
+
+    /** Stops accepting work and cancels what runs here, each with a status message saying why. */
+    async shutdown(reason = 'Server shutting down'): Promise<void> {
+        this.closing = true;
+        await Promise.all([...this.local.keys()].map(taskId => this.finish(taskId, 'cancelled', { result: textResult(`Task cancelled: ${reason}`, true) }, reason)));
+    }
+
+    /** Cancels the live tasks of a client that is gone for good (its session closed). */
+    async cancelClientTasks(clientKey: string, reason: string): Promise<void> {
+        const mine = [...this.local].filter(([, work]) => work.clientKey === clientKey).map(([taskId]) => taskId);
+        await Promise.all(mine.map(taskId => this.finish(taskId, 'cancelled', { result: textResult(`Task cancelled: ${reason}`, true) }, reason)));
+    }
+
+    dispose(): void {
+        this.subscription.dispose();
+        for (const work of this.local.values()) {
+            work.controller.abort(new Error('Runtime disposed'));
+        }
+        this.local.clear();
+    }
+
+    /** The context a tool gets when it runs as a task. */
+    private taskContext(record: TaskRecord, work: LocalWork): ToolContext {
+        const signal = work.controller.signal;
+        return {
+            signal,
+            taskId: record.taskId,
+            log: this.log,
+            progress: (progress, total, message) => {
+                if (!signal.aborted) {
+                    this.store.publishProgress(record, { progress, total, message });
+                }
+            },
+            elicit: async params => {
+                const raw = await this.requestInput(record, work, 'elicitation', 'elicitation/create', params, `Waiting for the user: ${params.message}`);
+                return parseReply(ElicitResultSchema, raw, 'elicitation/create');
+            },
+            createMessage: async params => {
+                const raw = await this.requestInput(record, work, 'sampling', 'sampling/createMessage', params, "Waiting for the client's language model");
+                return parseReply(CreateMessageResultSchema, raw, 'sampling/createMessage');
+            },
+        };
+    }
+
+    private async runLocal(record: TaskRecord, tool: ToolDefinition, args: Record<string, unknown>, work: LocalWork): Promise<void> {
+        const { taskId } = record;
+        try {
+            const result = await tool.run!(args, this.taskContext(record, work));
+            await this.finish(taskId, result.isError ? 'failed' : 'completed', { result }, result.isError ? resultText(result) : undefined);
+        } catch (err) {
+            if (!work.controller.signal.aborted) {
+                const outcome = outcomeOfError(tool.name, err);
+                await this.finish(taskId, 'failed', outcome, errorMessage(err));
+            }
+        } finally {
+            this.local.delete(taskId);
+        }
+    }
+
+    private async startExternal(record: TaskRecord, handler: ExternalTaskHandler, args: Record<string, unknown>, work: LocalWork): Promise<void> {
+        try {
+            const ref = await handler.start(args, record.taskId);
+            record.externalRef = ref;
+            await this.store.setExternalRef(record.taskId, ref);
+            const unwatch = handler.watch?.(ref, status => void this.applyExternal(record, handler, status));
+            work.release = unwatch;
+            if (work.controller.signal.aborted) {
+                unwatch?.();
+            }
+        } catch (err) {
+            this.local.delete(record.taskId);
+            await this.finish(record.taskId, 'failed', outcomeOfError(record.toolName, err), errorMessage(err));
+        }
+    }
+
+    /** Asks the external system for the truth about a task, and records it. */
+    private async syncExternal(record: TaskRecord): Promise<TaskRecord | undefined> {
+        const handler = this.tools.get(record.toolName)?.external;
+        if (!handler || !record.externalRef) {
+            return undefined;
+        }
+        const status = await handler.getStatus(record.externalRef);
+        return this.applyExternal(record, handler, status);
+    }
+
+    private async applyExternal(record: TaskRecord, handler: ExternalTaskHandler, status: ExternalStatus): Promise<TaskRecord | undefined> {
+        if (status.status === 'working') {
+            return undefined;
+        }
+        try {
+            const outcome: TaskOutcome = status.status === 'cancelled' ? { result: textResult(status.statusMessage ?? 'External job cancelled', true) } : { result: await handler.getResult(record.externalRef!) };
+            const message = status.statusMessage ?? (status.status === 'failed' && 'result' in outcome ? resultText(outcome.result) : undefined);
+            return await this.finish(record.taskId, status.status, outcome, message);
+        } catch (err) {
+            return this.finish(record.taskId, 'failed', outcomeOfError(record.toolName, err), errorMessage(err));
+        }
+    }
+
+    private async requestInput(record: TaskRecord, work: LocalWork, capability: InputCapability, method: string, params: object, waitingMessage: string): Promise<Record<string, unknown>> {
+        const link = this.hub.pickFor(record.clientKey, capability);
+        if (!link) {
+            throw new Error(`The client that started this task cannot answer ${capability} requests (it did not declare the ${capability} capability)`);
+        }
+        const { taskId } = record;
+        const signal = work.controller.signal;
+        work.pendingInput++;
+        if (work.pendingInput === 1) {
+            await this.store.setStatus(taskId, 'input_required', waitingMessage);
+        }
+        try {
+            const withMeta = params as { _meta?: Record<string, unknown> };
+            return await link.request(method, { ...params, _meta: { ...withMeta._meta, ...relatedTaskMeta(taskId) } }, { relatedTaskId: taskId, signal });
+        } finally {
+            work.pendingInput--;
+            if (work.pendingInput === 0 && !signal.aborted) {
+                await this.store.setStatus(taskId, 'working');
+            }
+        }
+    }
+
+    private async finish(taskId: string, status: TerminalStatus, outcome: TaskOutcome, statusMessage?: string): Promise<TaskRecord | undefined> {
+        return this.store.finish(taskId, status, outcome, statusMessage);
+    }
+
+    private async visible(client: ClientIdentity, taskId: string): Promise<TaskRecord> {
+        const record = await this.store.get(taskId);
+        if (!record || (!client.isOwner && record.clientKey !== client.clientKey)) {
+            throw invalidParams(`Task not found: ${taskId}`);
+        }
+        return record;
+    }
+
+    private waitForChange(record: TaskRecord, signal?: AbortSignal): Promise<void> {
+        return new Promise((resolve, reject) => {
+            let set = this.waiters.get(record.taskId);
+            if (!set) {
+                set = new Set();
+                this.waiters.set(record.taskId, set);
+            }
+            const waiters = set;
+            // An external system without push is asked at the task's poll interval while someone waits.
+            const handler = record.externalRef ? this.tools.get(record.toolName)?.external : undefined;
+            const poll = handler && !handler.watch ? setInterval(() => void this.syncExternal(record), record.pollInterval) : undefined;
+            const done = () => {
+                waiters.delete(done);
+                if (waiters.size === 0) {
+                    this.waiters.delete(record.taskId);
+                }
+                signal?.removeEventListener('abort', onAbort);
+                clearInterval(poll);
+                resolve();
+            };
+            const onAbort = () => {
+                done();
+                reject(signal?.reason ?? new Error('Aborted'));
+            };
+            waiters.add(done);
+            signal?.addEventListener('abort', onAbort, { once: true });
+            // Re-check after subscribing: the change may have landed before the waiter did.
+            void this.store.get(record.taskId).then(now => {
+                if (!now || now.status !== record.status || now.lastUpdatedAt !== record.lastUpdatedAt) {
+                    done();
+                }
+            });
+        });
+    }
+
+    private wake(taskId: string): void {
+        const set = this.waiters.get(taskId);
+        if (set) {
+            for (const done of [...set]) {
+                done();
+            }
+        }
+    }
+
+    private onStoreEvent(event: TaskEvent): void {
+        switch (event.type) {
+            case 'status': {
+                const { task } = event;
+                if (isTerminal(task.status)) {
+                    this.stopLocal(task.taskId, new Error(`Task ${task.status}${task.statusMessage ? `: ${task.statusMessage}` : ''}`));
+                }
+                this.wake(task.taskId);
+                if (!event.created) {
+                    const wire = toWireTask(task);
+                    for (const link of this.hub.linksFor(task.clientKey)) {
+                        if (!link.identity.isOwner) {
+                            link.notify(TASK_STATUS_METHOD, wire, task.taskId);
+                        }
+                    }
+                }
+                const ownerWire = toWireTask(task, true);
+                for (const owner of this.hub.owners()) {
+                    owner.notify(TASK_STATUS_METHOD, ownerWire, task.taskId);
+                }
+                break;
+            }
+            case 'deleted':
+                this.stopLocal(event.taskId, new Error('Task expired'));
+                this.wake(event.taskId);
+                break;
+            case 'progress': {
+                const { update, progressToken } = event;
+                if (progressToken !== undefined) {
+                    const params = { progressToken, ...update, _meta: relatedTaskMeta(event.taskId) };
+                    for (const link of this.hub.linksFor(event.clientKey)) {
+                        if (!link.identity.isOwner) {
+                            link.notify('notifications/progress', params, event.taskId);
+                        }
+                    }
+                }
+                for (const owner of this.hub.owners()) {
+                    owner.notify(OWNER_PROGRESS_METHOD, { taskId: event.taskId, ...update });
+                }
+                break;
+            }
+        }
+    }
+
+    private stopLocal(taskId: string, reason: Error): void {
+        const work = this.local.get(taskId);
+        if (work) {
+            this.local.delete(taskId);
+            work.release?.();
+            work.controller.abort(reason);
+        }
+    }
+}
+
+function parseReply<T>(schema: { safeParse(value: unknown): { success: true; data: T } | { success: false; error: { message: string } } }, raw: unknown, method: string): T {
+    const parsed = schema.safeParse(raw);
+    if (!parsed.success) {
+        throw new Error(`The client's answer to ${method} is malformed: ${parsed.error.message}`);
+    }
+    return parsed.data;
+}
+
+/** The text of a result, for a failed task's statusMessage (VS Code shows only that). */
+export function resultText(result: CallToolResult): string {
+    const text = result.content
+        .map(part => (part.type === 'text' ? part.text : ''))
+        .join(' ')
+        .trim();
+    return text || 'The tool reported an error';
+}
+
+/** A thrown RpcError is what the call would have returned; anything else is a tool error result. */
+export function outcomeOfError(toolName: string, err: unknown): TaskOutcome {
+    if (err instanceof RpcError) {
+        return { error: err.toJSON() };
+    }
+    return { result: textResult(`Tool ${toolName} failed: ${errorMessage(err)}`, true) };
+}

@@ -1,0 +1,104 @@
+import type { JsonRpcErrorObject } from '../rpc/messages.js';
+import type { CallToolResult } from '../tools/types.js';
+
+export type TaskStatus = 'working' | 'input_required' | 'completed' | 'failed' | 'cancelled';
+export type TerminalStatus = 'completed' | 'failed' | 'cancelled';
+export type LiveStatus = 'working' | 'input_required';
+
+export function isTerminal(status: TaskStatus): status is TerminalStatus {
+    return status === 'completed' || status === 'failed' || status === 'cancelled';
+}
+
+/** A task as the store keeps it: the wire fields plus what the server needs to bind and describe it. */
+export interface TaskRecord {
+    taskId: string;
+    status: TaskStatus;
+    statusMessage?: string;
+    createdAt: string;
+    lastUpdatedAt: string;
+    /** Retention in milliseconds, counted from creation and restarted on each terminal transition. */
+    ttl: number;
+    pollInterval: number;
+    /** Who may see the task: the binding key of the client that created it. */
+    clientKey: string;
+    /** A human label for that client (its `clientInfo.name`), for the owner's view. */
+    clientName?: string;
+    toolName: string;
+    args: Record<string, unknown>;
+    parentTaskId?: string;
+    progressToken?: string | number;
+    /** Which server process runs the work (several replicas may share a store). */
+    worker?: string;
+    /** A reference into an external job system, for tools whose tasks live there. */
+    externalRef?: string;
+    /** Creation order, for pagination. */
+    seq: number;
+}
+
+export interface NewTask {
+    clientKey: string;
+    clientName?: string;
+    toolName: string;
+    args: Record<string, unknown>;
+    ttl: number;
+    pollInterval: number;
+    parentTaskId?: string;
+    progressToken?: string | number;
+    worker?: string;
+}
+
+/** What the original request would have returned: a tool result or a JSON-RPC error. */
+export type TaskOutcome = { result: CallToolResult } | { error: JsonRpcErrorObject };
+
+export interface ProgressUpdate {
+    progress: number;
+    total?: number;
+    message?: string;
+}
+
+export type TaskEvent =
+    /** `created` marks the first event of a task; it is not a status change for the client. */
+    | { type: 'status'; task: TaskRecord; created?: boolean }
+    | { type: 'deleted'; taskId: string; clientKey: string }
+    | { type: 'progress'; taskId: string; clientKey: string; progressToken?: string | number; update: ProgressUpdate };
+
+export interface TaskPage {
+    tasks: TaskRecord[];
+    nextCursor?: string;
+}
+
+export interface ListQuery {
+    /** Only this client's tasks; undefined lists every client's (the owner's view). */
+    clientKey?: string;
+    parentTaskId?: string;
+    cursor?: string;
+    limit: number;
+}
+
+export interface Disposable {
+    dispose(): void;
+}
+
+/**
+ * Where tasks live. Every method is async so a networked store (Redis) fits the same shape.
+ * Implementations must make `finish` atomic: exactly one terminal transition per task.
+ * Events are delivered for changes made through any process sharing the store.
+ */
+export interface TaskStore {
+    /** Creates a `working` task; rejects with LimitExceeded when the client already has `maxLive` live tasks. */
+    create(input: NewTask, maxLive: number): Promise<TaskRecord>;
+    get(taskId: string): Promise<TaskRecord | undefined>;
+    /** A non-terminal change; undefined when the task is gone or already terminal. */
+    setStatus(taskId: string, status: LiveStatus, statusMessage?: string): Promise<TaskRecord | undefined>;
+    /** The atomic terminal guard: stores the outcome, restarts retention; undefined if gone or already terminal. */
+    finish(taskId: string, status: TerminalStatus, outcome: TaskOutcome, statusMessage?: string): Promise<TaskRecord | undefined>;
+    /** Records an external reference for a task (see ExternalTaskHandler). */
+    setExternalRef(taskId: string, ref: string): Promise<void>;
+    getOutcome(taskId: string): Promise<TaskOutcome | undefined>;
+    /** Rejects with InvalidParams for a cursor it did not issue. */
+    list(query: ListQuery): Promise<TaskPage>;
+    /** Announces progress to every process sharing the store. */
+    publishProgress(task: TaskRecord, update: ProgressUpdate): void;
+    onEvent(listener: (event: TaskEvent) => void): Disposable;
+    close(): Promise<void>;
+}

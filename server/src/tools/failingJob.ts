@@ -1,0 +1,19 @@
+import { z } from 'zod';
+import { defineTool, sleep, textResult } from './types.js';
+
+export const FAILING_JOB_MESSAGE = 'Job failed: the simulated worker crashed after 1 second (this tool always fails, to demonstrate task failure)';
+
+export const failingJobTool = defineTool({
+    name: 'failing_job',
+    title: 'Failing job (demo)',
+    description:
+        'A background task that always fails after about one second. Must be run as a task. ' +
+        'Use it only to demonstrate or test how task failures are reported; it does no real work. Returns an error result whose text explains the failure.',
+    inputSchema: z.object({}),
+    annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+    taskSupport: 'required',
+    async run(_args, ctx) {
+        await sleep(1000, ctx.signal);
+        return textResult(FAILING_JOB_MESSAGE, true);
+    },
+});

@@ -1,0 +1,73 @@
+import { z } from 'zod';
+import { invalidParams } from '../rpc/errors.js';
+import type { ToolDefinition } from './types.js';
+
+/** The tools a server offers, with their `tools/list` entries computed once. */
+export class ToolRegistry {
+    private readonly tools = new Map<string, ToolDefinition>();
+    private listing?: Record<string, unknown>[];
+
+    constructor(tools: readonly ToolDefinition[]) {
+        for (const tool of tools) {
+            if (this.tools.has(tool.name)) {
+                throw new Error(`Duplicate tool name: ${tool.name}`);
+            }
+            if (!tool.run && !tool.external) {
+                throw new Error(`Tool ${tool.name} needs run() or external`);
+            }
+            this.tools.set(tool.name, tool);
+        }
+    }
+
+    get(name: string): ToolDefinition | undefined {
+        return this.tools.get(name);
+    }
+
+    all(): ToolDefinition[] {
+        return [...this.tools.values()];
+    }
+
+    list(): Record<string, unknown>[] {
+        this.listing ??= this.all().map(describeTool);
+        return this.listing;
+    }
+}
+
+function describeTool(tool: ToolDefinition): Record<string, unknown> {
+    const entry: Record<string, unknown> = {
+        name: tool.name,
+        title: tool.title,
+        description: tool.description,
+        inputSchema: jsonSchema(tool.inputSchema, 'input'),
+    };
+    if (tool.outputSchema) {
+        entry.outputSchema = jsonSchema(tool.outputSchema, 'output');
+    }
+    if (tool.annotations) {
+        entry.annotations = { title: tool.title, ...tool.annotations };
+    }
+    // Absent means forbidden; say so only for task-capable tools, as the spec's examples do.
+    if (tool.taskSupport !== 'forbidden') {
+        entry.execution = { taskSupport: tool.taskSupport };
+    }
+    return entry;
+}
+
+function jsonSchema(schema: z.ZodObject, io: 'input' | 'output'): Record<string, unknown> {
+    const json = z.toJSONSchema(schema, { io, unrepresentable: 'any' }) as Record<string, unknown>;
+    delete json.$schema;
+    return json;
+}
+
+/** Validates tool arguments; the error names each failing field, as a -32602. */
+export function parseArguments(tool: ToolDefinition, args: unknown): Record<string, unknown> {
+    const parsed = tool.inputSchema.safeParse(args ?? {});
+    if (parsed.success) {
+        return parsed.data as Record<string, unknown>;
+    }
+    const details = parsed.error.issues.map(issue => {
+        const field = issue.path.length > 0 ? issue.path.join('.') : '(arguments)';
+        return `${field}: ${issue.message}`;
+    });
+    throw invalidParams(`Invalid arguments for tool ${tool.name}: ${details.join('; ')}`, { issues: parsed.error.issues.map(i => ({ path: i.path, message: i.message })) });
+}

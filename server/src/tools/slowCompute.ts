@@ -1,0 +1,45 @@
+import { z } from 'zod';
+import { defineTool, sleep } from './types.js';
+
+const MAX_SECONDS = 86_400;
+
+export const slowComputeTool = defineTool({
+    name: 'slow_compute',
+    title: 'Slow computation',
+    description:
+        'Simulates a long computation that takes the given number of seconds and reports progress once per second. ' +
+        'Runs as a background task when the client supports tasks (it can be watched and cancelled), otherwise waits inline. ' +
+        'Use it to demonstrate or test long-running work. Returns the text "Computation "<label>" completed after <seconds> seconds. Result: 42." and the value as structured content.',
+    inputSchema: z.object({
+        seconds: z.number().min(0).max(MAX_SECONDS).default(3).describe('How long the computation takes, in seconds (0 allowed), e.g. 5.'),
+        label: z.string().max(200).default('default').describe('A name for this computation, shown in progress and results, e.g. "quarterly report".'),
+    }),
+    outputSchema: z.object({
+        label: z.string().describe('The label given in the arguments.'),
+        seconds: z.number().describe('How many seconds the computation took.'),
+        result: z.number().describe('The computed value.'),
+    }),
+    annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+    taskSupport: 'optional',
+    keyArgument: 'label',
+    async run({ seconds, label }, ctx) {
+        const ticks = Math.ceil(seconds);
+        let done = 0;
+        try {
+            for (let i = 1; i <= ticks; i++) {
+                await sleep(Math.min(1, seconds - (i - 1)) * 1000, ctx.signal);
+                done = i;
+                ctx.progress(Math.min(i, seconds), seconds, `${label}: ${i}/${ticks} s`);
+            }
+        } catch (err) {
+            if (ctx.signal.aborted) {
+                ctx.log.info(`[slow_compute] cancelled "${label}" at ${done}/${ticks}`);
+            }
+            throw err;
+        }
+        return {
+            content: [{ type: 'text', text: `Computation "${label}" completed after ${seconds} seconds. Result: 42.` }],
+            structuredContent: { label, seconds, result: 42 },
+        };
+    },
+});

@@ -1,0 +1,89 @@
+import type {
+    CallToolResult as SdkCallToolResult,
+    CreateMessageRequestParams,
+    CreateMessageResult,
+    ElicitRequestFormParams,
+    ElicitResult,
+    ToolAnnotations,
+} from '@modelcontextprotocol/sdk/types.js';
+import type { z } from 'zod';
+import type { Logger } from '../log.js';
+
+export type CallToolResult = SdkCallToolResult;
+export type TaskSupport = 'forbidden' | 'optional' | 'required';
+
+/** What a running tool may do besides compute: report, ask, and notice cancellation. */
+export interface ToolContext {
+    /** Aborted when the task is cancelled, expires, or the server shuts down. */
+    readonly signal: AbortSignal;
+    /** Set when the tool runs as a task. */
+    readonly taskId?: string;
+    readonly log: Logger;
+    progress(progress: number, total?: number, message?: string): void;
+    /** Form-mode elicitation; the task shows `input_required` while the answer is pending. */
+    elicit(params: ElicitRequestFormParams): Promise<ElicitResult>;
+    /** Sampling; the task shows `input_required` while the answer is pending. */
+    createMessage(params: CreateMessageRequestParams): Promise<CreateMessageResult>;
+}
+
+/**
+ * For tools whose tasks live in an external job system: the runtime asks the handler rather
+ * than the store for status and result, and forwards cancellation to it.
+ */
+export interface ExternalTaskHandler<A = Record<string, unknown>> {
+    /** Submits the job; returns the external system's reference for it. */
+    start(args: A, taskId: string): Promise<string>;
+    getStatus(ref: string): Promise<ExternalStatus>;
+    /** Called once the status is `completed` or `failed`. */
+    getResult(ref: string): Promise<CallToolResult>;
+    cancel(ref: string): Promise<void>;
+    /** Optional push: call `onChange` when the job's status changes; returns an unsubscribe. */
+    watch?(ref: string, onChange: (status: ExternalStatus) => void): () => void;
+}
+
+export interface ExternalStatus {
+    status: 'working' | 'completed' | 'failed' | 'cancelled';
+    statusMessage?: string;
+}
+
+export interface ToolDefinition<S extends z.ZodObject = z.ZodObject> {
+    name: string;
+    title: string;
+    description: string;
+    inputSchema: S;
+    outputSchema?: z.ZodObject;
+    annotations?: ToolAnnotations;
+    taskSupport: TaskSupport;
+    /** The argument that names this invocation best, for task lists (a label, topic, file, job id). */
+    keyArgument?: string;
+    run?(args: z.output<S>, ctx: ToolContext): Promise<CallToolResult>;
+    external?: ExternalTaskHandler<z.output<S>>;
+}
+
+/** Keeps the schema's argument type attached to `run` while storing tools in one list. */
+export function defineTool<S extends z.ZodObject>(tool: ToolDefinition<S>): ToolDefinition {
+    return tool as unknown as ToolDefinition;
+}
+
+export function textResult(text: string, isError = false): CallToolResult {
+    return isError ? { content: [{ type: 'text', text }], isError: true } : { content: [{ type: 'text', text }] };
+}
+
+/** Resolves after `ms`, or rejects with the signal's reason as soon as it aborts. */
+export function sleep(ms: number, signal: AbortSignal): Promise<void> {
+    return new Promise((resolve, reject) => {
+        if (signal.aborted) {
+            reject(signal.reason);
+            return;
+        }
+        const onAbort = () => {
+            clearTimeout(timer);
+            reject(signal.reason);
+        };
+        const timer = setTimeout(() => {
+            signal.removeEventListener('abort', onAbort);
+            resolve();
+        }, ms);
+        signal.addEventListener('abort', onAbort, { once: true });
+    });
+}

@@ -1,0 +1,32 @@
+import type { CreateMessageResult } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
+import { defineTool, textResult } from './types.js';
+
+export const writeHaikuTool = defineTool({
+    name: 'write_haiku',
+    title: 'Write a haiku',
+    description:
+        "Writes a haiku about a topic by asking the client's language model (MCP sampling). Runs as a task that waits in \"input_required\" while the model answers. " +
+        'Use it when the user wants a short poem. Returns "Haiku about <topic>:" followed by the poem.',
+    inputSchema: z.object({
+        topic: z.string().min(1).max(500).default('nature').describe('What the haiku is about, e.g. "autumn rain".'),
+    }),
+    annotations: { readOnlyHint: true, idempotentHint: false, openWorldHint: true },
+    taskSupport: 'required',
+    keyArgument: 'topic',
+    async run({ topic }, ctx) {
+        const reply = await ctx.createMessage({
+            messages: [{ role: 'user', content: { type: 'text', text: `Write a haiku about ${topic}` } }],
+            maxTokens: 50,
+        });
+        return textResult(`Haiku about ${topic}:\n${replyText(reply)}`);
+    },
+});
+
+function replyText(reply: CreateMessageResult): string {
+    const parts = Array.isArray(reply.content) ? reply.content : [reply.content];
+    return parts
+        .map(part => (part.type === 'text' ? part.text : ''))
+        .join('')
+        .trim();
+}

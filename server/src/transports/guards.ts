@@ -1,0 +1,55 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+
+const LOOPBACK_NAMES = new Set(['127.0.0.1', 'localhost', '[::1]']);
+
+export function isLoopbackHost(host: string): boolean {
+    return LOOPBACK_NAMES.has(host) || host === '::1' || /^127(\.\d{1,3}){3}$/.test(host);
+}
+
+/** DNS-rebinding protection: the Host header must name a loopback address with our port. */
+export function hostAllowed(hostHeader: string | undefined, port: number): boolean {
+    if (!hostHeader) {
+        return false;
+    }
+    const match = /^(\[[^\]]+\]|[^:]+)(?::(\d+))?$/.exec(hostHeader.toLowerCase());
+    if (!match) {
+        return false;
+    }
+    const [, name, portText] = match;
+    return LOOPBACK_NAMES.has(name!) && Number(portText ?? 80) === port;
+}
+
+/** Browsers send Origin; only pages served from a loopback origin may talk to us. */
+export function originAllowed(origin: string | undefined): boolean {
+    if (origin === undefined) {
+        return true;
+    }
+    try {
+        const url = new URL(origin);
+        return (url.protocol === 'http:' || url.protocol === 'https:') && LOOPBACK_NAMES.has(url.hostname);
+    } catch {
+        return false;
+    }
+}
+
+/** Compares secrets in constant time (hashing first makes the lengths equal). */
+export function secretMatches(presented: string, expected: string): boolean {
+    const a = createHash('sha256').update(presented).digest();
+    const b = createHash('sha256').update(expected).digest();
+    return timingSafeEqual(a, b);
+}
+
+export function bearerToken(req: IncomingMessage): string | undefined {
+    const header = req.headers.authorization;
+    if (!header) {
+        return undefined;
+    }
+    const match = /^Bearer\s+(.+)$/i.exec(header);
+    return match ? match[1]!.trim() : undefined;
+}
+
+/** A stable, non-reversible name for a credential, so bindings never store the token itself. */
+export function principalOf(token: string): string {
+    return createHash('sha256').update('mcp-tasks-principal\0' + token).digest('base64url').slice(0, 22);
+}

@@ -1,0 +1,326 @@
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
+import { errorMessage } from '../log.js';
+import { ErrorCodes } from '../rpc/errors.js';
+import { classify } from '../rpc/messages.js';
+import type { McpSession } from '../rpc/session.js';
+import type { TasksServer } from '../server.js';
+import { bearerToken, hostAllowed, isLoopbackHost, originAllowed, principalOf, secretMatches } from './guards.js';
+import { PostExchange, SseStream } from './sse.js';
+
+export interface HttpOptions {
+    host: string;
+    port: number;
+    /** Clients must present `Authorization: Bearer <token>`; without it the endpoint is open to local processes. */
+    token?: string;
+    /** A distinct credential that sees and cancels every client's tasks (the extension's view). */
+    ownerToken?: string;
+    bodyLimitBytes: number;
+    /** HTTP sessions with no request and no open stream for this long are closed. */
+    sessionIdleMs: number;
+    /** Allow a non-loopback bind (requires a token) and skip the Host check. */
+    allowRemote?: boolean;
+    /** What a task is bound to: the HTTP session (default), or the client's credential (shared stores). */
+    bindTo?: 'session' | 'principal';
+    keepAliveMs?: number;
+}
+
+export interface HttpHandle {
+    url: string;
+    port: number;
+    server: Server;
+    readonly sessionCount: number;
+    /** Stops accepting connections; open streams stay until close(). */
+    stopAccepting(): void;
+    close(): Promise<void>;
+}
+
+interface SessionState {
+    id: string;
+    principal: string;
+    session: McpSession;
+    stream?: SseStream;
+    lastSeen: number;
+}
+
+interface Caller {
+    principal: string;
+    isOwner: boolean;
+}
+
+const SESSION_HEADER = 'mcp-session-id';
+
+function reply(res: ServerResponse, status: number, code: number, message: string, headers: Record<string, string> = {}): void {
+    if (res.headersSent) {
+        res.end();
+        return;
+    }
+    const body = JSON.stringify({ jsonrpc: '2.0', id: null, error: { code, message } });
+    res.writeHead(status, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), ...headers });
+    res.end(body);
+}
+
+/** Streamable HTTP (MCP 2025-11-25) on node:http: POST for messages, GET for the standalone stream, DELETE to end. */
+export async function listenHttp(core: TasksServer, options: HttpOptions): Promise<HttpHandle> {
+    if (!isLoopbackHost(options.host) && !(options.allowRemote && options.token)) {
+        throw new Error(`Refusing to listen on non-loopback address ${options.host}: pass --allow-remote together with --token to expose the server`);
+    }
+    const sessions = new Map<string, SessionState>();
+    const bindTo = options.bindTo ?? 'session';
+    const keepAliveMs = options.keepAliveMs ?? 25_000;
+    let port = options.port;
+
+    const authenticate = (req: IncomingMessage): Caller | undefined => {
+        const presented = bearerToken(req);
+        if (options.ownerToken && presented && secretMatches(presented, options.ownerToken)) {
+            return { principal: 'owner', isOwner: true };
+        }
+        if (!options.token) {
+            return { principal: 'anonymous', isOwner: false };
+        }
+        return presented && secretMatches(presented, options.token) ? { principal: principalOf(presented), isOwner: false } : undefined;
+    };
+
+    const lookup = (req: IncomingMessage, res: ServerResponse, caller: Caller): SessionState | undefined => {
+        const id = req.headers[SESSION_HEADER];
+        if (typeof id !== 'string' || id === '') {
+            reply(res, 400, ErrorCodes.InvalidRequest, 'Bad Request: Mcp-Session-Id header is required (send initialize first)');
+            return undefined;
+        }
+        const state = sessions.get(id);
+        // Another credential's session is reported exactly like a missing one.
+        if (!state || state.principal !== caller.principal) {
+            reply(res, 404, -32001, 'Session not found: initialize a new session');
+            return undefined;
+        }
+        const version = req.headers['mcp-protocol-version'];
+        if (typeof version === 'string' && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) {
+            reply(res, 400, ErrorCodes.InvalidRequest, `Unsupported MCP-Protocol-Version: ${version}`);
+            return undefined;
+        }
+        state.lastSeen = Date.now();
+        return state;
+    };
+
+    const openSession = (caller: Caller): SessionState => {
+        const id = randomUUID();
+        const clientKey = bindTo === 'principal' && !caller.isOwner ? `principal:${caller.principal}` : `session:${id}`;
+        const state = { id, principal: caller.principal, lastSeen: Date.now() } as SessionState;
+        state.session = core.createSession({ clientKey, isOwner: caller.isOwner }, { standalone: () => (state.stream?.open ? state.stream : undefined) });
+        sessions.set(id, state);
+        return state;
+    };
+
+    const endSession = (state: SessionState, reason: string) => {
+        sessions.delete(state.id);
+        state.stream?.end();
+        void core.endSession(state.session, reason, bindTo === 'session');
+    };
+
+    const readBody = (req: IncomingMessage, res: ServerResponse): Promise<string | undefined> =>
+        new Promise(resolve => {
+            const declared = Number(req.headers['content-length']);
+            if (declared > options.bodyLimitBytes) {
+                reply(res, 413, ErrorCodes.InvalidRequest, `Request body larger than ${options.bodyLimitBytes} bytes`, { connection: 'close' });
+                req.resume();
+                resolve(undefined);
+                return;
+            }
+            const chunks: Buffer[] = [];
+            let size = 0;
+            req.on('data', (chunk: Buffer) => {
+                size += chunk.length;
+                if (size > options.bodyLimitBytes) {
+                    if (!res.headersSent) {
+                        reply(res, 413, ErrorCodes.InvalidRequest, `Request body larger than ${options.bodyLimitBytes} bytes`, { connection: 'close' });
+                        req.destroy();
+                        resolve(undefined);
+                    }
+                    return;
+                }
+                chunks.push(chunk);
+            });
+            req.on('end', () => resolve(size > options.bodyLimitBytes ? undefined : Buffer.concat(chunks).toString('utf8')));
+            req.on('error', () => resolve(undefined));
+        });
+
+    const handlePost = async (req: IncomingMessage, res: ServerResponse, caller: Caller) => {
+        const contentType = req.headers['content-type'] ?? '';
+        if (!contentType.toLowerCase().includes('application/json')) {
+            req.resume();
+            reply(res, 415, ErrorCodes.InvalidRequest, 'Unsupported Media Type: Content-Type must be application/json');
+            return;
+        }
+        const accept = (req.headers.accept ?? '*/*').toLowerCase();
+        const acceptsJson = accept.includes('application/json') || accept.includes('*/*');
+        const acceptsSse = accept.includes('text/event-stream') || accept.includes('*/*');
+        if (!acceptsJson && !acceptsSse) {
+            req.resume();
+            reply(res, 406, ErrorCodes.InvalidRequest, 'Not Acceptable: Accept must include application/json or text/event-stream');
+            return;
+        }
+        const body = await readBody(req, res);
+        if (body === undefined) {
+            return;
+        }
+        let value: unknown;
+        try {
+            value = JSON.parse(body);
+        } catch {
+            reply(res, 400, ErrorCodes.ParseError, 'Parse error: the body is not valid JSON');
+            return;
+        }
+        const classified = classify(value);
+        if (classified.kind === 'invalid') {
+            reply(res, 400, ErrorCodes.InvalidRequest, `Invalid Request: ${classified.reason}`);
+            return;
+        }
+        let state: SessionState | undefined;
+        if (classified.kind === 'request' && classified.message.method === 'initialize') {
+            state = openSession(caller);
+        } else {
+            state = lookup(req, res, caller);
+            if (!state) {
+                return;
+            }
+        }
+        if (classified.kind !== 'request') {
+            if (classified.kind === 'notification') {
+                state.session.handleNotification(classified.message);
+            } else {
+                state.session.handleResponse(classified.message);
+            }
+            res.writeHead(202).end();
+            return;
+        }
+        const request = classified.message;
+        const exchange = new PostExchange(res, { [SESSION_HEADER]: state.id }, acceptsSse, acceptsJson);
+        const onClose = () => {
+            if (!res.writableEnded) {
+                state.session.abortRequest(request.id, 'The client closed the HTTP connection');
+            }
+        };
+        res.once('close', onClose);
+        const response = await state.session.handleRequest(request, exchange);
+        res.off('close', onClose);
+        state.lastSeen = Date.now();
+        exchange.finish(response);
+    };
+
+    const handleGet = (req: IncomingMessage, res: ServerResponse, caller: Caller) => {
+        if (!(req.headers.accept ?? '').toLowerCase().includes('text/event-stream')) {
+            reply(res, 406, ErrorCodes.InvalidRequest, 'Not Acceptable: GET needs Accept: text/event-stream');
+            return;
+        }
+        const state = lookup(req, res, caller);
+        if (!state) {
+            return;
+        }
+        if (state.stream?.open) {
+            reply(res, 409, ErrorCodes.InvalidRequest, 'Conflict: this session already has an open GET stream');
+            return;
+        }
+        const stream = new SseStream(res, keepAliveMs);
+        state.stream = stream;
+        res.once('close', () => {
+            if (state.stream === stream) {
+                state.stream = undefined;
+            }
+            state.lastSeen = Date.now();
+        });
+        state.session.flush();
+    };
+
+    const handleDelete = (req: IncomingMessage, res: ServerResponse, caller: Caller) => {
+        const state = lookup(req, res, caller);
+        if (state) {
+            endSession(state, 'Session closed by the client');
+            res.writeHead(200).end();
+        }
+    };
+
+    const server = createServer((req, res) => {
+        const path = (req.url ?? '/').split('?')[0];
+        if (path !== '/mcp') {
+            req.resume();
+            reply(res, 404, ErrorCodes.InvalidRequest, 'Not found: the MCP endpoint is /mcp');
+            return;
+        }
+        if ((!options.allowRemote && !hostAllowed(req.headers.host, port)) || !originAllowed(req.headers.origin)) {
+            req.resume();
+            reply(res, 403, ErrorCodes.InvalidRequest, 'Forbidden: Host or Origin is not an allowed loopback address');
+            return;
+        }
+        const caller = authenticate(req);
+        if (!caller) {
+            req.resume();
+            reply(res, 401, ErrorCodes.InvalidRequest, 'Unauthorized: a valid Authorization: Bearer token is required', { 'www-authenticate': 'Bearer' });
+            return;
+        }
+        const fail = (err: unknown) => {
+            core.log.error(`[http] ${req.method} failed: ${errorMessage(err)}`);
+            reply(res, 500, ErrorCodes.InternalError, 'Internal error');
+        };
+        switch (req.method) {
+            case 'POST':
+                handlePost(req, res, caller).catch(fail);
+                break;
+            case 'GET':
+                handleGet(req, res, caller);
+                break;
+            case 'DELETE':
+                handleDelete(req, res, caller);
+                break;
+            default:
+                req.resume();
+                reply(res, 405, ErrorCodes.InvalidRequest, 'Method Not Allowed', { allow: 'GET, POST, DELETE' });
+        }
+    });
+    server.keepAliveTimeout = 65_000;
+
+    const sweep = setInterval(
+        () => {
+            const cutoff = Date.now() - options.sessionIdleMs;
+            for (const state of sessions.values()) {
+                if (!state.stream?.open && !state.session.busy && state.lastSeen < cutoff) {
+                    core.log.info(`[http] closing idle session ${state.id.slice(0, 8)}…`);
+                    endSession(state, 'Session closed after being idle');
+                }
+            }
+        },
+        Math.max(50, Math.min(options.sessionIdleMs / 4, 60_000)),
+    );
+    sweep.unref();
+
+    await new Promise<void>((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(options.port, options.host, () => {
+            server.off('error', reject);
+            resolve();
+        });
+    });
+    port = (server.address() as AddressInfo).port;
+    const hostForUrl = options.host.includes(':') ? `[${options.host}]` : options.host;
+
+    return {
+        url: `http://${hostForUrl}:${port}/mcp`,
+        port,
+        server,
+        get sessionCount() {
+            return sessions.size;
+        },
+        stopAccepting: () => server.close(),
+        close: async () => {
+            clearInterval(sweep);
+            for (const state of sessions.values()) {
+                state.stream?.end();
+                state.session.close('Server shutting down');
+            }
+            sessions.clear();
+            server.close();
+            server.closeAllConnections();
+        },
+    };
+}

@@ -1,0 +1,55 @@
+// Opens the workbench in Debian's headless Chromium through playwright-core
+// (no Playwright browser download: that needs internet we do not have).
+import { createRequire } from 'node:module';
+
+const require = createRequire(import.meta.url);
+
+const CHROMIUM_ARGS = [
+	'--headless',
+	'--no-sandbox', // we run as root in CI
+	'--disable-gpu',
+	'--disable-quic',
+	'--no-first-run',
+	// No calls home: the machine has no internet and waiting on them slows startup.
+	'--disable-background-networking',
+	'--disable-component-update',
+	'--disable-sync',
+];
+
+export async function launchChromium({ executablePath = process.env.CHROMIUM_PATH || '/usr/bin/chromium' } = {}) {
+	const { chromium } = require('playwright-core');
+	// Playwright's own signal handlers would close the browser behind our back;
+	// the runner owns shutdown and closes it in its cleanup.
+	return chromium.launch({
+		executablePath,
+		args: CHROMIUM_ARGS,
+		handleSIGINT: false,
+		handleSIGTERM: false,
+		handleSIGHUP: false,
+	});
+}
+
+/**
+ * The workbench URL. `payload` is a URL-encoded JSON array of [key, value] pairs;
+ * paths in it are vscode-remote URIs whose authority is the code-server address,
+ * because the extension host runs on the server, not in the browser.
+ */
+export function workbenchUrl({ port, workspace, extensionDevelopmentPath, extensionTestsPath, extensionEnvironment }) {
+	const authority = `127.0.0.1:${port}`;
+	const remote = (path) => `vscode-remote://${authority}${encodeURI(path)}`;
+	const payload = [];
+	if (extensionDevelopmentPath) {
+		payload.push(['extensionDevelopmentPath', remote(extensionDevelopmentPath)]);
+	}
+	if (extensionTestsPath) {
+		payload.push(['extensionTestsPath', remote(extensionTestsPath)]);
+	}
+	if (extensionEnvironment && Object.keys(extensionEnvironment).length > 0) {
+		payload.push(['extensionEnvironment', JSON.stringify(extensionEnvironment)]);
+	}
+	const query = new URLSearchParams({ folder: workspace });
+	if (payload.length > 0) {
+		query.set('payload', JSON.stringify(payload));
+	}
+	return `http://${authority}/?${query}`;
+}

@@ -1,0 +1,219 @@
+// Runs an extension's integration suite inside a real VS Code: code-server
+// (VS Code 1.139.1 server build) driven by headless Chromium. The suite is a
+// module exporting run(), as with @vscode/test-electron; its outcome comes back
+// through window.codeAutomationExit(code, logs) and becomes our exit code.
+import { mkdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { saveAutomationLogs } from './automationLogs.mjs';
+import { launchChromium, workbenchUrl } from './browser.mjs';
+import { hostEnv, installVsix, startCodeServer } from './codeServer.mjs';
+import { formatConsoleMessage } from './consoleLines.mjs';
+import { ensureCodeServer } from './install.mjs';
+import { createRunDirs } from './tempDirs.mjs';
+
+const DEFAULT_TIMEOUT_MS = 10 * 60 * 1000;
+const SIGNAL_CODES = { SIGINT: 130, SIGTERM: 143 };
+
+/** Saves a PNG of the page; for hooks that want pictures mid-test. */
+export async function screenshot(page, file) {
+	mkdirSync(resolve(file, '..'), { recursive: true });
+	await page.screenshot({ path: file });
+	return file;
+}
+
+/**
+ * @param {object} opts
+ * @param {string} [opts.extensionDevelopmentPath] folder of the extension under development
+ * @param {string} [opts.extensionTestsPath] module exporting run(); without it `onPage` decides the result
+ * @param {string} [opts.workspace] folder to open (default: an empty temp folder)
+ * @param {Record<string,string>} [opts.env] extra environment for the extension host
+ * @param {string} [opts.installVsix] .vsix installed into the run's extensions folder first
+ * @param {number} [opts.timeoutMs] whole-run limit, default 10 minutes
+ * @param {string} [opts.screenshotDir] where to save workbench-final.png
+ * @param {string} [opts.logsDir] where to save the logs passed to codeAutomationExit
+ * @param {(page, ctx) => Promise<number|void>} [opts.onPage] runs with the Playwright page once it loaded
+ * @param {object} [opts.settings] extra user settings
+ * @param {(line: string) => void} [opts.log] output sink, default stdout
+ * @param {boolean} [opts.verbose] also print code-server's own log
+ * @returns {Promise<number>} 0 when the suite passed
+ */
+export async function runVsCodeTests(opts) {
+	const log = opts.log ?? ((line) => process.stdout.write(`${line}\n`));
+	if (!opts.extensionTestsPath && !opts.onPage) {
+		throw new Error('runVsCodeTests needs extensionTestsPath or onPage');
+	}
+	const cleanups = [];
+	const serverLog = [];
+	let settle;
+	const outcome = new Promise((r) => (settle = r));
+	const onSignal = (signal) => {
+		log(`[runner] ${signal}: stopping`);
+		settle({ code: SIGNAL_CODES[signal] ?? 1 });
+	};
+	process.on('SIGINT', onSignal);
+	process.on('SIGTERM', onSignal);
+	const timer = setTimeout(() => settle({ code: 1, reason: `timed out after ${opts.timeoutMs ?? DEFAULT_TIMEOUT_MS} ms` }), opts.timeoutMs ?? DEFAULT_TIMEOUT_MS);
+	let page;
+	let result = { code: 1 };
+	try {
+		const started = startSession(opts, { log, cleanups, serverLog, settle });
+		// Whichever comes first: the session's own end, a signal, or the timeout.
+		const early = await Promise.race([started.then(() => undefined), outcome]);
+		page = early ? undefined : await started;
+		result = early ?? (await outcome);
+	} catch (error) {
+		result = { code: 1, reason: error.stack ?? String(error) };
+	} finally {
+		clearTimeout(timer);
+		if (result.reason) {
+			log(`[runner] failed: ${result.reason}`);
+			if (!opts.verbose && serverLog.length > 0) {
+				log(`[runner] last code-server output:\n${serverLog.join('\n')}`);
+			}
+		}
+		if (page && opts.screenshotDir) {
+			const file = await screenshot(page, join(resolve(opts.screenshotDir), 'workbench-final.png')).catch(() => undefined);
+			if (file) {
+				log(`[runner] screenshot: ${file}`);
+			}
+		}
+		for (const cleanup of cleanups.reverse()) {
+			await cleanup().catch((error) => log(`[runner] cleanup: ${error.message}`));
+		}
+		process.off('SIGINT', onSignal);
+		process.off('SIGTERM', onSignal);
+	}
+	log(`[runner] exit code ${result.code}`);
+	return result.code;
+}
+
+/** Starts code-server and the page; resolves with the page once the workbench loads. */
+async function startSession(opts, { log, cleanups, serverLog, settle }) {
+	const host = await ensureCodeServer();
+	const { dirs, remove } = createRunDirs({ settings: opts.settings });
+	cleanups.push(async () => remove());
+	const env = { ...hostEnv({ nodeBin: host.nodeBin, xdg: dirs.xdg }), TMPDIR: dirs.tmp };
+	if (opts.installVsix) {
+		log(`[runner] installing ${opts.installVsix}`);
+		await installVsix({ host, env, vsix: resolve(opts.installVsix), extensionsDir: dirs.extensions, userDataDir: dirs.userData });
+	}
+	const server = await startCodeServer({
+		host,
+		env,
+		userDataDir: dirs.userData,
+		extensionsDir: dirs.extensions,
+		log: (line) => {
+			if (opts.verbose) {
+				log(`[code-server] ${line}`);
+			}
+			serverLog.push(line);
+			serverLog.splice(0, serverLog.length - 100);
+		},
+	});
+	cleanups.push(server.stop);
+	server.child.on('exit', (code, signal) => settle({ code: 1, reason: `code-server exited (${signal ?? code})` }));
+
+	const browser = await launchChromium({ executablePath: opts.chromiumPath });
+	cleanups.push(() => browser.close());
+	browser.on('disconnected', () => settle({ code: 1, reason: 'chromium disconnected' }));
+	const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+	// Must be registered before the page loads: the workbench looks the function up
+	// when the test run ends, and exposeFunction only reaches documents loaded after it.
+	await page.exposeFunction('codeAutomationExit', (code, logs) => {
+		const saved = saveAutomationLogs(logs, opts.logsDir && resolve(opts.logsDir));
+		if (saved > 0) {
+			log(`[runner] saved ${saved} log files to ${opts.logsDir}`);
+		}
+		settle({ code: Number.isInteger(code) ? code : 1 });
+	});
+	forwardConsole(page, log);
+	page.on('crash', () => settle({ code: 1, reason: 'page crashed' }));
+
+	const workspace = resolve(opts.workspace ?? dirs.workspace);
+	const url = workbenchUrl({
+		port: server.port,
+		workspace,
+		extensionDevelopmentPath: opts.extensionDevelopmentPath && resolve(opts.extensionDevelopmentPath),
+		extensionTestsPath: opts.extensionTestsPath && resolve(opts.extensionTestsPath),
+		extensionEnvironment: opts.env,
+	});
+	log(`[runner] opening ${url}`);
+	await page.goto(url, { waitUntil: 'domcontentloaded' });
+	if (opts.onPage) {
+		runHook(opts, page, { port: server.port, workspace, url, dirs }, settle, log);
+	}
+	return page;
+}
+
+/**
+ * Starts the UI hook alongside the suite. Without a suite, its return value is the
+ * result; with one, a failing hook fails the run even if the suite passed.
+ */
+function runHook(opts, page, ctx, settle, log) {
+	Promise.resolve()
+		.then(() => opts.onPage(page, ctx))
+		.then(
+			(code) => {
+				if (!opts.extensionTestsPath) {
+					settle({ code: Number.isInteger(code) ? code : 0 });
+				}
+			},
+			(error) => settle({ code: 1, reason: `onPage failed: ${error.stack ?? error}` }),
+		);
+}
+
+function forwardConsole(page, log) {
+	// Formatting is async (argument values are fetched from the page): chain the
+	// messages so they print in the order they were logged.
+	let queue = Promise.resolve();
+	page.on('console', (message) => {
+		queue = queue.then(() => formatConsoleMessage(message)).then(log, () => {});
+	});
+	page.on('pageerror', (error) => log(`[browser:pageerror] ${error.message}`));
+}
+
+function parseCli(argv) {
+	const { values } = parseArgs({
+		args: argv,
+		options: {
+			'extension-dev-path': { type: 'string' },
+			'tests-path': { type: 'string' },
+			workspace: { type: 'string' },
+			env: { type: 'string' },
+			'install-vsix': { type: 'string' },
+			'timeout-ms': { type: 'string' },
+			'screenshot-dir': { type: 'string' },
+			'logs-dir': { type: 'string' },
+			verbose: { type: 'boolean' },
+		},
+	});
+	if (!values['tests-path']) {
+		throw new Error('--tests-path FILE is required');
+	}
+	return {
+		extensionDevelopmentPath: values['extension-dev-path'],
+		extensionTestsPath: values['tests-path'],
+		workspace: values.workspace,
+		env: values.env ? JSON.parse(values.env) : undefined,
+		installVsix: values['install-vsix'],
+		timeoutMs: values['timeout-ms'] ? Number(values['timeout-ms']) : undefined,
+		screenshotDir: values['screenshot-dir'],
+		logsDir: values['logs-dir'],
+		verbose: values.verbose || process.env.MCP_TASKS_VSCODE_VERBOSE === '1',
+	};
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+	let opts;
+	try {
+		opts = parseCli(process.argv.slice(2));
+	} catch (error) {
+		process.stderr.write(`${error.message}\nusage: node run.mjs --extension-dev-path DIR --tests-path FILE [--workspace DIR] [--env JSON] [--install-vsix FILE] [--timeout-ms N] [--screenshot-dir DIR] [--logs-dir DIR] [--verbose]\n`);
+		process.exit(2);
+	}
+	// process.exit, not exitCode: everything we started is already stopped, and a
+	// stray handle must not keep CI waiting.
+	runVsCodeTests(opts).then((code) => process.exit(code), () => process.exit(1));
+}
