@@ -1,6 +1,6 @@
 // Bundles the server CLI (and, later, the extension) into self-contained CommonJS files in dist/.
 import * as esbuild from 'esbuild';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 
 const production = process.argv.includes('--production');
 const watch = process.argv.includes('--watch');
@@ -34,8 +34,19 @@ const common = {
     plugins: watch ? [problemMatcher] : [],
 };
 
+const integrationEntries = readdirSync('test/integration')
+    .filter(file => file.endsWith('.ts'))
+    .map(file => `test/integration/${file}`);
+
 const contexts = await Promise.all([
+    // The server CLI: standalone, every dependency inside, launched by the extension and by users.
     esbuild.context({ ...common, entryPoints: { server: 'server/src/cli.ts' }, outdir: 'dist', banner: { js: '#!/usr/bin/env node' } }),
+    // The extension: vscode is provided by the editor.
+    esbuild.context({ ...common, entryPoints: { extension: 'extension/extension.ts' }, outdir: 'dist', external: ['vscode'] }),
+    // The integration suite, run inside a real VS Code; mocha comes from node_modules at run time.
+    ...(process.argv.includes('--tests')
+        ? [esbuild.context({ ...common, minify: false, entryPoints: integrationEntries, outdir: 'out/test/integration', external: ['vscode', 'mocha'] })]
+        : []),
 ]);
 
 if (watch) {

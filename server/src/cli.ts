@@ -3,6 +3,7 @@ import { HELP, parseCli, type CliOptions } from './options.js';
 import { createTasksServer } from './server.js';
 import { connectStdio } from './transports/stdio.js';
 import { listenHttp } from './transports/http.js';
+import { announceOwnerEndpoint } from './transports/ownerAnnounce.js';
 import { SERVER_VERSION } from './version.js';
 
 const SHUTDOWN_REASON = 'Server shutting down';
@@ -29,9 +30,20 @@ async function main(argv: string[]): Promise<number> {
     if (options.transport === 'stdio') {
         const connection = connectStdio(core, { maxMessageBytes: options.bodyLimitBytes });
         log.info('[stdio] MCP Tasks server ready on stdin/stdout');
+        const owner = options.ownerAnnounce
+            ? await announceOwnerEndpoint(core, options.ownerAnnounce, options.ownerToken!, options.sessionIdleMs, options.bodyLimitBytes).catch(err => {
+                  log.error(`[owner] cannot open the owner endpoint: ${errorMessage(err)}`);
+                  return undefined;
+              })
+            : undefined;
+        if (owner) {
+            log.info(`[owner] owner endpoint on ${owner.url}`);
+        }
         const signal = await Promise.race([connection.closed.then(() => 'end of input'), waitForSignal()]);
         log.info(`[stdio] stopping (${signal})`);
+        owner?.stopAccepting();
         await core.close(SHUTDOWN_REASON);
+        await owner?.close();
         return 0;
     }
 
@@ -45,13 +57,22 @@ async function main(argv: string[]): Promise<number> {
     }
     process.stdout.write(JSON.stringify({ url: http.url }) + '\n');
     log.info(`[http] MCP Tasks server listening on ${http.url}${options.token ? ' (bearer token required)' : ' (no token: any local process may connect)'}`);
-    const signal = await waitForSignal();
+    const stdinClosed = options.exitWithStdin ? [stdinEnd()] : [];
+    const signal = await Promise.race([waitForSignal(), ...stdinClosed]);
     log.info(`[http] stopping (${signal})`);
     http.stopAccepting();
     // Cancelling first lets each client see its tasks end, with the reason, before streams close.
     await core.close(SHUTDOWN_REASON);
     await http.close();
     return 0;
+}
+
+function stdinEnd(): Promise<string> {
+    return new Promise(resolve => {
+        process.stdin.resume();
+        process.stdin.once('end', () => resolve('stdin closed'));
+        process.stdin.once('close', () => resolve('stdin closed'));
+    });
 }
 
 function waitForSignal(): Promise<string> {

@@ -15,6 +15,8 @@ export interface CliOptions {
     sessionIdleMs: number;
     bodyLimitBytes: number;
     allowRemote: boolean;
+    ownerAnnounce?: string;
+    exitWithStdin: boolean;
     logLevel: LogLevel;
     help: boolean;
     version: boolean;
@@ -38,6 +40,12 @@ Transport:
                                client's tasks (env MCP_TASKS_OWNER_TOKEN). Never give it to clients.
   --allow-remote               Permit a non-loopback --host (requires --token) and skip the
                                Host-header check. Origin is still checked.
+  --owner-announce FILE        stdio mode: also serve an owner-only endpoint on 127.0.0.1 (a free
+                               port, --owner-token required) and write {"url","pid"} to FILE
+                               (mode 0600) so the launching editor can watch every task
+                               (env MCP_TASKS_OWNER_ANNOUNCE).
+  --exit-with-stdin            http mode: exit when stdin closes, so a parent that dies never
+                               leaves the server behind.
   --session-idle-timeout DUR   Close HTTP sessions idle this long with no open stream (default 30m).
   --body-limit BYTES           Largest accepted HTTP body or stdio line (default 4194304 = 4 MiB).
 
@@ -87,6 +95,8 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
             token: { type: 'string' },
             'owner-token': { type: 'string' },
             'allow-remote': { type: 'boolean' },
+            'owner-announce': { type: 'string' },
+            'exit-with-stdin': { type: 'boolean' },
             'session-idle-timeout': { type: 'string' },
             'body-limit': { type: 'string' },
             'default-ttl': { type: 'string' },
@@ -121,6 +131,8 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
         token,
         ownerToken,
         allowRemote: values['allow-remote'] ?? false,
+        ownerAnnounce: values['owner-announce'] ?? (env.MCP_TASKS_OWNER_ANNOUNCE || undefined),
+        exitWithStdin: values['exit-with-stdin'] ?? false,
         sessionIdleMs: parseDuration(values['session-idle-timeout'] ?? '30m', '--session-idle-timeout'),
         bodyLimitBytes: parseCount(values['body-limit'] ?? String(4 * 1024 * 1024), '--body-limit', 1024),
         defaultTtlMs: parseDuration(values['default-ttl'] ?? `${DEFAULT_LIMITS.defaultTtlMs}`, '--default-ttl'),
@@ -131,6 +143,9 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
         help: values.help ?? false,
         version: values.version ?? false,
     };
+    if (options.ownerAnnounce && !options.ownerToken) {
+        throw new Error('--owner-announce requires --owner-token (or MCP_TASKS_OWNER_TOKEN)');
+    }
     if (options.allowRemote && !options.token) {
         throw new Error('--allow-remote requires --token');
     }

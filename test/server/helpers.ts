@@ -106,7 +106,7 @@ export async function connect(kind: TransportKind, server: HttpServer | undefine
     if (kind === 'stdio') {
         const transport = new StdioClientTransport({ command: process.execPath, args: [SERVER_JS, '--stdio'], stderr: 'pipe' });
         const log = new LogTail();
-        log.attach(transport.stderr!);
+        log.attach(transport.stderr as unknown as NodeJS.ReadableStream);
         await client.connect(transport);
         return { client, log, close: () => client.close() };
     }
@@ -141,8 +141,8 @@ export async function waitUntil<T>(check: () => T | Promise<T>, timeoutMs = 5000
     }
 }
 
-export function textOf(result: { content?: unknown }): string {
-    const content = (result.content ?? []) as { type: string; text?: string }[];
+export function textOf(result: unknown): string {
+    const content = ((result as { content?: unknown }).content ?? []) as { type: string; text?: string }[];
     return content.map(part => part.text ?? '').join('');
 }
 

@@ -2,14 +2,16 @@
 // (VS Code 1.139.1 server build) driven by headless Chromium. The suite is a
 // module exporting run(), as with @vscode/test-electron; its outcome comes back
 // through window.codeAutomationExit(code, logs) and becomes our exit code.
-import { mkdirSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { saveAutomationLogs } from './automationLogs.mjs';
 import { launchChromium, workbenchUrl } from './browser.mjs';
+import { createCleanupStack } from './cleanupStack.mjs';
 import { hostEnv, installVsix, startCodeServer } from './codeServer.mjs';
-import { formatConsoleMessage } from './consoleLines.mjs';
+import { forwardConsole } from './consoleLines.mjs';
 import { ensureCodeServer } from './install.mjs';
 import { createRunDirs } from './tempDirs.mjs';
 
@@ -44,56 +46,63 @@ export async function runVsCodeTests(opts) {
 	if (!opts.extensionTestsPath && !opts.onPage) {
 		throw new Error('runVsCodeTests needs extensionTestsPath or onPage');
 	}
-	const cleanups = [];
+	const timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+	const cleanups = createCleanupStack();
 	const serverLog = [];
 	let settle;
 	const outcome = new Promise((r) => (settle = r));
-	const onSignal = (signal) => {
-		log(`[runner] ${signal}: stopping`);
-		settle({ code: SIGNAL_CODES[signal] ?? 1 });
-	};
+	const onSignal = (signal) => settle({ code: SIGNAL_CODES[signal] ?? 1, reason: `received ${signal}`, quiet: true });
 	process.on('SIGINT', onSignal);
 	process.on('SIGTERM', onSignal);
-	const timer = setTimeout(() => settle({ code: 1, reason: `timed out after ${opts.timeoutMs ?? DEFAULT_TIMEOUT_MS} ms` }), opts.timeoutMs ?? DEFAULT_TIMEOUT_MS);
+	const timer = setTimeout(() => settle({ code: 1, reason: `timed out after ${timeoutMs} ms` }), timeoutMs);
+
+	const startedAt = Date.now();
 	let page;
-	let result = { code: 1 };
-	try {
-		const started = startSession(opts, { log, cleanups, serverLog, settle });
-		// Whichever comes first: the session's own end, a signal, or the timeout.
-		const early = await Promise.race([started.then(() => undefined), outcome]);
-		page = early ? undefined : await started;
-		result = early ?? (await outcome);
-	} catch (error) {
-		result = { code: 1, reason: error.stack ?? String(error) };
-	} finally {
-		clearTimeout(timer);
-		if (result.reason) {
-			log(`[runner] failed: ${result.reason}`);
-			if (!opts.verbose && serverLog.length > 0) {
-				log(`[runner] last code-server output:\n${serverLog.join('\n')}`);
-			}
+	const started = startSession(opts, { log, cleanups, serverLog, settle }).then((p) => (page = p));
+	started.catch((error) => settle({ code: 1, reason: error.stack ?? String(error) }));
+	const result = await outcome;
+
+	clearTimeout(timer);
+	// From here on anything startSession still creates is stopped as soon as it exists;
+	// give it a moment to get there so nothing outlives us.
+	cleanups.close();
+	await Promise.race([started.catch(() => {}), delay(30_000, undefined, { ref: false })]);
+	if (result.reason) {
+		log(`[runner] failed: ${result.reason}`);
+		// code-server's own log explains crashes and hangs; after Ctrl-C it is just noise.
+		if (!opts.verbose && !result.quiet && serverLog.length > 0) {
+			log(`[runner] last code-server output:\n${serverLog.join('\n')}`);
 		}
-		if (page && opts.screenshotDir) {
-			const file = await screenshot(page, join(resolve(opts.screenshotDir), 'workbench-final.png')).catch(() => undefined);
-			if (file) {
-				log(`[runner] screenshot: ${file}`);
-			}
-		}
-		for (const cleanup of cleanups.reverse()) {
-			await cleanup().catch((error) => log(`[runner] cleanup: ${error.message}`));
-		}
-		process.off('SIGINT', onSignal);
-		process.off('SIGTERM', onSignal);
 	}
-	log(`[runner] exit code ${result.code}`);
+	if (page && opts.screenshotDir) {
+		const file = await screenshot(page, join(resolve(opts.screenshotDir), 'workbench-final.png')).catch(() => undefined);
+		if (file) {
+			log(`[runner] screenshot: ${file}`);
+		}
+	}
+	await cleanups.runAll((error) => log(`[runner] cleanup: ${error.message}`));
+	process.off('SIGINT', onSignal);
+	process.off('SIGTERM', onSignal);
+	log(`[runner] exit code ${result.code} after ${elapsed(startedAt)}`);
 	return result.code;
+}
+
+function elapsed(since) {
+	return `${((Date.now() - since) / 1000).toFixed(1)} s`;
 }
 
 /** Starts code-server and the page; resolves with the page once the workbench loads. */
 async function startSession(opts, { log, cleanups, serverLog, settle }) {
+	const startedAt = Date.now();
 	const host = await ensureCodeServer();
 	const { dirs, remove } = createRunDirs({ settings: opts.settings });
-	cleanups.push(async () => remove());
+	await cleanups.add(async () => {
+		if (opts.logsDir && existsSync(join(dirs.userData, 'logs'))) {
+			// The server side's logs (remote extension host, agent) vanish with the temp folder.
+			cpSync(join(dirs.userData, 'logs'), join(resolve(opts.logsDir), 'server'), { recursive: true });
+		}
+		remove();
+	});
 	const env = { ...hostEnv({ nodeBin: host.nodeBin, xdg: dirs.xdg }), TMPDIR: dirs.tmp };
 	if (opts.installVsix) {
 		log(`[runner] installing ${opts.installVsix}`);
@@ -112,23 +121,25 @@ async function startSession(opts, { log, cleanups, serverLog, settle }) {
 			serverLog.splice(0, serverLog.length - 100);
 		},
 	});
-	cleanups.push(server.stop);
+	await cleanups.add(server.stop);
+	log(`[runner] code-server listening on port ${server.port} after ${elapsed(startedAt)}`);
 	server.child.on('exit', (code, signal) => settle({ code: 1, reason: `code-server exited (${signal ?? code})` }));
 
 	const browser = await launchChromium({ executablePath: opts.chromiumPath });
-	cleanups.push(() => browser.close());
+	await cleanups.add(() => browser.close());
 	browser.on('disconnected', () => settle({ code: 1, reason: 'chromium disconnected' }));
 	const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+	const forwarder = forwardConsole(page, log, opts.verbose);
+	await cleanups.add(() => forwarder.drain());
 	// Must be registered before the page loads: the workbench looks the function up
 	// when the test run ends, and exposeFunction only reaches documents loaded after it.
 	await page.exposeFunction('codeAutomationExit', (code, logs) => {
 		const saved = saveAutomationLogs(logs, opts.logsDir && resolve(opts.logsDir));
 		if (saved > 0) {
-			log(`[runner] saved ${saved} log files to ${opts.logsDir}`);
+			forwarder.print(`[runner] saved ${saved} browser log files to ${opts.logsDir}`);
 		}
 		settle({ code: Number.isInteger(code) ? code : 1 });
 	});
-	forwardConsole(page, log);
 	page.on('crash', () => settle({ code: 1, reason: 'page crashed' }));
 
 	const workspace = resolve(opts.workspace ?? dirs.workspace);
@@ -141,17 +152,19 @@ async function startSession(opts, { log, cleanups, serverLog, settle }) {
 	});
 	log(`[runner] opening ${url}`);
 	await page.goto(url, { waitUntil: 'domcontentloaded' });
+	log(`[runner] workbench page loaded after ${elapsed(startedAt)}`);
 	if (opts.onPage) {
-		runHook(opts, page, { port: server.port, workspace, url, dirs }, settle, log);
+		runHook(opts, page, { port: server.port, workspace, url, dirs }, settle);
 	}
 	return page;
 }
 
 /**
  * Starts the UI hook alongside the suite. Without a suite, its return value is the
- * result; with one, a failing hook fails the run even if the suite passed.
+ * result. With one, the suite's end ends the run (and cuts the hook off); a hook
+ * that throws before then fails the run.
  */
-function runHook(opts, page, ctx, settle, log) {
+function runHook(opts, page, ctx, settle) {
 	Promise.resolve()
 		.then(() => opts.onPage(page, ctx))
 		.then(
@@ -162,16 +175,6 @@ function runHook(opts, page, ctx, settle, log) {
 			},
 			(error) => settle({ code: 1, reason: `onPage failed: ${error.stack ?? error}` }),
 		);
-}
-
-function forwardConsole(page, log) {
-	// Formatting is async (argument values are fetched from the page): chain the
-	// messages so they print in the order they were logged.
-	let queue = Promise.resolve();
-	page.on('console', (message) => {
-		queue = queue.then(() => formatConsoleMessage(message)).then(log, () => {});
-	});
-	page.on('pageerror', (error) => log(`[browser:pageerror] ${error.message}`));
 }
 
 function parseCli(argv) {

@@ -152,7 +152,9 @@ export class McpSession implements ClientLink {
             const onAbort = () => {
                 this.settle(pending);
                 if (pending.delivered) {
-                    this.notify('notifications/cancelled', { requestId: id, reason: errorMessage(signal.reason) }, options.relatedTaskId);
+                    // Tied to the task like the request it withdraws, so it carries the related-task _meta too.
+                    const meta = options.relatedTaskId ? { _meta: relatedTaskMeta(options.relatedTaskId) } : {};
+                    this.notify('notifications/cancelled', { requestId: id, reason: errorMessage(signal.reason), ...meta }, options.relatedTaskId);
                 }
                 reject(signal.reason);
             };

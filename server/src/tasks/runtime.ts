@@ -243,6 +243,13 @@ export class TaskRuntime {
         try {
             const withMeta = params as { _meta?: Record<string, unknown> };
             return await link.request(method, { ...params, _meta: { ...withMeta._meta, ...relatedTaskMeta(taskId) } }, { relatedTaskId: taskId, signal });
+        } catch (err) {
+            // The client's error answer is this tool's failure, not the error tools/call would return:
+            // passed through, a -32602 from tasks/result would read as "no such task".
+            if (err instanceof RpcError && !signal.aborted) {
+                throw new Error(err.code === ErrorCodes.ConnectionClosed ? err.message : `The client answered ${method} with an error: ${err.message} (code ${err.code})`, { cause: err });
+            }
+            throw err;
         } finally {
             work.pendingInput--;
             if (work.pendingInput === 0 && !signal.aborted) {

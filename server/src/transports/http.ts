@@ -20,6 +20,8 @@ export interface HttpOptions {
     bodyLimitBytes: number;
     /** HTTP sessions with no request and no open stream for this long are closed. */
     sessionIdleMs: number;
+    /** Accept only the owner credential (the stdio mode's side door for the launching editor). */
+    ownerOnly?: boolean;
     /** Allow a non-loopback bind (requires a token) and skip the Host check. */
     allowRemote?: boolean;
     /** What a task is bound to: the HTTP session (default), or the client's credential (shared stores). */
@@ -51,6 +53,9 @@ interface Caller {
 }
 
 const SESSION_HEADER = 'mcp-session-id';
+/** How much of an oversized upload is read and dropped, and for how long, before the connection is cut. */
+const LINGER_BYTES = 16 * 1024 * 1024;
+const LINGER_MS = 5000;
 
 function reply(res: ServerResponse, status: number, code: number, message: string, headers: Record<string, string> = {}): void {
     if (res.headersSent) {
@@ -76,6 +81,9 @@ export async function listenHttp(core: TasksServer, options: HttpOptions): Promi
         const presented = bearerToken(req);
         if (options.ownerToken && presented && secretMatches(presented, options.ownerToken)) {
             return { principal: 'owner', isOwner: true };
+        }
+        if (options.ownerOnly) {
+            return undefined;
         }
         if (!options.token) {
             return { principal: 'anonymous', isOwner: false };
@@ -121,28 +129,37 @@ export async function listenHttp(core: TasksServer, options: HttpOptions): Promi
 
     const readBody = (req: IncomingMessage, res: ServerResponse): Promise<string | undefined> =>
         new Promise(resolve => {
-            const declared = Number(req.headers['content-length']);
-            if (declared > options.bodyLimitBytes) {
-                reply(res, 413, ErrorCodes.InvalidRequest, `Request body larger than ${options.bodyLimitBytes} bytes`, { connection: 'close' });
-                req.resume();
-                resolve(undefined);
-                return;
-            }
             const chunks: Buffer[] = [];
             let size = 0;
+            let refused = false;
+            const refuse = () => {
+                refused = true;
+                chunks.length = 0;
+                reply(res, 413, ErrorCodes.InvalidRequest, `Request body larger than ${options.bodyLimitBytes} bytes`);
+                resolve(undefined);
+                // Lingering close: drop the rest of the upload (within bounds) rather than reset the
+                // connection mid-upload, which would lose the 413 before the client reads it.
+                const linger = setTimeout(() => req.destroy(), LINGER_MS);
+                linger.unref();
+                req.once('end', () => clearTimeout(linger));
+                req.once('close', () => clearTimeout(linger));
+            };
+            if (Number(req.headers['content-length']) > options.bodyLimitBytes) {
+                refuse();
+            }
             req.on('data', (chunk: Buffer) => {
                 size += chunk.length;
-                if (size > options.bodyLimitBytes) {
-                    if (!res.headersSent) {
-                        reply(res, 413, ErrorCodes.InvalidRequest, `Request body larger than ${options.bodyLimitBytes} bytes`, { connection: 'close' });
+                if (refused) {
+                    if (size > options.bodyLimitBytes + LINGER_BYTES) {
                         req.destroy();
-                        resolve(undefined);
                     }
-                    return;
+                } else if (size > options.bodyLimitBytes) {
+                    refuse();
+                } else {
+                    chunks.push(chunk);
                 }
-                chunks.push(chunk);
             });
-            req.on('end', () => resolve(size > options.bodyLimitBytes ? undefined : Buffer.concat(chunks).toString('utf8')));
+            req.on('end', () => resolve(refused ? undefined : Buffer.concat(chunks).toString('utf8')));
             req.on('error', () => resolve(undefined));
         });
 

@@ -1,0 +1,45 @@
+/** Pure helpers that turn settings into the server's command line (no vscode import: unit-tested). */
+export interface LimitSettings {
+    defaultTtl: string;
+    maxTtl: string;
+    maxTasksPerClient: number;
+    logLevel: string;
+}
+
+export function limitArgs(settings: LimitSettings): string[] {
+    return [
+        '--default-ttl',
+        settings.defaultTtl,
+        '--max-ttl',
+        settings.maxTtl,
+        '--max-tasks-per-client',
+        String(settings.maxTasksPerClient),
+        '--log-level',
+        settings.logLevel,
+    ];
+}
+
+export function httpArgs(serverJs: string, settings: LimitSettings, port = 0): string[] {
+    return [serverJs, '--http', '--port', String(port), '--exit-with-stdin', ...limitArgs(settings)];
+}
+
+export function stdioArgs(serverJs: string, settings: LimitSettings): string[] {
+    return [serverJs, '--stdio', ...limitArgs(settings)];
+}
+
+/** Secrets travel in the environment, never on the command line (visible in `ps`). */
+export function serverEnv(secrets: { clientToken?: string; ownerToken: string; ownerAnnounce?: string }): Record<string, string> {
+    const env: Record<string, string> = { ELECTRON_RUN_AS_NODE: '1', MCP_TASKS_OWNER_TOKEN: secrets.ownerToken };
+    if (secrets.clientToken) {
+        env.MCP_TASKS_TOKEN = secrets.clientToken;
+    }
+    if (secrets.ownerAnnounce) {
+        env.MCP_TASKS_OWNER_ANNOUNCE = secrets.ownerAnnounce;
+    }
+    return env;
+}
+
+/** Restart delays: 1 s doubling to 30 s; back to 1 s after a minute of healthy running. */
+export function backoffDelay(attempt: number): number {
+    return Math.min(30_000, 1000 * 2 ** Math.max(0, attempt));
+}

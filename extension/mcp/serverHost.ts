@@ -1,0 +1,139 @@
+import { randomBytes } from 'node:crypto';
+import * as vscode from 'vscode';
+import type { ExtensionConfig } from '../config';
+import { Commands } from '../constants';
+import { Disposable } from '../lifecycle';
+import type { ScopedLogger } from '../logger';
+import { backoffDelay, httpArgs, serverEnv } from './serverArgs';
+import { ServerProcess } from './serverProcess';
+
+const HEALTHY_AFTER_MS = 60_000;
+
+export function newSecret(): string {
+    return randomBytes(32).toString('base64url');
+}
+
+/**
+ * Owns the HTTP-mode server child of this window: starts it on demand, restarts it with backoff
+ * when it dies, and stops it on dispose. One process serves VS Code's MCP client and ours.
+ */
+export class ServerHost extends Disposable {
+    /** Handed to VS Code's MCP client (Copilot): an ordinary, isolated client credential. */
+    readonly clientToken = newSecret();
+    /** Only this extension's own client holds it: it sees every client's tasks. */
+    readonly ownerToken = newSecret();
+    private current?: ServerProcess;
+    private starting?: Promise<ServerProcess>;
+    private attempt = 0;
+    private restartTimer?: NodeJS.Timeout;
+    private healthyTimer?: NodeJS.Timeout;
+    private lastPort = 0;
+    private readonly changed = this.register(new vscode.EventEmitter<void>());
+    /** Fires when the server's URL or process changes (started, restarted, stopped). */
+    readonly onDidChange = this.changed.event;
+
+    constructor(
+        private readonly serverJs: string,
+        private readonly config: () => ExtensionConfig,
+        private readonly log: ScopedLogger,
+    ) {
+        super();
+    }
+
+    get pid(): number | undefined {
+        return this.current?.exited ? undefined : this.current?.pid;
+    }
+
+    get url(): string | undefined {
+        return this.current?.exited ? undefined : this.current?.url;
+    }
+
+    ensureStarted(): Promise<ServerProcess> {
+        if (this.current && !this.current.exited) {
+            return Promise.resolve(this.current);
+        }
+        this.starting ??= this.launch().finally(() => (this.starting = undefined));
+        return this.starting;
+    }
+
+    async restart(): Promise<ServerProcess> {
+        clearTimeout(this.restartTimer);
+        const old = this.current;
+        this.current = undefined;
+        await old?.stop();
+        this.attempt = 0;
+        const next = await this.ensureStarted();
+        this.changed.fire();
+        return next;
+    }
+
+    async stop(): Promise<void> {
+        clearTimeout(this.restartTimer);
+        clearTimeout(this.healthyTimer);
+        const old = this.current;
+        this.current = undefined;
+        await old?.stop();
+    }
+
+    override dispose(): void {
+        void this.stop();
+        super.dispose();
+    }
+
+    private async launch(): Promise<ServerProcess> {
+        const settings = this.config();
+        // Keep the previous port on a restart so the URL VS Code holds stays valid.
+        const spec = {
+            command: process.execPath,
+            args: httpArgs(this.serverJs, settings, this.lastPort),
+            env: serverEnv({ clientToken: this.clientToken, ownerToken: this.ownerToken }),
+        };
+        let proc: ServerProcess;
+        try {
+            proc = await ServerProcess.start(spec, this.log);
+        } catch (err) {
+            if (this.lastPort === 0) {
+                throw err;
+            }
+            this.log.warn(`port ${this.lastPort} is taken (${(err as Error).message}); using a new one`);
+            this.lastPort = 0;
+            proc = await ServerProcess.start({ ...spec, args: httpArgs(this.serverJs, settings, 0) }, this.log);
+        }
+        if (this.isDisposed) {
+            await proc.stop();
+            throw new Error('the extension is shutting down');
+        }
+        this.lastPort = Number(new URL(proc.url).port);
+        this.current = proc;
+        this.log.info(`server ${proc.pid} listening on ${proc.url}`);
+        proc.onExit((code, signal) => this.onExit(proc, code, signal));
+        clearTimeout(this.healthyTimer);
+        this.healthyTimer = setTimeout(() => (this.attempt = 0), HEALTHY_AFTER_MS);
+        return proc;
+    }
+
+    private onExit(proc: ServerProcess, code: number | null, signal: NodeJS.Signals | null): void {
+        if (proc.isStopping || this.isDisposed || this.current !== proc) {
+            return;
+        }
+        this.current = undefined;
+        const delay = backoffDelay(this.attempt++);
+        const why = signal ? `signal ${signal}` : `code ${code}`;
+        this.log.warn(`server ${proc.pid} exited unexpectedly (${why}); restarting in ${delay / 1000} s`);
+        void vscode.window.showWarningMessage(`MCP Tasks server stopped unexpectedly (${why}); restarting in ${delay / 1000} s.`, 'Show Log').then(choice => {
+            if (choice) {
+                void vscode.commands.executeCommand(Commands.showLog);
+            }
+        });
+        this.changed.fire();
+        this.restartTimer = setTimeout(() => {
+            this.ensureStarted().then(
+                () => {
+                    this.log.info('server restarted');
+                    this.changed.fire();
+                },
+                err => this.log.error(`restart failed: ${(err as Error).message}`),
+            );
+        }, delay);
+    }
+}

@@ -1,0 +1,54 @@
+import * as assert from 'node:assert/strict';
+import * as vscode from 'vscode';
+import type { McpTasksApi } from '../../extension/api';
+import { activateExtension, invoke, listAllTasks, ownerClient, processAlive, setTransport, startInVsCode, waitFor } from './util';
+
+/** The path Copilot agent mode takes: VS Code's own MCP client, tools invoked through vscode.lm. */
+for (const transport of ['http', 'stdio'] as const) {
+    describe(`Copilot path over ${transport}`, () => {
+        let api: McpTasksApi;
+        let tools: Map<string, vscode.LanguageModelToolInformation>;
+
+        before(async () => {
+            api = await activateExtension();
+            if (api.transport !== transport) {
+                await setTransport(transport);
+                await waitFor(`transport ${transport}`, () => api.transport === transport);
+            }
+            tools = await startInVsCode();
+        });
+
+        it('lists all six tools with their titles', () => {
+            assert.deepEqual([...tools.keys()].sort(), ['confirm_delete', 'external_job', 'failing_job', 'greet', 'slow_compute', 'write_haiku']);
+            assert.match(tools.get('greet')!.description, /greeting/i);
+        });
+
+        it('the server process is up', async () => {
+            const state = await waitFor('a server pid', () => api.serverState().pid);
+            assert.ok(processAlive(state), `server ${state} is alive`);
+        });
+
+        it('greet answers through VS Code', async () => {
+            assert.equal(await invoke(tools.get('greet')!, { name: 'VS Code' }), 'Hello, VS Code!');
+        });
+
+        it('slow_compute runs as a task on the server', async () => {
+            const label = `it-${transport}-${Date.now()}`;
+            const text = await invoke(tools.get('slow_compute')!, { seconds: 2, label });
+            assert.equal(text, `Computation "${label}" completed after 2 seconds. Result: 42.`);
+            const owner = await ownerClient(api);
+            try {
+                const tasks = await listAllTasks(owner);
+                const mine = tasks.find(t => JSON.stringify(t._meta ?? {}).includes(label));
+                assert.ok(mine, `a task for ${label} exists on the server`);
+                assert.equal(mine.status, 'completed');
+            } finally {
+                await owner.close();
+            }
+        });
+
+        it('failing_job fails with the failure text', async () => {
+            await assert.rejects(invoke(tools.get('failing_job')!, {}), /Job failed/);
+        });
+    });
+}

@@ -1,0 +1,21 @@
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import Mocha from 'mocha';
+
+/**
+ * Entry point the test host loads (`extensionTestsPath`): runs every bundled *.test.js here,
+ * or only those named in MCP_TASKS_SUITE (comma-separated basenames, e.g. "vsix").
+ */
+export function run(): Promise<void> {
+    const only = (process.env.MCP_TASKS_SUITE ?? '').split(',').filter(Boolean);
+    const mocha = new Mocha({ ui: 'bdd', timeout: 90_000, color: false, reporter: 'spec' });
+    for (const file of readdirSync(__dirname).sort()) {
+        const name = file.replace(/\.test\.js$/, '');
+        if (file.endsWith('.test.js') && (only.length === 0 ? name !== 'vsix' : only.includes(name))) {
+            mocha.addFile(join(__dirname, file));
+        }
+    }
+    return new Promise((resolve, reject) => {
+        mocha.run(failures => (failures > 0 ? reject(new Error(`${failures} integration test(s) failed`)) : resolve()));
+    });
+}

@@ -1,0 +1,108 @@
+import * as vscode from 'vscode';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { z } from 'zod';
+import type { McpTasksApi } from '../../extension/api';
+
+/** The SDK's Task schema drops `_meta`; the owner's view needs it (tool, arguments, client). */
+const LooseTaskList = z.object({ tasks: z.array(z.looseObject({ taskId: z.string(), status: z.string() })), nextCursor: z.string().optional() });
+
+export type LooseTask = z.infer<typeof LooseTaskList>['tasks'][number];
+
+export async function listAllTasks(client: Client): Promise<LooseTask[]> {
+    const all: LooseTask[] = [];
+    let cursor: string | undefined;
+    do {
+        const page = await client.request({ method: 'tasks/list', params: cursor ? { cursor } : {} }, LooseTaskList);
+        all.push(...page.tasks);
+        cursor = page.nextCursor;
+    } while (cursor);
+    return all;
+}
+
+export const EXTENSION_ID = 'mcp-tasks.mcp-tasks';
+export const TOOL_NAMES = ['greet', 'slow_compute', 'failing_job', 'confirm_delete', 'write_haiku', 'external_job'];
+
+export async function activateExtension(): Promise<McpTasksApi> {
+    const ext = vscode.extensions.getExtension<McpTasksApi>(EXTENSION_ID);
+    if (!ext) {
+        throw new Error(`extension ${EXTENSION_ID} is not installed`);
+    }
+    return ext.activate();
+}
+
+export async function waitFor<T>(what: string, check: () => T | undefined | Promise<T | undefined>, timeoutMs = 30_000, everyMs = 200): Promise<T> {
+    const deadline = Date.now() + timeoutMs;
+    let lastError: unknown;
+    for (;;) {
+        try {
+            const value = await check();
+            if (value !== undefined && value !== null && (value as unknown) !== false) {
+                return value;
+            }
+        } catch (err) {
+            lastError = err;
+        }
+        if (Date.now() > deadline) {
+            throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${lastError ? `: ${String(lastError)}` : ''}`);
+        }
+        await new Promise(resolve => setTimeout(resolve, everyMs));
+    }
+}
+
+/** Our tools as VS Code's MCP client registered them (names like mcp_<server>_<tool>). */
+export function ourTools(): Map<string, vscode.LanguageModelToolInformation> {
+    const found = new Map<string, vscode.LanguageModelToolInformation>();
+    for (const tool of vscode.lm.tools) {
+        for (const name of TOOL_NAMES) {
+            if (tool.name.startsWith('mcp_') && tool.name.endsWith(`_${name}`) && tool.name.includes('task')) {
+                found.set(name, tool);
+            }
+        }
+    }
+    return found;
+}
+
+/** Starts our server in VS Code's own MCP client (what Copilot uses) and waits for its six tools. */
+export async function startInVsCode(timeoutMs = 60_000): Promise<Map<string, vscode.LanguageModelToolInformation>> {
+    return waitFor(
+        'the six MCP Tasks tools in vscode.lm.tools',
+        async () => {
+            const tools = ourTools();
+            if (tools.size === TOOL_NAMES.length) {
+                return tools;
+            }
+            await vscode.commands.executeCommand('workbench.mcp.startServer', '*', { waitForLiveTools: true, autoTrustChanges: true });
+            const after = ourTools();
+            return after.size === TOOL_NAMES.length ? after : undefined;
+        },
+        timeoutMs,
+        1000,
+    );
+}
+
+export async function invoke(tool: vscode.LanguageModelToolInformation, input: object, token?: vscode.CancellationToken): Promise<string> {
+    const result = await vscode.lm.invokeTool(tool.name, { input, toolInvocationToken: undefined }, token);
+    return result.content.map(part => (part instanceof vscode.LanguageModelTextPart ? part.value : '')).join('');
+}
+
+/** An SDK client holding the owner credential: sees every client's tasks on the server. */
+export async function ownerClient(api: McpTasksApi): Promise<Client> {
+    const endpoint = await waitFor('the owner endpoint', () => api.ownerEndpointForTests());
+    const client = new Client({ name: 'integration-owner', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(endpoint.url), { requestInit: { headers: { authorization: `Bearer ${endpoint.token}` } } }));
+    return client;
+}
+
+export function processAlive(pid: number): boolean {
+    try {
+        process.kill(pid, 0);
+        return true;
+    } catch {
+        return false;
+    }
+}
+
+export async function setTransport(transport: 'http' | 'stdio'): Promise<void> {
+    await vscode.workspace.getConfiguration('mcpTasks').update('transport', transport, vscode.ConfigurationTarget.Global);
+}

@@ -1,0 +1,399 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import {
+    CallToolResultSchema,
+    CreateMessageRequestSchema,
+    ElicitRequestSchema,
+    type CreateMessageRequest,
+    type CreateMessageResult,
+    type ElicitRequest,
+    type ElicitResult,
+    McpError,
+} from '@modelcontextprotocol/sdk/types.js';
+import { connect, RawHttp, startHttpServer, textOf, TRANSPORTS, waitUntil, type Connected, type HttpServer } from './helpers.js';
+import { MessageTap, pollUntilTerminal, RELATED, relatedOf, sleep, startTask, warmUp, type Message } from './messageTap.js';
+
+/** A request the client received and has not answered yet. */
+interface Asked<Req, Res> {
+    request: Req;
+    signal: AbortSignal;
+    answer(result: Res): void;
+    fail(error: Error): void;
+}
+
+/** Installs a handler that parks every request until the test answers it; the array length counts handler runs. */
+function park<Req, Res>(): { asked: Asked<Req, Res>[]; handler: (request: Req, extra: { signal: AbortSignal }) => Promise<Res> } {
+    const asked: Asked<Req, Res>[] = [];
+    return {
+        asked,
+        handler: (request, extra) => new Promise<Res>((resolve, reject) => asked.push({ request, signal: extra.signal, answer: resolve, fail: reject })),
+    };
+}
+
+for (const kind of TRANSPORTS) {
+    describe(`elicitation and sampling during a task over ${kind}`, () => {
+        let server: HttpServer | undefined;
+        let c: Connected;
+        let tap: MessageTap;
+        const elicit = park<ElicitRequest, ElicitResult>();
+        const sample = park<CreateMessageRequest, CreateMessageResult>();
+
+        before(async () => {
+            server = kind === 'http' ? await startHttpServer() : undefined;
+            c = await connect(kind, server, { capabilities: { elicitation: {}, sampling: {} } });
+            c.client.setRequestHandler(ElicitRequestSchema, elicit.handler);
+            c.client.setRequestHandler(CreateMessageRequestSchema, sample.handler);
+            tap = MessageTap.attach(c.client);
+            await warmUp(c.client, tap);
+        });
+        after(async () => {
+            await c?.close();
+            await server?.stop();
+        });
+
+        const answers: [string, ElicitResult, string][] = [
+            ['accept with confirm:true', { action: 'accept', content: { confirm: true } }, "Deleted 'x'"],
+            ['accept with confirm:false', { action: 'accept', content: { confirm: false } }, 'Deletion cancelled'],
+            ['decline', { action: 'decline' }, 'Deletion cancelled'],
+            ['cancel', { action: 'cancel' }, 'Deletion cancelled'],
+        ];
+        for (const [label, answer, expected] of answers) {
+            it(`confirm_delete asks the client directly, without tasks/result (${label} → ${expected})`, async () => {
+                const askedBefore = elicit.asked.length;
+                const taskId = await startTask(c.client, 'confirm_delete', { filename: 'x' });
+
+                const ask = await waitUntil(() => elicit.asked[askedBefore], 5000, 'the elicitation request');
+                assert.equal(ask.request.params.message, "Delete 'x'? This cannot be undone.");
+                assert.equal(ask.request.params.mode, 'form');
+                assert.deepEqual(ask.request.params._meta?.[RELATED], { taskId });
+                const wire = tap.requests('elicitation/create', taskId);
+                assert.equal(wire.length, 1, 'one elicitation/create on the wire');
+                assert.deepEqual(relatedOf(wire[0]!.message), { taskId });
+
+                // input_required is visible both ways while the question is open.
+                const waiting = await c.client.experimental.tasks.getTask(taskId);
+                assert.equal(waiting.status, 'input_required');
+                assert.match(waiting.statusMessage ?? '', /Waiting for the user: Delete 'x'\?/);
+                await tap.waitForStatus(taskId, 'input_required');
+
+                ask.answer(answer);
+                assert.equal(await pollUntilTerminal(c.client, taskId), 'completed');
+                await tap.waitForStatus(taskId, 'completed');
+                assert.equal(
+                    tap.sent('tasks/result').filter(s => s.message.params?.taskId === taskId).length,
+                    0,
+                    'the request arrived although the client never called tasks/result',
+                );
+                assert.deepEqual(tap.statuses(taskId), ['input_required', 'working', 'completed']);
+
+                const result = await c.client.experimental.tasks.getTaskResult(taskId, CallToolResultSchema);
+                assert.equal(textOf(result), expected);
+                assert.notEqual(result.isError, true);
+
+                await sleep(150);
+                assert.equal(elicit.asked.length, askedBefore + 1, 'the handler ran exactly once');
+                assert.equal(tap.requests('elicitation/create', taskId).length, 1);
+            });
+        }
+
+        it('write_haiku samples through the client with the prompt, maxTokens and related-task _meta', async () => {
+            const askedBefore = sample.asked.length;
+            const taskId = await startTask(c.client, 'write_haiku', { topic: 'autumn rain' });
+
+            const ask = await waitUntil(() => sample.asked[askedBefore], 5000, 'the sampling request');
+            const { params } = ask.request;
+            assert.equal(params.maxTokens, 50);
+            assert.equal(params.messages.length, 1);
+            assert.equal(params.messages[0]!.role, 'user');
+            assert.deepEqual(params.messages[0]!.content, { type: 'text', text: 'Write a haiku about autumn rain' });
+            assert.deepEqual(params._meta?.[RELATED], { taskId });
+            assert.deepEqual(relatedOf(tap.requests('sampling/createMessage', taskId)[0]!.message), { taskId });
+
+            const waiting = await c.client.experimental.tasks.getTask(taskId);
+            assert.equal(waiting.status, 'input_required');
+            await tap.waitForStatus(taskId, 'input_required');
+
+            ask.answer({ role: 'assistant', model: 'test-model', content: { type: 'text', text: '  Grey drops on the pond\nripples meet and fade away\nthe old frog stays dry  ' } });
+            assert.equal(await pollUntilTerminal(c.client, taskId), 'completed');
+            const result = await c.client.experimental.tasks.getTaskResult(taskId, CallToolResultSchema);
+            assert.equal(textOf(result), 'Haiku about autumn rain:\nGrey drops on the pond\nripples meet and fade away\nthe old frog stays dry');
+            await tap.waitForStatus(taskId, 'completed');
+            assert.deepEqual(tap.statuses(taskId), ['input_required', 'working', 'completed']);
+            await sleep(150);
+            assert.equal(sample.asked.length, askedBefore + 1, 'the sampling handler ran exactly once');
+        });
+
+        it('cancelling a task blocked on elicitation withdraws the request and ignores a late answer', async () => {
+            const askedBefore = elicit.asked.length;
+            const taskId = await startTask(c.client, 'confirm_delete', { filename: 'keep.txt' });
+            const ask = await waitUntil(() => elicit.asked[askedBefore], 5000, 'the elicitation request');
+            await tap.waitForStatus(taskId, 'input_required');
+            const requestId = tap.requests('elicitation/create', taskId)[0]!.message.id;
+            assert.notEqual(requestId, undefined);
+
+            const cancelled = await c.client.experimental.tasks.cancelTask(taskId);
+            assert.equal(cancelled.status, 'cancelled');
+            const withdrawn = await waitUntil(
+                () => tap.notifications('notifications/cancelled').find(s => s.message.params?.requestId === requestId),
+                3000,
+                `notifications/cancelled for request ${String(requestId)}`,
+            );
+            assert.equal(typeof withdrawn.message.params?.reason, 'string');
+            assert.deepEqual(relatedOf(withdrawn.message), { taskId }, 'the withdrawal is tagged with the task like the request');
+            await waitUntil(() => ask.signal.aborted, 2000, 'the SDK to abort the parked handler');
+            await tap.waitForStatus(taskId, 'cancelled');
+
+            // The SDK drops answers to withdrawn requests, so the late answer goes out raw.
+            ask.answer({ action: 'accept', content: { confirm: true } });
+            await MessageTap.send(c.client, { jsonrpc: '2.0', id: requestId!, result: { action: 'accept', content: { confirm: true } } });
+            await sleep(300);
+
+            const now = await c.client.experimental.tasks.getTask(taskId);
+            assert.equal(now.status, 'cancelled');
+            assert.equal(now.statusMessage, 'Cancelled by the client');
+            const result = await c.client.experimental.tasks.getTaskResult(taskId, CallToolResultSchema);
+            assert.equal(result.isError, true);
+            assert.match(textOf(result), /cancelled/i);
+            assert.doesNotMatch(textOf(result), /Deleted/);
+            assert.deepEqual(tap.statuses(taskId), ['input_required', 'cancelled']);
+            assert.deepEqual(tap.afterTerminal(taskId), []);
+            assert.equal(elicit.asked.length, askedBefore + 1);
+        });
+
+        it('fails the task with an isError result (not a JSON-RPC error) when the client answers with an error', async () => {
+            const askedBefore = elicit.asked.length;
+            const taskId = await startTask(c.client, 'confirm_delete', { filename: 'e.txt' });
+            const ask = await waitUntil(() => elicit.asked[askedBefore], 5000, 'the elicitation request');
+            ask.fail(new McpError(-32602, 'form rejected by the test'));
+            assert.equal(await pollUntilTerminal(c.client, taskId), 'failed');
+            const failed = await c.client.experimental.tasks.getTask(taskId);
+            assert.match(failed.statusMessage ?? '', /The client answered elicitation\/create with an error: .*form rejected by the test.*\(code -32602\)/);
+            // -32602 from tasks/result would mean "no such task"; the task exists and its tool failed.
+            const result = await c.client.experimental.tasks.getTaskResult(taskId, CallToolResultSchema);
+            assert.equal(result.isError, true);
+            assert.match(textOf(result), /form rejected by the test/);
+            await tap.waitForStatus(taskId, 'failed');
+            assert.deepEqual(tap.statuses(taskId), ['input_required', 'working', 'failed']);
+        });
+
+        it('fails confirm_delete and write_haiku for a client that did not declare the capability, saying why', async () => {
+            const [elicitBefore, sampleBefore] = [elicit.asked.length, sample.asked.length];
+            const bare = await connect(kind, server, { capabilities: {} });
+            try {
+                const bareTap = MessageTap.attach(bare.client);
+                const cases: [string, Record<string, unknown>, string][] = [
+                    ['confirm_delete', { filename: 'x' }, 'elicitation'],
+                    ['write_haiku', { topic: 'x' }, 'sampling'],
+                ];
+                for (const [tool, args, capability] of cases) {
+                    const taskId = await startTask(bare.client, tool, args);
+                    assert.equal(await pollUntilTerminal(bare.client, taskId), 'failed');
+                    const failed = await bare.client.experimental.tasks.getTask(taskId);
+                    assert.match(failed.statusMessage ?? '', new RegExp(`cannot answer ${capability} requests \\(it did not declare the ${capability} capability\\)`));
+                    const result = await bare.client.experimental.tasks.getTaskResult(taskId, CallToolResultSchema);
+                    assert.equal(result.isError, true);
+                    assert.match(textOf(result), new RegExp(`${capability} capability`));
+                    assert.equal(bareTap.requests('elicitation/create').length + bareTap.requests('sampling/createMessage').length, 0);
+                }
+                // Another connection that could answer must not be asked in this client's place.
+                assert.equal(elicit.asked.length, elicitBefore);
+                assert.equal(sample.asked.length, sampleBefore);
+            } finally {
+                await bare.close();
+            }
+        });
+    });
+}
+
+/** Reads an SSE (or plain JSON) response message by message until it ends. */
+async function readStream(response: Response, onMessage: (message: Message) => void): Promise<void> {
+    if (!(response.headers.get('content-type') ?? '').includes('text/event-stream')) {
+        const text = await response.text();
+        if (text) {
+            onMessage(JSON.parse(text) as Message);
+        }
+        return;
+    }
+    const decoder = new TextDecoder();
+    let buffer = '';
+    for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
+        buffer += decoder.decode(chunk, { stream: true });
+        let end = buffer.indexOf('\n\n');
+        while (end >= 0) {
+            const data = buffer
+                .slice(0, end)
+                .split('\n')
+                .find(line => line.startsWith('data: '));
+            buffer = buffer.slice(end + 2);
+            if (data) {
+                onMessage(JSON.parse(data.slice(6)) as Message);
+            }
+            end = buffer.indexOf('\n\n');
+        }
+    }
+}
+
+/** A POSTed request whose response stream is read as it arrives. */
+function streamRequest(raw: RawHttp, id: number, method: string, params: Record<string, unknown>): { messages: Message[]; done: Promise<Message[]> } {
+    const messages: Message[] = [];
+    const done = raw
+        .post({ jsonrpc: '2.0', id, method, params })
+        .then(res => readStream(res, m => messages.push(m)))
+        .then(() => messages);
+    return { messages, done };
+}
+
+/** A GET stream that records what it carries. */
+async function getStream(raw: RawHttp): Promise<{ messages: Message[]; close(): void }> {
+    const controller = new AbortController();
+    const messages: Message[] = [];
+    const res = await fetch(raw.url, { method: 'GET', headers: { accept: 'text/event-stream', 'mcp-session-id': raw.sessionId! }, signal: controller.signal });
+    assert.equal(res.status, 200);
+    void readStream(res, m => messages.push(m)).catch(() => undefined);
+    return { messages, close: () => controller.abort() };
+}
+
+const isElicitation = (m: Message) => m.method === 'elicitation/create' && m.id !== undefined;
+
+async function createRawTask(raw: RawHttp, id: number, filename: string): Promise<string> {
+    const response = await raw.call(id, 'tools/call', { name: 'confirm_delete', arguments: { filename }, task: {} });
+    const task = (response.result as { task: { taskId: string; status: string } }).task;
+    assert.equal(task.status, 'working');
+    return task.taskId;
+}
+
+async function answer(raw: RawHttp, request: Message, result: Record<string, unknown>): Promise<void> {
+    const res = await raw.post({ jsonrpc: '2.0', id: request.id, result });
+    assert.equal(res.status, 202);
+    await res.text();
+}
+
+describe('input requests over raw Streamable HTTP', () => {
+    let server: HttpServer;
+    const closers: (() => void)[] = [];
+
+    before(async () => {
+        server = await startHttpServer();
+    });
+    after(async () => {
+        closers.forEach(close => close());
+        await server.stop();
+    });
+
+    async function session(): Promise<RawHttp> {
+        const raw = new RawHttp(server.url);
+        await raw.initialize({ elicitation: {} });
+        closers.push(() => void fetch(raw.url, { method: 'DELETE', headers: { 'mcp-session-id': raw.sessionId! } }).then(res => res.text(), () => undefined));
+        return raw;
+    }
+
+    it('sends the request on the GET stream to a client that only polls tasks/get (the VS Code path)', async () => {
+        const raw = await session();
+        const get = await getStream(raw);
+        closers.push(get.close);
+        const taskId = await createRawTask(raw, 1, 'vs.txt');
+
+        const request = await waitUntil(() => get.messages.find(isElicitation), 3000, 'elicitation/create on the GET stream');
+        assert.deepEqual(relatedOf(request), { taskId });
+        await waitUntil(() => get.messages.find(m => m.method === 'notifications/tasks/status' && m.params?.status === 'input_required'), 3000, 'input_required on GET');
+        const waiting = await raw.call(2, 'tasks/get', { taskId });
+        assert.equal((waiting.result as { status: string }).status, 'input_required');
+
+        await answer(raw, request, { action: 'accept', content: { confirm: true } });
+        await waitUntil(async () => ((await raw.call(3, 'tasks/get', { taskId })).result as { status: string }).status === 'completed', 3000, 'completed');
+        const result = await raw.call(4, 'tasks/result', { taskId });
+        assert.equal(textOf(result.result as { content: unknown }), "Deleted 'vs.txt'");
+        assert.deepEqual((result.result as { _meta: Record<string, unknown> })._meta[RELATED], { taskId });
+        const statuses = get.messages.filter(m => m.method === 'notifications/tasks/status' && m.params?.taskId === taskId).map(m => m.params?.status);
+        assert.deepEqual(statuses, ['input_required', 'working', 'completed']);
+        assert.equal(get.messages.filter(isElicitation).length, 1);
+        get.close();
+    });
+
+    it('without a GET stream, delivers the request once on the tasks/result stream, which then ends with the result', async () => {
+        const raw = await session();
+        const taskId = await createRawTask(raw, 1, 'y.txt');
+        await sleep(100); // the request is now queued: there is no stream to carry it
+
+        const pending = streamRequest(raw, 2, 'tasks/result', { taskId });
+        const request = await waitUntil(() => pending.messages.find(isElicitation), 3000, 'elicitation/create on the tasks/result stream');
+        assert.deepEqual(relatedOf(request), { taskId });
+        const waiting = await raw.call(3, 'tasks/get', { taskId });
+        assert.equal((waiting.result as { status: string }).status, 'input_required');
+
+        await answer(raw, request, { action: 'accept', content: { confirm: true } });
+        const messages = await pending.done;
+        const final = messages[messages.length - 1]!;
+        assert.equal(final.id, 2, 'the stream ends with the tasks/result response');
+        assert.equal(textOf(final.result as { content: unknown }), "Deleted 'y.txt'");
+        assert.deepEqual((final.result as { _meta: Record<string, unknown> })._meta[RELATED], { taskId });
+        assert.equal(messages.filter(isElicitation).length, 1, 'delivered exactly once');
+        // With no GET stream, the task's status changes travel on the stream waiting for it.
+        assert.deepEqual(
+            messages.filter(m => m.method === 'notifications/tasks/status').map(m => m.params?.status),
+            ['working', 'completed'],
+        );
+    });
+
+    it('with a GET stream open and tasks/result pending, delivers the request once in total (GET first)', async () => {
+        const raw = await session();
+        const taskId = await createRawTask(raw, 1, 'g.txt');
+        await sleep(100);
+        const get = await getStream(raw);
+        closers.push(get.close);
+        const request = await waitUntil(() => get.messages.find(isElicitation), 3000, 'elicitation/create on the GET stream');
+        const pending = streamRequest(raw, 2, 'tasks/result', { taskId });
+        await sleep(300);
+        assert.equal(pending.messages.filter(isElicitation).length, 0, 'not repeated on the tasks/result stream');
+
+        await answer(raw, request, { action: 'decline' });
+        const messages = await pending.done;
+        assert.equal(textOf(messages[messages.length - 1]!.result as { content: unknown }), 'Deletion cancelled');
+        assert.equal(messages.filter(isElicitation).length + get.messages.filter(isElicitation).length, 1);
+        get.close();
+    });
+
+    it('with tasks/result pending and then a GET stream opened, delivers the request once in total (tasks/result first)', async () => {
+        const raw = await session();
+        const taskId = await createRawTask(raw, 1, 'r.txt');
+        await sleep(100);
+        const pending = streamRequest(raw, 2, 'tasks/result', { taskId });
+        const request = await waitUntil(() => pending.messages.find(isElicitation), 3000, 'elicitation/create on the tasks/result stream');
+        const get = await getStream(raw);
+        closers.push(get.close);
+        await sleep(300);
+        assert.equal(get.messages.filter(isElicitation).length, 0, 'not repeated on the GET stream');
+
+        await answer(raw, request, { action: 'accept', content: { confirm: true } });
+        const messages = await pending.done;
+        assert.equal(textOf(messages[messages.length - 1]!.result as { content: unknown }), "Deleted 'r.txt'");
+        assert.equal(messages.filter(isElicitation).length + get.messages.filter(isElicitation).length, 1);
+        get.close();
+    });
+
+    it('cancelling withdraws a request delivered on the tasks/result stream and a late answer changes nothing', async () => {
+        const raw = await session();
+        const taskId = await createRawTask(raw, 1, 'c.txt');
+        const pending = streamRequest(raw, 2, 'tasks/result', { taskId });
+        const request = await waitUntil(() => pending.messages.find(isElicitation), 3000, 'elicitation/create on the tasks/result stream');
+
+        const cancelled = await raw.call(3, 'tasks/cancel', { taskId });
+        assert.equal((cancelled.result as { status: string }).status, 'cancelled');
+        const messages = await pending.done;
+        const withdrawn = messages.filter(m => m.method === 'notifications/cancelled');
+        assert.equal(withdrawn.length, 1);
+        assert.equal(withdrawn[0]!.params?.requestId, request.id);
+        assert.deepEqual(relatedOf(withdrawn[0]!), { taskId });
+        const final = messages[messages.length - 1]!;
+        assert.equal(final.id, 2);
+        assert.equal((final.result as { isError?: boolean }).isError, true);
+        assert.match(textOf(final.result as { content: unknown }), /cancelled/i);
+
+        await answer(raw, request, { action: 'accept', content: { confirm: true } });
+        await sleep(200);
+        const now = await raw.call(4, 'tasks/get', { taskId });
+        assert.equal((now.result as { status: string }).status, 'cancelled');
+        const again = await raw.call(5, 'tasks/result', { taskId });
+        assert.doesNotMatch(textOf(again.result as { content: unknown }), /Deleted/);
+    });
+});
