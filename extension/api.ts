@@ -1,4 +1,10 @@
+import type * as vscode from 'vscode';
 import type { Transport } from './config';
+import type { OwnerConnection } from './mcp/ownerConnection';
+import type { TaskModel } from './tasks/taskModel';
+import type { TaskView } from './tasks/taskView';
+import type { TasksStatusBar } from './views/statusBar';
+import type { TasksTreeProvider } from './views/tasksTreeProvider';
 
 /** What `activate` returns: for tests and for other extensions that want to find the server. */
 export interface McpTasksApi {
@@ -9,4 +15,6 @@ export interface McpTasksApi {
     ensureServer(): Promise<{ pid?: number; url?: string }>;
     /** The owner endpoint and credential; only in ExtensionMode.Test (tests check the server side). */
     ownerEndpointForTests(): { url: string; token: string } | undefined;
+    /** The sidebar's internals, exposed only in ExtensionMode.Test. */
+    readonly tasks?: { model: TaskModel; tree: TasksTreeProvider; statusBar: TasksStatusBar; treeView: vscode.TreeView<TaskView>; owner: OwnerConnection };
 }

@@ -1,29 +1,108 @@
 import * as vscode from 'vscode';
-import { Commands } from './constants';
-import type { Logger } from './logger';
-import type { ServerHost } from './mcp/serverHost';
-import type { TasksMcpProvider } from './mcp/definitionProvider';
 import type { ExtensionConfig } from './config';
+import { Commands, Views } from './constants';
+import type { Logger } from './logger';
+import type { TasksMcpProvider } from './mcp/definitionProvider';
+import type { OwnerConnection } from './mcp/ownerConnection';
+import type { ServerHost } from './mcp/serverHost';
+import type { PendingInputs } from './tasks/pendingInputs';
+import type { TaskModel } from './tasks/taskModel';
+import { isTerminal, STATUS_TEXT, taskLabel, type TaskView } from './tasks/taskView';
+import type { ResultDocuments } from './views/resultDocuments';
+import { runTool } from './runTool';
 
 export interface CommandDeps {
     logger: Logger;
     host: ServerHost;
     provider: TasksMcpProvider;
     config: () => ExtensionConfig;
+    owner: OwnerConnection;
+    model: TaskModel;
+    results: ResultDocuments;
+    pendingInputs: PendingInputs;
+    /** Tasks started from this editor: their completion may be announced. */
+    startedHere: Set<string>;
+    /** Resolves once the owner connection can be used (starting the server if needed). */
+    ready(): Promise<void>;
+    resetSamplingConsent(): Promise<void>;
+}
+
+/** Lets a command run from the palette (no argument) by picking a task. */
+async function pickTask(model: TaskModel, filter: (view: TaskView) => boolean, placeHolder: string): Promise<TaskView | undefined> {
+    const candidates = model.all().filter(filter);
+    if (candidates.length === 0) {
+        void vscode.window.showInformationMessage('MCP Tasks: no matching task.');
+        return undefined;
+    }
+    const picked = await vscode.window.showQuickPick(
+        candidates.map(view => ({ label: taskLabel(view), description: STATUS_TEXT[view.status], detail: view.taskId, view })),
+        { placeHolder },
+    );
+    return picked?.view;
 }
 
 export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
+    const { model, owner } = deps;
+    const report = (what: string) => (err: unknown) => {
+        deps.logger.scoped('commands').error(`${what}: ${(err as Error).message}`);
+        void vscode.window.showErrorMessage(`MCP Tasks: ${what}: ${(err as Error).message}`);
+    };
+
     return [
         vscode.commands.registerCommand(Commands.showLog, () => deps.logger.show()),
         vscode.commands.registerCommand(Commands.restartServer, async () => {
             if (deps.config().transport === 'http') {
                 await deps.host.restart();
             } else {
-                // VS Code owns the stdio process: a new definition version makes it restart it.
+                // VS Code owns the stdio process: a new definition version makes it start a new one.
                 deps.provider.refresh('restart requested');
-                await vscode.commands.executeCommand('workbench.mcp.restartServer', deps.provider.serverId).then(undefined, () => undefined);
             }
             void vscode.window.setStatusBarMessage('MCP Tasks server restarted', 3000);
         }),
+        vscode.commands.registerCommand(Commands.cancelTask, async (view?: TaskView) => {
+            const target = view ?? (await pickTask(model, v => !v.lost && !isTerminal(v.status), 'Cancel which task?'));
+            if (target) {
+                await owner.cancel(target.taskId).catch(report(`cannot cancel ${taskLabel(target)}`));
+            }
+        }),
+        vscode.commands.registerCommand(Commands.showResult, async (view?: TaskView) => {
+            const target = view ?? (await pickTask(model, v => !v.lost && isTerminal(v.status), 'Show the result of which task?'));
+            if (!target) {
+                return undefined;
+            }
+            try {
+                const result = await owner.result(target.taskId);
+                return await deps.results.show(target.taskId, taskLabel(target), STATUS_TEXT[target.status], result);
+            } catch (err) {
+                report(`cannot show the result of ${taskLabel(target)}`)(err);
+                return undefined;
+            }
+        }),
+        vscode.commands.registerCommand(Commands.copyTaskId, async (view?: TaskView) => {
+            const target = view ?? (await pickTask(model, () => true, 'Copy the id of which task?'));
+            if (target) {
+                await vscode.env.clipboard.writeText(target.taskId);
+                void vscode.window.setStatusBarMessage(`Copied task id ${target.taskId}`, 2000);
+            }
+        }),
+        vscode.commands.registerCommand(Commands.clearFinished, () => model.clearFinished()),
+        vscode.commands.registerCommand(Commands.refresh, () => owner.reconcile()),
+        vscode.commands.registerCommand(Commands.respond, (view?: TaskView) => {
+            const prompt = view && deps.pendingInputs.get(view.taskId);
+            if (prompt) {
+                prompt.show();
+            } else if (view) {
+                void vscode.window.showInformationMessage(`${taskLabel(view)} is waiting for its client to answer${view.statusMessage ? `: ${view.statusMessage}` : '.'}`);
+            }
+        }),
+        vscode.commands.registerCommand(Commands.runTool, () => runTool(deps).catch(report('Run Tool failed'))),
+        vscode.commands.registerCommand(Commands.resetSamplingConsent, async () => {
+            await deps.resetSamplingConsent();
+            void vscode.window.showInformationMessage('MCP Tasks: sampling permissions were reset; clients will be asked again.');
+        }),
     ];
+}
+
+export async function revealTasksView(): Promise<void> {
+    await vscode.commands.executeCommand(`${Views.tasks}.focus`);
 }

@@ -9,6 +9,8 @@ export interface ExtensionConfig {
     maxTtl: string;
     maxTasksPerClient: number;
     logLevel: 'error' | 'warn' | 'info' | 'debug';
+    /** Preferred model for sampling (matched against family, name, id); empty = first available. */
+    samplingModel?: string;
 }
 
 export function readConfig(): ExtensionConfig {
@@ -19,6 +21,7 @@ export function readConfig(): ExtensionConfig {
         maxTtl: cfg.get<string>(Settings.maxTtl, '24h'),
         maxTasksPerClient: cfg.get<number>(Settings.maxTasksPerClient, 1000),
         logLevel: cfg.get<ExtensionConfig['logLevel']>(Settings.logLevel, 'info'),
+        samplingModel: cfg.get<string>(Settings.samplingModel, '') || undefined,
     };
 }
 

@@ -2,12 +2,38 @@
 export const EXTENSION_ID = 'mcp-tasks.mcp-tasks';
 export const PROVIDER_ID = 'mcpTasks.servers';
 export const SERVER_LABEL = 'MCP Tasks';
+/** How VS Code's MCP service names our server: "<extension id>/<definition label>". */
+export const SERVER_ID = `${EXTENSION_ID}/${SERVER_LABEL}`;
 export const OUTPUT_CHANNEL_NAME = 'MCP Tasks';
 
 export const Commands = {
     showLog: 'mcpTasks.showLog',
     restartServer: 'mcpTasks.restartServer',
+    runTool: 'mcpTasks.runTool',
+    cancelTask: 'mcpTasks.cancelTask',
+    showResult: 'mcpTasks.showResult',
+    copyTaskId: 'mcpTasks.copyTaskId',
+    clearFinished: 'mcpTasks.clearFinished',
+    refresh: 'mcpTasks.refresh',
+    focusTasks: 'mcpTasks.tasks.focus',
+    respond: 'mcpTasks.respond',
+    resetSamplingConsent: 'mcpTasks.resetSamplingConsent',
 } as const;
+
+export const Views = {
+    container: 'mcpTasks',
+    tasks: 'mcpTasks.tasks',
+} as const;
+
+/** TreeItem.contextValue values; package.json menus match on them. */
+export const ContextValues = {
+    running: 'task.running',
+    needsInput: 'task.input',
+    finished: 'task.done',
+    lost: 'task.lost',
+} as const;
+
+export const RESULT_SCHEME = 'mcp-tasks-result';
 
 export const SETTINGS_SECTION = 'mcpTasks';
 
@@ -17,4 +43,5 @@ export const Settings = {
     maxTtl: 'server.maxTtl',
     maxTasksPerClient: 'server.maxTasksPerClient',
     logLevel: 'server.logLevel',
+    samplingModel: 'sampling.model',
 } as const;

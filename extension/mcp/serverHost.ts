@@ -40,6 +40,9 @@ export class ServerHost extends Disposable {
         super();
     }
 
+    /** Set while the server is down after a crash; cleared when it runs again. */
+    problem?: string;
+
     get pid(): number | undefined {
         return this.current?.exited ? undefined : this.current?.pid;
     }
@@ -105,6 +108,7 @@ export class ServerHost extends Disposable {
         }
         this.lastPort = Number(new URL(proc.url).port);
         this.current = proc;
+        this.problem = undefined;
         this.log.info(`server ${proc.pid} listening on ${proc.url}`);
         proc.onExit((code, signal) => this.onExit(proc, code, signal));
         clearTimeout(this.healthyTimer);
@@ -119,6 +123,7 @@ export class ServerHost extends Disposable {
         this.current = undefined;
         const delay = backoffDelay(this.attempt++);
         const why = signal ? `signal ${signal}` : `code ${code}`;
+        this.problem = `MCP Tasks server stopped unexpectedly (${why}); restarting`;
         this.log.warn(`server ${proc.pid} exited unexpectedly (${why}); restarting in ${delay / 1000} s`);
         void vscode.window.showWarningMessage(`MCP Tasks server stopped unexpectedly (${why}); restarting in ${delay / 1000} s.`, 'Show Log').then(choice => {
             if (choice) {

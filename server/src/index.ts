@@ -10,7 +10,20 @@ export type { TaskStore, TaskRecord, TaskStatus, TaskOutcome, TaskEvent, TaskPag
 export { isTerminal } from './tasks/types.js';
 export { defaultTools } from './tools/index.js';
 export { SimulatedJobSystem } from './tools/simulatedJobs.js';
-export { defineTool, sleep, textResult, type ToolDefinition, type ToolContext, type ExternalTaskHandler, type ExternalStatus, type CallToolResult, type TaskSupport } from './tools/types.js';
+export {
+    defineTool,
+    sleep,
+    textResult,
+    type ToolDefinition,
+    type ToolContext,
+    type ExternalTaskHandler,
+    type ExternalStatus,
+    type CallToolResult,
+    type TaskSupport,
+    type ChildTask,
+    type SpawnOptions,
+} from './tools/types.js';
+export { ChildTaskError, SpawnError, join, type SpawnRefusal } from './tools/subtasks.js';
 export { ErrorCodes, RpcError } from './rpc/errors.js';
 export { createLogger, silentLogger, type Logger, type LogLevel } from './log.js';
 export { newSecret } from './tasks/ids.js';

@@ -15,6 +15,8 @@ export const DEFAULT_LIMITS: RuntimeLimits = {
     maxTtlMs: 24 * 60 * 60 * 1000,
     maxTasksPerClient: 1000,
     pollIntervalMs: 1000,
+    maxSubtaskDepth: 4,
+    maxChildrenPerTask: 16,
 };
 
 export interface TasksServerOptions extends Partial<RuntimeLimits> {
@@ -26,7 +28,7 @@ export interface TasksServerOptions extends Partial<RuntimeLimits> {
 }
 
 const INSTRUCTIONS =
-    'MCP Tasks server. Long-running tools (slow_compute, failing_job, confirm_delete, write_haiku, external_job) run as MCP tasks: ' +
+    'MCP Tasks server. Long-running tools (slow_compute, failing_job, confirm_delete, write_haiku, external_job, deploy) run as MCP tasks: ' +
     'the call returns a task at once; poll tasks/get or wait on tasks/result. greet answers immediately.';
 
 /** The transport-independent core: one runtime and store, any number of sessions. */
@@ -43,6 +45,8 @@ export class TasksServer {
             maxTtlMs: options.maxTtlMs ?? DEFAULT_LIMITS.maxTtlMs,
             maxTasksPerClient: options.maxTasksPerClient ?? DEFAULT_LIMITS.maxTasksPerClient,
             pollIntervalMs: options.pollIntervalMs ?? DEFAULT_LIMITS.pollIntervalMs,
+            maxSubtaskDepth: options.maxSubtaskDepth ?? DEFAULT_LIMITS.maxSubtaskDepth,
+            maxChildrenPerTask: options.maxChildrenPerTask ?? DEFAULT_LIMITS.maxChildrenPerTask,
         };
         if (limits.defaultTtlMs > limits.maxTtlMs) {
             limits.defaultTtlMs = limits.maxTtlMs;

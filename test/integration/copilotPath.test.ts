@@ -19,7 +19,7 @@ for (const transport of ['http', 'stdio'] as const) {
         });
 
         it('lists all six tools with their titles', () => {
-            assert.deepEqual([...tools.keys()].sort(), ['confirm_delete', 'external_job', 'failing_job', 'greet', 'slow_compute', 'write_haiku']);
+            assert.deepEqual([...tools.keys()].sort(), ['confirm_delete', 'deploy', 'external_job', 'failing_job', 'greet', 'slow_compute', 'write_haiku']);
             assert.match(tools.get('greet')!.description, /greeting/i);
         });
 

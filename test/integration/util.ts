@@ -21,7 +21,7 @@ export async function listAllTasks(client: Client): Promise<LooseTask[]> {
 }
 
 export const EXTENSION_ID = 'mcp-tasks.mcp-tasks';
-export const TOOL_NAMES = ['greet', 'slow_compute', 'failing_job', 'confirm_delete', 'write_haiku', 'external_job'];
+export const TOOL_NAMES = ['greet', 'slow_compute', 'failing_job', 'confirm_delete', 'write_haiku', 'external_job', 'deploy'];
 
 export async function activateExtension(): Promise<McpTasksApi> {
     const ext = vscode.extensions.getExtension<McpTasksApi>(EXTENSION_ID);

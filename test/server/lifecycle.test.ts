@@ -24,7 +24,7 @@ for (const kind of TRANSPORTS) {
             assert.deepEqual(caps?.tasks, { list: {}, cancel: {}, requests: { tools: { call: {} } } });
         });
 
-        it('lists six tools with their taskSupport', async () => {
+        it('lists seven tools with their taskSupport (deploy_step stays hidden)', async () => {
             const { tools } = await c.client.listTools();
             const support = Object.fromEntries(tools.map(t => [t.name, t.execution?.taskSupport ?? 'forbidden']));
             assert.deepEqual(support, {
@@ -34,6 +34,7 @@ for (const kind of TRANSPORTS) {
                 confirm_delete: 'required',
                 write_haiku: 'required',
                 external_job: 'required',
+                deploy: 'required',
             });
         });
 
@@ -141,6 +142,28 @@ for (const kind of TRANSPORTS) {
                 c.client.request({ method: 'tools/call', params: { name: 'slow_compute', arguments: { seconds: 'ten' }, task: {} } }, CreateTaskResultSchema),
                 (err: McpError) => err.code === -32602 && /seconds/.test(err.message) && !/Invalid task creation result/.test(err.message),
             );
+        });
+    });
+}
+
+for (const kind of TRANSPORTS) {
+    describe(`external job cancel over ${kind}`, () => {
+        let server: HttpServer | undefined;
+        let c: Connected;
+        before(async () => {
+            server = kind === 'http' ? await startHttpServer() : undefined;
+            c = await connect(kind, server);
+        });
+        after(async () => {
+            await c.close();
+            await server?.stop();
+        });
+
+        it('cancels a running external job through its job system', async () => {
+            const { task } = await c.client.request({ method: 'tools/call', params: { name: 'external_job', arguments: { job_id: 'job-x' }, task: {} } }, CreateTaskResultSchema);
+            const cancelled = await c.client.experimental.tasks.cancelTask(task.taskId);
+            assert.equal(cancelled.status, 'cancelled');
+            assert.equal((await c.client.experimental.tasks.getTask(task.taskId)).status, 'cancelled');
         });
     });
 }

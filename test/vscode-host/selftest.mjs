@@ -7,10 +7,10 @@ import { runVsCodeTests } from './run.mjs';
 const here = dirname(fileURLToPath(import.meta.url));
 
 const code = await runVsCodeTests({
-	extensionDevelopmentPath: join(here, 'selftest'),
-	extensionTestsPath: join(here, 'selftest', 'suite', 'index.js'),
-	env: { VSCODE_HOST_SELFTEST: 'yes' },
-	screenshotDir: process.env.MCP_TASKS_VSCODE_SCREENSHOTS,
-	timeoutMs: 5 * 60 * 1000,
+    extensionDevelopmentPath: join(here, 'selftest'),
+    extensionTestsPath: join(here, 'selftest', 'suite', 'index.js'),
+    env: { VSCODE_HOST_SELFTEST: 'yes' },
+    screenshotDir: process.env.MCP_TASKS_VSCODE_SCREENSHOTS,
+    timeoutMs: 5 * 60 * 1000,
 });
 process.exit(code);

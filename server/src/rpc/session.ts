@@ -5,6 +5,7 @@ import type { TaskRuntime } from '../tasks/runtime.js';
 import type { Disposable } from '../tasks/types.js';
 import { PARENT_TASK_META_KEY, relatedTaskMeta, toWireTask } from '../tasks/wire.js';
 import { parseArguments } from '../tools/registry.js';
+import { SpawnError } from '../tools/subtasks.js';
 import { textResult, type CallToolResult, type ToolContext, type ToolDefinition } from '../tools/types.js';
 import { ErrorCodes, invalidParams, methodNotFound, RpcError } from './errors.js';
 import { errorResponse, resultResponse, type JsonRpcMessage, type JsonRpcNotification, type JsonRpcRequest, type JsonRpcResponse, type RequestId } from './messages.js';
@@ -273,7 +274,8 @@ export class McpSession implements ClientLink {
         const name = requireString(params, 'name');
         const { runtime } = this.services;
         const tool = runtime.tools.get(name);
-        if (!tool) {
+        // A hidden tool answers exactly like a missing one: it exists only for tasks to spawn.
+        if (!tool || tool.hidden) {
             throw invalidParams(`Unknown tool: ${name}`);
         }
         const task = optionalObject(params, 'task');
@@ -310,6 +312,9 @@ export class McpSession implements ClientLink {
             },
             elicit: async request => (await ask('elicitation/create', request)) as never,
             createMessage: async request => (await ask('sampling/createMessage', request)) as never,
+            spawn: async toolName => {
+                throw new SpawnError('not_a_task', `Cannot start sub-task ${toolName}: only a tool running as a task can start sub-tasks (call it with "task")`);
+            },
         };
         try {
             return await tool.run!(args, ctx);

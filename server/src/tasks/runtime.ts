@@ -4,6 +4,7 @@ import { ErrorCodes, invalidParams, RpcError } from '../rpc/errors.js';
 import { ToolRegistry } from '../tools/registry.js';
 import { textResult, type CallToolResult, type ExternalStatus, type ExternalTaskHandler, type ToolContext, type ToolDefinition } from '../tools/types.js';
 import type { ClientHub, ClientIdentity, InputCapability } from './hub.js';
+import { Spawner } from './spawner.js';
 import { isTerminal, type TaskEvent, type TaskOutcome, type TaskPage, type TaskRecord, type TaskStore, type TerminalStatus } from './types.js';
 import { relatedTaskMeta, toWireTask } from './wire.js';
 
@@ -17,6 +18,10 @@ export interface RuntimeLimits {
     maxTtlMs: number;
     maxTasksPerClient: number;
     pollIntervalMs: number;
+    /** How many levels of sub-tasks may nest below a task a client started (its children are level 1). */
+    maxSubtaskDepth: number;
+    /** How many sub-tasks one task may start over its life. */
+    maxChildrenPerTask: number;
 }
 
 interface LocalWork {
@@ -24,6 +29,11 @@ interface LocalWork {
     controller: AbortController;
     pendingInput: number;
     release?: () => void;
+    parentTaskId?: string;
+    /** 0 for a task a client started, parent's + 1 for a sub-task. */
+    depth: number;
+    /** Sub-tasks started so far (reserved before the store call, so concurrent spawns count). */
+    children: number;
 }
 
 export interface CreateTaskOptions {
@@ -40,6 +50,7 @@ export class TaskRuntime {
     private readonly local = new Map<string, LocalWork>();
     private readonly waiters = new Map<string, Set<() => void>>();
     private readonly subscription;
+    private readonly spawner: Spawner;
     private closing = false;
 
     constructor(
@@ -51,6 +62,15 @@ export class TaskRuntime {
         readonly workerId: string,
     ) {
         this.subscription = store.onEvent(event => this.onStoreEvent(event));
+        this.spawner = new Spawner({
+            store,
+            tools,
+            limits,
+            createTask: (client, tool, args, options) => this.createTask(client, tool, args, options),
+            result: (client, taskId, signal) => this.result(client, taskId, signal),
+            cancelTask: (task, message) => this.cancelTask(task, message),
+            stopLocal: (taskId, reason) => this.stopLocal(taskId, reason),
+        });
     }
 
     get runningCount(): number {
@@ -80,7 +100,9 @@ export class TaskRuntime {
             },
             this.limits.maxTasksPerClient,
         );
-        const work: LocalWork = { clientKey: record.clientKey, controller: new AbortController(), pendingInput: 0 };
+        const { parentTaskId } = options;
+        const depth = parentTaskId ? (this.local.get(parentTaskId)?.depth ?? 0) + 1 : 0;
+        const work: LocalWork = { clientKey: record.clientKey, controller: new AbortController(), pendingInput: 0, parentTaskId, depth, children: 0 };
         this.local.set(record.taskId, work);
         if (tool.external) {
             void this.startExternal(record, tool.external, args, work);
@@ -120,11 +142,7 @@ export class TaskRuntime {
             throw invalidParams(`Task ${taskId} is already ${record.status} and cannot be cancelled`);
         }
         const message = client.isOwner && client.clientKey !== record.clientKey ? 'Cancelled from the MCP Tasks sidebar' : 'Cancelled by the client';
-        const handler = this.tools.get(record.toolName)?.external;
-        if (handler && record.externalRef) {
-            await handler.cancel(record.externalRef).catch(err => this.log.warn(`[external] cancel of ${taskId} failed: ${errorMessage(err)}`));
-        }
-        const finished = await this.finish(taskId, 'cancelled', { result: textResult(`Task cancelled: ${message}`, true) }, message);
+        const finished = await this.cancelTask(record, message);
         if (!finished) {
             const now = await this.store.get(taskId);
             throw invalidParams(now ? `Task ${taskId} is already ${now.status} and cannot be cancelled` : `Task not found: ${taskId}`);
@@ -135,17 +153,18 @@ export class TaskRuntime {
     /** Stops accepting work and cancels what runs here, each with a status message saying why. */
     async shutdown(reason = 'Server shutting down'): Promise<void> {
         this.closing = true;
-        await Promise.all([...this.local.keys()].map(taskId => this.finish(taskId, 'cancelled', { result: textResult(`Task cancelled: ${reason}`, true) }, reason)));
+        await Promise.all(this.localRoots(() => true).map(taskId => this.finish(taskId, 'cancelled', { result: textResult(`Task cancelled: ${reason}`, true) }, reason)));
     }
 
     /** Cancels the live tasks of a client that is gone for good (its session closed). */
     async cancelClientTasks(clientKey: string, reason: string): Promise<void> {
-        const mine = [...this.local].filter(([, work]) => work.clientKey === clientKey).map(([taskId]) => taskId);
+        const mine = this.localRoots(work => work.clientKey === clientKey);
         await Promise.all(mine.map(taskId => this.finish(taskId, 'cancelled', { result: textResult(`Task cancelled: ${reason}`, true) }, reason)));
     }
 
     dispose(): void {
         this.subscription.dispose();
+        this.spawner.dispose();
         for (const work of this.local.values()) {
             work.controller.abort(new Error('Runtime disposed'));
         }
@@ -172,6 +191,7 @@ export class TaskRuntime {
                 const raw = await this.requestInput(record, work, 'sampling', 'sampling/createMessage', params, "Waiting for the client's language model");
                 return parseReply(CreateMessageResultSchema, raw, 'sampling/createMessage');
             },
+            spawn: (toolName, args, options) => this.spawner.spawn(record, work, toolName, args, options),
         };
     }
 
@@ -258,8 +278,62 @@ export class TaskRuntime {
         }
     }
 
+    /** Local tasks whose parent does not run here: cancelling these reaches the rest by cascade, each child naming its parent. */
+    private localRoots(include: (work: LocalWork) => boolean): string[] {
+        return [...this.local].filter(([, work]) => include(work) && !(work.parentTaskId && this.local.has(work.parentTaskId))).map(([taskId]) => taskId);
+    }
+
+    /** Cancels one task: its external job, then (through finish) its sub-tasks, then the task itself. */
+    private async cancelTask(record: TaskRecord, message: string, cascadeFrom?: string): Promise<TaskRecord | undefined> {
+        const handler = this.tools.get(record.toolName)?.external;
+        if (handler && record.externalRef) {
+            // Stop listening first: the job system's own "cancelled" must not win the race to finish().
+            this.stopLocal(record.taskId, new Error(`Task cancelled: ${message}`));
+            await handler.cancel(record.externalRef).catch(err => this.log.warn(`[external] cancel of ${record.taskId} failed: ${errorMessage(err)}`));
+        }
+        const outcome: TaskOutcome = { result: textResult(`Task cancelled: ${message}`, true), ...(cascadeFrom ? { cascadeFrom } : {}) };
+        return this.finish(record.taskId, 'cancelled', outcome, message);
+    }
+
+    /**
+     * Every terminal transition goes through here. Live sub-tasks are cancelled first, depth-first,
+     * so no child outlives its parent and each child's end is published before its parent's. A task
+     * being cancelled is stopped before that, so its code cannot answer a child's cancellation by failing.
+     */
     private async finish(taskId: string, status: TerminalStatus, outcome: TaskOutcome, statusMessage?: string): Promise<TaskRecord | undefined> {
+        if (status === 'cancelled') {
+            this.stopLocal(taskId, new Error(`Task cancelled${statusMessage ? `: ${statusMessage}` : ''}`));
+        }
+        const record = await this.store.get(taskId);
+        if (record && !isTerminal(record.status)) {
+            await this.cancelChildren(record, status === 'cancelled' ? 'was cancelled' : status);
+        }
         return this.store.finish(taskId, status, outcome, statusMessage);
+    }
+
+    /** Cancels the live children of `parent` (found through the store, wherever they run), one subtree at a time. */
+    private async cancelChildren(parent: TaskRecord, how: string): Promise<void> {
+        const message = `Cancelled because parent task ${parent.taskId} (${parent.toolName}) ${how}`;
+        let cursor: string | undefined;
+        do {
+            const page = await this.store.list({ clientKey: parent.clientKey, parentTaskId: parent.taskId, cursor, limit: LIST_PAGE_SIZE });
+            for (const child of page.tasks) {
+                if (!isTerminal(child.status)) {
+                    await this.cancelTask(child, message, parent.taskId);
+                }
+            }
+            cursor = page.nextCursor;
+        } while (cursor);
+    }
+
+    /** A safety net for a parent that ended some other way (another process, expiry): its children here stop too. */
+    private cancelOrphans(parentTaskId: string, why: string): void {
+        for (const [taskId, work] of this.local) {
+            if (work.parentTaskId === parentTaskId) {
+                const message = `Cancelled because parent task ${parentTaskId} ${why}`;
+                void this.finish(taskId, 'cancelled', { result: textResult(`Task cancelled: ${message}`, true) }, message).catch(err => this.log.warn(`[subtasks] cancelling orphan ${taskId} failed: ${errorMessage(err)}`));
+            }
+        }
     }
 
     private async visible(client: ClientIdentity, taskId: string): Promise<TaskRecord> {
@@ -320,6 +394,7 @@ export class TaskRuntime {
                 const { task } = event;
                 if (isTerminal(task.status)) {
                     this.stopLocal(task.taskId, new Error(`Task ${task.status}${task.statusMessage ? `: ${task.statusMessage}` : ''}`));
+                    this.cancelOrphans(task.taskId, `(${task.toolName}) ${task.status === 'cancelled' ? 'was cancelled' : task.status}`);
                 }
                 this.wake(task.taskId);
                 if (!event.created) {
@@ -338,6 +413,7 @@ export class TaskRuntime {
             }
             case 'deleted':
                 this.stopLocal(event.taskId, new Error('Task expired'));
+                this.cancelOrphans(event.taskId, 'expired');
                 this.wake(event.taskId);
                 break;
             case 'progress': {

@@ -47,8 +47,12 @@ export interface NewTask {
     worker?: string;
 }
 
-/** What the original request would have returned: a tool result or a JSON-RPC error. */
-export type TaskOutcome = { result: CallToolResult } | { error: JsonRpcErrorObject };
+/**
+ * What the original request would have returned: a tool result or a JSON-RPC error. `cascadeFrom`
+ * marks a child cancelled because its parent is being cancelled: stored with the outcome so the
+ * parent's worker, in whatever process, stops instead of treating it as a child failure.
+ */
+export type TaskOutcome = ({ result: CallToolResult } | { error: JsonRpcErrorObject }) & { cascadeFrom?: string };
 
 export interface ProgressUpdate {
     progress: number;

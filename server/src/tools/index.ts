@@ -1,4 +1,6 @@
 import { confirmDeleteTool } from './confirmDelete.js';
+import { deployTool } from './deploy.js';
+import { deployStepTool } from './deployStep.js';
 import { createExternalJobTool } from './externalJob.js';
 import { failingJobTool } from './failingJob.js';
 import { greetTool } from './greet.js';
@@ -6,7 +8,7 @@ import { slowComputeTool } from './slowCompute.js';
 import type { ToolDefinition } from './types.js';
 import { writeHaikuTool } from './writeHaiku.js';
 
-/** Every tool the server ships, in the order `tools/list` shows them. */
+/** Every tool the server ships, in the order `tools/list` shows them (deploy_step is hidden: deploy's sub-task). */
 export function defaultTools(): ToolDefinition[] {
-    return [greetTool, slowComputeTool, failingJobTool, confirmDeleteTool, writeHaikuTool, createExternalJobTool()];
+    return [greetTool, slowComputeTool, failingJobTool, confirmDeleteTool, writeHaikuTool, createExternalJobTool(), deployTool, deployStepTool];
 }

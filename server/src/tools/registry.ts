@@ -27,8 +27,11 @@ export class ToolRegistry {
         return [...this.tools.values()];
     }
 
+    /** The `tools/list` entries: every tool but the hidden ones. */
     list(): Record<string, unknown>[] {
-        this.listing ??= this.all().map(describeTool);
+        this.listing ??= this.all()
+            .filter(tool => !tool.hidden)
+            .map(describeTool);
         return this.listing;
     }
 }

@@ -8,6 +8,7 @@ import type {
 } from '@modelcontextprotocol/sdk/types.js';
 import type { z } from 'zod';
 import type { Logger } from '../log.js';
+import type { ProgressUpdate } from '../tasks/types.js';
 
 export type CallToolResult = SdkCallToolResult;
 export type TaskSupport = 'forbidden' | 'optional' | 'required';
@@ -24,6 +25,34 @@ export interface ToolContext {
     elicit(params: ElicitRequestFormParams): Promise<ElicitResult>;
     /** Sampling; the task shows `input_required` while the answer is pending. */
     createMessage(params: CreateMessageRequestParams): Promise<CreateMessageResult>;
+    /**
+     * Starts another registered tool (hidden ones included) as a child task of this one: a real
+     * task of the same client, listed with the parent id under `_meta["dev.mcp-tasks/parent-task-id"]`,
+     * with this task's TTL. Rejects with a SpawnError (catchable) for an unknown or task-forbidden
+     * tool, invalid arguments, the depth or children limit, or when this task is no longer running;
+     * always rejects in an inline (non-task) call. Children still running when this task ends are
+     * cancelled, and cancelling this task cancels them first.
+     */
+    spawn(toolName: string, args?: Record<string, unknown>, options?: SpawnOptions): Promise<ChildTask>;
+}
+
+export interface SpawnOptions {
+    /** Called with each progress update the child reports (through the store, so from any process). */
+    onProgress?(update: ProgressUpdate): void;
+}
+
+/** A handle on a child task, for the parent's code. */
+export interface ChildTask {
+    readonly taskId: string;
+    readonly toolName: string;
+    /**
+     * The child's result once it completes. Rejects with a ChildTaskError when it fails or is
+     * cancelled (uncaught, that fails the parent, naming the child), or with this task's abort
+     * reason when the parent itself is cancelled. Every call returns the same promise.
+     */
+    wait(): Promise<CallToolResult>;
+    /** Cancels the child and its own children, naming this task and `reason`; a no-op once it has ended. */
+    cancel(reason?: string): Promise<void>;
 }
 
 /**
@@ -56,6 +85,8 @@ export interface ToolDefinition<S extends z.ZodObject = z.ZodObject> {
     taskSupport: TaskSupport;
     /** The argument that names this invocation best, for task lists (a label, topic, file, job id). */
     keyArgument?: string;
+    /** Internal: not in `tools/list` and unknown to `tools/call`; only tasks can run it, through `ctx.spawn`. */
+    hidden?: boolean;
     run?(args: z.output<S>, ctx: ToolContext): Promise<CallToolResult>;
     external?: ExternalTaskHandler<z.output<S>>;
 }

@@ -3,7 +3,7 @@
 const vscode = require('vscode');
 
 function activate(context) {
-	context.subscriptions.push(vscode.commands.registerCommand('vscodeHostSelftest.ping', () => 'pong'));
+    context.subscriptions.push(vscode.commands.registerCommand('vscodeHostSelftest.ping', () => 'pong'));
 }
 
 function deactivate() {}

@@ -7,12 +7,12 @@ const path = require('node:path');
 const Mocha = require(require.resolve('mocha', { paths: [__dirname] }));
 
 function run() {
-	// color: false because the output is re-logged through the browser console.
-	const mocha = new Mocha({ ui: 'bdd', color: false, timeout: 60_000, reporter: 'spec' });
-	mocha.addFile(path.join(__dirname, 'host.test.js'));
-	return new Promise((resolve, reject) => {
-		mocha.run((failures) => (failures > 0 ? reject(new Error(`${failures} tests failed`)) : resolve()));
-	});
+    // color: false because the output is re-logged through the browser console.
+    const mocha = new Mocha({ ui: 'bdd', color: false, timeout: 60_000, reporter: 'spec' });
+    mocha.addFile(path.join(__dirname, 'host.test.js'));
+    return new Promise((resolve, reject) => {
+        mocha.run((failures) => (failures > 0 ? reject(new Error(`${failures} tests failed`)) : resolve()));
+    });
 }
 
 module.exports = { run };

@@ -1,0 +1,310 @@
+// Walks a prompt plan with VS Code quick inputs, one step at a time.
+// VS Code shows one quick input at a time and opening another hides (and so cancels) the
+// current one, so prompts wait their turn in a queue instead of cancelling each other.
+import * as vscode from 'vscode';
+import { coerceStep, defaultRaw, validateContent, validateStep, type MultiEnumStep, type PromptStep, type StepValue } from './schemaPlan';
+import { fieldPrompt, inputPlaceholder, oneLine, stepTitle } from './stepText';
+
+export type PromptOutcome = { action: 'accept'; content: Record<string, StepValue> } | { action: 'decline' } | { action: 'cancel' };
+
+export interface PromptOptions {
+    /** The server's message, or the tool's title; each step adds "(step i of n)". */
+    heading: string;
+    /** Elicitation offers an explicit Decline; Run Tool does not. */
+    allowDecline: boolean;
+    /** Aborting closes the open prompt and settles as 'cancel'. */
+    signal?: AbortSignal;
+}
+
+type StepAnswer = { kind: 'value'; raw: string | string[]; value: StepValue | undefined } | { kind: 'back' } | { kind: 'decline' } | { kind: 'cancel' };
+
+interface PickItem extends vscode.QuickPickItem {
+    value?: string;
+    action?: 'skip' | 'decline' | 'accept';
+}
+
+const DECLINE_BUTTON: vscode.QuickInputButton = { iconPath: new vscode.ThemeIcon('circle-slash'), tooltip: 'Decline' };
+const SKIP_ITEM: PickItem = { label: 'Skip', description: 'Leave this field out', action: 'skip' };
+const DECLINE_ITEM: PickItem = { label: 'Decline', description: 'Refuse this request; the server is told you declined', action: 'decline' };
+const SEPARATOR: PickItem = { label: '', kind: vscode.QuickPickItemKind.Separator };
+
+let queueTail: Promise<unknown> = Promise.resolve();
+
+/** Brings back the prompt the user is being asked, if any (e.g. from a "Respond" notification). */
+export function showActivePrompt(): boolean {
+    const prompt = PendingPrompt.active;
+    prompt?.show();
+    return prompt !== undefined;
+}
+
+/** One form being asked. `result` settles once: accepted content, a decline, or a cancel. */
+export class PendingPrompt implements vscode.Disposable {
+    private static onScreen: PendingPrompt | undefined;
+
+    /** The prompt on screen now; the others wait in the queue. */
+    static get active(): PendingPrompt | undefined {
+        return PendingPrompt.onScreen;
+    }
+    readonly result: Promise<PromptOutcome>;
+    private readonly heading: { text: string; truncated: boolean };
+    private readonly fullHeading: string;
+    private current: vscode.QuickInput | undefined;
+    private finishCurrent: ((answer: StepAnswer) => void) | undefined;
+    private cancelled = false;
+    private settleEarly: ((outcome: PromptOutcome) => void) | undefined;
+    private readonly onAbort = () => this.dispose();
+
+    constructor(
+        private readonly steps: readonly PromptStep[],
+        private readonly options: PromptOptions,
+    ) {
+        this.fullHeading = options.heading;
+        this.heading = oneLine(options.heading);
+        options.signal?.addEventListener('abort', this.onAbort, { once: true });
+        if (options.signal?.aborted) {
+            this.cancelled = true;
+        }
+        // A queued prompt that is cancelled settles at once rather than after the ones before it.
+        const turn = queueTail.then(() => this.run());
+        queueTail = turn.catch(() => undefined);
+        this.result = new Promise<PromptOutcome>((resolve, reject) => {
+            this.settleEarly = resolve;
+            turn.then(resolve, reject);
+        }).finally(() => options.signal?.removeEventListener('abort', this.onAbort));
+    }
+
+    /** Re-shows the current step if it is still open. */
+    show(): void {
+        this.current?.show();
+    }
+
+    /** Cancels: closes the open step, or skips this prompt if it is still queued. */
+    dispose(): void {
+        this.cancelled = true;
+        this.settleEarly?.({ action: 'cancel' });
+        this.finishCurrent?.({ kind: 'cancel' });
+    }
+
+    private async run(): Promise<PromptOutcome> {
+        if (this.cancelled) {
+            return { action: 'cancel' };
+        }
+        PendingPrompt.onScreen = this;
+        try {
+            return await this.walk();
+        } finally {
+            if (PendingPrompt.onScreen === this) {
+                PendingPrompt.onScreen = undefined;
+            }
+        }
+    }
+
+    private async walk(): Promise<PromptOutcome> {
+        if (this.steps.length === 0) {
+            return this.options.allowDecline ? this.confirm() : { action: 'accept', content: {} };
+        }
+        const answers = new Map<string, { raw: string | string[]; value: StepValue | undefined }>();
+        let i = 0;
+        while (i < this.steps.length) {
+            const step = this.steps[i]!;
+            const answer = await this.ask(step, i, answers.get(step.key)?.raw);
+            if (this.cancelled || answer.kind === 'cancel') {
+                return { action: 'cancel' };
+            }
+            if (answer.kind === 'decline') {
+                return { action: 'decline' };
+            }
+            if (answer.kind === 'back') {
+                i = Math.max(0, i - 1);
+                continue;
+            }
+            answers.set(step.key, { raw: answer.raw, value: answer.value });
+            i++;
+        }
+        const content: Record<string, StepValue> = Object.fromEntries(
+            [...answers].flatMap(([key, a]) => (a.value === undefined ? [] : [[key, a.value] as const])),
+        );
+        const error = validateContent(this.steps, content);
+        if (error !== undefined) {
+            // Each step was validated as it was answered, so this is a bug, not a user mistake.
+            throw new Error(`The answers do not fit the schema: ${error}`);
+        }
+        return { action: 'accept', content };
+    }
+
+    private ask(step: PromptStep, i: number, previous: string | string[] | undefined): Promise<StepAnswer> {
+        const title = stepTitle(this.heading.text, i + 1, this.steps.length);
+        switch (step.kind) {
+            case 'boolean':
+            case 'enum':
+                return this.pickOne(step, title, i > 0, previous);
+            case 'multiEnum':
+                return this.pickMany(step, title, i > 0, previous);
+            default:
+                return this.inputText(step, title, i > 0, previous);
+        }
+    }
+
+    /** A form with no fields: the message alone, to accept or decline. */
+    private async confirm(): Promise<PromptOutcome> {
+        const picker = vscode.window.createQuickPick<PickItem>();
+        picker.title = this.heading.text;
+        picker.placeholder = this.heading.truncated ? this.fullHeading : 'Accept or decline this request';
+        picker.items = [{ label: 'Accept', action: 'accept' }, DECLINE_ITEM];
+        const answer = await this.present(picker, finish => [
+            picker.onDidAccept(() => {
+                const item = picker.selectedItems[0];
+                if (item) {
+                    finish(item.action === 'accept' ? { kind: 'value', raw: '', value: undefined } : { kind: 'decline' });
+                }
+            }),
+        ]);
+        return answer.kind === 'value' ? { action: 'accept', content: {} } : answer.kind === 'decline' ? { action: 'decline' } : { action: 'cancel' };
+    }
+
+    private inputText(step: PromptStep, title: string, canGoBack: boolean, previous: string | string[] | undefined): Promise<StepAnswer> {
+        const box = vscode.window.createInputBox();
+        box.title = title;
+        box.prompt = this.withFullHeading(fieldPrompt(step));
+        box.placeholder = inputPlaceholder(step);
+        box.value = typeof previous === 'string' ? previous : defaultRaw(step);
+        box.buttons = this.buttons(canGoBack);
+        if (box.value !== '') {
+            box.validationMessage = validateStep(step, box.value);
+        }
+        return this.present(box, finish => [
+            box.onDidChangeValue(value => {
+                box.validationMessage = validateStep(step, value);
+            }),
+            box.onDidAccept(() => {
+                const error = validateStep(step, box.value);
+                if (error !== undefined) {
+                    box.validationMessage = error;
+                    return;
+                }
+                finish({ kind: 'value', raw: box.value, value: coerceStep(step, box.value) });
+            }),
+            box.onDidTriggerButton(button => finish(this.buttonAnswer(button))),
+        ]);
+    }
+
+    private pickOne(step: PromptStep & { kind: 'boolean' | 'enum' }, title: string, canGoBack: boolean, previous: string | string[] | undefined): Promise<StepAnswer> {
+        const picker = vscode.window.createQuickPick<PickItem>();
+        picker.title = title;
+        picker.placeholder = this.withFullHeading(fieldPrompt(step));
+        picker.matchOnDescription = true;
+        const choices: PickItem[] =
+            step.kind === 'boolean'
+                ? [
+                      { label: 'Yes', value: 'true' },
+                      { label: 'No', value: 'false' },
+                  ]
+                : step.options.map(o => ({ label: o.label, value: o.value, description: o.label === o.value ? undefined : o.value }));
+        const extras = [...(step.required ? [] : [SKIP_ITEM]), ...(this.options.allowDecline ? [DECLINE_ITEM] : [])];
+        picker.items = extras.length ? [...choices, SEPARATOR, ...extras] : choices;
+        const preselect = typeof previous === 'string' ? previous : defaultRaw(step);
+        const active = choices.find(c => c.value === preselect);
+        if (active) {
+            picker.activeItems = [active];
+        }
+        picker.buttons = canGoBack ? [vscode.QuickInputButtons.Back] : [];
+        return this.present(picker, finish => [
+            picker.onDidAccept(() => {
+                const item = picker.selectedItems[0] ?? picker.activeItems[0];
+                if (!item) {
+                    return;
+                }
+                if (item.action === 'decline') {
+                    finish({ kind: 'decline' });
+                } else if (item.action === 'skip') {
+                    finish({ kind: 'value', raw: '', value: undefined });
+                } else if (item.value !== undefined) {
+                    finish({ kind: 'value', raw: item.value, value: coerceStep(step, item.value) });
+                }
+            }),
+            picker.onDidTriggerButton(button => finish(this.buttonAnswer(button))),
+        ]);
+    }
+
+    private pickMany(step: MultiEnumStep, title: string, canGoBack: boolean, previous: string | string[] | undefined): Promise<StepAnswer> {
+        const picker = vscode.window.createQuickPick<PickItem>();
+        const placeholder = this.withFullHeading(`${fieldPrompt(step)}${step.required ? '' : ' (pick none to skip)'}`);
+        picker.title = title;
+        picker.placeholder = placeholder;
+        picker.canSelectMany = true;
+        picker.matchOnDescription = true;
+        const choices: PickItem[] = step.options.map(o => ({ label: o.label, value: o.value, description: o.label === o.value ? undefined : o.value }));
+        picker.items = choices;
+        const chosen = Array.isArray(previous) ? previous : (step.default ?? []);
+        picker.selectedItems = choices.filter(c => c.value !== undefined && chosen.includes(c.value));
+        // Decline is a button here: an item would be one more checkbox.
+        picker.buttons = this.buttons(canGoBack);
+        return this.present(picker, finish => [
+            picker.onDidAccept(() => {
+                const values = picker.selectedItems.flatMap(item => (item.value === undefined ? [] : [item.value]));
+                const error = validateStep(step, values);
+                if (error !== undefined) {
+                    // A quick pick has no validation message; the placeholder is where the eye is.
+                    picker.placeholder = `${error} — ${placeholder}`;
+                    return;
+                }
+                finish({ kind: 'value', raw: values, value: coerceStep(step, values) });
+            }),
+            picker.onDidChangeSelection(() => {
+                picker.placeholder = placeholder;
+            }),
+            picker.onDidTriggerButton(button => finish(this.buttonAnswer(button))),
+        ]);
+    }
+
+    private buttons(canGoBack: boolean): vscode.QuickInputButton[] {
+        return [...(canGoBack ? [vscode.QuickInputButtons.Back] : []), ...(this.options.allowDecline ? [DECLINE_BUTTON] : [])];
+    }
+
+    private buttonAnswer(button: vscode.QuickInputButton): StepAnswer {
+        return button === vscode.QuickInputButtons.Back ? { kind: 'back' } : { kind: 'decline' };
+    }
+
+    /** When the heading had to be shortened for the title, the full text goes with the first line of the field. */
+    private withFullHeading(text: string): string {
+        return this.heading.truncated ? `${this.fullHeading} — ${text}` : text;
+    }
+
+    /**
+     * Shows one quick input until `finish` is called: by the step's own handlers, by a hide
+     * (Escape, or another quick input taking the screen) as 'cancel', or by dispose().
+     */
+    private present(input: vscode.QuickInput, wire: (finish: (answer: StepAnswer) => void) => vscode.Disposable[]): Promise<StepAnswer> {
+        return new Promise<StepAnswer>(resolve => {
+            const subscriptions: vscode.Disposable[] = [];
+            let done = false;
+            const finish = (answer: StepAnswer) => {
+                if (done) {
+                    return;
+                }
+                done = true;
+                this.current = undefined;
+                this.finishCurrent = undefined;
+                subscriptions.forEach(s => s.dispose());
+                input.dispose();
+                resolve(answer);
+            };
+            if (this.cancelled) {
+                input.dispose();
+                resolve({ kind: 'cancel' });
+                return;
+            }
+            try {
+                subscriptions.push(...wire(finish), input.onDidHide(() => finish({ kind: 'cancel' })));
+            } catch (err) {
+                subscriptions.forEach(s => s.dispose());
+                input.dispose();
+                throw err;
+            }
+            input.ignoreFocusOut = true;
+            this.current = input;
+            this.finishCurrent = finish;
+            input.show();
+        });
+    }
+}

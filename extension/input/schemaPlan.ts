@@ -1,0 +1,325 @@
+// Turns a flat JSON schema (an MCP elicitation requestedSchema or a tool inputSchema) into
+// one prompt step per property, and checks and converts what the user types for each.
+// Kept free of `vscode` so every rule here runs under plain node:test. The checks on
+// answers live in stepChecks.ts and are re-exported here.
+import { compilePattern } from './stepChecks';
+
+export { coerceStep, validateContent, validateStep } from './stepChecks';
+
+export type StringFormat = 'email' | 'uri' | 'date' | 'date-time';
+
+export interface EnumOption {
+    value: string;
+    /** What the user sees: the oneOf/anyOf title or legacy enumName, else the value itself. */
+    label: string;
+}
+
+interface StepBase {
+    key: string;
+    /** The schema's title, or the property key when it has none. */
+    title: string;
+    description?: string;
+    required: boolean;
+}
+
+export interface StringStep extends StepBase {
+    kind: 'string';
+    default?: string;
+    minLength?: number;
+    maxLength?: number;
+    pattern?: string;
+    format?: StringFormat;
+}
+
+export interface NumberStep extends StepBase {
+    kind: 'number' | 'integer';
+    default?: number;
+    minimum?: number;
+    maximum?: number;
+    exclusiveMinimum?: number;
+    exclusiveMaximum?: number;
+}
+
+export interface BooleanStep extends StepBase {
+    kind: 'boolean';
+    default?: boolean;
+}
+
+export interface EnumStep extends StepBase {
+    kind: 'enum';
+    options: EnumOption[];
+    default?: string;
+}
+
+export interface MultiEnumStep extends StepBase {
+    kind: 'multiEnum';
+    options: EnumOption[];
+    default?: string[];
+    minItems?: number;
+    maxItems?: number;
+}
+
+export type PromptStep = StringStep | NumberStep | BooleanStep | EnumStep | MultiEnumStep;
+export type StepValue = string | number | boolean | string[];
+export type PlanResult = { ok: true; steps: PromptStep[] } | { ok: false; error: string };
+
+const FORMATS: readonly string[] = ['email', 'uri', 'date', 'date-time'];
+// Keywords that change what a value may be and that a flat prompt cannot honour.
+const UNSUPPORTED_KEYWORDS = ['$ref', '$dynamicRef', 'allOf', 'not', 'if', 'then', 'else', 'prefixItems', 'contains', 'multipleOf'];
+
+type Json = Record<string, unknown>;
+
+function isObject(value: unknown): value is Json {
+    return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function optionalNumber(value: unknown): number | undefined {
+    return typeof value === 'number' && Number.isFinite(value) ? value : undefined;
+}
+
+class PlanError extends Error {}
+
+export function planFromSchema(schema: unknown): PlanResult {
+    try {
+        return { ok: true, steps: buildSteps(schema) };
+    } catch (err) {
+        if (err instanceof PlanError) {
+            return { ok: false, error: err.message };
+        }
+        throw err;
+    }
+}
+
+function buildSteps(schema: unknown): PromptStep[] {
+    if (!isObject(schema)) {
+        throw new PlanError('The schema is not a JSON object.');
+    }
+    if (schema.type !== undefined && schema.type !== 'object') {
+        throw new PlanError(`The schema's top-level type is ${JSON.stringify(schema.type)}; only "object" with flat properties is supported.`);
+    }
+    for (const keyword of ['$ref', 'allOf', 'anyOf', 'oneOf', 'not', 'if', 'patternProperties']) {
+        if (schema[keyword] !== undefined) {
+            throw new PlanError(`The schema uses "${keyword}" at the top level, which cannot be shown as a form.`);
+        }
+    }
+    const properties = schema.properties ?? {};
+    if (!isObject(properties)) {
+        throw new PlanError('The schema\'s "properties" is not an object.');
+    }
+    const required = schema.required ?? [];
+    if (!Array.isArray(required) || !required.every(k => typeof k === 'string')) {
+        throw new PlanError('The schema\'s "required" is not a list of property names.');
+    }
+    for (const key of required) {
+        if (!Object.hasOwn(properties, key)) {
+            throw new PlanError(`Property "${key}" is required but not defined in "properties".`);
+        }
+    }
+    return Object.entries(properties).map(([key, property]) => buildStep(key, property, required.includes(key)));
+}
+
+function buildStep(key: string, property: unknown, required: boolean): PromptStep {
+    const fail = (what: string): never => {
+        throw new PlanError(`Property "${key}" ${what}, which cannot be shown as a form field.`);
+    };
+    if (!isObject(property)) {
+        return fail('is not a schema object');
+    }
+    if (property.type === 'object' || property.properties !== undefined) {
+        return fail('is a nested object');
+    }
+    for (const keyword of UNSUPPORTED_KEYWORDS) {
+        if (property[keyword] !== undefined) {
+            fail(`uses "${keyword}"`);
+        }
+    }
+    const base: StepBase = {
+        key,
+        title: typeof property.title === 'string' && property.title.trim() ? property.title : key,
+        required,
+    };
+    if (typeof property.description === 'string' && property.description.trim()) {
+        base.description = property.description;
+    }
+
+    const type = singleType(property.type, fail);
+    if (type === 'array') {
+        return multiEnumStep(base, property, fail);
+    }
+    const options = enumOptions(property, fail);
+    if (options) {
+        if (type !== undefined && type !== 'string') {
+            fail(`is a ${String(type)} enum (only string choices are supported)`);
+        }
+        const step: EnumStep = { ...base, kind: 'enum', options };
+        if (typeof property.default === 'string' && options.some(o => o.value === property.default)) {
+            step.default = property.default;
+        }
+        return step;
+    }
+    switch (type) {
+        case 'string':
+            return stringStep(base, property, fail);
+        case 'number':
+        case 'integer':
+            return numberStep(base, type, property);
+        case 'boolean': {
+            const step: BooleanStep = { ...base, kind: 'boolean' };
+            if (typeof property.default === 'boolean') {
+                step.default = property.default;
+            }
+            return step;
+        }
+        case 'object':
+            return fail('is a nested object');
+        case undefined:
+            return fail('has no "type"');
+        default:
+            return fail(`has type ${JSON.stringify(type)}`);
+    }
+}
+
+/**
+ * The property's one type. `["string", "null"]` (zod's `.nullable()`) counts as "string":
+ * the form never produces null, and a value of the other type is always acceptable.
+ */
+function singleType(type: unknown, fail: (what: string) => never): unknown {
+    if (!Array.isArray(type)) {
+        return type;
+    }
+    const nonNull = type.filter(t => t !== 'null');
+    return nonNull.length === 1 ? nonNull[0] : fail(`has several types (${JSON.stringify(type)})`);
+}
+
+/** Single-choice options from `enum` (+ legacy `enumNames`), `oneOf: [{const, title}]` or `const`; undefined if none. */
+function enumOptions(property: Json, fail: (what: string) => never): EnumOption[] | undefined {
+    if (property.anyOf !== undefined) {
+        fail('uses "anyOf"');
+    }
+    if (property.oneOf !== undefined) {
+        return constOptions(property.oneOf, 'oneOf', fail);
+    }
+    if (property.enum !== undefined) {
+        const values = property.enum;
+        if (!Array.isArray(values) || values.length === 0 || !values.every(v => typeof v === 'string')) {
+            return fail('has an "enum" that is not a non-empty list of strings');
+        }
+        const names = Array.isArray(property.enumNames) ? property.enumNames : [];
+        return values.map((value, i) => ({ value, label: typeof names[i] === 'string' && names[i] ? names[i] : value }));
+    }
+    if (property.const !== undefined) {
+        if (typeof property.const !== 'string') {
+            return fail('has a non-string "const"');
+        }
+        return [{ value: property.const, label: property.const }];
+    }
+    return undefined;
+}
+
+function constOptions(list: unknown, keyword: string, fail: (what: string) => never): EnumOption[] {
+    if (!Array.isArray(list) || list.length === 0) {
+        return fail(`has an empty or invalid "${keyword}"`);
+    }
+    return list.map(entry => {
+        if (!isObject(entry) || typeof entry.const !== 'string') {
+            return fail(`uses "${keyword}" with entries other than {const, title}`);
+        }
+        return { value: entry.const, label: typeof entry.title === 'string' && entry.title ? entry.title : entry.const };
+    });
+}
+
+function multiEnumStep(base: StepBase, property: Json, fail: (what: string) => never): MultiEnumStep {
+    const items = property.items;
+    if (!isObject(items)) {
+        return fail('is an array without an "items" schema');
+    }
+    let options: EnumOption[];
+    if (items.anyOf !== undefined) {
+        options = constOptions(items.anyOf, 'items.anyOf', fail);
+    } else if (items.oneOf !== undefined) {
+        options = constOptions(items.oneOf, 'items.oneOf', fail);
+    } else if (Array.isArray(items.enum) && items.enum.length > 0 && items.enum.every(v => typeof v === 'string') && (items.type === undefined || items.type === 'string')) {
+        options = items.enum.map(value => ({ value, label: value }));
+    } else {
+        return fail('is an array whose items are not string choices ("enum" or "anyOf" of {const, title})');
+    }
+    const step: MultiEnumStep = { ...base, kind: 'multiEnum', options };
+    const minItems = optionalNumber(property.minItems);
+    const maxItems = optionalNumber(property.maxItems);
+    if (minItems !== undefined) {
+        step.minItems = minItems;
+    }
+    if (maxItems !== undefined) {
+        step.maxItems = maxItems;
+    }
+    const def = property.default;
+    if (Array.isArray(def) && def.every(v => typeof v === 'string' && options.some(o => o.value === v))) {
+        step.default = def as string[];
+    }
+    return step;
+}
+
+function stringStep(base: StepBase, property: Json, fail: (what: string) => never): StringStep {
+    const step: StringStep = { ...base, kind: 'string' };
+    const minLength = optionalNumber(property.minLength);
+    const maxLength = optionalNumber(property.maxLength);
+    if (minLength !== undefined) {
+        step.minLength = minLength;
+    }
+    if (maxLength !== undefined) {
+        step.maxLength = maxLength;
+    }
+    if (property.pattern !== undefined) {
+        if (typeof property.pattern !== 'string' || !compilePattern(property.pattern)) {
+            fail(`has a "pattern" that is not a valid regular expression (${JSON.stringify(property.pattern)})`);
+        }
+        step.pattern = property.pattern as string;
+    }
+    // Other formats (uuid, ipv4, ...) are annotations we do not check; a zod schema usually carries a pattern too.
+    if (typeof property.format === 'string' && FORMATS.includes(property.format)) {
+        step.format = property.format as StringFormat;
+    }
+    if (typeof property.default === 'string') {
+        step.default = property.default;
+    }
+    return step;
+}
+
+function numberStep(base: StepBase, kind: 'number' | 'integer', property: Json): NumberStep {
+    const step: NumberStep = { ...base, kind };
+    let minimum = optionalNumber(property.minimum);
+    let maximum = optionalNumber(property.maximum);
+    let exclusiveMinimum = optionalNumber(property.exclusiveMinimum);
+    let exclusiveMaximum = optionalNumber(property.exclusiveMaximum);
+    // Draft-04 spells exclusivity as a boolean modifier of minimum/maximum.
+    if (property.exclusiveMinimum === true && minimum !== undefined) {
+        exclusiveMinimum = minimum;
+        minimum = undefined;
+    }
+    if (property.exclusiveMaximum === true && maximum !== undefined) {
+        exclusiveMaximum = maximum;
+        maximum = undefined;
+    }
+    Object.assign(step, definedOnly({ minimum, maximum, exclusiveMinimum, exclusiveMaximum }));
+    if (typeof property.default === 'number' && Number.isFinite(property.default)) {
+        step.default = property.default;
+    }
+    return step;
+}
+
+function definedOnly<T extends object>(value: T): Partial<T> {
+    return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
+
+/** "step i of n", with i counted from 1. */
+export function stepLabel(i: number, n: number): string {
+    return `step ${i} of ${n}`;
+}
+
+/** The text an input box starts with: the schema default, or empty. */
+export function defaultRaw(step: PromptStep): string {
+    if (step.default === undefined) {
+        return '';
+    }
+    return Array.isArray(step.default) ? step.default.join(', ') : String(step.default);
+}

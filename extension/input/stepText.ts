@@ -1,0 +1,69 @@
+// The words on each prompt, kept free of `vscode` so they are unit-tested with the plan.
+import { stepLabel, type PromptStep } from './schemaPlan';
+
+const TITLE_LIMIT = 100;
+
+/** One line for a quick input title; `truncated` tells the caller to show the full text elsewhere. */
+export function oneLine(text: string, limit = TITLE_LIMIT): { text: string; truncated: boolean } {
+    const flat = text.replace(/\s+/g, ' ').trim();
+    if ([...flat].length <= limit) {
+        return { text: flat, truncated: false };
+    }
+    return { text: `${[...flat].slice(0, limit - 1).join('').trimEnd()}…`, truncated: true };
+}
+
+/** "<heading> (step i of n)", with i counted from 1. */
+export function stepTitle(heading: string, i: number, n: number): string {
+    return `${heading} (${stepLabel(i, n)})`;
+}
+
+/** The line under an input box, or the placeholder of a quick pick: which field, and what it is for. */
+export function fieldPrompt(step: PromptStep): string {
+    const name = step.required ? step.title : `${step.title} (optional)`;
+    return step.description ? `${name}: ${step.description}` : name;
+}
+
+/** What an empty input box shows: the expected shape of the value. */
+export function inputPlaceholder(step: PromptStep): string {
+    const parts: string[] = [];
+    if (step.kind === 'string') {
+        switch (step.format) {
+            case 'email':
+                parts.push('name@example.com');
+                break;
+            case 'uri':
+                parts.push('https://example.com/…');
+                break;
+            case 'date':
+                parts.push('YYYY-MM-DD');
+                break;
+            case 'date-time':
+                parts.push('YYYY-MM-DDThh:mm:ssZ');
+                break;
+            default:
+                parts.push(lengthHint(step.minLength, step.maxLength));
+        }
+    } else if (step.kind === 'number' || step.kind === 'integer') {
+        parts.push(step.kind === 'integer' ? 'A whole number' : 'A number', rangeHint(step));
+    }
+    if (!step.required) {
+        parts.push('leave empty to skip');
+    }
+    return parts.filter(p => p !== '').join(', ');
+}
+
+function lengthHint(min: number | undefined, max: number | undefined): string {
+    if (min !== undefined && max !== undefined) {
+        return `${min} to ${max} characters`;
+    }
+    if (min !== undefined) {
+        return `At least ${min} characters`;
+    }
+    return max !== undefined ? `At most ${max} characters` : '';
+}
+
+function rangeHint(step: { minimum?: number; maximum?: number; exclusiveMinimum?: number; exclusiveMaximum?: number }): string {
+    const low = step.minimum !== undefined ? `≥ ${step.minimum}` : step.exclusiveMinimum !== undefined ? `> ${step.exclusiveMinimum}` : undefined;
+    const high = step.maximum !== undefined ? `≤ ${step.maximum}` : step.exclusiveMaximum !== undefined ? `< ${step.exclusiveMaximum}` : undefined;
+    return [low, high].filter(Boolean).join(' and ');
+}

@@ -1,0 +1,35 @@
+import { answerElicitation, showActivePrompt } from '../input/prompter';
+import type { SamplingResponder } from '../lm/sampling';
+import type { PendingInputs } from '../tasks/pendingInputs';
+import type { TaskModel } from '../tasks/taskModel';
+import { taskLabel } from '../tasks/taskView';
+import { OWN_CLIENT_NAME, type InputHandlers } from './ownerConnection';
+
+/**
+ * The server sends our connection the input requests of tasks we started, and of tasks whose
+ * own client cannot answer (it declared no elicitation or sampling). Name the asker either way.
+ */
+export function createInputHandlers(model: TaskModel, pending: PendingInputs, sampling: SamplingResponder): InputHandlers {
+    const askerOf = (taskId: string | undefined): string => {
+        const view = taskId ? model.get(taskId) : undefined;
+        if (!view) {
+            return 'MCP Tasks';
+        }
+        const client = view.clientName && view.clientName !== OWN_CLIENT_NAME ? ` (for ${view.clientName})` : '';
+        return `${taskLabel(view)}${client}`;
+    };
+    return {
+        elicit: async (params, { signal, taskId }) => {
+            const registration = taskId ? pending.set(taskId, { show: () => void showActivePrompt() }) : undefined;
+            try {
+                return await answerElicitation(params, { signal, clientName: askerOf(taskId) });
+            } finally {
+                registration?.dispose();
+            }
+        },
+        createMessage: (params, { signal, taskId }) => {
+            const view = taskId ? model.get(taskId) : undefined;
+            return sampling.createMessage(params, { signal, clientName: view?.clientName ?? OWN_CLIENT_NAME });
+        },
+    };
+}

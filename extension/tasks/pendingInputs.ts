@@ -1,0 +1,23 @@
+/** Prompts the extension has open for tasks, so clicking a needs-input task can bring one back. */
+export interface Reopenable {
+    show(): void;
+}
+
+export class PendingInputs {
+    private readonly byTask = new Map<string, Reopenable>();
+
+    set(taskId: string, prompt: Reopenable): { dispose(): void } {
+        this.byTask.set(taskId, prompt);
+        return {
+            dispose: () => {
+                if (this.byTask.get(taskId) === prompt) {
+                    this.byTask.delete(taskId);
+                }
+            },
+        };
+    }
+
+    get(taskId: string): Reopenable | undefined {
+        return this.byTask.get(taskId);
+    }
+}

@@ -1,0 +1,200 @@
+import { compareTasks, fromWire, isTerminal, type TaskProgress, type TaskView } from './taskView';
+
+export interface ModelChange {
+    /** Tasks whose fields changed (same objects as before: identity is stable per task id). */
+    changed: TaskView[];
+    /** True when tasks appeared, vanished or moved between groups: the order must be recomputed. */
+    structural: boolean;
+}
+
+type Listener = (change: ModelChange) => void;
+
+/**
+ * Every task the owner connection knows of. Updates are pushed in (status notifications,
+ * progress, a slow reconciliation list) and announced as fine-grained changes.
+ */
+export class TaskModel {
+    private readonly tasks = new Map<string, TaskView>();
+    private readonly childrenOf = new Map<string, Set<string>>();
+    private readonly listeners = new Set<Listener>();
+
+    get size(): number {
+        return this.tasks.size;
+    }
+
+    onDidChange(listener: Listener): { dispose(): void } {
+        this.listeners.add(listener);
+        return { dispose: () => this.listeners.delete(listener) };
+    }
+
+    get(taskId: string): TaskView | undefined {
+        return this.tasks.get(taskId);
+    }
+
+    all(): TaskView[] {
+        return [...this.tasks.values()];
+    }
+
+    /** Top level: tasks without a parent, or whose parent we do not know. */
+    roots(): TaskView[] {
+        return this.all()
+            .filter(view => !view.parentTaskId || !this.tasks.has(view.parentTaskId))
+            .sort(compareTasks);
+    }
+
+    children(parentTaskId: string): TaskView[] {
+        const ids = this.childrenOf.get(parentTaskId);
+        if (!ids) {
+            return [];
+        }
+        return [...ids]
+            .map(id => this.tasks.get(id))
+            .filter((view): view is TaskView => view !== undefined)
+            .sort(compareTasks);
+    }
+
+    hasChildren(taskId: string): boolean {
+        return (this.childrenOf.get(taskId)?.size ?? 0) > 0;
+    }
+
+    running(): TaskView[] {
+        return this.all().filter(view => !view.lost && !isTerminal(view.status));
+    }
+
+    /** Applies a Task from the server; returns the (stable) view. */
+    applyWire(wire: Record<string, unknown>): TaskView | undefined {
+        const incoming = fromWire(wire);
+        if (!incoming) {
+            return undefined;
+        }
+        const change = this.merge(incoming);
+        this.emit({ changed: [change.view], structural: change.structural });
+        return change.view;
+    }
+
+    applyProgress(taskId: string, progress: TaskProgress): void {
+        const view = this.tasks.get(taskId);
+        if (view && !isTerminal(view.status)) {
+            view.progress = progress;
+            this.emit({ changed: [view], structural: false });
+        }
+    }
+
+    /** A full listing from the server: adds what we missed and drops what the server no longer has. */
+    reconcile(list: Record<string, unknown>[]): void {
+        const seen = new Set<string>();
+        const changed: TaskView[] = [];
+        let structural = false;
+        for (const wire of list) {
+            const incoming = fromWire(wire);
+            if (!incoming) {
+                continue;
+            }
+            seen.add(incoming.taskId);
+            const before = this.tasks.get(incoming.taskId);
+            if (before && before.lastUpdatedAt === incoming.lastUpdatedAt && before.status === incoming.status && !before.lost) {
+                continue;
+            }
+            const change = this.merge(incoming);
+            changed.push(change.view);
+            structural ||= change.structural;
+        }
+        for (const view of this.all()) {
+            if (!seen.has(view.taskId) && !view.lost) {
+                this.remove(view.taskId);
+                structural = true;
+            }
+        }
+        if (changed.length > 0 || structural) {
+            this.emit({ changed, structural });
+        }
+    }
+
+    /** The server process died: unfinished tasks will never finish. */
+    markLost(): void {
+        const changed = this.running();
+        for (const view of changed) {
+            view.lost = true;
+        }
+        if (changed.length > 0) {
+            this.emit({ changed, structural: true });
+        }
+    }
+
+    /** Forgets finished (and lost) tasks, keeping running ones and the parents of running children. */
+    clearFinished(): number {
+        let removed = 0;
+        for (const view of this.all()) {
+            if ((view.lost || isTerminal(view.status)) && !this.hasLiveDescendant(view.taskId)) {
+                this.remove(view.taskId);
+                removed++;
+            }
+        }
+        if (removed > 0) {
+            this.emit({ changed: [], structural: true });
+        }
+        return removed;
+    }
+
+    remove(taskId: string): void {
+        const view = this.tasks.get(taskId);
+        if (!view) {
+            return;
+        }
+        this.tasks.delete(taskId);
+        if (view.parentTaskId) {
+            this.childrenOf.get(view.parentTaskId)?.delete(taskId);
+        }
+    }
+
+    private hasLiveDescendant(taskId: string): boolean {
+        for (const child of this.childrenOf.get(taskId) ?? []) {
+            const view = this.tasks.get(child);
+            if (view && ((!view.lost && !isTerminal(view.status)) || this.hasLiveDescendant(child))) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private merge(incoming: TaskView): { view: TaskView; structural: boolean } {
+        const existing = this.tasks.get(incoming.taskId);
+        if (!existing) {
+            this.tasks.set(incoming.taskId, incoming);
+            if (incoming.parentTaskId) {
+                let set = this.childrenOf.get(incoming.parentTaskId);
+                if (!set) {
+                    set = new Set();
+                    this.childrenOf.set(incoming.parentTaskId, set);
+                }
+                set.add(incoming.taskId);
+            }
+            return { view: incoming, structural: true };
+        }
+        // Never let a late or reordered update undo a terminal state.
+        if (isTerminal(existing.status) && !isTerminal(incoming.status)) {
+            return { view: existing, structural: false };
+        }
+        const movedGroup = existing.status !== incoming.status || existing.lost === true;
+        existing.status = incoming.status;
+        existing.statusMessage = incoming.statusMessage;
+        existing.lastUpdatedAt = incoming.lastUpdatedAt;
+        existing.ttl = incoming.ttl;
+        existing.lost = false;
+        if (incoming.toolName !== 'task') {
+            existing.toolName = incoming.toolName;
+            existing.args = incoming.args;
+            existing.clientName = incoming.clientName;
+        }
+        if (isTerminal(existing.status)) {
+            existing.progress = undefined;
+        }
+        return { view: existing, structural: movedGroup };
+    }
+
+    private emit(change: ModelChange): void {
+        for (const listener of this.listeners) {
+            listener(change);
+        }
+    }
+}

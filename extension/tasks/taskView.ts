@@ -1,0 +1,142 @@
+/** Wire-level facts the sidebar shows about one task (no vscode import: unit-tested). */
+export type TaskStatus = 'working' | 'input_required' | 'completed' | 'failed' | 'cancelled';
+
+export const PARENT_TASK_META_KEY = 'dev.mcp-tasks/parent-task-id';
+export const TASK_INFO_META_KEY = 'dev.mcp-tasks/task-info';
+
+export interface TaskProgress {
+    progress: number;
+    total?: number;
+    message?: string;
+}
+
+export interface TaskView {
+    taskId: string;
+    status: TaskStatus;
+    statusMessage?: string;
+    createdAt: string;
+    lastUpdatedAt: string;
+    ttl: number | null;
+    toolName: string;
+    args: Record<string, unknown>;
+    clientName?: string;
+    parentTaskId?: string;
+    progress?: TaskProgress;
+    /** The server process that ran it died: its outcome will never come. */
+    lost?: boolean;
+}
+
+export function isTerminal(status: TaskStatus): boolean {
+    return status === 'completed' || status === 'failed' || status === 'cancelled';
+}
+
+/** Reads a Task as the server sends it to the owner (status notification, tasks/get, tasks/list). */
+export function fromWire(wire: Record<string, unknown>): TaskView | undefined {
+    if (typeof wire.taskId !== 'string' || typeof wire.status !== 'string') {
+        return undefined;
+    }
+    const meta = (wire._meta ?? {}) as Record<string, unknown>;
+    const info = (meta[TASK_INFO_META_KEY] ?? {}) as { toolName?: unknown; args?: unknown; clientName?: unknown };
+    const parent = meta[PARENT_TASK_META_KEY];
+    return {
+        taskId: wire.taskId,
+        status: wire.status as TaskStatus,
+        statusMessage: typeof wire.statusMessage === 'string' ? wire.statusMessage : undefined,
+        createdAt: String(wire.createdAt ?? ''),
+        lastUpdatedAt: String(wire.lastUpdatedAt ?? ''),
+        ttl: typeof wire.ttl === 'number' ? wire.ttl : null,
+        toolName: typeof info.toolName === 'string' ? info.toolName : 'task',
+        args: info.args && typeof info.args === 'object' ? (info.args as Record<string, unknown>) : {},
+        clientName: typeof info.clientName === 'string' ? info.clientName : undefined,
+        parentTaskId: typeof parent === 'string' ? parent : undefined,
+    };
+}
+
+/** The arguments that name an invocation best, in the order tools use them. */
+const KEY_ARGUMENTS = ['label', 'topic', 'filename', 'job_id', 'app', 'step', 'name'];
+
+export function keyArgument(view: Pick<TaskView, 'args'>): string | undefined {
+    for (const key of KEY_ARGUMENTS) {
+        const value = view.args[key];
+        if (typeof value === 'string' && value !== '') {
+            return value;
+        }
+    }
+    return undefined;
+}
+
+export function taskLabel(view: Pick<TaskView, 'toolName' | 'args'>): string {
+    const key = keyArgument(view);
+    return key ? `${view.toolName}: ${key}` : view.toolName;
+}
+
+export const STATUS_TEXT: Record<TaskStatus, string> = {
+    working: 'running',
+    input_required: 'needs input',
+    completed: 'completed',
+    failed: 'failed',
+    cancelled: 'cancelled',
+};
+
+export function progressPercent(progress: TaskProgress | undefined): number | undefined {
+    if (!progress || !progress.total || progress.total <= 0) {
+        return undefined;
+    }
+    return Math.max(0, Math.min(100, Math.round((progress.progress / progress.total) * 100)));
+}
+
+export function formatElapsed(ms: number): string {
+    const seconds = Math.max(0, Math.floor(ms / 1000));
+    if (seconds < 60) {
+        return `${seconds}s`;
+    }
+    const minutes = Math.floor(seconds / 60);
+    if (minutes < 60) {
+        return `${minutes}m ${String(seconds % 60).padStart(2, '0')}s`;
+    }
+    return `${Math.floor(minutes / 60)}h ${String(minutes % 60).padStart(2, '0')}m`;
+}
+
+/** "running · 40% · 12s": status, progress when known, and time so far (or total time when done). */
+export function taskDescription(view: TaskView, now: number): string {
+    const parts: string[] = [view.lost ? 'lost (server stopped)' : STATUS_TEXT[view.status]];
+    const percent = progressPercent(view.progress);
+    if (percent !== undefined && !isTerminal(view.status)) {
+        parts.push(`${percent}%`);
+    }
+    const started = Date.parse(view.createdAt);
+    const ended = isTerminal(view.status) ? Date.parse(view.lastUpdatedAt) : now;
+    if (!Number.isNaN(started) && !Number.isNaN(ended)) {
+        parts.push(formatElapsed(ended - started));
+    }
+    return parts.join(' · ');
+}
+
+export type ClientKind = 'copilot' | 'editor' | 'other';
+
+/** Who started a task, from the client name it gave in initialize. */
+export function clientKind(clientName: string | undefined, ownClientName: string): ClientKind {
+    if (clientName === ownClientName) {
+        return 'editor';
+    }
+    if (clientName && /visual studio code|vscode|code-server|copilot/i.test(clientName)) {
+        return 'copilot';
+    }
+    return 'other';
+}
+
+export const CLIENT_KIND_TEXT: Record<ClientKind, string> = {
+    copilot: 'Copilot (VS Code MCP client)',
+    editor: 'this editor (Run Tool)',
+    other: 'another MCP client',
+};
+
+/** Sidebar order: running, then needs input, then finished; newest first within each group. */
+export function compareTasks(a: TaskView, b: TaskView): number {
+    const rank = (view: TaskView) => (view.lost ? 2 : view.status === 'working' ? 0 : view.status === 'input_required' ? 1 : 2);
+    const byGroup = rank(a) - rank(b);
+    if (byGroup !== 0) {
+        return byGroup;
+    }
+    return b.createdAt.localeCompare(a.createdAt) || a.taskId.localeCompare(b.taskId);
+}

@@ -1,0 +1,81 @@
+import * as vscode from 'vscode';
+import { Commands } from '../constants';
+import { Disposable } from '../lifecycle';
+import type { TaskModel } from '../tasks/taskModel';
+import { progressPercent, taskLabel, type TaskView } from '../tasks/taskView';
+
+/**
+ * Hidden when idle. While tasks run: a spinner, the count and the latest progress; a task that
+ * needs input turns it into a warning until answered; a server failure shows with a link to the log.
+ */
+export class TasksStatusBar extends Disposable {
+    private readonly item: vscode.StatusBarItem;
+    private latest?: TaskView;
+    private serverProblem?: string;
+    private scheduled = false;
+
+    constructor(private readonly model: TaskModel) {
+        super();
+        this.item = this.register(vscode.window.createStatusBarItem('mcpTasks.status', vscode.StatusBarAlignment.Left, 50));
+        this.item.name = 'MCP Tasks';
+        this.register(
+            model.onDidChange(change => {
+                const progressed = change.changed.filter(view => view.progress);
+                if (progressed.length > 0) {
+                    this.latest = progressed[progressed.length - 1];
+                }
+                this.schedule();
+            }),
+        );
+    }
+
+    /** Shows a server problem (or clears it with undefined). */
+    setServerProblem(message: string | undefined): void {
+        this.serverProblem = message;
+        this.update();
+    }
+
+    get text(): string {
+        return this.item.text;
+    }
+
+    private schedule(): void {
+        if (!this.scheduled) {
+            this.scheduled = true;
+            setTimeout(() => {
+                this.scheduled = false;
+                this.update();
+            }, 0);
+        }
+    }
+
+    private update(): void {
+        if (this.serverProblem) {
+            this.item.text = '$(error) MCP Tasks';
+            this.item.tooltip = `${this.serverProblem} — click to open the log`;
+            this.item.command = Commands.showLog;
+            this.item.backgroundColor = new vscode.ThemeColor('statusBarItem.errorBackground');
+            this.item.show();
+            return;
+        }
+        const running = this.model.running();
+        if (running.length === 0) {
+            this.item.hide();
+            return;
+        }
+        const waiting = running.filter(view => view.status === 'input_required');
+        const latest = this.latest && running.includes(this.latest) ? this.latest : running.find(view => view.progress);
+        const percent = progressPercent(latest?.progress);
+        const count = `${running.length} ${running.length === 1 ? 'task' : 'tasks'}`;
+        const detail = waiting.length > 0 ? ` · ${waiting.length} needs input` : latest && percent !== undefined ? ` · ${latest.toolName} ${percent}%` : '';
+        this.item.text = `${waiting.length > 0 ? '$(bell-dot)' : '$(sync~spin)'} ${count}${detail}`;
+        this.item.backgroundColor = waiting.length > 0 ? new vscode.ThemeColor('statusBarItem.warningBackground') : undefined;
+        const lines = running.map(view => {
+            const p = progressPercent(view.progress);
+            return `${view.status === 'input_required' ? '$(bell-dot)' : '$(sync~spin)'} ${taskLabel(view)}${p !== undefined ? ` — ${p}%` : ''}`;
+        });
+        this.item.tooltip = new vscode.MarkdownString(`**MCP Tasks**\n\n${lines.join('\n\n')}\n\n_Click to show the Tasks view._`, true);
+        this.item.command = Commands.focusTasks;
+        this.item.show();
+    }
+}

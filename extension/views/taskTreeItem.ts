@@ -1,0 +1,73 @@
+import * as vscode from 'vscode';
+import { Commands, ContextValues } from '../constants';
+import { OWN_CLIENT_NAME } from '../mcp/ownerConnection';
+import { CLIENT_KIND_TEXT, clientKind, isTerminal, STATUS_TEXT, taskDescription, taskLabel, type TaskView } from '../tasks/taskView';
+
+const ICONS: Record<TaskView['status'], vscode.ThemeIcon> = {
+    working: new vscode.ThemeIcon('sync~spin'),
+    input_required: new vscode.ThemeIcon('bell-dot', new vscode.ThemeColor('notificationsWarningIcon.foreground')),
+    completed: new vscode.ThemeIcon('pass', new vscode.ThemeColor('testing.iconPassed')),
+    failed: new vscode.ThemeIcon('error', new vscode.ThemeColor('testing.iconFailed')),
+    cancelled: new vscode.ThemeIcon('circle-slash'),
+};
+const LOST_ICON = new vscode.ThemeIcon('debug-disconnect', new vscode.ThemeColor('disabledForeground'));
+
+export function contextValueOf(view: TaskView): string {
+    if (view.lost) {
+        return ContextValues.lost;
+    }
+    if (view.status === 'working') {
+        return ContextValues.running;
+    }
+    return view.status === 'input_required' ? ContextValues.needsInput : ContextValues.finished;
+}
+
+export function toTreeItem(view: TaskView, hasChildren: boolean, now = Date.now()): vscode.TreeItem {
+    const item = new vscode.TreeItem(taskLabel(view), hasChildren ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.None);
+    item.id = view.taskId;
+    item.description = taskDescription(view, now);
+    item.iconPath = view.lost ? LOST_ICON : ICONS[view.status];
+    item.contextValue = contextValueOf(view);
+    item.tooltip = tooltip(view);
+    item.accessibilityInformation = { label: `${taskLabel(view)}, ${item.description}` };
+    if (isTerminal(view.status) && !view.lost) {
+        item.command = { command: Commands.showResult, title: 'Show Result', arguments: [view] };
+    } else if (view.status === 'input_required') {
+        item.command = { command: Commands.respond, title: 'Respond', arguments: [view] };
+    }
+    return item;
+}
+
+function tooltip(view: TaskView): vscode.MarkdownString {
+    const md = new vscode.MarkdownString(undefined, true);
+    md.appendMarkdown(`**${escape(taskLabel(view))}** — ${view.lost ? 'lost (the server stopped)' : STATUS_TEXT[view.status]}\n\n`);
+    if (view.statusMessage) {
+        md.appendMarkdown(`${escape(view.statusMessage)}\n\n`);
+    }
+    md.appendMarkdown(`| | |\n|---|---|\n`);
+    md.appendMarkdown(`| Task id | \`${view.taskId}\` |\n`);
+    md.appendMarkdown(`| Started by | ${CLIENT_KIND_TEXT[clientKind(view.clientName, OWN_CLIENT_NAME)]}${view.clientName ? ` (${escape(view.clientName)})` : ''} |\n`);
+    md.appendMarkdown(`| Created | ${new Date(view.createdAt).toLocaleString()} |\n`);
+    md.appendMarkdown(`| TTL | ${view.ttl === null ? 'unlimited' : formatTtl(view.ttl)} |\n`);
+    if (view.parentTaskId) {
+        md.appendMarkdown(`| Parent | \`${view.parentTaskId}\` |\n`);
+    }
+    if (!isTerminal(view.status) && !view.lost) {
+        md.appendMarkdown(`\n_Stopping the chat request does not stop this task: use **Cancel** here._`);
+    }
+    return md;
+}
+
+function formatTtl(ms: number): string {
+    if (ms % 3_600_000 === 0) {
+        return `${ms / 3_600_000} h`;
+    }
+    if (ms % 60_000 === 0) {
+        return `${ms / 60_000} min`;
+    }
+    return `${Math.round(ms / 1000)} s`;
+}
+
+function escape(text: string): string {
+    return text.replace(/[\\`*_{}[\]()#+\-.!|<>]/g, ch => `\\${ch}`);
+}

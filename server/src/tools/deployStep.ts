@@ -1,0 +1,59 @@
+import { z } from 'zod';
+import { defineTool, sleep, textResult } from './types.js';
+
+export const DEPLOY_STEPS = ['build', 'test', 'push'] as const;
+export type DeployStep = (typeof DEPLOY_STEPS)[number];
+
+/** Seconds with one decimal, as the step summaries show them. */
+export function roundSeconds(ms: number): number {
+    return Math.round(ms / 100) / 10;
+}
+
+/**
+ * One simulated deploy step. Hidden: `deploy` starts it as a sub-task, a client never sees or
+ * calls it, so its arguments are the parent's business (including the failure switch).
+ */
+export const deployStepTool = defineTool({
+    name: 'deploy_step',
+    title: 'Deploy step (internal)',
+    description: 'One step of a simulated deploy (build, test or push): works for `seconds`, reporting progress each second. Started by deploy as a sub-task; not offered to clients.',
+    inputSchema: z.object({
+        app: z.string().min(1).max(200).describe('The application being deployed.'),
+        step: z.enum(DEPLOY_STEPS).describe('Which step this is.'),
+        seconds: z.number().min(0).max(3600).describe('How long the step works, in seconds.'),
+        fail: z.boolean().default(false).describe('Fail at the end instead of completing (to demonstrate failure propagation).'),
+    }),
+    outputSchema: z.object({
+        step: z.enum(DEPLOY_STEPS),
+        status: z.literal('completed'),
+        seconds: z.number(),
+    }),
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+    taskSupport: 'required',
+    hidden: true,
+    keyArgument: 'step',
+    async run({ app, step, seconds, fail }, ctx) {
+        const started = performance.now();
+        const ticks = Math.ceil(seconds);
+        let done = 0;
+        try {
+            for (let i = 1; i <= ticks; i++) {
+                await sleep(Math.min(1, seconds - (i - 1)) * 1000, ctx.signal);
+                done = i;
+                ctx.progress(Math.min(i, seconds), seconds, `${step} ${app}: ${i}/${ticks} s`);
+            }
+        } catch (err) {
+            if (ctx.signal.aborted) {
+                // Tests read this line to know the work really stopped.
+                ctx.log.info(`[deploy_step] cancelled ${step} for ${app} at ${done}/${ticks}`);
+            }
+            throw err;
+        }
+        const took = roundSeconds(performance.now() - started);
+        const name = step[0]!.toUpperCase() + step.slice(1);
+        if (fail) {
+            return textResult(`${name} of ${app} failed after ${took.toFixed(1)} s (simulated failure, fail="${step}")`, true);
+        }
+        return { content: [{ type: 'text', text: `${name} of ${app} completed in ${took.toFixed(1)} s` }], structuredContent: { step, status: 'completed', seconds: took } };
+    },
+});

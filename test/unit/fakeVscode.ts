@@ -1,0 +1,218 @@
+// A small stand-in for the `vscode` module, enough to drive the prompter and the sampling
+// responder from node:test. Importing this file first makes `require('vscode')` load it.
+// It models only what those modules touch; the real behaviour is checked in the extension host.
+import Module from 'node:module';
+
+type Listener<T> = (value: T) => void;
+
+class Emitter<T> {
+    private listeners: Listener<T>[] = [];
+    readonly event = (listener: Listener<T>) => {
+        this.listeners.push(listener);
+        return { dispose: () => (this.listeners = this.listeners.filter(l => l !== listener)) };
+    };
+    fire(value: T): void {
+        for (const listener of [...this.listeners]) {
+            listener(value);
+        }
+    }
+}
+
+export class ThemeIcon {
+    constructor(readonly id: string) {}
+}
+
+export enum QuickPickItemKind {
+    Separator = -1,
+    Default = 0,
+}
+
+export const QuickInputButtons = { Back: { iconPath: new ThemeIcon('arrow-left'), tooltip: 'Back' } };
+
+interface Item {
+    label: string;
+    kind?: QuickPickItemKind;
+}
+
+/** One quick input; tests read its fields and call accept/hide/trigger as a user would. */
+export class FakeQuickInput {
+    title: string | undefined;
+    placeholder: string | undefined;
+    prompt: string | undefined;
+    value = '';
+    validationMessage: unknown;
+    ignoreFocusOut = false;
+    canSelectMany = false;
+    matchOnDescription = false;
+    buttons: readonly unknown[] = [];
+    items: readonly Item[] = [];
+    activeItems: readonly Item[] = [];
+    selectedItems: readonly Item[] = [];
+    visible = false;
+    disposed = false;
+    shown = 0;
+    private readonly accept = new Emitter<void>();
+    private readonly hideEmitter = new Emitter<void>();
+    private readonly changeValue = new Emitter<string>();
+    private readonly button = new Emitter<unknown>();
+    private readonly selection = new Emitter<readonly Item[]>();
+    readonly onDidAccept = this.accept.event;
+    readonly onDidHide = this.hideEmitter.event;
+    readonly onDidChangeValue = this.changeValue.event;
+    readonly onDidTriggerButton = this.button.event;
+    readonly onDidChangeSelection = this.selection.event;
+
+    constructor(readonly kind: 'input' | 'pick') {}
+
+    show(): void {
+        this.visible = true;
+        this.shown++;
+        fake.opened.push(this);
+        fake.notify();
+    }
+    hide(): void {
+        if (this.visible) {
+            this.visible = false;
+            this.hideEmitter.fire();
+        }
+    }
+    dispose(): void {
+        this.hide();
+        this.disposed = true;
+    }
+
+    // What a user does:
+    typeText(value: string): void {
+        this.value = value;
+        this.changeValue.fire(value);
+    }
+    enter(): void {
+        this.accept.fire();
+    }
+    pick(label: string): void {
+        const item = this.items.find(i => i.label === label);
+        if (!item) {
+            throw new Error(`No item "${label}" in ${this.items.map(i => i.label).join(', ')}`);
+        }
+        this.selectedItems = [item];
+        this.accept.fire();
+    }
+    check(labels: string[]): void {
+        this.selectedItems = this.items.filter(i => labels.includes(i.label));
+        this.selection.fire(this.selectedItems);
+    }
+    press(tooltip: string): void {
+        const button = this.buttons.find(b => (b as { tooltip?: string }).tooltip === tooltip);
+        if (!button) {
+            throw new Error(`No button "${tooltip}"`);
+        }
+        this.button.fire(button);
+    }
+    escape(): void {
+        this.hide();
+    }
+    labels(): string[] {
+        return this.items.map(i => (i.kind === QuickPickItemKind.Separator ? '---' : i.label));
+    }
+}
+
+type MessageHandler = (message: string, ...rest: unknown[]) => unknown;
+
+/** Test controls: every input opened, the messages shown, and how to answer them. */
+export const fake = {
+    opened: [] as FakeQuickInput[],
+    messages: [] as { level: string; message: string; args: unknown[] }[],
+    openedExternal: [] as string[],
+    openExternalResult: true,
+    onInformation: undefined as MessageHandler | undefined,
+    models: [] as unknown[],
+    waiters: [] as (() => void)[],
+    notify(): void {
+        for (const waiter of this.waiters.splice(0)) {
+            waiter();
+        }
+    },
+    /** The next input that is shown (or the one already visible). */
+    async next(): Promise<FakeQuickInput> {
+        for (;;) {
+            const visible = this.opened.find(i => i.visible && !i.disposed);
+            if (visible) {
+                return visible;
+            }
+            await new Promise<void>(resolve => this.waiters.push(resolve));
+        }
+    },
+    /** Escapes whatever a failed test left open, so the prompt queue moves on. */
+    reset(): void {
+        for (const input of this.opened) {
+            input.escape();
+        }
+        this.opened = [];
+        this.messages = [];
+        this.openedExternal = [];
+        this.openExternalResult = true;
+        this.onInformation = undefined;
+        this.models = [];
+    },
+};
+
+export class CancellationTokenSource {
+    private readonly emitter = new Emitter<void>();
+    readonly token = { isCancellationRequested: false, onCancellationRequested: this.emitter.event };
+    cancel(): void {
+        if (!this.token.isCancellationRequested) {
+            this.token.isCancellationRequested = true;
+            this.emitter.fire();
+        }
+    }
+    dispose(): void {}
+}
+
+export class LanguageModelError extends Error {
+    constructor(
+        message: string,
+        readonly code: string,
+    ) {
+        super(message);
+    }
+}
+
+export const LanguageModelChatMessage = {
+    User: (content: string) => ({ role: 'user', content }),
+    Assistant: (content: string) => ({ role: 'assistant', content }),
+};
+
+export const Uri = { parse: (value: string) => ({ toString: () => value }) };
+
+export const window = {
+    createInputBox: () => new FakeQuickInput('input'),
+    createQuickPick: () => new FakeQuickInput('pick'),
+    showInformationMessage: (message: string, ...args: unknown[]) => {
+        fake.messages.push({ level: 'info', message, args });
+        return Promise.resolve(fake.onInformation?.(message, ...args));
+    },
+    showWarningMessage: (message: string, ...args: unknown[]) => {
+        fake.messages.push({ level: 'warning', message, args });
+        return Promise.resolve(undefined);
+    },
+    showErrorMessage: (message: string, ...args: unknown[]) => {
+        fake.messages.push({ level: 'error', message, args });
+        return Promise.resolve(undefined);
+    },
+};
+
+export const env = {
+    openExternal: (uri: { toString(): string }) => {
+        fake.openedExternal.push(uri.toString());
+        return Promise.resolve(fake.openExternalResult);
+    },
+};
+
+export const lm = { selectChatModels: () => Promise.resolve(fake.models) };
+
+// Route `require('vscode')` here.
+const moduleWithResolver = Module as unknown as { _resolveFilename: (request: string, ...rest: unknown[]) => string };
+const resolve = moduleWithResolver._resolveFilename;
+moduleWithResolver._resolveFilename = function (request: string, ...rest: unknown[]) {
+    return request === 'vscode' ? __filename : resolve.call(this, request, ...rest);
+};
