@@ -15,6 +15,8 @@ export interface McpTasksApi {
     ensureServer(): Promise<{ pid?: number; url?: string }>;
     /** The owner endpoint and credential; only in ExtensionMode.Test (tests check the server side). */
     ownerEndpointForTests(): { url: string; token: string } | undefined;
+    /** The HTTP URL and the ordinary client token VS Code's MCP client gets; only in ExtensionMode.Test. */
+    clientEndpointForTests(): { url: string; token: string } | undefined;
     /** The sidebar's internals, exposed only in ExtensionMode.Test. */
     readonly tasks?: { model: TaskModel; tree: TasksTreeProvider; statusBar: TasksStatusBar; treeView: vscode.TreeView<TaskView>; owner: OwnerConnection };
 }

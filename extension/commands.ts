@@ -9,7 +9,7 @@ import type { PendingInputs } from './tasks/pendingInputs';
 import type { TaskModel } from './tasks/taskModel';
 import { isTerminal, STATUS_TEXT, taskLabel, type TaskView } from './tasks/taskView';
 import type { ResultDocuments } from './views/resultDocuments';
-import { runTool } from './runTool';
+import { runTool, type RunToolPreset } from './runTool';
 
 export interface CommandDeps {
     logger: Logger;
@@ -95,7 +95,13 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
                 void vscode.window.showInformationMessage(`${taskLabel(view)} is waiting for its client to answer${view.statusMessage ? `: ${view.statusMessage}` : '.'}`);
             }
         }),
-        vscode.commands.registerCommand(Commands.runTool, () => runTool(deps).catch(report('Run Tool failed'))),
+        // An optional preset ({ name, args, mode }) skips the pickers: for keybindings, other extensions and tests.
+        vscode.commands.registerCommand(Commands.runTool, (preset?: RunToolPreset) =>
+            runTool(deps, preset).catch(err => {
+                report('Run Tool failed')(err);
+                return undefined;
+            }),
+        ),
         vscode.commands.registerCommand(Commands.resetSamplingConsent, async () => {
             await deps.resetSamplingConsent();
             void vscode.window.showInformationMessage('MCP Tasks: sampling permissions were reset; clients will be asked again.');

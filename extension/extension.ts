@@ -23,7 +23,7 @@ let host: ServerHost | undefined;
 /** A thin composition root: build, wire, register. Nothing here waits on the server. */
 export function activate(context: vscode.ExtensionContext): McpTasksApi {
     const started = Date.now();
-    const logger = new Logger();
+    const logger = new Logger(context.extensionMode === vscode.ExtensionMode.Test);
     context.subscriptions.push(logger);
     const log = logger.scoped('extension');
     const serverJs = context.asAbsolutePath('dist/server.js');
@@ -52,6 +52,7 @@ export function activate(context: vscode.ExtensionContext): McpTasksApi {
             treeView.badge = waiting > 0 ? { value: waiting, tooltip: `${waiting} task(s) need input` } : undefined;
         }),
         host.onDidChange(() => statusBar.setServerProblem(host?.problem)),
+        host.onDidLaunch(() => statusBar.setServerProblem(undefined)),
     );
 
     const ready = () => ensureOwnerReady(owner, host!, stdioOwner, current);
@@ -107,6 +108,7 @@ export function activate(context: vscode.ExtensionContext): McpTasksApi {
             const url = config.transport === 'http' ? host.url : stdioOwner.endpoint?.url;
             return url ? { url, token: host.ownerToken } : undefined;
         },
+        clientEndpointForTests: () => (testMode && host?.url ? { url: host.url, token: host.clientToken } : undefined),
         tasks: testMode ? { model, tree, statusBar, treeView, owner } : undefined,
     };
 }

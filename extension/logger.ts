@@ -5,19 +5,20 @@ import { OUTPUT_CHANNEL_NAME } from './constants';
 export class Logger implements vscode.Disposable {
     readonly channel: vscode.LogOutputChannel;
 
-    constructor() {
+    /** @param mirror also print each line to the console (test runs read the extension host's console). */
+    constructor(private readonly mirror = false) {
         this.channel = vscode.window.createOutputChannel(OUTPUT_CHANNEL_NAME, { log: true });
     }
 
     scoped(component: string): ScopedLogger {
         const tag = `[${component}]`;
-        return {
-            trace: message => this.channel.trace(`${tag} ${message}`),
-            debug: message => this.channel.debug(`${tag} ${message}`),
-            info: message => this.channel.info(`${tag} ${message}`),
-            warn: message => this.channel.warn(`${tag} ${message}`),
-            error: message => this.channel.error(`${tag} ${message}`),
+        const line = (level: 'trace' | 'debug' | 'info' | 'warn' | 'error') => (message: string) => {
+            this.channel[level](`${tag} ${message}`);
+            if (this.mirror && level !== 'trace') {
+                console.log(`[mcp-tasks ${level}] ${tag} ${message}`);
+            }
         };
+        return { trace: line('trace'), debug: line('debug'), info: line('info'), warn: line('warn'), error: line('error') };
     }
 
     show(): void {

@@ -6,12 +6,21 @@ import { taskLabel } from './tasks/taskView';
 
 type Mode = 'task' | 'wait';
 
+export interface RunToolPreset {
+    name: string;
+    args?: Record<string, unknown>;
+    mode?: Mode;
+}
+
 /** MCP Tasks: Run Tool… — pick a tool, fill its arguments, run it as a task or wait for it. */
-export async function runTool(deps: CommandDeps, preset?: { name: string; args?: Record<string, unknown>; mode?: Mode }): Promise<string | undefined> {
+export async function runTool(deps: CommandDeps, preset?: RunToolPreset): Promise<string | undefined> {
     await deps.ready();
     const tools = await deps.owner.listTools();
     const tool = preset ? tools.find(t => t.name === preset.name) : await pickTool(tools);
     if (!tool) {
+        if (preset) {
+            throw new Error(`the server has no tool named ${preset.name}`);
+        }
         return undefined;
     }
     const args = preset?.args ?? (await collectToolArguments({ name: tool.name, title: tool.title, inputSchema: tool.inputSchema }));

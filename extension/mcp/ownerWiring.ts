@@ -15,7 +15,7 @@ export function wireOwnerEndpoint(owner: OwnerConnection, host: ServerHost, stdi
             owner.setEndpoint(announced ? { url: announced.url, token: host.ownerToken, pid: announced.pid } : undefined);
         }
     };
-    const subscriptions = [host.onDidChange(update), stdioOwner.onDidChange(update)];
+    const subscriptions = [host.onDidChange(update), host.onDidLaunch(update), stdioOwner.onDidChange(update)];
     update();
     return vscode.Disposable.from(...subscriptions, { dispose: () => owner.setEndpoint(undefined) });
 }

@@ -29,8 +29,11 @@ export class ServerHost extends Disposable {
     private healthyTimer?: NodeJS.Timeout;
     private lastPort = 0;
     private readonly changed = this.register(new vscode.EventEmitter<void>());
-    /** Fires when the server's URL or process changes (started, restarted, stopped). */
+    /** Fires when a running server was replaced or lost (restart, crash): VS Code must reconnect. */
     readonly onDidChange = this.changed.event;
+    private readonly launched = this.register(new vscode.EventEmitter<void>());
+    /** Fires after every successful launch, the first one included. */
+    readonly onDidLaunch = this.launched.event;
 
     constructor(
         private readonly serverJs: string,
@@ -113,6 +116,7 @@ export class ServerHost extends Disposable {
         proc.onExit((code, signal) => this.onExit(proc, code, signal));
         clearTimeout(this.healthyTimer);
         this.healthyTimer = setTimeout(() => (this.attempt = 0), HEALTHY_AFTER_MS);
+        this.launched.fire();
         return proc;
     }
 

@@ -39,6 +39,7 @@ export class StdioOwnerChannel extends Disposable {
             return;
         }
         this.watcher = watch(this.dir, () => this.read());
+        this.log.info(`watching ${this.dir} for the stdio server's owner endpoint`);
         this.register(toDisposable(() => this.watcher?.close()));
         this.read();
     }

@@ -46,7 +46,7 @@ for (const kind of TRANSPORTS) {
         it('runs slow_compute inline when called without a task', async () => {
             const result = await c.client.request({ method: 'tools/call', params: { name: 'slow_compute', arguments: { seconds: 0, label: 'now' } } }, CallToolResultSchema);
             assert.equal(textOf(result), 'Computation "now" completed after 0 seconds. Result: 42.');
-            assert.deepEqual(result.structuredContent, { label: 'now', seconds: 0, result: 42 });
+            assert.deepEqual(result.structuredContent, { summary: 'Computation "now" completed after 0 seconds. Result: 42.', label: 'now', seconds: 0, result: 42 });
             assert.equal((result as Record<string, unknown>).task, undefined);
         });
 

@@ -40,12 +40,16 @@ export async function launchChromium({ executablePath = process.env.CHROMIUM_PAT
  * paths in it are vscode-remote URIs whose authority is the code-server address,
  * because the extension host runs on the server, not in the browser.
  */
-export function workbenchUrl({ port, workspace, extensionDevelopmentPath, extensionTestsPath, extensionEnvironment }) {
+export function workbenchUrl({ port, workspace, extensionDevelopmentPath, extraDevelopmentPaths = [], extensionTestsPath, extensionEnvironment }) {
     const authority = `127.0.0.1:${port}`;
     const remote = (path) => `vscode-remote://${authority}${encodeURI(path)}`;
     const payload = [];
     if (extensionDevelopmentPath) {
         payload.push(['extensionDevelopmentPath', remote(extensionDevelopmentPath)]);
+    }
+    // The workbench accepts the key several times: test-only fixture extensions load beside ours.
+    for (const path of extraDevelopmentPaths) {
+        payload.push(['extensionDevelopmentPath', remote(path)]);
     }
     if (extensionTestsPath) {
         payload.push(['extensionTestsPath', remote(extensionTestsPath)]);

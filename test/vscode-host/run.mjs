@@ -2,7 +2,7 @@
 // (VS Code 1.139.1 server build) driven by headless Chromium. The suite is a
 // module exporting run(), as with @vscode/test-electron; its outcome comes back
 // through window.codeAutomationExit(code, logs) and becomes our exit code.
-import { cpSync, existsSync, mkdirSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
@@ -28,6 +28,8 @@ export async function screenshot(page, file) {
 /**
  * @param {object} opts
  * @param {string} [opts.extensionDevelopmentPath] folder of the extension under development
+ * @param {string[]} [opts.extraDevelopmentPaths] more extension folders to load in development mode (code-server loads only one)
+ * @param {string[]} [opts.extraExtensions] unpacked extension folders installed into the run's extensions folder (test fixtures)
  * @param {string} [opts.extensionTestsPath] module exporting run(); without it `onPage` decides the result
  * @param {string} [opts.workspace] folder to open (default: an empty temp folder)
  * @param {Record<string,string>} [opts.env] extra environment for the extension host
@@ -148,6 +150,11 @@ async function startSession(opts, { log, cleanups, serverLog, settle, armTimeout
         log(`[runner] installing ${opts.installVsix}`);
         await installVsix({ host, env, vsix: resolve(opts.installVsix), extensionsDir: dirs.extensions, userDataDir: dirs.userData });
     }
+    // Unpacked fixture extensions: VS Code scans the extensions folder for folders named publisher.name-version.
+    for (const folder of opts.extraExtensions ?? []) {
+        const manifest = JSON.parse(readFileSync(join(folder, 'package.json'), 'utf8'));
+        cpSync(folder, join(dirs.extensions, `${manifest.publisher}.${manifest.name}-${manifest.version}`), { recursive: true });
+    }
     const server = await startCodeServer({
         host,
         env,
@@ -187,6 +194,7 @@ async function startSession(opts, { log, cleanups, serverLog, settle, armTimeout
         port: server.port,
         workspace,
         extensionDevelopmentPath: developmentPath(opts, dirs),
+        extraDevelopmentPaths: (opts.extraDevelopmentPaths ?? []).map((path) => resolve(path)),
         extensionTestsPath: opts.extensionTestsPath && resolve(opts.extensionTestsPath),
         extensionEnvironment: opts.env,
     });

@@ -53,6 +53,16 @@ export class ClientHub {
         return this.ownerLinks;
     }
 
+    /** An owner connection that can answer for clients that cannot. */
+    pickOwner(capability: InputCapability): ClientLink | undefined {
+        for (const link of this.ownerLinks) {
+            if (link.supports(capability)) {
+                return link;
+            }
+        }
+        return undefined;
+    }
+
     /** The connection that should answer an input request for a task of `clientKey`. */
     pickFor(clientKey: string, capability: InputCapability): ClientLink | undefined {
         for (const link of this.linksFor(clientKey)) {

@@ -250,9 +250,12 @@ export class TaskRuntime {
     }
 
     private async requestInput(record: TaskRecord, work: LocalWork, capability: InputCapability, method: string, params: object, waitingMessage: string): Promise<Record<string, unknown>> {
-        const link = this.hub.pickFor(record.clientKey, capability);
+        // The task's own client answers when it can; otherwise the owner (the editor) answers for it.
+        const link = this.hub.pickFor(record.clientKey, capability) ?? this.hub.pickOwner(capability);
         if (!link) {
-            throw new Error(`The client that started this task cannot answer ${capability} requests (it did not declare the ${capability} capability)`);
+            throw new Error(
+                `The client that started this task cannot answer ${capability} requests (it did not declare the ${capability} capability), and no editor is connected to answer for it`,
+            );
         }
         const { taskId } = record;
         const signal = work.controller.signal;

@@ -40,6 +40,8 @@ export const deployTool = defineTool({
             .describe('For demonstrations: the step that should fail, "build", "test" or "push" (e.g. "test"); empty for a deploy that succeeds.'),
     }),
     outputSchema: z.object({
+        // VS Code hands the model only the structured content when there is some, so it repeats the text.
+        summary: z.string().describe('The same one-paragraph summary as the text content.'),
         app: z.string().describe('The application deployed.'),
         steps: z
             .array(
@@ -93,7 +95,7 @@ export const deployTool = defineTool({
         const text =
             `Deployed ${app} in ${roundSeconds(performance.now() - started).toFixed(1)} s: build completed in ${build!.seconds.toFixed(1)} s and test completed in ${test!.seconds.toFixed(1)} s (in parallel), ` +
             `then push completed in ${push!.seconds.toFixed(1)} s.`;
-        return { content: [{ type: 'text', text }], structuredContent: { app, steps } };
+        return { content: [{ type: 'text', text }], structuredContent: { summary: text, app, steps } };
     },
 });
 
@@ -105,10 +107,8 @@ async function failed(app: string, err: ChildTaskError, running: RunningStep[], 
     const steps = report(running);
     const summary = steps.map(s => (s.status === 'skipped' ? `${s.step} skipped` : `${s.step} ${s.status} after ${s.seconds.toFixed(1)} s`)).join('; ');
     ctx.log.info(`[deploy] ${app} stopped at ${culprit} after ${roundSeconds(performance.now() - started).toFixed(1)} s`);
-    return {
-        ...textResult(`Deploy of ${app} failed at step ${culprit}: ${err.message}. Steps: ${summary}.`, true),
-        structuredContent: { app, steps },
-    };
+    const text = `Deploy of ${app} failed at step ${culprit}: ${err.message}. Steps: ${summary}.`;
+    return { ...textResult(text, true), structuredContent: { summary: text, app, steps } };
 }
 
 /** The steps in order, each with how it ended (a ChildTaskError says how; a missing step never started). */

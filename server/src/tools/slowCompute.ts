@@ -15,6 +15,8 @@ export const slowComputeTool = defineTool({
         label: z.string().max(200).default('default').describe('A name for this computation, shown in progress and results, e.g. "quarterly report".'),
     }),
     outputSchema: z.object({
+        // VS Code hands the model only the structured content when there is some, so it repeats the text.
+        summary: z.string().describe('The same sentence as the text content.'),
         label: z.string().describe('The label given in the arguments.'),
         seconds: z.number().describe('How many seconds the computation took.'),
         result: z.number().describe('The computed value.'),
@@ -37,9 +39,7 @@ export const slowComputeTool = defineTool({
             }
             throw err;
         }
-        return {
-            content: [{ type: 'text', text: `Computation "${label}" completed after ${seconds} seconds. Result: 42.` }],
-            structuredContent: { label, seconds, result: 42 },
-        };
+        const summary = `Computation "${label}" completed after ${seconds} seconds. Result: 42.`;
+        return { content: [{ type: 'text', text: summary }], structuredContent: { summary, label, seconds, result: 42 } };
     },
 });

@@ -1,0 +1,56 @@
+import * as assert from 'node:assert/strict';
+import * as vscode from 'vscode';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { CallToolResultSchema, CreateTaskResultSchema } from '@modelcontextprotocol/sdk/types.js';
+import type { McpTasksApi } from '../../extension/api';
+import { activateExtension, setTransport, waitFor } from './util';
+
+/** Prompts are answered by the Playwright UI driver, which acts on the file names in their titles. */
+describe('elicitation and sampling answered in VS Code', () => {
+    let api: McpTasksApi;
+
+    before(async () => {
+        api = await activateExtension();
+        await setTransport('http');
+        await waitFor('transport http', () => api.transport === 'http');
+        await api.ensureServer();
+        await waitFor('the owner connection', () => api.tasks!.owner.connected, 30_000);
+        await vscode.workspace.getConfiguration('mcpTasks').update('sampling.model', 'fake-haiku', vscode.ConfigurationTarget.Global);
+    });
+
+    async function runTask(name: string, args: Record<string, unknown>): Promise<string> {
+        const taskId = (await vscode.commands.executeCommand('mcpTasks.runTool', { name, args, mode: 'task' })) as string;
+        assert.ok(taskId);
+        const result = await api.tasks!.owner.result(taskId);
+        return result.content.map(part => (part.type === 'text' ? part.text : '')).join('');
+    }
+
+    it('confirm_delete from Run Tool: the user picks Yes in the real input', async () => {
+        assert.equal(await runTask('confirm_delete', { filename: 'ui-yes.txt' }), "Deleted 'ui-yes.txt'");
+    });
+
+    it('confirm_delete: Escape cancels the deletion', async () => {
+        assert.equal(await runTask('confirm_delete', { filename: 'ui-escape.txt' }), 'Deletion cancelled');
+    });
+
+    it('write_haiku: sampling is answered by a VS Code language model', async () => {
+        const text = await runTask('write_haiku', { topic: 'integration' });
+        assert.equal(text, 'Haiku about integration:\nQuiet integration waits\nfixed words from a test model\nthe task completes now');
+    });
+
+    it('a raw MCP client without elicitation gets its confirm_delete answered in VS Code', async () => {
+        const endpoint = api.clientEndpointForTests()!;
+        const client = new Client({ name: 'raw-cli', version: '1.0.0' }, { capabilities: {} });
+        await client.connect(new StreamableHTTPClientTransport(new URL(endpoint.url), { requestInit: { headers: { authorization: `Bearer ${endpoint.token}` } } }));
+        try {
+            const { task } = await client.request({ method: 'tools/call', params: { name: 'confirm_delete', arguments: { filename: 'ui-raw.txt' }, task: {} } }, CreateTaskResultSchema);
+            const result = await client.experimental.tasks.getTaskResult(task.taskId, CallToolResultSchema);
+            assert.equal(result.content.map(p => (p.type === 'text' ? p.text : '')).join(''), "Deleted 'ui-raw.txt'");
+            // The sidebar showed the raw client's task too.
+            assert.equal(api.tasks!.model.get(task.taskId)?.clientName, 'raw-cli');
+        } finally {
+            await client.close();
+        }
+    });
+});

@@ -1,0 +1,55 @@
+// Runs the integration suite inside a real VS Code (code-server + headless Chromium):
+// once against the development folder, then against the packaged .vsix as a user installs it.
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { resolve } from 'node:path';
+import { runVsCodeTests } from '../vscode-host/run.mjs';
+import { createUiDriver } from './uiDriver.mjs';
+
+const root = resolve(import.meta.dirname, '../..');
+const suite = resolve(root, 'out/test/integration/index.js');
+const workspace = resolve(root, 'test/integration/fixtures/workspace');
+const screenshotDir = resolve(root, 'test-results/screenshots');
+const only = process.argv.slice(2).find(a => a.startsWith('--only='))?.slice('--only='.length);
+
+// A development path nested inside another is not loaded, so the fixture model runs from a copy.
+const fixtures = mkdtempSync(resolve(tmpdir(), 'mcp-tasks-fixtures-'));
+const fakeModel = resolve(fixtures, 'fake-model');
+cpSync(resolve(root, 'test/integration/fixtures/fake-model'), fakeModel, { recursive: true });
+process.on('exit', () => rmSync(fixtures, { recursive: true, force: true }));
+
+const runs = [];
+if (!only || only === 'dev') {
+    runs.push({
+        name: 'development folder',
+        opts: {
+            extensionDevelopmentPath: root,
+            extraExtensions: [fakeModel],
+            extensionTestsPath: suite,
+            workspace,
+            screenshotDir,
+            env: { MCP_TASKS_SUITE: process.env.MCP_TASKS_SUITE ?? '' },
+            onPage: createUiDriver(screenshotDir),
+        },
+    });
+}
+if (!only || only === 'vsix') {
+    const { version } = JSON.parse(readFileSync(resolve(root, 'package.json'), 'utf8'));
+    const vsix = resolve(root, `mcp-tasks-${version}.vsix`);
+    if (!existsSync(vsix)) {
+        console.error(`[integration] ${vsix} is missing: run npm run package first`);
+        process.exit(1);
+    }
+    runs.push({ name: 'installed .vsix', opts: { installVsix: vsix, extensionTestsPath: suite, workspace, env: { MCP_TASKS_SUITE: 'vsix' } } });
+}
+
+let failed = 0;
+for (const run of runs) {
+    const started = Date.now();
+    console.log(`[integration] ${run.name}: starting`);
+    const code = await runVsCodeTests(run.opts);
+    console.log(`[integration] ${run.name}: ${code === 0 ? 'passed' : `FAILED (exit ${code})`} in ${Math.round((Date.now() - started) / 1000)} s`);
+    failed += code === 0 ? 0 : 1;
+}
+console.log(`${runs.length - failed} passed, ${failed} failed`);
+process.exit(failed === 0 ? 0 : 1);

@@ -1,0 +1,97 @@
+import * as assert from 'node:assert/strict';
+import * as vscode from 'vscode';
+import type { McpTasksApi } from '../../extension/api';
+import type { TaskView } from '../../extension/tasks/taskView';
+import { activateExtension, invoke, setTransport, startInVsCode, waitFor } from './util';
+
+type Sidebar = NonNullable<McpTasksApi['tasks']>;
+
+function findTask(sidebar: Sidebar, label: string): TaskView | undefined {
+    return sidebar.model.all().find(view => view.args.label === label);
+}
+
+for (const transport of ['http', 'stdio'] as const) {
+    describe(`sidebar over ${transport}`, () => {
+        let api: McpTasksApi;
+        let sidebar: Sidebar;
+        let tools: Map<string, vscode.LanguageModelToolInformation>;
+
+        before(async () => {
+            api = await activateExtension();
+            sidebar = api.tasks!;
+            await setTransport(transport);
+            await waitFor(`transport ${transport}`, () => api.transport === transport);
+            tools = await startInVsCode();
+            await waitFor('the owner connection', () => sidebar.owner.connected, 30_000);
+            await vscode.commands.executeCommand('mcpTasks.tasks.focus');
+        });
+
+        it("shows Copilot's task within a second, with progress, and Cancel stops the server work", async () => {
+            const label = `tree-${transport}-${Date.now()}`;
+            const started = Date.now();
+            const call = invoke(tools.get('slow_compute')!, { seconds: 30, label });
+            const settled = call.then(
+                () => 'resolved',
+                (err: Error) => `rejected: ${err.message}`,
+            );
+            const view = await waitFor('the task in the tree', () => findTask(sidebar, label), 5000, 20);
+            const appearedMs = Date.now() - started;
+            assert.ok(appearedMs < 1000, `appeared after ${appearedMs} ms`);
+            assert.ok(sidebar.tree.getChildren().includes(view), 'listed at the top level of the tree');
+            assert.match(String(sidebar.tree.getTreeItem(view).label), new RegExp(`slow_compute: ${label}`));
+            await waitFor('progress', () => (view.progress?.progress ?? 0) > 0, 5000, 50);
+            assert.match(String(sidebar.tree.getTreeItem(view).description), /running · \d+% · \d+s/);
+            assert.equal(sidebar.tree.getTreeItem(view).contextValue, 'task.running');
+
+            await vscode.commands.executeCommand('mcpTasks.cancelTask', view);
+            await waitFor('cancelled', () => view.status === 'cancelled', 5000, 20);
+            assert.equal(view.statusMessage, 'Cancelled from the MCP Tasks sidebar');
+            const progressAtCancel = view.progress?.progress;
+            // VS Code's call ends with the task; no progress arrives for it afterwards.
+            assert.match(await settled, /rejected/);
+            await new Promise(resolve => setTimeout(resolve, 1500));
+            assert.equal(view.progress?.progress, progressAtCancel);
+            const item = sidebar.tree.getTreeItem(view);
+            assert.match(String(item.description), /^cancelled/);
+            assert.equal(item.contextValue, 'task.done');
+        });
+
+        it('Run Tool starts a task; the status bar shows it; Show Result opens the text', async () => {
+            const label = `runtool-${transport}`;
+            const taskId = (await vscode.commands.executeCommand('mcpTasks.runTool', { name: 'slow_compute', args: { seconds: 3, label }, mode: 'task' })) as string;
+            assert.ok(taskId, 'Run Tool returned the task id');
+            await waitFor('progress in the status bar', () => /\$\(sync~spin\) \d+ tasks? · slow_compute \d+%/.test(sidebar.statusBar.text), 5000, 50);
+            const view = sidebar.model.get(taskId)!;
+            await waitFor('completion', () => view.status === 'completed', 10_000, 50);
+            const editor = (await vscode.commands.executeCommand('mcpTasks.showResult', view)) as vscode.TextEditor;
+            assert.match(editor.document.getText(), new RegExp(`Computation "${label}" completed after 3 seconds\\. Result: 42\\.`));
+            assert.match(editor.document.getText(), /"result": 42/);
+            await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
+        });
+
+        it('Clear Finished removes finished tasks and keeps running ones', async () => {
+            const running = (await vscode.commands.executeCommand('mcpTasks.runTool', { name: 'slow_compute', args: { seconds: 20, label: `keep-${transport}` }, mode: 'task' })) as string;
+            await vscode.commands.executeCommand('mcpTasks.clearFinished');
+            const left = sidebar.model.all();
+            assert.ok(left.some(view => view.taskId === running));
+            assert.ok(left.every(view => view.status === 'working' || view.status === 'input_required'));
+            await vscode.commands.executeCommand('mcpTasks.cancelTask', sidebar.model.get(running));
+        });
+    });
+}
+
+describe('sidebar UI (Playwright drives the real workbench)', () => {
+    it('a running task is listed and its inline Cancel button cancels it', async () => {
+        const api = await activateExtension();
+        await setTransport('http');
+        await waitFor('transport http', () => api.transport === 'http');
+        const tools = await startInVsCode();
+        await vscode.commands.executeCommand('mcpTasks.tasks.focus');
+        const call = invoke(tools.get('slow_compute')!, { seconds: 60, label: 'ui-cancel' }).catch((err: Error) => err.message);
+        // The UI driver finds the row, takes screenshots, and clicks its inline Cancel action.
+        const view = await waitFor('the task cancelled by a click', () => api.tasks!.model.all().find(v => v.args.label === 'ui-cancel' && v.status === 'cancelled'), 60_000, 100);
+        assert.equal(view.statusMessage, 'Cancelled from the MCP Tasks sidebar');
+        assert.ok(typeof (await call) === 'string', 'the Copilot call ended');
+        await new Promise(resolve => setTimeout(resolve, 1500));
+    });
+});

@@ -1,0 +1,102 @@
+// Drives the real workbench with Playwright while the suite runs inside it. It acts on what it
+// sees, by name: prompts whose title names a ui-* file, the tree row of the "ui-cancel" task,
+// and the sampling consent notification. Screenshots go to test-results/screenshots.
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
+
+const QUICK_INPUT = '.quick-input-widget';
+
+export function createUiDriver(shotsDir, log = line => console.log(line)) {
+    mkdirSync(shotsDir, { recursive: true });
+    const shot = async (page, name, locator) => {
+        const path = join(shotsDir, `${name}.png`);
+        await (locator ?? page).screenshot({ path }).catch(err => log(`[ui] screenshot ${name} failed: ${err.message}`));
+        log(`[ui] screenshot ${path}`);
+    };
+    const done = new Set();
+
+    async function answerPrompt(page) {
+        const widget = page.locator(QUICK_INPUT);
+        if (!(await widget.isVisible().catch(() => false))) {
+            return;
+        }
+        const title = (await widget.locator('.quick-input-title').textContent().catch(() => '')) ?? '';
+        const input = widget.locator('input').first();
+        if (/ui-escape/.test(title)) {
+            log(`[ui] pressing Escape on "${title}"`);
+            await page.keyboard.press('Escape');
+        } else if (/ui-yes|ui-raw/.test(title)) {
+            log(`[ui] answering Yes on "${title}"`);
+            if (!done.has('prompt')) {
+                done.add('prompt');
+                await shot(page, 'elicitation-prompt');
+            }
+            await input.fill('Yes');
+            await delay(150);
+            await page.keyboard.press('Enter');
+        } else {
+            return;
+        }
+        await delay(400);
+    }
+
+    async function allowSampling(page) {
+        // The smoke-test driver hides toasts: look in the Notifications Center.
+        const toast = page.locator('.notification-list-item', { hasText: 'via MCP Tasks?' }).first();
+        if (!(await toast.isVisible().catch(() => false))) {
+            const bell = page.locator('[id="status.notifications"]').first();
+            if (!(await bell.isVisible().catch(() => false))) {
+                return;
+            }
+            await bell.click().catch(() => undefined);
+            await delay(300);
+            if (!(await toast.isVisible().catch(() => false))) {
+                await page.keyboard.press('Escape').catch(() => undefined);
+                return;
+            }
+        }
+        log('[ui] allowing sampling in the consent notification');
+        await toast.getByRole('button', { name: 'Allow', exact: true }).click();
+        await delay(300);
+    }
+
+    async function cancelFromTree(page) {
+        const row = page.locator('.monaco-list-row', { hasText: 'slow_compute: ui-cancel' }).first();
+        if (!(await row.isVisible().catch(() => false))) {
+            return;
+        }
+        const text = (await row.textContent()) ?? '';
+        if (/running/.test(text) && !done.has('cancel')) {
+            done.add('cancel');
+            await delay(1500);
+            await shot(page, 'tree-running', page.locator('.part.sidebar'));
+            await shot(page, 'statusbar', page.locator('.part.statusbar'));
+            await shot(page, 'workbench-running');
+            log('[ui] clicking the inline Cancel of slow_compute: ui-cancel');
+            await row.hover();
+            await row.locator('.action-label[aria-label="Cancel Task"]').click();
+        } else if (/cancelled/.test(text) && done.has('cancel') && !done.has('cancelled-shot')) {
+            done.add('cancelled-shot');
+            await delay(500);
+            await shot(page, 'tree-finished', page.locator('.part.sidebar'));
+        }
+    }
+
+    /** The runner's onPage hook: acts until the page closes (the suite ended). */
+    return async function onPage(page) {
+        while (!page.isClosed()) {
+            for (const step of [answerPrompt, allowSampling, cancelFromTree]) {
+                try {
+                    await step(page);
+                } catch (err) {
+                    if (page.isClosed()) {
+                        return;
+                    }
+                    log(`[ui] ${step.name}: ${err.message.split('\n')[0]}`);
+                }
+            }
+            await delay(250);
+        }
+    };
+}
