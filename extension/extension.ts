@@ -44,7 +44,8 @@ export function activate(context: vscode.ExtensionContext): McpTasksApi {
     const statusBar = new TasksStatusBar(model);
     const results = new ResultDocuments();
     const startedHere = new Set<string>();
-    context.subscriptions.push(owner, tree, treeView, statusBar, results, wireOwnerEndpoint(owner, host, stdioOwner, current));
+    const ownerWiring = wireOwnerEndpoint(owner, host, stdioOwner, current);
+    context.subscriptions.push(owner, tree, treeView, statusBar, results, ownerWiring);
     context.subscriptions.push(notifyCompletions(model, startedHere, treeView));
     context.subscriptions.push(
         model.onDidChange(() => {
@@ -77,9 +78,11 @@ export function activate(context: vscode.ExtensionContext): McpTasksApi {
             if (config.transport === 'stdio') {
                 stdioOwner.start();
             }
-            // Stop the old HTTP child before VS Code asks for the new definition.
+            // Tell VS Code at once (resolve no longer starts HTTP in stdio mode), then replace our child.
+            provider.refresh('settings changed');
+            ownerWiring.update();
             void host!.stop().then(() => {
-                provider.refresh('settings changed');
+                ownerWiring.update();
                 if (config.transport === 'http') {
                     void host?.ensureStarted().catch(err => log.error(`server start failed: ${(err as Error).message}`));
                 }

@@ -50,8 +50,12 @@ export class TasksMcpProvider extends Disposable implements vscode.McpServerDefi
         return [new vscode.McpHttpServerDefinition(SERVER_LABEL, uri, {}, String(this.version))];
     }
 
-    async resolveMcpServerDefinition(definition: vscode.McpServerDefinition): Promise<vscode.McpServerDefinition> {
+    async resolveMcpServerDefinition(definition: vscode.McpServerDefinition): Promise<vscode.McpServerDefinition | undefined> {
         if (definition instanceof vscode.McpHttpServerDefinition) {
+            if (this.config().transport !== 'http') {
+                // A stale definition from before a switch to stdio: starting it would revive the HTTP child.
+                return undefined;
+            }
             const server = await this.host.ensureStarted();
             definition.uri = vscode.Uri.parse(server.url);
             definition.headers = { ...definition.headers, Authorization: `Bearer ${this.host.clientToken}` };

@@ -5,8 +5,8 @@ import type { OwnerConnection } from './ownerConnection';
 import type { ServerHost } from './serverHost';
 import type { StdioOwnerChannel } from './stdioOwner';
 
-/** Keeps the owner connection pointed at whichever server currently runs, in either mode. */
-export function wireOwnerEndpoint(owner: OwnerConnection, host: ServerHost, stdioOwner: StdioOwnerChannel, config: () => ExtensionConfig): vscode.Disposable {
+/** Keeps the owner connection pointed at whichever server currently runs, in either mode; call the result after a transport switch. */
+export function wireOwnerEndpoint(owner: OwnerConnection, host: ServerHost, stdioOwner: StdioOwnerChannel, config: () => ExtensionConfig): vscode.Disposable & { update(): void } {
     const update = () => {
         if (config().transport === 'http') {
             owner.setEndpoint(host.url ? { url: host.url, token: host.ownerToken, pid: host.pid } : undefined);
@@ -17,7 +17,8 @@ export function wireOwnerEndpoint(owner: OwnerConnection, host: ServerHost, stdi
     };
     const subscriptions = [host.onDidChange(update), host.onDidLaunch(update), stdioOwner.onDidChange(update)];
     update();
-    return vscode.Disposable.from(...subscriptions, { dispose: () => owner.setEndpoint(undefined) });
+    const disposable = vscode.Disposable.from(...subscriptions, { dispose: () => owner.setEndpoint(undefined) });
+    return { dispose: () => disposable.dispose(), update };
 }
 
 /** Makes sure a server runs and our owner connection is up (for Run Tool and friends). */

@@ -53,7 +53,7 @@ export function fromWire(wire: Record<string, unknown>): TaskView | undefined {
 }
 
 /** The arguments that name an invocation best, in the order tools use them. */
-const KEY_ARGUMENTS = ['label', 'topic', 'filename', 'job_id', 'app', 'step', 'name'];
+const KEY_ARGUMENTS = ['label', 'topic', 'filename', 'job_id', 'step', 'app', 'name'];
 
 export function keyArgument(view: Pick<TaskView, 'args'>): string | undefined {
     for (const key of KEY_ARGUMENTS) {

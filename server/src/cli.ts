@@ -1,6 +1,9 @@
-import { createLogger, errorMessage } from './log.js';
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
+import { createLogger, errorMessage, type Logger } from './log.js';
 import { HELP, parseCli, type CliOptions } from './options.js';
 import { createTasksServer } from './server.js';
+import type { TaskStore } from './tasks/types.js';
 import { connectStdio } from './transports/stdio.js';
 import { listenHttp } from './transports/http.js';
 import { announceOwnerEndpoint } from './transports/ownerAnnounce.js';
@@ -25,7 +28,15 @@ async function main(argv: string[]): Promise<number> {
         return 0;
     }
     const log = createLogger(options.logLevel);
-    const core = createTasksServer({ ...options, logger: log });
+    const workerId = options.workerId ?? `${hostname().replace(/[^\x21-\x7e]/g, '_')}:${process.pid}:${randomBytes(3).toString('hex')}`;
+    let store: TaskStore | undefined;
+    try {
+        store = options.storeUrl ? await openRedisStore(options, workerId, log) : undefined;
+    } catch (err) {
+        log.error(`[store] ${errorMessage(err)}`);
+        return 1;
+    }
+    const core = createTasksServer({ ...options, store, workerId, logger: log });
 
     if (options.transport === 'stdio') {
         const connection = connectStdio(core, { maxMessageBytes: options.bodyLimitBytes });
@@ -65,6 +76,17 @@ async function main(argv: string[]): Promise<number> {
     await core.close(SHUTDOWN_REASON);
     await http.close();
     return 0;
+}
+
+/** Loaded only when asked for, so the in-memory default does not pay for the Redis client. */
+async function openRedisStore(options: CliOptions, workerId: string, log: Logger): Promise<TaskStore> {
+    const { RedisTaskStore, redactUrl } = await import('./tasks/redisStore.js');
+    const store = await RedisTaskStore.connect({ url: options.storeUrl!, prefix: options.storePrefix, workerId, leaseMs: options.workerLeaseMs, log });
+    log.info(
+        `[store] tasks live in Redis at ${redactUrl(options.storeUrl!)} (prefix ${options.storePrefix}); this replica is worker ${workerId} with a ${options.workerLeaseMs} ms lease` +
+            (options.transport === 'http' ? `; HTTP tasks are bound to the ${options.bindTo === 'principal' ? 'bearer token' : 'HTTP session'}` : ''),
+    );
+    return store;
 }
 
 function stdinEnd(): Promise<string> {

@@ -6,8 +6,18 @@ export interface CliOptions {
     transport: 'stdio' | 'http';
     host: string;
     port: number;
+    /** The first client token (kept for callers that know only one). */
     token?: string;
+    /** Every client token; each is a distinct identity. */
+    tokens: string[];
     ownerToken?: string;
+    /** A shared task store (`redis://…`); undefined keeps tasks in this process's memory. */
+    storeUrl?: string;
+    storePrefix: string;
+    workerLeaseMs: number;
+    workerId?: string;
+    /** What HTTP clients' tasks are bound to: the session (memory default) or the bearer token (redis default). */
+    bindTo: 'session' | 'principal';
     defaultTtlMs: number;
     maxTtlMs: number;
     maxTasksPerClient: number;
@@ -36,6 +46,8 @@ Transport:
   --port PORT                  Port to bind (default 8080; 0 picks a free port).
   --token SECRET               Require "Authorization: Bearer SECRET" on every HTTP request
                                (env MCP_TASKS_TOKEN). Without it any local process may connect.
+                               Repeat it to admit several clients, each token a distinct identity
+                               (the env variable may list several, comma-separated).
   --owner-token SECRET         A second, distinct credential that sees and can cancel every
                                client's tasks (env MCP_TASKS_OWNER_TOKEN). Never give it to clients.
   --allow-remote               Permit a non-loopback --host (requires --token) and skip the
@@ -50,6 +62,17 @@ Transport:
   --body-limit BYTES           Largest accepted HTTP body or stdio line (default 4194304 = 4 MiB).
 
 Tasks:
+  --store URL                  Where tasks live: memory (the default) or redis://HOST:PORT[/DB]
+                               (rediss:// for TLS; env MCP_TASKS_STORE). With Redis, several
+                               replicas share tasks, results, cancellation and notifications.
+  --store-prefix PREFIX        Namespace of the keys in Redis (default mcp-tasks:).
+  --worker-lease DUR           Redis: a replica silent this long is lost and its running tasks
+                               fail (default 10s).
+  --worker-id ID               Redis: this replica's name in tasks and logs (default host:pid:random).
+  --bind session|principal     What an HTTP client's tasks are bound to: its HTTP session (the
+                               default with the memory store; session close cancels them) or its
+                               bearer token (the default with --store redis, so any replica serves
+                               them; requires --token).
   --default-ttl DUR            Retention of a task when the client asks none (default 1h).
                                VS Code never asks and gives up at receipt + ttl, so keep it long.
   --max-ttl DUR                Upper bound applied to client-requested ttl (default 24h).
@@ -92,7 +115,7 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
             http: { type: 'boolean' },
             host: { type: 'string' },
             port: { type: 'string' },
-            token: { type: 'string' },
+            token: { type: 'string', multiple: true },
             'owner-token': { type: 'string' },
             'allow-remote': { type: 'boolean' },
             'owner-announce': { type: 'string' },
@@ -103,6 +126,11 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
             'max-ttl': { type: 'string' },
             'max-tasks-per-client': { type: 'string' },
             'poll-interval': { type: 'string' },
+            store: { type: 'string' },
+            'store-prefix': { type: 'string' },
+            'worker-lease': { type: 'string' },
+            'worker-id': { type: 'string' },
+            bind: { type: 'string' },
             'log-level': { type: 'string' },
             version: { type: 'boolean' },
             help: { type: 'boolean', short: 'h' },
@@ -119,17 +147,32 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
     if (port > 65535) {
         throw new Error('--port: must be at most 65535');
     }
-    const token = values.token ?? (env.MCP_TASKS_TOKEN || undefined);
+    const tokens = [...new Set((values.token ?? (env.MCP_TASKS_TOKEN ?? '').split(',')).map(t => t.trim()).filter(Boolean))];
     const ownerToken = values['owner-token'] ?? (env.MCP_TASKS_OWNER_TOKEN || undefined);
-    if (token && ownerToken && token === ownerToken) {
+    if (ownerToken && tokens.includes(ownerToken)) {
         throw new Error('--owner-token must differ from --token');
+    }
+    const store = parseStore(values.store ?? env.MCP_TASKS_STORE);
+    const bindTo = values.bind ?? (store ? 'principal' : 'session');
+    if (bindTo !== 'session' && bindTo !== 'principal') {
+        throw new Error(`--bind: "${bindTo}" must be session or principal`);
+    }
+    const workerId = values['worker-id'];
+    if (workerId !== undefined && !/^[\x21-\x7e]{1,100}$/.test(workerId)) {
+        throw new Error('--worker-id: use 1 to 100 printable characters without spaces');
     }
     const options: CliOptions = {
         transport: values.http ? 'http' : 'stdio',
         host: values.host ?? '127.0.0.1',
         port,
-        token,
+        token: tokens[0],
+        tokens,
         ownerToken,
+        storeUrl: store,
+        storePrefix: values['store-prefix'] ?? (env.MCP_TASKS_STORE_PREFIX || 'mcp-tasks:'),
+        workerLeaseMs: parseDuration(values['worker-lease'] ?? '10s', '--worker-lease'),
+        workerId,
+        bindTo,
         allowRemote: values['allow-remote'] ?? false,
         ownerAnnounce: values['owner-announce'] ?? (env.MCP_TASKS_OWNER_ANNOUNCE || undefined),
         exitWithStdin: values['exit-with-stdin'] ?? false,
@@ -149,8 +192,35 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
     if (options.allowRemote && !options.token) {
         throw new Error('--allow-remote requires --token');
     }
+    if (options.transport === 'http' && options.bindTo === 'principal' && !options.token) {
+        throw new Error(
+            (values.bind ? '--bind principal' : '--store redis binds each client\'s tasks to its bearer token (so any replica can serve them) and') +
+                ' requires --token: give each client its own --token, or pass --bind session to keep tasks on the HTTP session of one replica',
+        );
+    }
+    if (options.workerLeaseMs < 100) {
+        throw new Error('--worker-lease must be at least 100ms');
+    }
     if (options.defaultTtlMs > options.maxTtlMs) {
         throw new Error('--default-ttl must not exceed --max-ttl');
     }
     return options;
+}
+
+/** undefined for the in-memory store, else a validated redis:// or rediss:// URL. */
+function parseStore(text: string | undefined): string | undefined {
+    const value = text?.trim();
+    if (!value || value === 'memory') {
+        return undefined;
+    }
+    let url: URL;
+    try {
+        url = new URL(value);
+    } catch {
+        throw new Error(`--store: "${value}" must be memory or redis://HOST:PORT[/DB]`);
+    }
+    if ((url.protocol !== 'redis:' && url.protocol !== 'rediss:') || !url.hostname || (url.pathname !== '' && url.pathname !== '/' && !/^\/\d+$/.test(url.pathname))) {
+        throw new Error(`--store: "${url.protocol}//${url.host}${url.pathname}" must be memory or redis://HOST:PORT[/DB]`);
+    }
+    return value;
 }

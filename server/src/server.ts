@@ -51,9 +51,9 @@ export class TasksServer {
         if (limits.defaultTtlMs > limits.maxTtlMs) {
             limits.defaultTtlMs = limits.maxTtlMs;
         }
-        const store = options.store ?? new MemoryTaskStore();
+        const store: TaskStore = options.store ?? new MemoryTaskStore();
         const registry = new ToolRegistry(options.tools ?? defaultTools());
-        this.runtime = new TaskRuntime(store, registry, this.hub, limits, this.log, options.workerId ?? randomUUID());
+        this.runtime = new TaskRuntime(store, registry, this.hub, limits, this.log, options.workerId ?? store.workerId ?? randomUUID());
     }
 
     get sessionCount(): number {

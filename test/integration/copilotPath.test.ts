@@ -15,7 +15,7 @@ for (const transport of ['http', 'stdio'] as const) {
                 await setTransport(transport);
                 await waitFor(`transport ${transport}`, () => api.transport === transport);
             }
-            tools = await startInVsCode();
+            tools = await startInVsCode(60_000, api);
         });
 
         it('lists every tool with its title', () => {

@@ -28,6 +28,24 @@ describe('server lifecycle (http)', () => {
         assert.equal(text, 'Hello, again!');
     });
 
+    it('tasks of a killed server show as lost in the tree; the restarted server is watched again', async () => {
+        const sidebar = api.tasks!;
+        await waitFor('the owner connection', () => sidebar.owner.connected, 30_000);
+        const taskId = (await vscode.commands.executeCommand('mcpTasks.runTool', { name: 'slow_compute', args: { seconds: 60, label: 'doomed' }, mode: 'task' })) as string;
+        const view = await waitFor('the task', () => sidebar.model.get(taskId));
+        const { pid } = await api.ensureServer();
+        process.kill(pid!, 'SIGKILL');
+        await waitFor('the task marked lost', () => view.lost === true, 15_000);
+        assert.match(String(sidebar.tree.getTreeItem(view).description), /lost/);
+        assert.equal(sidebar.tree.getTreeItem(view).contextValue, 'task.lost');
+        await waitFor('a new server', () => {
+            const now = api.serverState().pid;
+            return now && now !== pid ? now : undefined;
+        });
+        await waitFor('the owner connection again', () => sidebar.owner.connected, 30_000);
+        assert.ok(!processAlive(pid!));
+    });
+
     it('Restart Server replaces the process and leaves no old one behind', async () => {
         const { pid } = await api.ensureServer();
         await vscode.commands.executeCommand('mcpTasks.restartServer');

@@ -61,6 +61,16 @@ export function createUiDriver(shotsDir, log = line => console.log(line)) {
         await delay(300);
     }
 
+    async function photographDeploy(page) {
+        const row = page.locator('.monaco-list-row', { hasText: 'deploy_step: build' }).first();
+        if (!done.has('deploy') && (await row.isVisible().catch(() => false))) {
+            done.add('deploy');
+            await delay(600);
+            await shot(page, 'tree-subtasks', page.locator('.part.sidebar'));
+            await shot(page, 'workbench-subtasks');
+        }
+    }
+
     async function cancelFromTree(page) {
         const row = page.locator('.monaco-list-row', { hasText: 'slow_compute: ui-cancel' }).first();
         if (!(await row.isVisible().catch(() => false))) {
@@ -86,7 +96,7 @@ export function createUiDriver(shotsDir, log = line => console.log(line)) {
     /** The runner's onPage hook: acts until the page closes (the suite ended). */
     return async function onPage(page) {
         while (!page.isClosed()) {
-            for (const step of [answerPrompt, allowSampling, cancelFromTree]) {
+            for (const step of [answerPrompt, allowSampling, cancelFromTree, photographDeploy]) {
                 try {
                     await step(page);
                 } catch (err) {

@@ -65,13 +65,16 @@ export function ourTools(): Map<string, vscode.LanguageModelToolInformation> {
 }
 
 /** Starts our server in VS Code's own MCP client (what Copilot uses) and waits for its six tools. */
-export async function startInVsCode(timeoutMs = 60_000): Promise<Map<string, vscode.LanguageModelToolInformation>> {
+export async function startInVsCode(timeoutMs = 60_000, api?: McpTasksApi): Promise<Map<string, vscode.LanguageModelToolInformation>> {
     return waitFor(
-        'the six MCP Tasks tools in vscode.lm.tools',
+        'the MCP Tasks tools in vscode.lm.tools, from a running server',
         async () => {
             // Always start it: VS Code may list cached tools of a server that is not running.
             await vscode.commands.executeCommand('workbench.mcp.startServer', '*', { waitForLiveTools: true, autoTrustChanges: true });
             const after = ourTools();
+            if (api && !(await waitFor('the server process', () => api.serverState().pid, 3000).catch(() => undefined))) {
+                return undefined;
+            }
             return after.size === TOOL_NAMES.length ? after : undefined;
         },
         timeoutMs,

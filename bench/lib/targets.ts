@@ -1,0 +1,178 @@
+// Starting the programs under test: our dist/server.js, the stock-SDK baseline and the floors
+// (the last two bundled by esbuild into a temporary directory, like dist/server.js is).
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
+import { join, resolve } from 'node:path';
+import { build } from 'esbuild';
+import { StdioMcpClient } from './stdioClient.js';
+
+export const ROOT = resolve(__dirname, '../..');
+export const OURS_JS = join(ROOT, 'dist/server.js');
+
+export type Kind = 'ours' | 'baseline' | 'floor';
+
+export interface Programs {
+    baseline: string;
+    httpFloor: string;
+    stdioEcho: string;
+    activate: string;
+    dispose(): void;
+}
+
+/** Bundles the bench-side programs once per run. */
+export async function buildPrograms(): Promise<Programs> {
+    const outdir = mkdtempSync(join(tmpdir(), 'mcp-tasks-bench-'));
+    await build({
+        entryPoints: {
+            baseline: join(ROOT, 'bench/programs/baseline.ts'),
+            httpFloor: join(ROOT, 'bench/programs/httpFloor.ts'),
+            stdioEcho: join(ROOT, 'bench/programs/stdioEcho.ts'),
+            activate: join(ROOT, 'bench/programs/activate.ts'),
+        },
+        outdir,
+        bundle: true,
+        platform: 'node',
+        target: 'node20',
+        format: 'cjs',
+        logLevel: 'warning',
+    });
+    return {
+        baseline: join(outdir, 'baseline.js'),
+        httpFloor: join(outdir, 'httpFloor.js'),
+        stdioEcho: join(outdir, 'stdioEcho.js'),
+        activate: join(outdir, 'activate.js'),
+        dispose: () => rmSync(outdir, { recursive: true, force: true }),
+    };
+}
+
+/** No token: the bench talks to an open loopback endpoint, as a local client would. */
+export const CHILD_ENV: NodeJS.ProcessEnv = { ...process.env, MCP_TASKS_TOKEN: '', MCP_TASKS_OWNER_TOKEN: '', MCP_TASKS_OWNER_ANNOUNCE: '' };
+
+/** Ours may hold any number of live tasks per client in the bench. */
+const OURS_FLAGS = ['--max-tasks-per-client', '1000000'];
+
+export function httpCommand(kind: Kind, programs: Programs): string[] {
+    switch (kind) {
+        case 'ours':
+            return [OURS_JS, '--http', '--port', '0', ...OURS_FLAGS];
+        case 'baseline':
+            return [programs.baseline, '--http', '--port', '0'];
+        case 'floor':
+            return [programs.httpFloor, '--port', '0'];
+    }
+}
+
+export function stdioCommand(kind: Kind, programs: Programs): string[] {
+    switch (kind) {
+        case 'ours':
+            return [OURS_JS, '--stdio', ...OURS_FLAGS];
+        case 'baseline':
+            return [programs.baseline, '--stdio'];
+        case 'floor':
+            return [programs.stdioEcho];
+    }
+}
+
+export interface RunningServer {
+    url: string;
+    pid: number;
+    proc: ChildProcess;
+    /** Every stderr line so far, if capture was asked for. */
+    lines: string[];
+    onLine?: (line: string) => void;
+    stop(graceMs?: number): Promise<void>;
+}
+
+/** Starts an HTTP program and resolves once it has printed {"url"}. */
+export function startHttp(kind: Kind, programs: Programs, options: { capture?: boolean } = {}): Promise<RunningServer> {
+    const proc = spawn(process.execPath, httpCommand(kind, programs), { stdio: ['ignore', 'pipe', 'pipe'], env: CHILD_ENV });
+    const lines: string[] = [];
+    let partial = '';
+    const server: RunningServer = {
+        url: '',
+        pid: proc.pid!,
+        proc,
+        lines,
+        stop: (graceMs?: number) => stopProcess(proc, graceMs),
+    };
+    proc.stderr.setEncoding('utf8');
+    proc.stderr.on('data', (chunk: string) => {
+        if (!options.capture && !server.onLine) {
+            return;
+        }
+        const text = partial + chunk;
+        const parts = text.split('\n');
+        partial = parts.pop() ?? '';
+        for (const line of parts) {
+            if (options.capture) {
+                lines.push(line);
+            }
+            server.onLine?.(line);
+        }
+    });
+    return new Promise((resolvePromise, reject) => {
+        let out = '';
+        proc.stdout.setEncoding('utf8');
+        proc.stdout.on('data', (chunk: string) => {
+            out += chunk;
+            const newline = out.indexOf('\n');
+            if (newline >= 0 && !server.url) {
+                server.url = (JSON.parse(out.slice(0, newline)) as { url: string }).url;
+                resolvePromise(server);
+            }
+        });
+        proc.once('exit', code => reject(new Error(`${kind} server exited (${code}) before listening: ${lines.join('\n')}`)));
+        proc.once('error', reject);
+    });
+}
+
+export function startStdio(kind: Kind, programs: Programs, onStderr?: (text: string) => void): StdioMcpClient {
+    return new StdioMcpClient(process.execPath, stdioCommand(kind, programs), CHILD_ENV, onStderr);
+}
+
+export async function stopProcess(proc: ChildProcess, graceMs = 3000): Promise<void> {
+    if (proc.exitCode !== null || proc.signalCode !== null) {
+        return;
+    }
+    const exited = new Promise<void>(done => proc.once('exit', () => done()));
+    proc.kill('SIGTERM');
+    const timer = setTimeout(() => proc.kill('SIGKILL'), graceMs);
+    await exited;
+    clearTimeout(timer);
+}
+
+/** Resident set size of a process, in bytes. */
+export function rssBytes(pid: number): number {
+    const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return match ? Number(match[1]) * 1024 : NaN;
+}
+
+/** User + system CPU time of a process, in milliseconds (clock ticks of 10 ms). */
+export function cpuMs(pid: number): number {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    // Fields after the command: state is index 0, utime index 11, stime index 12.
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+export interface Machine {
+    cpuModel: string;
+    cores: number;
+    memoryGiB: number;
+    node: string;
+    platform: string;
+    loadAtStart: number[];
+}
+
+export function describeMachine(): Machine {
+    const list = cpus();
+    return {
+        cpuModel: list[0]?.model.trim() ?? 'unknown',
+        cores: list.length,
+        memoryGiB: Math.round((totalmem() / 2 ** 30) * 10) / 10,
+        node: process.version,
+        platform: `${process.platform} ${process.arch}`,
+        loadAtStart: loadavg().map(v => Math.round(v * 100) / 100),
+    };
+}

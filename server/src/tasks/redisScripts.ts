@@ -1,0 +1,246 @@
+import { createHash } from 'node:crypto';
+
+/**
+ * The Lua scripts of the Redis store. Each one runs atomically on the Redis server, so every
+ * check-then-write (the live-task limit, the terminal guard, the reaping of expired tasks and of
+ * lost workers) holds across any number of replicas, and each change publishes its event in the
+ * same step, so no replica can change a task without the others hearing of it.
+ *
+ * Keys, under a prefix P (default "mcp-tasks:"):
+ * - P t:<id>          hash: base (JSON of the immutable fields, never re-encoded in Lua), status, msg,
+ *                     updated, ext, outcome (JSON), seq, client, worker (the lease holder), parent,
+ *                     ttl, member; PEXPIRE = ttl, set at create and restarted on the terminal transition
+ * - P seq             counter: creation order, the position a list cursor carries
+ * - P all             zset seq → id: every task (the owner's view)
+ * - P c:<clientKey>   zset seq → id: one client's tasks
+ * - P p:<parentId>    zset seq → id: one parent's sub-tasks
+ * - P live:<client>   zset expiry-ms → id: a client's live tasks (the --max-tasks-per-client count)
+ * - P exp             zset expiry-ms → member "id\nclient\nparent\nworker": what the reaper unindexes
+ * - P workers         hash worker → lease ms: replicas that run tasks
+ * - P hb:<worker>     string with PEXPIRE = lease: the replica's heartbeat
+ * - P run:<worker>    set of ids: live tasks whose work runs on that replica
+ * Scripts build key names from the prefix (single Redis or a primary with replicas; not Redis Cluster).
+ */
+
+const LIBRARY = `
+local function now_ms()
+  local t = redis.call('TIME')
+  return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+end
+
+local function is_terminal(s)
+  return s == 'completed' or s == 'failed' or s == 'cancelled'
+end
+
+local function jstr(v)
+  if v == false or v == nil then return 'null' end
+  return cjson.encode(v)
+end
+
+local FIELDS = {'base', 'status', 'msg', 'updated', 'ext', 'seq', 'client', 'worker', 'parent', 'ttl', 'member'}
+
+local function load(key)
+  local v = redis.call('HMGET', key, unpack(FIELDS))
+  if not v[1] then return nil end
+  local h = {}
+  for i, f in ipairs(FIELDS) do h[f] = v[i] end
+  return h
+end
+
+-- A status event; base goes in verbatim so the tool's arguments keep their exact JSON.
+local function status_event(origin, h, created)
+  return '{"t":"s","o":' .. cjson.encode(origin) .. ',"c":' .. (created and 'true' or 'false') ..
+    ',"b":' .. h.base .. ',"s":' .. cjson.encode(h.status) .. ',"m":' .. jstr(h.msg) ..
+    ',"u":' .. cjson.encode(h.updated) .. ',"x":' .. jstr(h.ext) .. ',"q":' .. h.seq .. '}'
+end
+
+-- The terminal guard: false when the task is gone or already terminal.
+local function finish_task(p, channel, origin, id, status, msg, now, outcome)
+  local key = p .. 't:' .. id
+  local h = load(key)
+  if not h or is_terminal(h.status) then return false end
+  h.status = status
+  h.updated = now
+  redis.call('HSET', key, 'status', status, 'updated', now, 'outcome', outcome)
+  if msg then
+    h.msg = msg
+    redis.call('HSET', key, 'msg', msg)
+  else
+    h.msg = false
+    redis.call('HDEL', key, 'msg')
+  end
+  local ttl = tonumber(h.ttl)
+  redis.call('PEXPIRE', key, ttl)
+  redis.call('ZADD', p .. 'exp', now_ms() + ttl, h.member)
+  redis.call('ZREM', p .. 'live:' .. h.client, id)
+  if h.worker ~= '' then redis.call('SREM', p .. 'run:' .. h.worker, id) end
+  local event = status_event(origin, h, false)
+  redis.call('PUBLISH', channel, event)
+  return event
+end
+`;
+
+/** ARGV: prefix, channel, origin, id, clientKey, maxLive, ttl, base, now, parent, worker → 0 at the limit, else the event. */
+const CREATE = `
+local p, channel, origin, id, ck = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5]
+local max, ttl, base, now, parent, worker = tonumber(ARGV[6]), tonumber(ARGV[7]), ARGV[8], ARGV[9], ARGV[10], ARGV[11]
+local ms = now_ms()
+local live = p .. 'live:' .. ck
+redis.call('ZREMRANGEBYSCORE', live, '-inf', ms)
+if redis.call('ZCARD', live) >= max then return 0 end
+local seq = redis.call('INCR', p .. 'seq')
+local key = p .. 't:' .. id
+local member = id .. '\\n' .. ck .. '\\n' .. parent .. '\\n' .. worker
+redis.call('HSET', key, 'base', base, 'status', 'working', 'updated', now, 'seq', seq, 'client', ck,
+  'worker', worker, 'parent', parent, 'ttl', ttl, 'member', member)
+redis.call('PEXPIRE', key, ttl)
+redis.call('ZADD', live, ms + ttl, id)
+redis.call('ZADD', p .. 'exp', ms + ttl, member)
+redis.call('ZADD', p .. 'all', seq, id)
+redis.call('ZADD', p .. 'c:' .. ck, seq, id)
+if parent ~= '' then redis.call('ZADD', p .. 'p:' .. parent, seq, id) end
+if worker ~= '' then redis.call('SADD', p .. 'run:' .. worker, id) end
+local event = status_event(origin, {base = base, status = 'working', msg = false, updated = now, ext = false, seq = seq}, true)
+redis.call('PUBLISH', channel, event)
+return event
+`;
+
+/** ARGV: prefix, channel, origin, id, status, hasMessage ('1'|'0'), message, now → the event, or nil. */
+const SET_STATUS = `
+local p, channel, origin, id, status, has_msg, msg, now = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6], ARGV[7], ARGV[8]
+local key = p .. 't:' .. id
+local h = load(key)
+if not h or is_terminal(h.status) then return false end
+h.status = status
+h.updated = now
+redis.call('HSET', key, 'status', status, 'updated', now)
+if has_msg == '1' then
+  h.msg = msg
+  redis.call('HSET', key, 'msg', msg)
+else
+  h.msg = false
+  redis.call('HDEL', key, 'msg')
+end
+local event = status_event(origin, h, false)
+redis.call('PUBLISH', channel, event)
+return event
+`;
+
+/** ARGV: prefix, channel, origin, id, status, hasMessage, message, now, outcome → the event, or nil. */
+const FINISH = `
+local msg = false
+if ARGV[6] == '1' then msg = ARGV[7] end
+return finish_task(ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], msg, ARGV[8], ARGV[9])
+`;
+
+/** ARGV: prefix, id, ref. Never creates a task that is gone. */
+const SET_EXTERNAL_REF = `
+local key = ARGV[1] .. 't:' .. ARGV[2]
+if redis.call('EXISTS', key) == 1 then redis.call('HSET', key, 'ext', ARGV[3]) end
+return 1
+`;
+
+/**
+ * ARGV: prefix, index key (after the prefix), after (a seq), limit, clientKey filter or ''.
+ * Returns up to limit + 1 events in creation order; ids of expired tasks met on the way are
+ * dropped from the index, so a list never shows a task that is gone.
+ */
+const LIST = `
+local p, idx, after, limit, filter = ARGV[1], ARGV[1] .. ARGV[2], ARGV[3], tonumber(ARGV[4]), ARGV[5]
+local out = {}
+local start = '(' .. after
+while #out <= limit do
+  local batch = redis.call('ZRANGEBYSCORE', idx, start, '+inf', 'WITHSCORES', 'LIMIT', 0, limit + 1 - #out)
+  if #batch == 0 then break end
+  for i = 1, #batch, 2 do
+    local id = batch[i]
+    start = '(' .. batch[i + 1]
+    local h = load(p .. 't:' .. id)
+    if not h then
+      redis.call('ZREM', idx, id)
+    elseif filter == '' or h.client == filter then
+      out[#out + 1] = status_event('', h, false)
+      if #out > limit then break end
+    end
+  end
+end
+return out
+`;
+
+/**
+ * ARGV: prefix, channel, now, batch. Unindexes tasks whose key expired (publishing 'deleted'), and
+ * fails the live tasks of every worker whose heartbeat lapsed. Returns {expired, failed}.
+ */
+const REAP = `
+local p, channel, now, batch = ARGV[1], ARGV[2], ARGV[3], tonumber(ARGV[4])
+local ms = now_ms()
+local expired, failed = 0, 0
+for _, member in ipairs(redis.call('ZRANGEBYSCORE', p .. 'exp', '-inf', ms, 'LIMIT', 0, batch)) do
+  local id, ck, parent, worker = string.match(member, '^([^\\n]*)\\n([^\\n]*)\\n([^\\n]*)\\n([^\\n]*)$')
+  local key = p .. 't:' .. id
+  local pttl = redis.call('PTTL', key)
+  if pttl > 0 then
+    redis.call('ZADD', p .. 'exp', ms + pttl, member)
+  else
+    redis.call('DEL', key)
+    redis.call('ZREM', p .. 'exp', member)
+    redis.call('ZREM', p .. 'all', id)
+    redis.call('ZREM', p .. 'c:' .. ck, id)
+    if parent ~= '' then redis.call('ZREM', p .. 'p:' .. parent, id) end
+    redis.call('ZREM', p .. 'live:' .. ck, id)
+    if worker ~= '' then redis.call('SREM', p .. 'run:' .. worker, id) end
+    redis.call('PUBLISH', channel, '{"t":"d","o":"","id":' .. cjson.encode(id) .. ',"ck":' .. cjson.encode(ck) .. '}')
+    expired = expired + 1
+  end
+end
+local workers = redis.call('HGETALL', p .. 'workers')
+for i = 1, #workers, 2 do
+  local w, lease = workers[i], workers[i + 1]
+  if redis.call('EXISTS', p .. 'hb:' .. w) == 0 then
+    local msg = 'Worker ' .. w .. ' stopped responding (no heartbeat within its ' .. lease .. ' ms lease); the work of this task was lost'
+    local outcome = '{"result":{"content":[{"type":"text","text":' .. cjson.encode('Task failed: ' .. msg) .. '}],"isError":true}}'
+    for _, id in ipairs(redis.call('SMEMBERS', p .. 'run:' .. w)) do
+      if finish_task(p, channel, '', id, 'failed', msg, now, outcome) then failed = failed + 1 end
+    end
+    redis.call('DEL', p .. 'run:' .. w)
+    redis.call('HDEL', p .. 'workers', w)
+  end
+end
+return {expired, failed}
+`;
+
+/** ARGV: prefix, worker, lease ms. Registers the worker and renews its heartbeat in one step. */
+const HEARTBEAT = `
+redis.call('SET', ARGV[1] .. 'hb:' .. ARGV[2], '1', 'PX', ARGV[3])
+redis.call('HSET', ARGV[1] .. 'workers', ARGV[2], ARGV[3])
+return 1
+`;
+
+/** ARGV: prefix, worker. A clean stop: with nothing left running the worker leaves at once; else the reaper fails what is left. */
+const RETIRE = `
+redis.call('DEL', ARGV[1] .. 'hb:' .. ARGV[2])
+if redis.call('SCARD', ARGV[1] .. 'run:' .. ARGV[2]) == 0 then redis.call('HDEL', ARGV[1] .. 'workers', ARGV[2]) end
+return 1
+`;
+
+export interface LuaScript {
+    name: string;
+    source: string;
+    sha: string;
+}
+
+function script(name: string, body: string, withLibrary = true): LuaScript {
+    const source = withLibrary ? LIBRARY + body : body;
+    return { name, source, sha: createHash('sha1').update(source).digest('hex') };
+}
+
+export const SCRIPTS = {
+    create: script('create', CREATE),
+    setStatus: script('setStatus', SET_STATUS),
+    finish: script('finish', FINISH),
+    setExternalRef: script('setExternalRef', SET_EXTERNAL_REF, false),
+    list: script('list', LIST),
+    reap: script('reap', REAP),
+    heartbeat: script('heartbeat', HEARTBEAT, false),
+    retire: script('retire', RETIRE, false),
+} as const;

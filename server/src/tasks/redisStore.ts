@@ -1,0 +1,415 @@
+import { EventEmitter } from 'node:events';
+import { randomUUID } from 'node:crypto';
+import { createClient, ErrorReply } from 'redis';
+import { errorMessage, silentLogger, type Logger } from '../log.js';
+import { ErrorCodes, RpcError } from '../rpc/errors.js';
+import { decodeCursor, encodeCursor } from './cursor.js';
+import { newTaskId } from './ids.js';
+import { SCRIPTS, type LuaScript } from './redisScripts.js';
+import type {
+    Disposable,
+    ListQuery,
+    LiveStatus,
+    NewTask,
+    ProgressUpdate,
+    TaskEvent,
+    TaskOutcome,
+    TaskPage,
+    TaskRecord,
+    TaskStatus,
+    TaskStore,
+    TerminalStatus,
+} from './types.js';
+
+export interface RedisStoreOptions {
+    /** `redis://[[user]:password@]host[:port][/db]` or `rediss://…`. */
+    url: string;
+    /** Namespace of every key and of the event channel, so deployments can share one Redis. */
+    prefix?: string;
+    /** This replica's name: it holds the lease on the tasks it runs. */
+    workerId: string;
+    /** A replica whose heartbeat is older than this is lost, and its live tasks fail. */
+    leaseMs?: number;
+    /** How often this replica looks for expired tasks and lost workers (default: min(1 s, lease / 4)). */
+    reapIntervalMs?: number;
+    /** How long the first connection may take before start-up fails. */
+    connectTimeoutMs?: number;
+    log?: Logger;
+}
+
+export const DEFAULT_PREFIX = 'mcp-tasks:';
+export const DEFAULT_LEASE_MS = 10_000;
+
+/** The immutable part of a record, stored as one JSON string the Lua scripts never re-encode. */
+type Base = Omit<TaskRecord, 'status' | 'statusMessage' | 'lastUpdatedAt' | 'externalRef' | 'seq'>;
+
+/** An event as the scripts publish it (short keys: it crosses the wire for every change). */
+type WireEvent =
+    | { t: 's'; o: string; c: boolean; b: Base; s: TaskStatus; m: string | null; u: string; x: string | null; q: number }
+    | { t: 'd'; o: string; id: string; ck: string }
+    | { t: 'p'; o: string; id: string; ck: string; pt?: string | number; up: ProgressUpdate };
+
+interface PendingFinish {
+    status: TerminalStatus;
+    outcome: TaskOutcome;
+    statusMessage?: string;
+    at: string;
+}
+
+type RedisClient = ReturnType<typeof createClient>;
+
+function recordOf(event: Extract<WireEvent, { t: 's' }>): TaskRecord {
+    const record: TaskRecord = { ...event.b, status: event.s, lastUpdatedAt: event.u, seq: Number(event.q) };
+    if (event.m !== null) {
+        record.statusMessage = event.m;
+    }
+    if (event.x !== null) {
+        record.externalRef = event.x;
+    }
+    return record;
+}
+
+/** The URL without its password, for logs and errors. */
+export function redactUrl(url: string): string {
+    try {
+        const parsed = new URL(url);
+        if (parsed.password) {
+            parsed.password = '***';
+        }
+        return parsed.toString();
+    } catch {
+        return 'redis://(invalid url)';
+    }
+}
+
+/**
+ * A TaskStore in Redis, shared by any number of server replicas. Every write is one Lua script
+ * (see redisScripts.ts) that also publishes the change on one channel; each replica applies its
+ * own events at once and takes the others' from pub/sub. Retention is Redis key expiry. Each
+ * replica heartbeats a lease; any replica fails the live tasks of a worker whose lease lapsed.
+ */
+export class RedisTaskStore implements TaskStore {
+    readonly workerId: string;
+    readonly prefix: string;
+    readonly leaseMs: number;
+    private readonly channel: string;
+    /** Tags this instance's publications so it does not apply its own events twice. */
+    private readonly origin = randomUUID();
+    private readonly events = new EventEmitter();
+    private readonly log: Logger;
+    private readonly where: string;
+    /** Terminal transitions that could not be written while Redis was unreachable, replayed on reconnect. */
+    private readonly pending = new Map<string, PendingFinish>();
+    private readonly timers: NodeJS.Timeout[] = [];
+    private connected = false;
+    private closed = false;
+    private outageLogged = false;
+
+    private constructor(
+        private readonly client: RedisClient,
+        private readonly subscriber: RedisClient,
+        options: RedisStoreOptions,
+    ) {
+        this.workerId = options.workerId;
+        this.prefix = options.prefix ?? DEFAULT_PREFIX;
+        this.leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
+        this.channel = `${this.prefix}events`;
+        this.log = options.log ?? silentLogger;
+        this.where = redactUrl(options.url);
+        this.events.setMaxListeners(0);
+    }
+
+    /** Connects (failing fast with a clear error when Redis cannot be reached), subscribes and starts the lease. */
+    static async connect(options: RedisStoreOptions): Promise<RedisTaskStore> {
+        if (/[\s]/.test(options.workerId) || options.workerId === '') {
+            throw new Error(`Invalid worker id "${options.workerId}": use letters, digits and punctuation, no spaces`);
+        }
+        let started = false;
+        const connectTimeout = options.connectTimeoutMs ?? 5000;
+        const reconnectStrategy = (retries: number, cause: Error): number | Error => {
+            if (!started && retries >= 2) {
+                return new Error(`cannot reach Redis at ${redactUrl(options.url)}: ${cause.message || cause.name}`);
+            }
+            return Math.min(100 * 2 ** Math.min(retries, 5), 2000);
+        };
+        const base = {
+            url: options.url,
+            disableOfflineQueue: true,
+            pingInterval: 2000,
+            socket: { connectTimeout, reconnectStrategy, socketTimeout: 6000 },
+        };
+        const client = createClient({ ...base, name: `mcp-tasks:${options.workerId}` });
+        const subscriber = createClient({ ...base, name: `mcp-tasks-events:${options.workerId}` });
+        const store = new RedisTaskStore(client, subscriber, options);
+        client.on('error', (err: Error) => store.onConnectionError(err));
+        subscriber.on('error', (err: Error) => store.onConnectionError(err));
+        try {
+            await client.connect();
+            await subscriber.connect();
+            await subscriber.subscribe(store.channel, message => store.onMessage(message));
+            await store.heartbeat();
+        } catch (err) {
+            store.closed = true;
+            client.destroy();
+            subscriber.destroy();
+            throw new Error(`Task store unavailable: ${errorMessage(err).startsWith('cannot reach') ? errorMessage(err) : `cannot reach Redis at ${store.where}: ${errorMessage(err)}`}`, { cause: err });
+        }
+        started = true;
+        store.connected = true;
+        client.on('ready', () => void store.onReconnected('commands'));
+        subscriber.on('ready', () => void store.onReconnected('events'));
+        store.startTimers(options.reapIntervalMs ?? Math.max(50, Math.min(1000, store.leaseMs / 4)));
+        void store.reap();
+        return store;
+    }
+
+    async create(input: NewTask, maxLive: number): Promise<TaskRecord> {
+        const now = new Date().toISOString();
+        const taskId = newTaskId();
+        const base: Base = {
+            taskId,
+            createdAt: now,
+            ttl: input.ttl,
+            pollInterval: input.pollInterval,
+            clientKey: input.clientKey,
+            clientName: input.clientName,
+            toolName: input.toolName,
+            args: input.args,
+            parentTaskId: input.parentTaskId,
+            progressToken: input.progressToken,
+            worker: input.worker,
+        };
+        // The lease is held by the process that runs the work: this one.
+        const reply = await this.run(SCRIPTS.create, [
+            taskId,
+            input.clientKey,
+            String(maxLive),
+            String(Math.max(1, Math.round(input.ttl))),
+            JSON.stringify(base),
+            now,
+            input.parentTaskId ?? '',
+            this.workerId,
+        ]);
+        if (reply === 0) {
+            throw new RpcError(ErrorCodes.LimitExceeded, `Too many live tasks for this client (limit ${maxLive}); wait for some to finish or cancel them`, { limit: maxLive });
+        }
+        return this.applyOwn(reply as string);
+    }
+
+    async get(taskId: string): Promise<TaskRecord | undefined> {
+        const [base, status, msg, updated, ext, seq] = (await this.command(['HMGET', this.key(taskId), 'base', 'status', 'msg', 'updated', 'ext', 'seq'])) as (string | null)[];
+        if (!base || !status || !updated) {
+            return undefined;
+        }
+        return recordOf({ t: 's', o: '', c: false, b: JSON.parse(base) as Base, s: status as TaskStatus, m: msg ?? null, u: updated, x: ext ?? null, q: Number(seq) });
+    }
+
+    async setStatus(taskId: string, status: LiveStatus, statusMessage?: string): Promise<TaskRecord | undefined> {
+        const reply = await this.run(SCRIPTS.setStatus, [taskId, status, statusMessage === undefined ? '0' : '1', statusMessage ?? '', new Date().toISOString()]);
+        return typeof reply === 'string' ? this.applyOwn(reply) : undefined;
+    }
+
+    async finish(taskId: string, status: TerminalStatus, outcome: TaskOutcome, statusMessage?: string): Promise<TaskRecord | undefined> {
+        const at = new Date().toISOString();
+        try {
+            return await this.writeFinish(taskId, { status, outcome, statusMessage, at });
+        } catch (err) {
+            if (err instanceof RpcError && err.code === ErrorCodes.StoreUnavailable && !this.closed) {
+                // The outcome must not be lost: it is written (through the same terminal guard) once Redis is back.
+                if (!this.pending.has(taskId)) {
+                    this.pending.set(taskId, { status, outcome, statusMessage, at });
+                    this.log.warn(`[store] task ${taskId} ended ${status} while Redis is unreachable; the outcome is kept and written on reconnect`);
+                }
+            }
+            throw err;
+        }
+    }
+
+    async setExternalRef(taskId: string, ref: string): Promise<void> {
+        await this.run(SCRIPTS.setExternalRef, [taskId, ref], false);
+    }
+
+    async getOutcome(taskId: string): Promise<TaskOutcome | undefined> {
+        const raw = (await this.command(['HGET', this.key(taskId), 'outcome'])) as string | null;
+        return raw ? (JSON.parse(raw) as TaskOutcome) : undefined;
+    }
+
+    async list(query: ListQuery): Promise<TaskPage> {
+        const after = query.cursor === undefined ? 0 : decodeCursor(query.cursor);
+        const index = query.parentTaskId !== undefined ? `p:${query.parentTaskId}` : query.clientKey !== undefined ? `c:${query.clientKey}` : 'all';
+        const filter = query.parentTaskId !== undefined && query.clientKey !== undefined ? query.clientKey : '';
+        const limit = Math.max(1, query.limit);
+        const reply = (await this.run(SCRIPTS.list, [index, String(after), String(limit), filter], false)) as string[];
+        const tasks = reply.slice(0, limit).map(raw => recordOf(JSON.parse(raw) as Extract<WireEvent, { t: 's' }>));
+        const last = tasks[tasks.length - 1];
+        return reply.length > limit && last ? { tasks, nextCursor: encodeCursor(last.seq) } : { tasks };
+    }
+
+    publishProgress(task: TaskRecord, update: ProgressUpdate): void {
+        this.emit({ type: 'progress', taskId: task.taskId, clientKey: task.clientKey, progressToken: task.progressToken, update });
+        const wire: WireEvent = { t: 'p', o: this.origin, id: task.taskId, ck: task.clientKey, pt: task.progressToken, up: update };
+        // Progress is advisory: a notification lost during an outage is not worth an error.
+        this.command(['PUBLISH', this.channel, JSON.stringify(wire)]).catch(() => undefined);
+    }
+
+    onEvent(listener: (event: TaskEvent) => void): Disposable {
+        this.events.on('event', listener);
+        return { dispose: () => this.events.off('event', listener) };
+    }
+
+    /** Stops the lease (a clean stop leaves nothing for the reaper) and closes both connections. */
+    async close(): Promise<void> {
+        if (this.closed) {
+            return;
+        }
+        this.closed = true;
+        for (const timer of this.timers) {
+            clearInterval(timer);
+        }
+        if (this.client.isReady) {
+            await this.runRaw(SCRIPTS.retire, [this.prefix, this.workerId]).catch(err => this.log.warn(`[store] could not retire worker ${this.workerId}: ${errorMessage(err)}`));
+        }
+        if (this.pending.size > 0) {
+            this.log.warn(`[store] ${this.pending.size} task outcome(s) could not be written to Redis before shutdown; the reaper will fail those tasks`);
+        }
+        await Promise.all([this.client, this.subscriber].map(c => c.close().catch(() => c.destroy())));
+    }
+
+    /** Looks for expired tasks and lost workers now (every replica also does so periodically). */
+    async reap(): Promise<{ expired: number; failed: number }> {
+        try {
+            const [expired, failed] = (await this.runRaw(SCRIPTS.reap, [this.prefix, this.channel, new Date().toISOString(), '200'])) as number[];
+            if (failed) {
+                this.log.warn(`[store] failed ${failed} task(s) of lost worker(s)`);
+            }
+            return { expired: expired ?? 0, failed: failed ?? 0 };
+        } catch (err) {
+            this.log.debug(`[store] reap skipped: ${errorMessage(err)}`);
+            return { expired: 0, failed: 0 };
+        }
+    }
+
+    private async heartbeat(): Promise<void> {
+        await this.runRaw(SCRIPTS.heartbeat, [this.prefix, this.workerId, String(this.leaseMs)]);
+    }
+
+    private startTimers(reapIntervalMs: number): void {
+        const beat = setInterval(() => void this.heartbeat().catch(err => this.log.debug(`[store] heartbeat failed: ${errorMessage(err)}`)), Math.max(20, Math.floor(this.leaseMs / 3)));
+        const reap = setInterval(() => void this.reap(), reapIntervalMs);
+        beat.unref();
+        reap.unref();
+        this.timers.push(beat, reap);
+    }
+
+    private async writeFinish(taskId: string, finish: PendingFinish): Promise<TaskRecord | undefined> {
+        const outcome = JSON.stringify(finish.outcome);
+        const reply = await this.run(SCRIPTS.finish, [taskId, finish.status, finish.statusMessage === undefined ? '0' : '1', finish.statusMessage ?? '', finish.at, outcome]);
+        return typeof reply === 'string' ? this.applyOwn(reply) : undefined;
+    }
+
+    /** After a reconnect: renew the lease first (so no replica takes this one for lost), write what is pending, then let the runtime re-read. */
+    private async onReconnected(which: 'commands' | 'events'): Promise<void> {
+        if (this.closed || !this.connected) {
+            return;
+        }
+        if (this.outageLogged) {
+            this.outageLogged = false;
+            this.log.info(`[store] reconnected to Redis at ${this.where}`);
+        }
+        if (which === 'commands') {
+            try {
+                await this.heartbeat();
+                for (const [taskId, finish] of [...this.pending]) {
+                    await this.writeFinish(taskId, finish);
+                    this.pending.delete(taskId);
+                }
+            } catch (err) {
+                this.log.warn(`[store] resync after reconnect failed: ${errorMessage(err)}`);
+                return;
+            }
+        }
+        // Events published while this replica was not listening are gone: waiters re-read the store.
+        this.emit({ type: 'resync' });
+    }
+
+    private onConnectionError(err: Error): void {
+        if (this.closed) {
+            return;
+        }
+        if (!this.outageLogged && this.connected) {
+            this.outageLogged = true;
+            this.log.error(`[store] lost the connection to Redis at ${this.where} (${err.message || err.name}); requests answer -32001 until it is back, reconnecting`);
+        }
+    }
+
+    private onMessage(message: string): void {
+        let wire: WireEvent;
+        try {
+            wire = JSON.parse(message) as WireEvent;
+        } catch {
+            return;
+        }
+        if (wire.o === this.origin) {
+            return;
+        }
+        switch (wire.t) {
+            case 's':
+                this.emit(wire.c ? { type: 'status', task: recordOf(wire), created: true } : { type: 'status', task: recordOf(wire) });
+                break;
+            case 'd':
+                this.emit({ type: 'deleted', taskId: wire.id, clientKey: wire.ck });
+                break;
+            case 'p':
+                this.emit({ type: 'progress', taskId: wire.id, clientKey: wire.ck, progressToken: wire.pt, update: wire.up });
+                break;
+        }
+    }
+
+    /** Applies an event this instance caused at once (its pub/sub copy is skipped), and returns the record. */
+    private applyOwn(raw: string): TaskRecord {
+        const wire = JSON.parse(raw) as Extract<WireEvent, { t: 's' }>;
+        const task = recordOf(wire);
+        this.emit(wire.c ? { type: 'status', task, created: true } : { type: 'status', task });
+        return task;
+    }
+
+    private emit(event: TaskEvent): void {
+        try {
+            this.events.emit('event', event);
+        } catch (err) {
+            this.log.error(`[store] event listener failed: ${errorMessage(err)}`);
+        }
+    }
+
+    private key(taskId: string): string {
+        return `${this.prefix}t:${taskId}`;
+    }
+
+    /** A store script with the standard leading arguments (prefix, channel, origin) unless `standard` is false (prefix only). */
+    private run(script: LuaScript, args: string[], standard = true): Promise<unknown> {
+        return this.runRaw(script, standard ? [this.prefix, this.channel, this.origin, ...args] : [this.prefix, ...args]);
+    }
+
+    private async runRaw(script: LuaScript, args: string[]): Promise<unknown> {
+        try {
+            return await this.command(['EVALSHA', script.sha, '0', ...args]);
+        } catch (err) {
+            if (err instanceof RpcError && err.code === ErrorCodes.InternalError && /NOSCRIPT/.test(err.message)) {
+                return this.command(['EVAL', script.source, '0', ...args]);
+            }
+            throw err;
+        }
+    }
+
+    /** One Redis command; a connection problem becomes StoreUnavailable (-32001), a Redis error an internal error. */
+    private async command(args: string[]): Promise<unknown> {
+        try {
+            return await this.client.sendCommand(args);
+        } catch (err) {
+            if (err instanceof ErrorReply) {
+                throw new RpcError(ErrorCodes.InternalError, `Task store error: ${err.message}`);
+            }
+            throw new RpcError(ErrorCodes.StoreUnavailable, `Task store unavailable: cannot reach Redis (${errorMessage(err) || 'connection lost'}); try again shortly`);
+        }
+    }
+}

@@ -1,0 +1,40 @@
+import * as assert from 'node:assert/strict';
+import * as vscode from 'vscode';
+import type { McpTasksApi } from '../../extension/api';
+import { activateExtension, setTransport, waitFor } from './util';
+
+describe('sub-tasks in the sidebar', () => {
+    let api: McpTasksApi;
+
+    before(async () => {
+        api = await activateExtension();
+        await setTransport('http');
+        await waitFor('transport http', () => api.transport === 'http');
+        await api.ensureServer();
+        await waitFor('the owner connection', () => api.tasks!.owner.connected, 30_000);
+        await vscode.commands.executeCommand('mcpTasks.tasks.focus');
+    });
+
+    it('nests build and test under deploy, and cancelling the parent from the tree cascades', async () => {
+        const { model, tree } = api.tasks!;
+        const parentId = (await vscode.commands.executeCommand('mcpTasks.runTool', { name: 'deploy', args: { app: 'showcase' }, mode: 'task' })) as string;
+        const parent = await waitFor('the deploy task', () => model.get(parentId));
+        const children = await waitFor('build and test under deploy', () => {
+            const kids = tree.getChildren(parent);
+            return kids.length === 2 ? kids : undefined;
+        });
+        assert.deepEqual(children.map(child => child.args.step).sort(), ['build', 'test']);
+        assert.ok(children.every(child => child.parentTaskId === parentId));
+        assert.ok(!tree.getChildren().some(view => view.parentTaskId === parentId), 'children are not listed at the top level');
+        assert.equal(tree.getTreeItem(parent).collapsibleState, vscode.TreeItemCollapsibleState.Expanded);
+        // Give the UI driver a moment to photograph the nested tree.
+        await new Promise(resolve => setTimeout(resolve, 1500));
+
+        await vscode.commands.executeCommand('mcpTasks.cancelTask', parent);
+        await waitFor('the parent cancelled', () => parent.status === 'cancelled', 5000, 20);
+        await waitFor('every child cancelled', () => children.every(child => child.status === 'cancelled'), 5000, 20);
+        for (const child of children) {
+            assert.match(child.statusMessage ?? '', new RegExp(`parent task ${parentId}`));
+        }
+    });
+});

@@ -1,0 +1,34 @@
+import * as assert from 'node:assert/strict';
+import * as vscode from 'vscode';
+import { activateExtension, EXTENSION_ID, invoke, processAlive, startInVsCode, waitFor } from './util';
+
+/** Runs against the packaged .vsix, installed with `code-server --install-extension` as a user would. */
+describe('the installed .vsix', () => {
+    it('is installed from the extensions folder, not a development path', () => {
+        const ext = vscode.extensions.getExtension(EXTENSION_ID);
+        assert.ok(ext, 'installed');
+        assert.match(ext.extensionPath, /extensions[/\\]mcp-tasks\.mcp-tasks-/);
+        assert.equal(ext.packageJSON.displayName, 'MCP Tasks');
+    });
+
+    it('activates and starts its server', async () => {
+        const api = await activateExtension();
+        const { pid } = await api.ensureServer();
+        assert.ok(pid && processAlive(pid));
+    });
+
+    it('serves its tools to VS Code’s MCP client', async () => {
+        const tools = await startInVsCode();
+        assert.equal(await invoke(tools.get('greet')!, { name: 'vsix' }), 'Hello, vsix!');
+        await assert.rejects(invoke(tools.get('failing_job')!, {}), /Job failed/);
+    });
+
+    it('ships the sidebar view and its commands', async () => {
+        const commands = await vscode.commands.getCommands(true);
+        for (const id of ['mcpTasks.runTool', 'mcpTasks.cancelTask', 'mcpTasks.showResult', 'mcpTasks.clearFinished', 'mcpTasks.refresh', 'mcpTasks.copyTaskId', 'mcpTasks.showLog', 'mcpTasks.restartServer']) {
+            assert.ok(commands.includes(id), `${id} is registered`);
+        }
+        await vscode.commands.executeCommand('mcpTasks.tasks.focus');
+        await waitFor('no error focusing the view', () => true);
+    });
+});
