@@ -1,4 +1,4 @@
-// npm run bench [-- --quick] [--only id,id] [--client node-http|fetch] [--rounds N] [--no-write]
+// npm run bench [-- --quick] [--only id,id] [--client node-http|fetch] [--rounds N] [--no-write] [--ours JS] [--vs JS]
 //
 // Measures our server (dist/server.js) against a stock SDK 1.32.2 server (bench/programs/baseline.ts)
 // and bare floors on loopback, alternating ours/stock (A/B/A/B) to cancel drift, prints the table
@@ -61,8 +61,9 @@ function rows(settings: Settings): Row[] {
             key: 'greetRate',
             kind: 'rate',
             extra: [
-                ['greetP50', 'p50 ms'],
-                ['greetP99', 'p99 ms'],
+                ['greetP50', 'p50 {} ms'],
+                ['greetP99', 'p99 {} ms'],
+                ['greetCpuUs', '{} µs CPU/req'],
             ],
             goal: { text: `≥ ${goals[0] * 100} % of floor`, met: v => (Number.isFinite(fraction(v)) ? fraction(v) >= goals[0] : undefined) },
         },
@@ -74,8 +75,9 @@ function rows(settings: Settings): Row[] {
             floor: { exp: transport, key: 'greetRate' },
             kind: 'rate',
             extra: [
-                ['createP50', 'p50 ms'],
-                ['createP99', 'p99 ms'],
+                ['createP50', 'p50 {} ms'],
+                ['createP99', 'p99 {} ms'],
+                ['createCpuUs', '{} µs CPU/req'],
             ],
             goal: { text: `≥ ${goals[1] * 100} % of floor`, met: v => (Number.isFinite(fraction(v)) ? fraction(v) >= goals[1] : undefined) },
         },
@@ -87,8 +89,9 @@ function rows(settings: Settings): Row[] {
             floor: { exp: transport, key: 'greetRate' },
             kind: 'rate',
             extra: [
-                ['getP50', 'p50 ms'],
-                ['getP99', 'p99 ms'],
+                ['getP50', 'p50 {} ms'],
+                ['getP99', 'p99 {} ms'],
+                ['getCpuUs', '{} µs CPU/req'],
             ],
             goal: { text: `≥ ${goals[2] * 100} % of floor`, met: v => (Number.isFinite(fraction(v)) ? fraction(v) >= goals[2] : undefined) },
         },
@@ -102,11 +105,11 @@ function rows(settings: Settings): Row[] {
             exp: 'http',
             key: 'seqP50',
             kind: 'latency',
-            extra: [['seqP99', 'p99']],
+            extra: [['seqP99', 'p99 {}']],
             goal: { text: 'p50 ≤ 1.5× floor', met: v => (Number.isFinite(v.ours / v.floor) ? v.ours / v.floor <= 1.5 : undefined) },
         },
         ...throughput('http', [0.7, 0.5, 0.7]),
-        { figure: 'greet round trip, sequential', transport: 'stdio', exp: 'stdio', key: 'seqP50', kind: 'latency', extra: [['seqP99', 'p99']] },
+        { figure: 'greet round trip, sequential', transport: 'stdio', exp: 'stdio', key: 'seqP50', kind: 'latency', extra: [['seqP99', 'p99 {}']] },
         ...throughput('stdio', [0.7, 0.5, 0.7]),
         {
             figure: 'task completion → tasks/result returns',
@@ -156,7 +159,7 @@ function rows(settings: Settings): Row[] {
             exp: 'memory',
             key: 'listP50',
             kind: 'latency',
-            extra: [['listP99', 'p99']],
+            extra: [['listP99', 'p99 {}']],
             goal: { text: 'p50 ≤ 5 ms', met: v => atMost(5)(v.ours) },
         },
         {
@@ -168,8 +171,8 @@ function rows(settings: Settings): Row[] {
             cell: m => `p50 ${fmt(m('p50'))} ms, p99 ${fmt(m('p99'))} ms (cancel round trip p50 ${fmt(m('rttP50'))} ms)`,
             goal: { text: 'p99 ≤ 5 ms', met: v => atMost(5)(v.ours) },
         },
-        { figure: 'cold start → listening ({"url"} printed)', transport: 'http', exp: 'coldstart', key: 'httpP50', kind: 'latency', extra: [['httpMax', 'max']], goal: { text: '≤ 300 ms', met: v => atMost(300)(v.ours) } },
-        { figure: 'cold start → initialize answered', transport: 'stdio', exp: 'coldstart', key: 'stdioP50', kind: 'latency', extra: [['stdioMax', 'max']] },
+        { figure: 'cold start → listening ({"url"} printed)', transport: 'http', exp: 'coldstart', key: 'httpP50', kind: 'latency', extra: [['httpMax', 'max {}']], goal: { text: '≤ 300 ms', met: v => atMost(300)(v.ours) } },
+        { figure: 'cold start → initialize answered', transport: 'stdio', exp: 'coldstart', key: 'stdioP50', kind: 'latency', extra: [['stdioMax', 'max {}']] },
         {
             figure: 'extension activation (time in activate())',
             transport: '–',
@@ -182,7 +185,17 @@ function rows(settings: Settings): Row[] {
     ];
 }
 
-function parseArgs(argv: string[]): { quick: boolean; only?: Set<string>; client: Settings['client']; rounds?: number; write: boolean } {
+interface Args {
+    quick: boolean;
+    only?: Set<string>;
+    client: Settings['client'];
+    rounds?: number;
+    write: boolean;
+    ours?: string;
+    vs?: string;
+}
+
+function parseArgs(argv: string[]): Args {
     const value = (flag: string) => {
         const at = argv.indexOf(flag);
         return at >= 0 ? argv[at + 1] : undefined;
@@ -193,7 +206,18 @@ function parseArgs(argv: string[]): { quick: boolean; only?: Set<string>; client
     }
     const only = value('--only');
     const rounds = value('--rounds');
-    return { quick: argv.includes('--quick'), only: only ? new Set(only.split(',')) : undefined, client, rounds: rounds ? Number(rounds) : undefined, write: !argv.includes('--no-write') };
+    const ours = value('--ours');
+    const vs = value('--vs');
+    return {
+        quick: argv.includes('--quick'),
+        only: only ? new Set(only.split(',')) : undefined,
+        client,
+        rounds: rounds ? Number(rounds) : undefined,
+        // A run against other builds is an experiment, not the record.
+        write: !argv.includes('--no-write') && !ours && !vs,
+        ours,
+        vs,
+    };
 }
 
 function settingsFor(quick: boolean, client: Settings['client']): Settings {
@@ -252,7 +276,8 @@ const PREAMBLE = `# Benchmarks
 \`npm run bench\` (\`tsx bench/run.ts\`) measures the server on loopback against a server written only with SDK 1.32.2's stock
 tasks support and against bare floors, and rewrites the generated block below. It is not part of \`npm test\`.
 \`npm run bench -- --quick\` runs the same figures smaller (under a minute); \`--only http,stdio,...\` picks experiments;
-\`--client fetch\` swaps the HTTP client; \`--no-write\` leaves this file alone.`;
+\`--client fetch\` swaps the HTTP client; \`--no-write\` leaves this file alone; \`--ours A.js --vs B.js\` compares two builds of
+the server (before/after a change) in the ours and stock columns without writing this file.`;
 
 async function main(): Promise<void> {
     const args = parseArgs(process.argv.slice(2));
@@ -265,7 +290,10 @@ async function main(): Promise<void> {
         console.warn(`warning: ${stale}`);
     }
     log(`mcp-tasks bench (${args.quick ? 'quick' : 'default'}): ${machine.cores} cores, node ${machine.node}, load ${machine.loadAtStart.join(' ')}`);
-    const programs = await buildPrograms();
+    const programs = await buildPrograms({ ours: args.ours, vs: args.vs });
+    if (args.ours || args.vs) {
+        log(`ours = ${programs.ours}; "stock" column = ${programs.baselineIsOurs ? programs.baseline : 'the stock SDK baseline'}`);
+    }
     const ctx: Context = { programs, settings, log };
     const results: Results = new Map();
     const failures: string[] = [];

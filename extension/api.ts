@@ -1,6 +1,7 @@
 import type * as vscode from 'vscode';
 import type { Transport } from './config';
 import type { OwnerConnection } from './mcp/ownerConnection';
+import type { PendingInputs } from './tasks/pendingInputs';
 import type { TaskModel } from './tasks/taskModel';
 import type { TaskView } from './tasks/taskView';
 import type { TasksStatusBar } from './views/statusBar';
@@ -18,5 +19,5 @@ export interface McpTasksApi {
     /** The HTTP URL and the ordinary client token VS Code's MCP client gets; only in ExtensionMode.Test. */
     clientEndpointForTests(): { url: string; token: string } | undefined;
     /** The sidebar's internals, exposed only in ExtensionMode.Test. */
-    readonly tasks?: { model: TaskModel; tree: TasksTreeProvider; statusBar: TasksStatusBar; treeView: vscode.TreeView<TaskView>; owner: OwnerConnection };
+    readonly tasks?: { model: TaskModel; tree: TasksTreeProvider; statusBar: TasksStatusBar; treeView: vscode.TreeView<TaskView>; owner: OwnerConnection; pendingInputs: PendingInputs };
 }

@@ -112,7 +112,7 @@ export function activate(context: vscode.ExtensionContext): McpTasksApi {
             return url ? { url, token: host.ownerToken } : undefined;
         },
         clientEndpointForTests: () => (testMode && host?.url ? { url: host.url, token: host.clientToken } : undefined),
-        tasks: testMode ? { model, tree, statusBar, treeView, owner } : undefined,
+        tasks: testMode ? { model, tree, statusBar, treeView, owner, pendingInputs } : undefined,
     };
 }
 

@@ -65,26 +65,41 @@ async function createLongTasks(call: Caller, count: number, concurrency: number,
 
 /**
  * greet sequentially, greet with `concurrency` in flight, then (not for the floor) task creation
- * and tasks/get over live tasks, all in one session of one fresh program.
+ * and tasks/get over live tasks, all in one session of one fresh program. Besides rates and
+ * latencies, each loaded phase reports the program's CPU time per request (µs, from /proc), which
+ * the shared machine's noise disturbs far less than the rates.
  */
-async function throughputSuite(ctx: Context, kind: Kind, call: Caller): Promise<Metrics> {
+async function throughputSuite(ctx: Context, kind: Kind, pid: number, call: Caller): Promise<Metrics> {
     const { warmupMs, windowMs, concurrency, liveTasksForGet } = ctx.settings;
-    const seq = await closedLoop(1, warmupMs, windowMs, () => call('tools/call', GREET));
-    const par = await closedLoop(concurrency, warmupMs, windowMs, () => call('tools/call', GREET));
-    const metrics: Metrics = { seqP50: seq.p50, seqP99: seq.p99, greetRate: par.rate, greetP50: par.p50, greetP99: par.p99 };
-    checkErrors(kind, 'greet', seq.firstError ?? par.firstError);
+    const measured = async (workers: number, op: (worker: number, seq: number) => Promise<unknown>, what: string) => {
+        const cpu0 = cpuMs(pid);
+        const result = await closedLoop(workers, warmupMs, windowMs, op);
+        checkErrors(kind, what, result.firstError);
+        return { ...result, cpuUs: ((cpuMs(pid) - cpu0) * 1000) / Math.max(1, result.total) };
+    };
+    const seq = await measured(1, () => call('tools/call', GREET), 'greet');
+    const par = await measured(concurrency, () => call('tools/call', GREET), 'greet');
+    const metrics: Metrics = { seqP50: seq.p50, seqP99: seq.p99, greetRate: par.rate, greetP50: par.p50, greetP99: par.p99, greetCpuUs: par.cpuUs };
     if (kind === 'floor') {
         return metrics;
     }
     // Tasks that finish at once (seconds 0) with a short TTL: the rate of creation itself.
     const createParams = slowCompute(0, 'rate', { ttl: 60_000 });
-    const create = await closedLoop(concurrency, warmupMs, windowMs, () => call('tools/call', createParams));
-    checkErrors(kind, 'create', create.firstError);
+    const create = await measured(concurrency, () => call('tools/call', createParams), 'create');
     const ids = await createLongTasks(call, liveTasksForGet, concurrency, 'live');
     const getParams = ids.map(taskId => JSON.stringify({ taskId }));
-    const get = await closedLoop(concurrency, warmupMs, windowMs, (_w, n) => call('tasks/get', getParams[n % getParams.length]!));
-    checkErrors(kind, 'tasks/get', get.firstError);
-    return { ...metrics, createRate: create.rate, createP50: create.p50, createP99: create.p99, getRate: get.rate, getP50: get.p50, getP99: get.p99 };
+    const get = await measured(concurrency, (_w, n) => call('tasks/get', getParams[n % getParams.length]!), 'tasks/get');
+    return {
+        ...metrics,
+        createRate: create.rate,
+        createP50: create.p50,
+        createP99: create.p99,
+        createCpuUs: create.cpuUs,
+        getRate: get.rate,
+        getP50: get.p50,
+        getP99: get.p99,
+        getCpuUs: get.cpuUs,
+    };
 }
 
 function checkErrors(kind: Kind, what: string, firstError: string | undefined): void {
@@ -98,7 +113,7 @@ export async function httpThroughput(ctx: Context, kind: Kind): Promise<Metrics>
     const client = poster(ctx, ctx.settings.concurrency);
     try {
         const session = kind === 'floor' ? HttpMcpSession.bare(server.url, client) : await HttpMcpSession.open(server.url, client);
-        return await throughputSuite(ctx, kind, (method, params) => session.callRaw(method, params));
+        return await throughputSuite(ctx, kind, server.pid, (method, params) => session.callRaw(method, params));
     } finally {
         client.close();
         await server.stop();
@@ -111,7 +126,7 @@ export async function stdioThroughput(ctx: Context, kind: Kind): Promise<Metrics
         if (kind !== 'floor') {
             await client.initialize();
         }
-        return await throughputSuite(ctx, kind, (method, params) => client.callRaw(method, params));
+        return await throughputSuite(ctx, kind, client.pid, (method, params) => client.callRaw(method, params));
     } finally {
         await client.close();
     }

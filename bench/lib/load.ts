@@ -5,6 +5,8 @@ import { percentile } from './stats.js';
 
 export interface LoadResult {
     ops: number;
+    /** Every operation completed, warm-up included. */
+    total: number;
     rate: number;
     p50: number;
     p99: number;
@@ -20,6 +22,7 @@ export async function closedLoop(concurrency: number, warmupMs: number, duration
     let errors = 0;
     let firstError: string | undefined;
     let seq = 0;
+    let total = 0;
     const worker = async (index: number) => {
         for (;;) {
             const t0 = performance.now();
@@ -36,6 +39,7 @@ export async function closedLoop(concurrency: number, warmupMs: number, duration
                 }
                 continue;
             }
+            total++;
             const t1 = performance.now();
             if (t0 >= from && t1 <= until) {
                 latencies.push(t1 - t0);
@@ -43,7 +47,7 @@ export async function closedLoop(concurrency: number, warmupMs: number, duration
         }
     };
     await Promise.all(Array.from({ length: concurrency }, (_, i) => worker(i)));
-    return { ops: latencies.length, rate: latencies.length / (durationMs / 1000), p50: percentile(latencies, 50), p99: percentile(latencies, 99), errors, firstError };
+    return { ops: latencies.length, total, rate: latencies.length / (durationMs / 1000), p50: percentile(latencies, 50), p99: percentile(latencies, 99), errors, firstError };
 }
 
 /** Runs `count` operations with at most `concurrency` in flight. */

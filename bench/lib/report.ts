@@ -16,7 +16,7 @@ export interface Row {
     /** Where the floor's value comes from, when not the same key of the same experiment. */
     floor?: { exp: string; key: string };
     kind: 'latency' | 'rate' | 'bytes' | 'custom';
-    /** Extra metrics shown in the cell: [key, label]. */
+    /** Extra metrics shown in the cell: [key, template], `{}` standing for the value. */
     extra?: [string, string][];
     cell?: (m: (key: string) => number) => string;
     goal?: { text: string; met: (v: Values) => boolean | undefined };
@@ -53,7 +53,7 @@ function cellText(results: Results, row: Row, kind: Kind): string {
     if (row.cell) {
         return row.cell(m);
     }
-    const extras = kind === 'floor' && row.floor ? [] : (row.extra ?? []).map(([key, label]) => `${label} ${fmt(m(key))}`).filter(text => !text.endsWith('–'));
+    const extras = kind === 'floor' && row.floor ? [] : (row.extra ?? []).filter(([key]) => Number.isFinite(m(key))).map(([key, template]) => template.replace('{}', fmt(m(key))));
     const suffix = extras.length ? ` (${extras.join(', ')})` : '';
     switch (row.kind) {
         case 'latency':

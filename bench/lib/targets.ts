@@ -13,7 +13,11 @@ export const OURS_JS = join(ROOT, 'dist/server.js');
 export type Kind = 'ours' | 'baseline' | 'floor';
 
 export interface Programs {
+    /** Our server bundle (dist/server.js unless --ours names another build). */
+    ours: string;
     baseline: string;
+    /** Set when --vs replaces the stock baseline with another build of our server (before/after runs). */
+    baselineIsOurs: boolean;
     httpFloor: string;
     stdioEcho: string;
     activate: string;
@@ -21,7 +25,7 @@ export interface Programs {
 }
 
 /** Bundles the bench-side programs once per run. */
-export async function buildPrograms(): Promise<Programs> {
+export async function buildPrograms(overrides: { ours?: string; vs?: string } = {}): Promise<Programs> {
     const outdir = mkdtempSync(join(tmpdir(), 'mcp-tasks-bench-'));
     await build({
         entryPoints: {
@@ -38,7 +42,9 @@ export async function buildPrograms(): Promise<Programs> {
         logLevel: 'warning',
     });
     return {
-        baseline: join(outdir, 'baseline.js'),
+        ours: overrides.ours ? resolve(overrides.ours) : OURS_JS,
+        baseline: overrides.vs ? resolve(overrides.vs) : join(outdir, 'baseline.js'),
+        baselineIsOurs: overrides.vs !== undefined,
         httpFloor: join(outdir, 'httpFloor.js'),
         stdioEcho: join(outdir, 'stdioEcho.js'),
         activate: join(outdir, 'activate.js'),
@@ -55,9 +61,9 @@ const OURS_FLAGS = ['--max-tasks-per-client', '1000000'];
 export function httpCommand(kind: Kind, programs: Programs): string[] {
     switch (kind) {
         case 'ours':
-            return [OURS_JS, '--http', '--port', '0', ...OURS_FLAGS];
+            return [programs.ours, '--http', '--port', '0', ...OURS_FLAGS];
         case 'baseline':
-            return [programs.baseline, '--http', '--port', '0'];
+            return [programs.baseline, '--http', '--port', '0', ...(programs.baselineIsOurs ? OURS_FLAGS : [])];
         case 'floor':
             return [programs.httpFloor, '--port', '0'];
     }
@@ -66,9 +72,9 @@ export function httpCommand(kind: Kind, programs: Programs): string[] {
 export function stdioCommand(kind: Kind, programs: Programs): string[] {
     switch (kind) {
         case 'ours':
-            return [OURS_JS, '--stdio', ...OURS_FLAGS];
+            return [programs.ours, '--stdio', ...OURS_FLAGS];
         case 'baseline':
-            return [programs.baseline, '--stdio'];
+            return [programs.baseline, '--stdio', ...(programs.baselineIsOurs ? OURS_FLAGS : [])];
         case 'floor':
             return [programs.stdioEcho];
     }

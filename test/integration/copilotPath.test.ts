@@ -21,6 +21,9 @@ for (const transport of ['http', 'stdio'] as const) {
         it('lists every tool with its title', () => {
             assert.deepEqual([...tools.keys()].sort(), ['confirm_delete', 'deploy', 'external_job', 'failing_job', 'greet', 'slow_compute', 'write_haiku']);
             assert.match(tools.get('greet')!.description, /greeting/i);
+            // vscode.lm exposes descriptions and schemas, not titles (VS Code shows annotations.title in its pickers).
+            assert.match(tools.get('slow_compute')!.description, /background task/i);
+            assert.ok((tools.get('slow_compute')!.inputSchema as { properties: Record<string, unknown> }).properties.seconds);
         });
 
         it('the server process is up', async () => {

@@ -53,4 +53,14 @@ describe('elicitation and sampling answered in VS Code', () => {
             await client.close();
         }
     });
+
+    it('an open prompt closes when its task is cancelled', async () => {
+        const { model, pendingInputs } = api.tasks!;
+        const taskId = (await vscode.commands.executeCommand('mcpTasks.runTool', { name: 'confirm_delete', args: { filename: 'ui-wait.txt' }, mode: 'task' })) as string;
+        const view = await waitFor('the task to need input', () => (model.get(taskId)?.status === 'input_required' ? model.get(taskId) : undefined), 10_000, 50);
+        await waitFor('the prompt to be open', () => pendingInputs.get(taskId), 10_000, 50);
+        await vscode.commands.executeCommand('mcpTasks.cancelTask', view);
+        await waitFor('the prompt to close', () => pendingInputs.get(taskId) === undefined, 10_000, 50);
+        assert.equal(view.status, 'cancelled');
+    });
 });

@@ -30,6 +30,8 @@ if (!only || only === 'dev') {
             screenshotDir,
             env: { MCP_TASKS_SUITE: process.env.MCP_TASKS_SUITE ?? '' },
             onPage: createUiDriver(screenshotDir),
+            // The fixture workspace sits inside this repository: keep Git's prompt out of the screenshots.
+            settings: { 'git.openRepositoryInParentFolders': 'never' },
         },
     });
 }

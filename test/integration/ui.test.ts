@@ -18,3 +18,4 @@ describe('sidebar UI (Playwright drives the real workbench)', () => {
         await new Promise(resolve => setTimeout(resolve, 1500));
     });
 });
+

@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import { resolve } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -10,6 +11,21 @@ import type { ClientCapabilities } from '@modelcontextprotocol/sdk/types.js';
 export const SERVER_JS = resolve(__dirname, '../../dist/server.js');
 export const TRANSPORTS = ['stdio', 'http'] as const;
 export type TransportKind = (typeof TRANSPORTS)[number];
+
+/**
+ * A shared store for every server the suites start (`npm run test:server:redis` sets a redis:// URL).
+ * Each server gets its own key prefix, so concurrent suites never see each other's tasks; servers
+ * started without --token keep the session binding (--bind session), as the memory store does.
+ */
+export const TEST_STORE = process.env.MCP_TASKS_TEST_STORE || undefined;
+
+export function storeArgs(args: string[]): string[] {
+    if (!TEST_STORE || args.includes('--store')) {
+        return [];
+    }
+    const extra = ['--store', TEST_STORE, '--store-prefix', `test-${randomUUID()}:`];
+    return args.includes('--token') || args.includes('--bind') ? extra : [...extra, '--bind', 'session'];
+}
 
 /** Collects a child's stderr lines so tests can assert on the server's log. */
 export class LogTail {
@@ -60,7 +76,7 @@ export interface HttpServer {
 
 /** Starts `dist/server.js --http --port 0 …` as a real process and reads its URL line. */
 export async function startHttpServer(args: string[] = [], env: NodeJS.ProcessEnv = {}): Promise<HttpServer> {
-    const proc = spawn(process.execPath, [SERVER_JS, '--http', '--port', '0', ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
+    const proc = spawn(process.execPath, [SERVER_JS, '--http', '--port', '0', ...args, ...storeArgs(args)], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
     const log = new LogTail();
     log.attach(proc.stderr!);
     const lines = createInterface({ input: proc.stdout! });
@@ -104,7 +120,7 @@ export interface Connected {
 export async function connect(kind: TransportKind, server: HttpServer | undefined, options: ClientOptions = {}): Promise<Connected> {
     const client = new Client({ name: options.name ?? 'test-client', version: '1.0.0' }, { capabilities: options.capabilities ?? {} });
     if (kind === 'stdio') {
-        const transport = new StdioClientTransport({ command: process.execPath, args: [SERVER_JS, '--stdio'], stderr: 'pipe' });
+        const transport = new StdioClientTransport({ command: process.execPath, args: [SERVER_JS, '--stdio', ...storeArgs([])], stderr: 'pipe' });
         const log = new LogTail();
         log.attach(transport.stderr as unknown as NodeJS.ReadableStream);
         await client.connect(transport);

@@ -103,6 +103,8 @@ export function parseBody(contentType: string, body: string): { messages: Msg[];
  */
 export class LightHttp {
     sessionId?: string;
+    /** When set, the round-trip time (ms) of each call() but tasks/result is appended. */
+    latencies?: number[];
     private nextId = 1;
 
     constructor(
@@ -176,7 +178,12 @@ export class LightHttp {
     /** Sends a request and returns its final response (result or error); throws on a transport error. */
     async call(method: string, params?: Record<string, unknown>, timeoutMs = 30_000): Promise<Msg> {
         const id = this.nextId++;
+        const started = performance.now();
         const reply = await this.send({ jsonrpc: '2.0', id, method, ...(params ? { params } : {}) }, { timeoutMs });
+        // tasks/result waits for the task by design: only the other methods measure the server.
+        if (method !== 'tasks/result') {
+            this.latencies?.push(performance.now() - started);
+        }
         const response = reply.messages.find(m => m.id === id && ('result' in m || 'error' in m));
         if (!response) {
             throw new Error(`no response to ${method}: HTTP ${reply.status} ${reply.body.slice(0, 300)}`);
@@ -200,7 +207,12 @@ export class LightHttp {
                 this.url,
                 { method: 'GET', headers: { accept: 'text/event-stream', 'mcp-session-id': this.sessionId ?? '', ...this.baseHeaders }, agent: false },
                 res => {
-                    const handle: SseHandle = { status: res.statusCode ?? 0, closed: once(res, 'close').then(() => undefined), close: () => req.destroy() };
+                    // once() rejects when 'error' comes first (a reset): either way the stream is closed.
+                    const closed = once(res, 'close').then(
+                        () => undefined,
+                        () => undefined,
+                    );
+                    const handle: SseHandle = { status: res.statusCode ?? 0, closed, close: () => req.destroy() };
                     resolve(handle);
                     if (res.statusCode !== 200) {
                         res.resume();

@@ -40,6 +40,26 @@ interface PendingRequest {
     cleanup(): void;
 }
 
+/**
+ * A request's cancellation. The AbortController (costly: an EventTarget) is made only when
+ * something asks for the signal or aborts it; most requests (tasks/get, list, cancel) never do.
+ */
+class RequestAbort {
+    private controller?: AbortController;
+
+    get signal(): AbortSignal {
+        return (this.controller ??= new AbortController()).signal;
+    }
+
+    get aborted(): boolean {
+        return this.controller?.signal.aborted ?? false;
+    }
+
+    abort(reason: unknown): void {
+        (this.controller ??= new AbortController()).abort(reason);
+    }
+}
+
 export const SERVER_CAPABILITIES = {
     tools: { listChanged: false },
     tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } },
@@ -51,7 +71,7 @@ export const SERVER_CAPABILITIES = {
  */
 export class McpSession implements ClientLink {
     private clientCapabilities: Record<string, unknown> = {};
-    private readonly inflight = new Map<RequestId, AbortController>();
+    private readonly inflight = new Map<RequestId, RequestAbort>();
     private readonly pending = new Map<RequestId, PendingRequest>();
     private outbox: PendingRequest[] = [];
     private readonly taskStreams = new Map<string, Set<Outlet>>();
@@ -82,10 +102,10 @@ export class McpSession implements ClientLink {
 
     /** Answers one request; never throws (errors become JSON-RPC error responses). */
     async handleRequest(request: JsonRpcRequest, exchange: Outlet): Promise<JsonRpcResponse> {
-        const controller = new AbortController();
-        this.inflight.set(request.id, controller);
+        const abort = new RequestAbort();
+        this.inflight.set(request.id, abort);
         try {
-            return resultResponse(request.id, await this.dispatch(request, exchange, controller.signal));
+            return resultResponse(request.id, await this.dispatch(request, exchange, abort));
         } catch (err) {
             if (err instanceof RpcError) {
                 return errorResponse(request.id, err.toJSON());
@@ -120,7 +140,10 @@ export class McpSession implements ClientLink {
         }
         this.settle(pending);
         if (response.error) {
-            pending.reject(new RpcError(response.error.code, response.error.message, response.error.data));
+            // Untrusted JSON: only a numeric code and a string message are kept (turning a deeply
+            // nested array into a string overflows the stack and, on stdio, killed the server).
+            const { code, message } = response.error as { code?: unknown; message?: unknown };
+            pending.reject(new RpcError(typeof code === 'number' ? code : ErrorCodes.InternalError, typeof message === 'string' ? message : 'The client answered with a malformed error object'));
         } else {
             pending.resolve(response.result ?? {});
         }
@@ -222,7 +245,7 @@ export class McpSession implements ClientLink {
         }
     }
 
-    private async dispatch(request: JsonRpcRequest, exchange: Outlet, signal: AbortSignal): Promise<Record<string, unknown>> {
+    private async dispatch(request: JsonRpcRequest, exchange: Outlet, abort: RequestAbort): Promise<Record<string, unknown>> {
         const { params } = request;
         const { runtime } = this.services;
         switch (request.method) {
@@ -233,11 +256,11 @@ export class McpSession implements ClientLink {
             case 'tools/list':
                 return { tools: runtime.tools.list() };
             case 'tools/call':
-                return this.callTool(params, exchange, signal);
+                return this.callTool(params, exchange, abort);
             case 'tasks/get':
                 return toWireTask(await runtime.get(this.identity, requireString(params, 'taskId')), this.identity.isOwner);
             case 'tasks/result':
-                return this.taskResult(requireString(params, 'taskId'), exchange, signal);
+                return this.taskResult(requireString(params, 'taskId'), exchange, abort.signal);
             case 'tasks/list': {
                 const parent = optionalObject(params, '_meta')?.[PARENT_TASK_META_KEY];
                 if (parent !== undefined && typeof parent !== 'string') {
@@ -270,7 +293,7 @@ export class McpSession implements ClientLink {
         };
     }
 
-    private async callTool(params: Record<string, unknown> | undefined, exchange: Outlet, signal: AbortSignal): Promise<Record<string, unknown>> {
+    private async callTool(params: Record<string, unknown> | undefined, exchange: Outlet, abort: RequestAbort): Promise<Record<string, unknown>> {
         const name = requireString(params, 'name');
         const { runtime } = this.services;
         const tool = runtime.tools.get(name);
@@ -296,17 +319,20 @@ export class McpSession implements ClientLink {
             const record = await runtime.createTask(this.identity, tool, args, { ttl: ttl ?? undefined, progressToken });
             return { task: toWireTask(record, this.identity.isOwner) };
         }
-        return this.runInline(tool, args, progressToken, exchange, signal);
+        return this.runInline(tool, args, progressToken, exchange, abort);
     }
 
     /** A call without `task`: the work is tied to this request and its response stream. */
-    private async runInline(tool: ToolDefinition, args: Record<string, unknown>, progressToken: string | number | undefined, exchange: Outlet, signal: AbortSignal): Promise<CallToolResult> {
-        const ask = async (method: string, request: object) => this.request(method, request as Record<string, unknown>, { signal, via: exchange });
+    private async runInline(tool: ToolDefinition, args: Record<string, unknown>, progressToken: string | number | undefined, exchange: Outlet, abort: RequestAbort): Promise<CallToolResult> {
+        const ask = async (method: string, request: object) => this.request(method, request as Record<string, unknown>, { signal: abort.signal, via: exchange });
         const ctx: ToolContext = {
-            signal,
+            // A getter, so a tool that never looks at its signal (greet) costs no AbortController.
+            get signal() {
+                return abort.signal;
+            },
             log: this.services.log,
             progress: (progress, total, message) => {
-                if (progressToken !== undefined && !signal.aborted) {
+                if (progressToken !== undefined && !abort.aborted) {
                     exchange.send({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken, progress, total, message } });
                 }
             },

@@ -17,6 +17,19 @@ import {
     type TerminalStatus,
 } from './types.js';
 
+let isoMs = NaN;
+let isoText = '';
+
+/** The current time as ISO 8601; formatted once per millisecond, however many tasks change in it. */
+function isoNow(): string {
+    const ms = Date.now();
+    if (ms !== isoMs) {
+        isoMs = ms;
+        isoText = new Date(ms).toISOString();
+    }
+    return isoText;
+}
+
 interface Entry {
     record: TaskRecord;
     outcome?: TaskOutcome;
@@ -48,7 +61,7 @@ export class MemoryTaskStore implements TaskStore {
         if (liveNow >= maxLive) {
             throw new RpcError(ErrorCodes.LimitExceeded, `Too many live tasks for this client (limit ${maxLive}); wait for some to finish or cancel them`, { limit: maxLive });
         }
-        const now = new Date().toISOString();
+        const now = isoNow();
         const record: TaskRecord = {
             taskId: newTaskId(),
             status: 'working',
@@ -85,7 +98,7 @@ export class MemoryTaskStore implements TaskStore {
         if (!entry || isTerminal(entry.record.status)) {
             return undefined;
         }
-        entry.record = { ...entry.record, status, statusMessage, lastUpdatedAt: new Date().toISOString() };
+        entry.record = { ...entry.record, status, statusMessage, lastUpdatedAt: isoNow() };
         this.emit({ type: 'status', task: entry.record });
         return entry.record;
     }
@@ -95,7 +108,7 @@ export class MemoryTaskStore implements TaskStore {
         if (!entry || isTerminal(entry.record.status)) {
             return undefined;
         }
-        entry.record = { ...entry.record, status, statusMessage, lastUpdatedAt: new Date().toISOString() };
+        entry.record = { ...entry.record, status, statusMessage, lastUpdatedAt: isoNow() };
         entry.outcome = outcome;
         clearTimeout(entry.expiry);
         entry.expiry = this.arm(taskId, entry.record.ttl);

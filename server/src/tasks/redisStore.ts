@@ -150,9 +150,13 @@ export class RedisTaskStore implements TaskStore {
             await store.heartbeat();
         } catch (err) {
             store.closed = true;
-            client.destroy();
-            subscriber.destroy();
-            throw new Error(`Task store unavailable: ${errorMessage(err).startsWith('cannot reach') ? errorMessage(err) : `cannot reach Redis at ${store.where}: ${errorMessage(err)}`}`, { cause: err });
+            for (const c of [client, subscriber]) {
+                if (c.isOpen) {
+                    c.destroy();
+                }
+            }
+            const why = errorMessage(err);
+            throw new Error(`Task store unavailable: ${why.startsWith('cannot reach') ? why : `cannot reach Redis at ${store.where}: ${why}`}`, { cause: err });
         }
         started = true;
         store.connected = true;
@@ -272,7 +276,7 @@ export class RedisTaskStore implements TaskStore {
         if (this.pending.size > 0) {
             this.log.warn(`[store] ${this.pending.size} task outcome(s) could not be written to Redis before shutdown; the reaper will fail those tasks`);
         }
-        await Promise.all([this.client, this.subscriber].map(c => c.close().catch(() => c.destroy())));
+        await Promise.all([this.client, this.subscriber].map(c => (c.isOpen ? c.close().catch(() => undefined) : undefined)));
     }
 
     /** Looks for expired tasks and lost workers now (every replica also does so periodically). */
@@ -312,10 +316,6 @@ export class RedisTaskStore implements TaskStore {
         if (this.closed || !this.connected) {
             return;
         }
-        if (this.outageLogged) {
-            this.outageLogged = false;
-            this.log.info(`[store] reconnected to Redis at ${this.where}`);
-        }
         if (which === 'commands') {
             try {
                 await this.heartbeat();
@@ -328,8 +328,15 @@ export class RedisTaskStore implements TaskStore {
                 return;
             }
         }
-        // Events published while this replica was not listening are gone: waiters re-read the store.
-        this.emit({ type: 'resync' });
+        // Once both connections are back (whichever comes second): events published while this
+        // replica was not listening are gone, so waiters re-read the store.
+        if (this.client.isReady && this.subscriber.isReady) {
+            if (this.outageLogged) {
+                this.outageLogged = false;
+                this.log.info(`[store] reconnected to Redis at ${this.where}`);
+            }
+            this.emit({ type: 'resync' });
+        }
     }
 
     private onConnectionError(err: Error): void {

@@ -305,9 +305,11 @@ export class TaskRuntime {
         if (status === 'cancelled') {
             this.stopLocal(taskId, new Error(`Task cancelled${statusMessage ? `: ${statusMessage}` : ''}`));
         }
-        const record = await this.store.get(taskId);
+        // A store that cannot be read must not lose the outcome: finish() below keeps it for later,
+        // and the children here stop anyway when its status event arrives (cancelOrphans).
+        const record = await this.store.get(taskId).catch(() => undefined);
         if (record && !isTerminal(record.status)) {
-            await this.cancelChildren(record, status === 'cancelled' ? 'was cancelled' : status);
+            await this.cancelChildren(record, status === 'cancelled' ? 'was cancelled' : status).catch(err => this.log.warn(`[subtasks] cancelling the children of ${taskId} failed: ${errorMessage(err)}`));
         }
         return this.store.finish(taskId, status, outcome, statusMessage);
     }

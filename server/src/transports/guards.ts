@@ -33,11 +33,41 @@ export function originAllowed(origin: string | undefined): boolean {
     }
 }
 
+function digest(secret: string): Buffer {
+    return createHash('sha256').update(secret).digest();
+}
+
 /** Compares secrets in constant time (hashing first makes the lengths equal). */
 export function secretMatches(presented: string, expected: string): boolean {
-    const a = createHash('sha256').update(presented).digest();
-    const b = createHash('sha256').update(expected).digest();
-    return timingSafeEqual(a, b);
+    return timingSafeEqual(digest(presented), digest(expected));
+}
+
+/**
+ * The accepted secrets, hashed once: a request then costs one hash of what it presents, compared
+ * in constant time with every secret (no early exit). `match` returns the index of the secret that
+ * matched, or -1.
+ */
+export class SecretSet {
+    private readonly digests: Buffer[];
+
+    constructor(readonly secrets: readonly string[]) {
+        this.digests = secrets.map(digest);
+    }
+
+    get size(): number {
+        return this.secrets.length;
+    }
+
+    match(presented: string): number {
+        const presentedDigest = digest(presented);
+        let found = -1;
+        for (let i = 0; i < this.digests.length; i++) {
+            if (timingSafeEqual(presentedDigest, this.digests[i]!) && found < 0) {
+                found = i;
+            }
+        }
+        return found;
+    }
 }
 
 export function bearerToken(req: IncomingMessage): string | undefined {

@@ -4,10 +4,10 @@ import type { AddressInfo } from 'node:net';
 import { SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
 import { errorMessage } from '../log.js';
 import { ErrorCodes } from '../rpc/errors.js';
-import { classify } from '../rpc/messages.js';
+import { classify, type RequestId } from '../rpc/messages.js';
 import type { McpSession } from '../rpc/session.js';
 import type { TasksServer } from '../server.js';
-import { bearerToken, hostAllowed, isLoopbackHost, originAllowed, principalOf, secretMatches } from './guards.js';
+import { bearerToken, hostAllowed, isLoopbackHost, originAllowed, principalOf, SecretSet } from './guards.js';
 import { PostExchange, SseStream } from './sse.js';
 
 export interface HttpOptions {
@@ -59,12 +59,12 @@ const SESSION_HEADER = 'mcp-session-id';
 const LINGER_BYTES = 16 * 1024 * 1024;
 const LINGER_MS = 5000;
 
-function reply(res: ServerResponse, status: number, code: number, message: string, headers: Record<string, string> = {}): void {
+function reply(res: ServerResponse, status: number, code: number, message: string, headers: Record<string, string> = {}, id: RequestId | null = null): void {
     if (res.headersSent) {
         res.end();
         return;
     }
-    const body = JSON.stringify({ jsonrpc: '2.0', id: null, error: { code, message } });
+    const body = JSON.stringify({ jsonrpc: '2.0', id, error: { code, message } });
     res.writeHead(status, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), ...headers });
     res.end(body);
 }
@@ -80,18 +80,25 @@ export async function listenHttp(core: TasksServer, options: HttpOptions): Promi
     const keepAliveMs = options.keepAliveMs ?? 25_000;
     let port = options.port;
 
+    // Callers are immutable, so each credential's is made once, and each secret hashed once.
+    const owner = options.ownerToken ? new SecretSet([options.ownerToken]) : undefined;
+    const clients = new SecretSet(clientTokens);
+    const OWNER: Caller = { principal: 'owner', isOwner: true };
+    const ANONYMOUS: Caller = { principal: 'anonymous', isOwner: false };
+    const clientCallers: Caller[] = clientTokens.map(token => ({ principal: principalOf(token), isOwner: false }));
     const authenticate = (req: IncomingMessage): Caller | undefined => {
         const presented = bearerToken(req);
-        if (options.ownerToken && presented && secretMatches(presented, options.ownerToken)) {
-            return { principal: 'owner', isOwner: true };
+        if (owner && presented && owner.match(presented) === 0) {
+            return OWNER;
         }
         if (options.ownerOnly) {
             return undefined;
         }
-        if (clientTokens.length === 0) {
-            return { principal: 'anonymous', isOwner: false };
+        if (clients.size === 0) {
+            return ANONYMOUS;
         }
-        return presented && clientTokens.some(token => secretMatches(presented, token)) ? { principal: principalOf(presented), isOwner: false } : undefined;
+        const index = presented ? clients.match(presented) : -1;
+        return index >= 0 ? clientCallers[index] : undefined;
     };
 
     const lookup = (req: IncomingMessage, res: ServerResponse, caller: Caller): SessionState | undefined => {
@@ -194,7 +201,8 @@ export async function listenHttp(core: TasksServer, options: HttpOptions): Promi
         }
         const classified = classify(value);
         if (classified.kind === 'invalid') {
-            reply(res, 400, ErrorCodes.InvalidRequest, `Invalid Request: ${classified.reason}`);
+            // Echo the id when it could be read, as stdio does.
+            reply(res, 400, ErrorCodes.InvalidRequest, `Invalid Request: ${classified.reason}`, {}, classified.id);
             return;
         }
         let state: SessionState | undefined;
@@ -216,7 +224,7 @@ export async function listenHttp(core: TasksServer, options: HttpOptions): Promi
             return;
         }
         const request = classified.message;
-        const exchange = new PostExchange(res, { [SESSION_HEADER]: state.id }, acceptsSse, acceptsJson);
+        const exchange = new PostExchange(res, state.id, acceptsSse, acceptsJson);
         const onClose = () => {
             if (!res.writableEnded) {
                 state.session.abortRequest(request.id, 'The client closed the HTTP connection');
@@ -226,6 +234,8 @@ export async function listenHttp(core: TasksServer, options: HttpOptions): Promi
         const response = await state.session.handleRequest(request, exchange);
         res.off('close', onClose);
         state.lastSeen = Date.now();
+        // What the GET stream holds (say, the status notification of the task this answers) goes out first.
+        state.stream?.flush();
         exchange.finish(response);
     };
 
@@ -261,14 +271,29 @@ export async function listenHttp(core: TasksServer, options: HttpOptions): Promi
         }
     };
 
+    // Host headers already found to name us; a client sends the same one on every request.
+    const knownHosts = new Set<string>();
+    const hostOk = (host: string | undefined): boolean => {
+        if (host !== undefined && knownHosts.has(host)) {
+            return true;
+        }
+        const ok = hostAllowed(host, port);
+        if (ok && host !== undefined && knownHosts.size < 64) {
+            knownHosts.add(host);
+        }
+        return ok;
+    };
+
     const server = createServer((req, res) => {
-        const path = (req.url ?? '/').split('?')[0];
+        const url = req.url ?? '/';
+        const query = url.indexOf('?');
+        const path = query < 0 ? url : url.slice(0, query);
         if (path !== '/mcp') {
             req.resume();
             reply(res, 404, ErrorCodes.InvalidRequest, 'Not found: the MCP endpoint is /mcp');
             return;
         }
-        if ((!options.allowRemote && !hostAllowed(req.headers.host, port)) || !originAllowed(req.headers.origin)) {
+        if ((!options.allowRemote && !hostOk(req.headers.host)) || !originAllowed(req.headers.origin)) {
             req.resume();
             reply(res, 403, ErrorCodes.InvalidRequest, 'Forbidden: Host or Origin is not an allowed loopback address');
             return;

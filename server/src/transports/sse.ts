@@ -10,9 +10,13 @@ function writable(res: ServerResponse): boolean {
     return !res.writableEnded && !res.destroyed;
 }
 
-/** The session's standalone stream, opened by GET. */
+/**
+ * The session's standalone stream, opened by GET. Frames sent in one turn of the event loop
+ * (a burst of progress from many tasks) are written together: one chunk, one system call.
+ */
 export class SseStream implements Outlet {
     private readonly keepAlive: NodeJS.Timeout;
+    private pending = '';
 
     constructor(
         private readonly res: ServerResponse,
@@ -21,7 +25,7 @@ export class SseStream implements Outlet {
         res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache, no-transform', connection: 'keep-alive' });
         res.flushHeaders();
         // A comment line now and then keeps proxies from closing the stream and reveals dead peers.
-        this.keepAlive = setInterval(() => writable(res) && res.write(': keep-alive\n\n'), keepAliveMs);
+        this.keepAlive = setInterval(() => writable(res) && this.write(': keep-alive\n\n'), keepAliveMs);
         this.keepAlive.unref();
         res.once('close', () => clearInterval(this.keepAlive));
     }
@@ -34,16 +38,33 @@ export class SseStream implements Outlet {
         if (!writable(this.res)) {
             return false;
         }
-        this.res.write(frame(message));
+        this.write(frame(message));
         return true;
     }
 
     end(): void {
         clearInterval(this.keepAlive);
         if (writable(this.res)) {
+            this.flush();
             this.res.end();
         }
     }
+
+    private write(text: string): void {
+        if (this.pending === '') {
+            setImmediate(this.flush);
+        }
+        this.pending += text;
+    }
+
+    /** Writes what is pending now; the transport calls it before a response that must follow it. */
+    readonly flush = (): void => {
+        const text = this.pending;
+        this.pending = '';
+        if (text !== '' && writable(this.res)) {
+            this.res.write(text);
+        }
+    };
 }
 
 /**
@@ -55,7 +76,7 @@ export class PostExchange implements Outlet {
 
     constructor(
         private readonly res: ServerResponse,
-        private readonly headers: Record<string, string>,
+        private readonly sessionId: string,
         private readonly acceptsSse: boolean,
         private readonly acceptsJson = true,
     ) {}
@@ -66,7 +87,7 @@ export class PostExchange implements Outlet {
         }
         if (!this.streaming) {
             this.streaming = true;
-            this.res.writeHead(200, { ...this.headers, 'content-type': 'text/event-stream', 'cache-control': 'no-cache, no-transform' });
+            this.res.writeHead(200, { 'mcp-session-id': this.sessionId, 'content-type': 'text/event-stream', 'cache-control': 'no-cache, no-transform' });
         }
         this.res.write(frame(message));
         return true;
@@ -78,13 +99,13 @@ export class PostExchange implements Outlet {
         }
         if (this.streaming || !this.acceptsJson) {
             if (!this.streaming) {
-                this.res.writeHead(200, { ...this.headers, 'content-type': 'text/event-stream', 'cache-control': 'no-cache, no-transform' });
+                this.res.writeHead(200, { 'mcp-session-id': this.sessionId, 'content-type': 'text/event-stream', 'cache-control': 'no-cache, no-transform' });
             }
             this.res.end(frame(response));
             return;
         }
         const body = JSON.stringify(response);
-        this.res.writeHead(200, { ...this.headers, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) });
+        this.res.writeHead(200, { 'mcp-session-id': this.sessionId, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) });
         this.res.end(body);
     }
 }

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Readable, Writable } from 'node:stream';
+import { errorMessage } from '../log.js';
 import { ErrorCodes } from '../rpc/errors.js';
 import { classify, errorResponse, type JsonRpcMessage } from '../rpc/messages.js';
 import type { McpSession, Outlet } from '../rpc/session.js';
@@ -24,12 +25,25 @@ export function connectStdio(server: TasksServer, options: StdioOptions = {}): S
     const output = options.output ?? process.stdout;
     const maxBytes = options.maxMessageBytes ?? 4 * 1024 * 1024;
     let open = true;
+    // Frames sent before the microtask queue drains (the answers to one chunk of requests, which
+    // resolve together) go out in one write: a write to a pipe is a system call, often the dearest
+    // step. A microtask, not a later turn of the loop, so anything awaited afterwards sees them written.
+    let pending = '';
+    const flush = () => {
+        const text = pending;
+        pending = '';
+        output.write(text);
+    };
     const outlet: Outlet = {
         send(message: JsonRpcMessage) {
             if (!open) {
                 return false;
             }
-            output.write(JSON.stringify(message) + '\n');
+            const frame = JSON.stringify(message) + '\n';
+            if (pending === '') {
+                queueMicrotask(flush);
+            }
+            pending += frame;
             return true;
         },
     };
@@ -48,24 +62,38 @@ export function connectStdio(server: TasksServer, options: StdioOptions = {}): S
             return;
         }
         const classified = classify(value);
-        switch (classified.kind) {
-            case 'invalid':
-                outlet.send(errorResponse(classified.id, { code: ErrorCodes.InvalidRequest, message: `Invalid Request: ${classified.reason}` }));
-                break;
-            case 'notification':
-                session.handleNotification(classified.message);
-                break;
-            case 'response':
-                session.handleResponse(classified.message);
-                break;
-            case 'request':
-                void session.handleRequest(classified.message, outlet).then(response => outlet.send(response));
-                break;
+        // A throw here would be an uncaught exception: one bad message must not end the process.
+        try {
+            switch (classified.kind) {
+                case 'invalid':
+                    outlet.send(errorResponse(classified.id, { code: ErrorCodes.InvalidRequest, message: `Invalid Request: ${classified.reason}` }));
+                    break;
+                case 'notification':
+                    session.handleNotification(classified.message);
+                    break;
+                case 'response':
+                    session.handleResponse(classified.message);
+                    break;
+                case 'request': {
+                    const { id } = classified.message;
+                    void session
+                        .handleRequest(classified.message, outlet)
+                        .then(response => outlet.send(response))
+                        .catch(err => {
+                            server.log.error(`[stdio] cannot send the response to ${String(id)}: ${errorMessage(err)}`);
+                            outlet.send(errorResponse(id, { code: ErrorCodes.InternalError, message: 'Internal error: the response could not be sent' }));
+                        });
+                    break;
+                }
+            }
+        } catch (err) {
+            server.log.error(`[stdio] a ${classified.kind} message failed: ${errorMessage(err)}`);
         }
     };
 
     let buffered = '';
     let skipping = false;
+    const tooLarge = () => outlet.send(errorResponse(null, { code: ErrorCodes.InvalidRequest, message: `Invalid Request: message larger than ${maxBytes} bytes` }));
     input.setEncoding?.('utf8');
     input.on('data', (chunk: string) => {
         let start = 0;
@@ -75,7 +103,14 @@ export function connectStdio(server: TasksServer, options: StdioOptions = {}): S
             if (skipping) {
                 skipping = false;
             } else {
-                handleLine(buffered + piece);
+                // The chunk that ends a line can carry it past the limit too.
+                const line = buffered + piece;
+                // A UTF-16 unit is at most 3 UTF-8 bytes: most lines need no byte count at all.
+                if (line.length * 3 > maxBytes && Buffer.byteLength(line) > maxBytes) {
+                    tooLarge();
+                } else {
+                    handleLine(line);
+                }
             }
             buffered = '';
             start = newline + 1;
@@ -83,10 +118,10 @@ export function connectStdio(server: TasksServer, options: StdioOptions = {}): S
         }
         if (!skipping) {
             buffered += chunk.slice(start);
-            if (Buffer.byteLength(buffered) > maxBytes) {
+            if (buffered.length * 3 > maxBytes && Buffer.byteLength(buffered) > maxBytes) {
                 buffered = '';
                 skipping = true;
-                outlet.send(errorResponse(null, { code: ErrorCodes.InvalidRequest, message: `Invalid Request: message larger than ${maxBytes} bytes` }));
+                tooLarge();
             }
         }
     });

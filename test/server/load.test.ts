@@ -1,0 +1,331 @@
+/**
+ * Load: many concurrent HTTP clients, each running a mix of tasks against one server process.
+ *
+ * Every task must reach exactly one terminal state; every result must be exactly what the tool
+ * produced; no notification may follow a task's terminal one; no client may see another's task;
+ * and once the TTLs have expired the store is empty and RSS is back near its baseline.
+ * `LOAD_CLIENTS` and `LOAD_TASKS` (per client) scale it; defaults 50 × 200.
+ */
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { describe, it } from 'node:test';
+import { startHttpServer, waitUntil, type HttpServer } from './helpers.js';
+import { LightHttp, mib, MiB, prng, rssOf, RssSampler, sleep, type Msg, type SseHandle } from './lightRpc.js';
+
+const CLIENTS = Number(process.env.LOAD_CLIENTS ?? 50);
+const TASKS_PER_CLIENT = Number(process.env.LOAD_TASKS ?? 200);
+/** Tasks each client keeps going at once. */
+const IN_FLIGHT = 4;
+const TTL_MS = 5000;
+/** The load phase should take well under a minute; this is the bound on a loaded 2-core machine. */
+const LOAD_BOUND_MS = 90_000;
+/** After the TTLs, RSS must be within this of the baseline (V8 keeps some heap it grew). */
+const RSS_RETURN_LIMIT = 80 * MiB;
+const FAILING_TEXT = 'Job failed: the simulated worker crashed after 1 second (this tool always fails, to demonstrate task failure)';
+const RELATED = 'io.modelcontextprotocol/related-task';
+const TERMINAL = new Set(['completed', 'failed', 'cancelled']);
+
+type Kind = 'compute' | 'external' | 'failing' | 'cancel';
+
+interface Plan {
+    kind: Kind;
+    label: string;
+    seconds: number;
+    /** Wait in tasks/result at once, or poll tasks/get first. */
+    mode: 'result' | 'poll';
+    progress: boolean;
+    /** Try a tasks/cancel while polling (may race with the task's end). */
+    cancelWhilePolling: boolean;
+    taskId?: string;
+    cancelled?: boolean;
+    final?: string;
+}
+
+interface Seen {
+    method: string;
+    status?: string;
+}
+
+class LoadClient {
+    readonly http: LightHttp;
+    readonly plans: Plan[] = [];
+    /** What the GET stream brought, per task id, in order. */
+    readonly events = new Map<string, Seen[]>();
+    readonly foreign: string[] = [];
+    readonly own = new Set<string>();
+    readonly listed = new Set<string>();
+    stream?: SseHandle;
+    private readonly random: () => number;
+
+    constructor(
+        readonly index: number,
+        url: string,
+        token: string,
+    ) {
+        this.http = new LightHttp(url, { authorization: `Bearer ${token}` });
+        this.http.latencies = [];
+        this.random = prng(0x5eed + index);
+        for (let i = 0; i < TASKS_PER_CLIENT; i++) {
+            this.plans.push(this.plan(i));
+        }
+    }
+
+    private plan(i: number): Plan {
+        const r = this.random();
+        const kind: Kind = r < 0.74 ? 'compute' : r < 0.86 ? 'external' : r < 0.88 ? 'failing' : 'cancel';
+        return {
+            kind,
+            label: `c${this.index}-t${i}`,
+            seconds: kind === 'cancel' ? 30 : Math.round(this.random() * 30) / 100,
+            mode: this.random() < 0.5 ? 'result' : 'poll',
+            progress: this.random() < 0.5,
+            cancelWhilePolling: kind !== 'cancel' && this.random() < 0.1,
+        };
+    }
+
+    async connect(): Promise<void> {
+        await this.http.initialize({ name: `load-${this.index}` });
+        this.stream = await this.http.openStream(message => this.record(message));
+        assert.equal(this.stream.status, 200);
+    }
+
+    private record(message: Msg): void {
+        const params = message.params ?? {};
+        const taskId =
+            message.method === 'notifications/tasks/status'
+                ? (params.taskId as string)
+                : ((params._meta as Record<string, { taskId?: string }> | undefined)?.[RELATED]?.taskId ?? undefined);
+        if (!taskId) {
+            return;
+        }
+        if (!this.own.has(taskId)) {
+            // Possible only for a task created this instant (its id not yet recorded): checked at the end.
+            this.foreign.push(taskId);
+        }
+        let seen = this.events.get(taskId);
+        if (!seen) {
+            seen = [];
+            this.events.set(taskId, seen);
+        }
+        seen.push({ method: message.method!, status: params.status as string | undefined });
+    }
+
+    async run(): Promise<void> {
+        let next = 0;
+        const worker = async () => {
+            while (next < this.plans.length) {
+                const plan = this.plans[next++]!;
+                await this.runTask(plan);
+                if (next % 50 === 0) {
+                    await this.checkList();
+                }
+            }
+        };
+        await Promise.all(Array.from({ length: IN_FLIGHT }, worker));
+        await this.checkList();
+    }
+
+    private async runTask(plan: Plan): Promise<void> {
+        const t0 = Date.now();
+        try {
+            await this.runTaskInner(plan);
+        } catch (err) {
+            throw new Error(`${plan.label} ${JSON.stringify(plan)} failed after ${Date.now() - t0} ms: ${(err as Error).message}`, { cause: err });
+        }
+    }
+
+    private async runTaskInner(plan: Plan): Promise<void> {
+        const [name, args] =
+            plan.kind === 'external' ? ['external_job', { job_id: plan.label }] : plan.kind === 'failing' ? ['failing_job', {}] : ['slow_compute', { seconds: plan.seconds, label: plan.label }];
+        const created = await this.http.result('tools/call', { name, arguments: args, task: {}, ...(plan.progress ? { _meta: { progressToken: plan.label } } : {}) });
+        const task = created.task as { taskId: string; status: string; ttl: number };
+        assert.equal(task.status, 'working');
+        assert.equal(task.ttl, TTL_MS);
+        plan.taskId = task.taskId;
+        this.own.add(task.taskId);
+
+        if (plan.kind === 'cancel') {
+            await sleep(this.random() * 200);
+            const cancelled = await this.http.result('tasks/cancel', { taskId: task.taskId });
+            assert.equal(cancelled.status, 'cancelled', plan.label);
+            plan.cancelled = true;
+        } else if (plan.mode === 'poll') {
+            for (;;) {
+                const now = await this.http.result('tasks/get', { taskId: task.taskId });
+                if (TERMINAL.has(now.status as string)) {
+                    break;
+                }
+                if (plan.cancelWhilePolling && plan.cancelled === undefined) {
+                    const answer = await this.http.call('tasks/cancel', { taskId: task.taskId });
+                    if (answer.result) {
+                        plan.cancelled = true;
+                    } else {
+                        plan.cancelled = false;
+                        assert.equal(answer.error?.code, -32602, plan.label);
+                        assert.match(answer.error!.message, /is already (completed|failed)/, plan.label);
+                    }
+                }
+                await sleep(200 + this.random() * 200);
+            }
+        }
+        const outcome = await this.http.result('tasks/result', { taskId: task.taskId });
+        const final = (await this.http.result('tasks/get', { taskId: task.taskId })) as { status: string; statusMessage?: string };
+        plan.final = final.status;
+        this.verifyOutcome(plan, final, outcome);
+    }
+
+    /** The result is exactly what the tool produced for this terminal status. */
+    private verifyOutcome(plan: Plan, final: { status: string; statusMessage?: string }, outcome: Record<string, unknown>): void {
+        const where = `${plan.label} (${plan.kind}, ${final.status}): ${JSON.stringify(outcome).slice(0, 300)}`;
+        assert.deepEqual((outcome._meta as Record<string, unknown>)[RELATED], { taskId: plan.taskId }, where);
+        const content = outcome.content as { type: string; text: string }[];
+        if (plan.cancelled) {
+            assert.equal(final.status, 'cancelled', where);
+            assert.equal(final.statusMessage, 'Cancelled by the client', where);
+            assert.deepEqual(content, [{ type: 'text', text: 'Task cancelled: Cancelled by the client' }], where);
+            assert.equal(outcome.isError, true, where);
+            return;
+        }
+        switch (plan.kind) {
+            case 'compute': {
+                const summary = `Computation "${plan.label}" completed after ${plan.seconds} seconds. Result: 42.`;
+                assert.equal(final.status, 'completed', where);
+                assert.deepEqual(content, [{ type: 'text', text: summary }], where);
+                assert.deepEqual(outcome.structuredContent, { summary, label: plan.label, seconds: plan.seconds, result: 42 }, where);
+                break;
+            }
+            case 'external':
+                assert.equal(final.status, 'completed', where);
+                assert.deepEqual(content, [{ type: 'text', text: `External job ${plan.label} completed` }], where);
+                break;
+            case 'failing':
+                assert.equal(final.status, 'failed', where);
+                assert.equal(final.statusMessage, FAILING_TEXT, where);
+                assert.deepEqual(content, [{ type: 'text', text: FAILING_TEXT }], where);
+                assert.equal(outcome.isError, true, where);
+                break;
+            default:
+                assert.fail(`a cancel task that was not cancelled: ${where}`);
+        }
+    }
+
+    /** tasks/list (every page) shows this client's tasks and nobody else's. */
+    async checkList(): Promise<void> {
+        let cursor: string | undefined;
+        do {
+            const page = (await this.http.result('tasks/list', cursor ? { cursor } : {})) as { tasks: { taskId: string }[]; nextCursor?: string };
+            // Checked once every creation has been answered (a task may be listed before its tools/call returns).
+            for (const task of page.tasks) {
+                this.listed.add(task.taskId);
+            }
+            cursor = page.nextCursor;
+        } while (cursor);
+    }
+
+    /** Each task: exactly one terminal status notification, the final status, and nothing after it. */
+    verifyNotifications(): void {
+        for (const plan of this.plans) {
+            const seen = this.events.get(plan.taskId!) ?? [];
+            const terminal = seen.filter(s => s.method === 'notifications/tasks/status' && TERMINAL.has(s.status!));
+            assert.equal(terminal.length, 1, `${plan.label}: terminal notifications ${JSON.stringify(seen)}`);
+            assert.equal(terminal[0]!.status, plan.final, `${plan.label}: notified ${terminal[0]!.status}, ended ${plan.final}`);
+            assert.equal(seen[seen.length - 1], terminal[0], `${plan.label}: something followed the terminal notification: ${JSON.stringify(seen)}`);
+            if (plan.progress && plan.final === 'completed' && plan.kind === 'compute' && plan.seconds > 0) {
+                assert.ok(seen.some(s => s.method === 'notifications/progress'), `${plan.label}: progress with its token`);
+            }
+        }
+        assert.deepEqual(
+            [...this.listed].filter(id => !this.own.has(id)),
+            [],
+            `client ${this.index} listed tasks it does not own`,
+        );
+        assert.deepEqual(
+            this.foreign.filter(id => !this.own.has(id)),
+            [],
+            `client ${this.index} was told about tasks it does not own`,
+        );
+    }
+}
+
+describe('load: 50 HTTP clients × 200 tasks on one server', () => {
+    it('ends every task exactly once, returns every result as produced, isolates clients, and gives memory back after the TTLs', { timeout: 240_000 }, async t => {
+        const token = randomBytes(24).toString('hex');
+        const ownerToken = randomBytes(24).toString('hex');
+        const server: HttpServer = await startHttpServer(['--token', token, '--owner-token', ownerToken, '--default-ttl', `${TTL_MS}ms`, '--poll-interval', '100ms', '--log-level', 'warn']);
+        const pid = server.proc.pid!;
+        const owner = new LightHttp(server.url, { authorization: `Bearer ${ownerToken}` });
+        const clients = Array.from({ length: CLIENTS }, (_, i) => new LoadClient(i, server.url, token));
+        try {
+            await owner.initialize({ name: 'owner' });
+            // Warm-up: one client's worth of work, then let it expire, so the baseline is a server that has run.
+            const warm = new LoadClient(CLIENTS, server.url, token);
+            warm.plans.splice(20);
+            await warm.connect();
+            await warm.run();
+            warm.stream?.close();
+            await warm.http.close();
+            await waitUntil(async () => ((await owner.result('tasks/list')).tasks as unknown[]).length === 0, TTL_MS * 4, 'the warm-up tasks to expire');
+            await sleep(1000);
+            const baseline = rssOf(pid);
+            const sampler = new RssSampler(pid, 250);
+
+            const started = Date.now();
+            await Promise.all(clients.map(c => c.connect()));
+            await Promise.all(clients.map(c => c.run()));
+            const loadMs = Date.now() - started;
+
+            // Every terminal notification arrives (they are sent before tasks/result answers, so this is quick).
+            await waitUntil(() => clients.every(c => c.plans.every(p => (c.events.get(p.taskId!) ?? []).some(s => TERMINAL.has(s.status ?? '')))), 10_000, 'every terminal notification');
+            for (const c of clients) {
+                c.verifyNotifications();
+            }
+            // Cross-client probes: another client's id answers like an unknown one.
+            for (const c of clients) {
+                const other = clients[(c.index + 1) % clients.length]!;
+                const foreignId = other.plans[other.plans.length - 1]!.taskId!;
+                for (const method of ['tasks/get', 'tasks/result', 'tasks/cancel']) {
+                    const answer = await c.http.call(method, { taskId: foreignId });
+                    assert.equal(answer.error?.code, -32602, method);
+                    assert.equal(answer.error?.message, `Task not found: ${foreignId}`, method);
+                }
+            }
+            const peak = sampler.peak;
+
+            // Clients leave; the tasks expire on their own (nothing forced).
+            const drainStarted = Date.now();
+            await Promise.all(
+                clients.map(c => {
+                    c.stream?.close();
+                    return c.http.close();
+                }),
+            );
+            await waitUntil(async () => ((await owner.result('tasks/list')).tasks as unknown[]).length === 0, TTL_MS * 6, 'every task to expire');
+            const drainMs = Date.now() - drainStarted;
+            // Give V8's memory reducer a moment of idleness, as a real server would have.
+            await sleep(3000);
+            const final = sampler.stop();
+
+            const tasks = clients.reduce((n, c) => n + c.plans.length, 0);
+            const byStatus: Record<string, number> = {};
+            for (const plan of clients.flatMap(c => c.plans)) {
+                byStatus[plan.final!] = (byStatus[plan.final!] ?? 0) + 1;
+            }
+            t.diagnostic(`${tasks} tasks from ${CLIENTS} clients in ${(loadMs / 1000).toFixed(1)} s (${Math.round(tasks / (loadMs / 1000))} tasks/s): ${JSON.stringify(byStatus)}`);
+            const latencies = clients.flatMap(c => c.http.latencies!).sort((a, b) => a - b);
+            const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))]!.toFixed(0);
+            t.diagnostic(`${latencies.length} other requests: latency p50 ${at(0.5)} ms, p99 ${at(0.99)} ms, max ${at(1)} ms`);
+            t.diagnostic(`RSS baseline ${mib(baseline)}, peak ${mib(peak)}, final ${mib(final)}; store drained ${(drainMs / 1000).toFixed(1)} s after the last client left`);
+            assert.equal(tasks, CLIENTS * TASKS_PER_CLIENT);
+            assert.ok(loadMs < LOAD_BOUND_MS, `the load took ${loadMs} ms`);
+            assert.ok(final - baseline < RSS_RETURN_LIMIT, `RSS ${mib(final)} is not back near the baseline ${mib(baseline)} (peak ${mib(peak)})`);
+            assert.ok(server.proc.exitCode === null, 'the server is still running');
+        } finally {
+            for (const c of clients) {
+                c.stream?.close();
+                c.http.destroy();
+            }
+            owner.destroy();
+            await server.stop();
+        }
+    });
+});
