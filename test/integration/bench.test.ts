@@ -5,18 +5,14 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { CreateTaskResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { McpTasksApi } from '../../extension/api';
 import type { TaskView } from '../../extension/tasks/taskView';
-import { activateExtension, setTransport, waitFor } from './util';
+import { readyOverHttp, waitFor } from './util';
 
 /** Sidebar speed, measured in the real extension host (npm run bench:extension; not part of npm test). */
 describe('sidebar benchmark', () => {
     let api: McpTasksApi;
 
     before(async () => {
-        api = await activateExtension();
-        await setTransport('http');
-        await waitFor('transport http', () => api.transport === 'http');
-        await api.ensureServer();
-        await waitFor('the owner connection', () => api.tasks!.owner.connected, 30_000);
+        api = await readyOverHttp();
     });
 
     it('status change on the server → tree item updated', async () => {

@@ -4,18 +4,14 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CallToolResultSchema, CreateTaskResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { McpTasksApi } from '../../extension/api';
-import { activateExtension, setTransport, waitFor } from './util';
+import { readyOverHttp, waitFor } from './util';
 
 /** Prompts are answered by the Playwright UI driver, which acts on the file names in their titles. */
 describe('elicitation and sampling answered in VS Code', () => {
     let api: McpTasksApi;
 
     before(async () => {
-        api = await activateExtension();
-        await setTransport('http');
-        await waitFor('transport http', () => api.transport === 'http');
-        await api.ensureServer();
-        await waitFor('the owner connection', () => api.tasks!.owner.connected, 30_000);
+        api = await readyOverHttp();
         await vscode.workspace.getConfiguration('mcpTasks').update('sampling.model', 'fake-haiku', vscode.ConfigurationTarget.Global);
     });
 

@@ -1,17 +1,13 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import type { McpTasksApi } from '../../extension/api';
-import { activateExtension, setTransport, waitFor } from './util';
+import { readyOverHttp, waitFor } from './util';
 
 describe('sub-tasks in the sidebar', () => {
     let api: McpTasksApi;
 
     before(async () => {
-        api = await activateExtension();
-        await setTransport('http');
-        await waitFor('transport http', () => api.transport === 'http');
-        await api.ensureServer();
-        await waitFor('the owner connection', () => api.tasks!.owner.connected, 30_000);
+        api = await readyOverHttp();
         await vscode.commands.executeCommand('mcpTasks.tasks.focus');
     });
 

@@ -107,3 +107,13 @@ export function processAlive(pid: number): boolean {
 export async function setTransport(transport: 'http' | 'stdio'): Promise<void> {
     await vscode.workspace.getConfiguration('mcpTasks').update('transport', transport, vscode.ConfigurationTarget.Global);
 }
+
+/** The common start of a suite: the extension active in http mode, its server up, our owner connection live. */
+export async function readyOverHttp(): Promise<McpTasksApi> {
+    const api = await activateExtension();
+    await setTransport('http');
+    await waitFor('transport http', () => api.transport === 'http');
+    await api.ensureServer();
+    await waitFor('the owner connection', () => api.tasks!.owner.connected, 30_000);
+    return api;
+}
