@@ -3,7 +3,6 @@
 // Measures our server (dist/server.js) against a stock SDK 1.32.2 server (bench/programs/baseline.ts)
 // and bare floors on loopback, alternating ours/stock (A/B/A/B) to cancel drift, prints the table
 // and writes docs/BENCHMARKS.md. See that file for what each figure means.
-/* eslint-disable no-console -- a command-line report */
 import { statSync, readdirSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
@@ -13,6 +12,7 @@ import {
     clientCost,
     coldStart,
     extensionActivation,
+    heapProbe,
     httpThroughput,
     memoryAndList,
     progressLoad,
@@ -24,7 +24,7 @@ import {
 } from './lib/experiments.js';
 import { consoleTable, markdownTable, machineText, rawRuns, tableLines, writeReport, type Results, type Row } from './lib/report.js';
 import { fmt } from './lib/stats.js';
-import { buildPrograms, describeMachine, OURS_JS, ROOT, type Kind } from './lib/targets.js';
+import { buildPrograms, describeMachine, killAll, OURS_JS, ROOT, type Kind } from './lib/targets.js';
 
 interface Experiment {
     id: string;
@@ -41,8 +41,9 @@ const EXPERIMENTS: Experiment[] = [
     { id: 'stdio', title: 'stdio: greet, task creation, tasks/get', kinds: ['ours', 'baseline', 'floor'], timeoutMs: 120_000, run: stdioThroughput },
     { id: 'result', title: 'completion → tasks/result', kinds: ['ours', 'baseline'], timeoutMs: 60_000, run: resultLatency },
     { id: 'cancel', title: 'tasks/cancel → abort observed', kinds: ['ours', 'baseline'], timeoutMs: 60_000, run: cancelLatency },
-    { id: 'progress', title: 'live tasks reporting progress', kinds: ['ours', 'baseline'], timeoutMs: 120_000, run: progressLoad },
-    { id: 'memory', title: 'memory per live task; tasks/list among other clients’ tasks', kinds: ['ours', 'baseline'], rounds: 1, timeoutMs: 240_000, run: memoryAndList },
+    { id: 'progress', title: 'live tasks reporting progress', kinds: ['ours', 'baseline'], rounds: 1, timeoutMs: 120_000, run: progressLoad },
+    { id: 'memory', title: 'memory per live task; tasks/list among other clients’ tasks', kinds: ['ours', 'baseline'], rounds: 1, timeoutMs: 150_000, run: memoryAndList },
+    { id: 'heap', title: 'in-process probe: live heap per task, tasks/list', kinds: ['ours'], rounds: 1, timeoutMs: 120_000, run: ctx => heapProbe(ctx) },
     { id: 'coldstart', title: 'cold start', kinds: ['ours', 'baseline', 'floor'], timeoutMs: 60_000, run: coldStart },
     { id: 'extension', title: 'extension activation', kinds: ['ours'], rounds: 1, timeoutMs: 60_000, run: ctx => extensionActivation(ctx) },
 ];
@@ -146,17 +147,35 @@ function rows(settings: Settings): Row[] {
             },
         },
         {
-            figure: `memory per live task (RSS slope ${k(points[0]!)} → ${k(points[points.length - 1]!)} working tasks)`,
+            figure: `memory per live task (RSS slope from ${k(points[0]!)} working tasks up to the count reached, at most ${k(points[points.length - 1]!)})`,
             transport: 'http',
             exp: 'memory',
             key: 'perTask',
-            kind: 'bytes',
+            kind: 'custom',
+            cell: m => `${fmt(m('perTask') / 1024)} KiB (${fmt(m('tasksFirst') / 1000)}k → ${fmt(m('tasksLast') / 1000)}k tasks)`,
             goal: { text: '≤ 4 KiB', met: v => atMost(4096)(v.ours) },
         },
         {
-            figure: `tasks/list first page, ${k(points[points.length - 1]!)} tasks of other clients present`,
+            figure: `memory per live task: live heap after full GC, in-process (${k(settings.heapPoints[0])} → ${k(settings.heapPoints[1])} tasks)`,
+            transport: '–',
+            exp: 'heap',
+            key: 'heapPerTask',
+            kind: 'custom',
+            cell: m => `${fmt(m('heapPerTask') / 1024)} KiB heap (RSS ${fmt(m('rssPerTask') / 1024)} KiB)`,
+        },
+        {
+            figure: 'tasks/list first page, other clients’ tasks present (count as in the memory row)',
             transport: 'http',
             exp: 'memory',
+            key: 'listP50',
+            kind: 'latency',
+            extra: [['listP99', 'p99 {}']],
+            goal: { text: 'p50 ≤ 5 ms', met: v => atMost(5)(v.ours) },
+        },
+        {
+            figure: `tasks/list first page, ${k(settings.heapPoints[1])} tasks of other clients present, in-process`,
+            transport: '–',
+            exp: 'heap',
             key: 'listP50',
             kind: 'latency',
             extra: [['listP99', 'p99 {}']],
@@ -231,7 +250,9 @@ function settingsFor(quick: boolean, client: Settings['client']): Settings {
               progressTasks: 2000,
               progressWindowMs: 1500,
               memoryPoints: [2000, 10_000],
-              resultSamples: { ours: 48, baseline: 16 },
+              memoryBudgetMs: 15_000,
+              heapPoints: [2000, 10_000],
+              resultSamples: { ours: 40, baseline: 16 },
               cancelSamples: 30,
               coldStarts: 3,
               activations: 3,
@@ -239,14 +260,16 @@ function settingsFor(quick: boolean, client: Settings['client']): Settings {
           }
         : {
               quick,
-              warmupMs: 700,
-              windowMs: 2000,
+              warmupMs: 500,
+              windowMs: 1500,
               concurrency: 32,
               liveTasksForGet: 200,
               progressTasks: 10_000,
-              progressWindowMs: 3000,
-              memoryPoints: [10_000, 40_000, 70_000, 100_000],
-              resultSamples: { ours: 200, baseline: 48 },
+              progressWindowMs: 2500,
+              memoryPoints: [10_000, 25_000, 40_000, 55_000, 70_000, 85_000, 100_000],
+              memoryBudgetMs: 50_000,
+              heapPoints: [10_000, 100_000],
+              resultSamples: { ours: 100, baseline: 32 },
               cancelSamples: 100,
               coldStarts: 8,
               activations: 8,
@@ -327,6 +350,8 @@ async function main(): Promise<void> {
                         const message = `${experiment.id} ${kind} round ${round + 1}: ${err instanceof Error ? err.message : String(err)}`;
                         failures.push(message);
                         log(`  ${round + 1}. ${kind.padEnd(8)} FAILED: ${message}`);
+                        // A timed-out experiment may still own a server: stop it before the next one.
+                        killAll();
                     }
                 }
             }
@@ -368,6 +393,7 @@ async function main(): Promise<void> {
             log('wrote docs/BENCHMARKS.md');
         }
     } finally {
+        killAll();
         programs.dispose();
     }
     if (failures.length) {

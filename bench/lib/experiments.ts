@@ -6,7 +6,7 @@ import { FetchPoster, HttpMcpSession, NodeHttpPoster, type Poster } from './http
 import { closedLoop, delay, pool } from './load.js';
 import { percentile, slope } from './stats.js';
 import type { StdioMcpClient } from './stdioClient.js';
-import { CHILD_ENV, cpuMs, ROOT, rssBytes, startHttp, startStdio, type Kind, type Programs } from './targets.js';
+import { CHILD_ENV, cpuMs, ROOT, rssBytes, startHttp, startStdio, track, type Kind, type Programs } from './targets.js';
 
 export type Metrics = Record<string, number>;
 
@@ -19,6 +19,10 @@ export interface Settings {
     progressTasks: number;
     progressWindowMs: number;
     memoryPoints: number[];
+    /** The HTTP memory experiment stops adding tasks after this long (ticking tasks can saturate the server). */
+    memoryBudgetMs: number;
+    /** The in-process heap probe: from, to. */
+    heapPoints: [number, number];
     resultSamples: { ours: number; baseline: number };
     cancelSamples: number;
     coldStarts: number;
@@ -134,7 +138,10 @@ export async function stdioThroughput(ctx: Context, kind: Kind): Promise<Metrics
 
 /**
  * Completion → tasks/result: tasks that finish after 200 ms, each waited on with tasks/result at
- * once; latency = when the result arrived − the task's lastUpdatedAt (its completion, ms resolution).
+ * once; latency = when the result arrived − the task's lastUpdatedAt (its completion; that stamp
+ * has millisecond resolution, so figures may read up to 1 ms high). Ours runs 4 at a time, so the
+ * bench's own queueing stays out of the figure; stock runs 16 at a time, its ~1 s poll being what
+ * the figure shows anyway and the samples taking that long each.
  */
 export async function resultLatency(ctx: Context, kind: Kind): Promise<Metrics> {
     const server = await startHttp(kind, ctx.programs);
@@ -144,7 +151,7 @@ export async function resultLatency(ctx: Context, kind: Kind): Promise<Metrics> 
     try {
         const session = await HttpMcpSession.open(server.url, client);
         const params = slowCompute(0.2, 'result', { ttl: 60_000 });
-        await pool(samples, Number(process.env.RC ?? 16), async () => {
+        await pool(samples, kind === 'ours' ? 4 : 16, async () => {
             const created = await session.callRaw('tools/call', params);
             const taskId = (created.task as { taskId: string }).taskId;
             const idJson = JSON.stringify({ taskId });
@@ -247,6 +254,8 @@ export async function progressLoad(ctx: Context, kind: Kind): Promise<Metrics> {
 /**
  * RSS slope per live (working) task between the first and last point, the tasks spread over
  * several sessions; then tasks/list (first page) from a new session with those tasks present.
+ * Each slow_compute task ticks every second, so enough of them saturate the server: the run stops
+ * at the first point reached after `memoryBudgetMs` and reports how many tasks it had.
  */
 export async function memoryAndList(ctx: Context, kind: Kind): Promise<Metrics> {
     const server = await startHttp(kind, ctx.programs);
@@ -258,6 +267,9 @@ export async function memoryAndList(ctx: Context, kind: Kind): Promise<Metrics> 
         let created = 0;
         const started = performance.now();
         for (const target of ctx.settings.memoryPoints) {
+            if (points.length >= 2 && performance.now() - started > ctx.settings.memoryBudgetMs) {
+                break;
+            }
             const params = Array.from({ length: 64 }, (_, i) => slowCompute(86_400, `mem-${i}`));
             const from = created;
             await pool(target - from, ctx.settings.concurrency, async i => {
@@ -289,7 +301,7 @@ export async function memoryAndList(ctx: Context, kind: Kind): Promise<Metrics> 
                 throw new Error(`${kind}: tasks/list returned no tasks`);
             }
         }
-        return { perTask, fit, rssFirst: first.y, rssLast: last.y, tasksLast: last.x, listP50: percentile(latencies, 50), listP99: percentile(latencies, 99) };
+        return { perTask, fit, rssFirst: first.y, rssLast: last.y, tasksFirst: first.x, tasksLast: last.x, listP50: percentile(latencies, 50), listP99: percentile(latencies, 99) };
     } finally {
         client.close();
         await server.stop(5000);
@@ -321,7 +333,7 @@ export async function extensionActivation(ctx: Context): Promise<Metrics> {
     const logged: number[] = [];
     for (let i = 0; i < ctx.settings.activations; i++) {
         const out = await new Promise<string>((resolve, reject) => {
-            const proc = spawn(process.execPath, [ctx.programs.activate, `${ROOT}/dist/extension.js`], { stdio: ['ignore', 'pipe', 'pipe'], env: CHILD_ENV });
+            const proc = track(spawn(process.execPath, [ctx.programs.activate, `${ROOT}/dist/extension.js`], { stdio: ['ignore', 'pipe', 'pipe'], env: CHILD_ENV }));
             let text = '';
             let errText = '';
             proc.stdout.setEncoding('utf8').on('data', (chunk: string) => (text += chunk));
@@ -336,6 +348,20 @@ export async function extensionActivation(ctx: Context): Promise<Metrics> {
         }
     }
     return { activateP50: percentile(activate, 50), activateMax: Math.max(...activate), loadP50: percentile(load, 50), loggedP50: percentile(logged, 50) };
+}
+
+/** Live heap per working task after full GCs, and in-process tasks/list latency (ours only). */
+export async function heapProbe(ctx: Context): Promise<Metrics> {
+    const [first, last] = ctx.settings.heapPoints;
+    const out = await new Promise<string>((resolve, reject) => {
+        const proc = track(spawn(process.execPath, ['--expose-gc', ctx.programs.heapProbe, String(first), String(last)], { stdio: ['ignore', 'pipe', 'pipe'], env: CHILD_ENV }));
+        let text = '';
+        let errText = '';
+        proc.stdout.setEncoding('utf8').on('data', (chunk: string) => (text += chunk));
+        proc.stderr.setEncoding('utf8').on('data', (chunk: string) => (errText += chunk));
+        proc.once('close', code => (code === 0 ? resolve(text) : reject(new Error(`heap probe exited ${code}: ${errText.slice(0, 500)}`))));
+    });
+    return JSON.parse(out) as Metrics;
 }
 
 /** Which raw client is cheaper: node:http (keep-alive Agent) or fetch, on the HTTP floor. */

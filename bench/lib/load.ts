@@ -35,7 +35,7 @@ export async function closedLoop(concurrency: number, warmupMs: number, duration
                 errors++;
                 firstError ??= err instanceof Error ? err.message : String(err);
                 if (errors > 100) {
-                    throw new Error(`too many errors: ${firstError}`);
+                    throw new Error(`too many errors: ${firstError}`, { cause: err });
                 }
                 continue;
             }

@@ -21,7 +21,25 @@ export interface Programs {
     httpFloor: string;
     stdioEcho: string;
     activate: string;
+    heapProbe: string;
     dispose(): void;
+}
+
+/** Every child the bench started and has not seen exit, so a run cut short leaves none behind. */
+const children = new Set<ChildProcess>();
+
+export function track<T extends ChildProcess>(proc: T): T {
+    children.add(proc);
+    proc.once('exit', () => children.delete(proc));
+    return proc;
+}
+
+/** Kills every child still running (after a timed-out experiment, and at the end). */
+export function killAll(): void {
+    for (const proc of children) {
+        proc.kill('SIGKILL');
+    }
+    children.clear();
 }
 
 /** Bundles the bench-side programs once per run. */
@@ -33,6 +51,7 @@ export async function buildPrograms(overrides: { ours?: string; vs?: string } = 
             httpFloor: join(ROOT, 'bench/programs/httpFloor.ts'),
             stdioEcho: join(ROOT, 'bench/programs/stdioEcho.ts'),
             activate: join(ROOT, 'bench/programs/activate.ts'),
+            heapProbe: join(ROOT, 'bench/programs/heapProbe.ts'),
         },
         outdir,
         bundle: true,
@@ -40,6 +59,7 @@ export async function buildPrograms(overrides: { ours?: string; vs?: string } = 
         target: 'node20',
         format: 'cjs',
         logLevel: 'warning',
+        define: { __MCP_TASKS_VERSION__: JSON.stringify('bench') },
     });
     return {
         ours: overrides.ours ? resolve(overrides.ours) : OURS_JS,
@@ -48,6 +68,7 @@ export async function buildPrograms(overrides: { ours?: string; vs?: string } = 
         httpFloor: join(outdir, 'httpFloor.js'),
         stdioEcho: join(outdir, 'stdioEcho.js'),
         activate: join(outdir, 'activate.js'),
+        heapProbe: join(outdir, 'heapProbe.js'),
         dispose: () => rmSync(outdir, { recursive: true, force: true }),
     };
 }
@@ -92,7 +113,7 @@ export interface RunningServer {
 
 /** Starts an HTTP program and resolves once it has printed {"url"}. */
 export function startHttp(kind: Kind, programs: Programs, options: { capture?: boolean } = {}): Promise<RunningServer> {
-    const proc = spawn(process.execPath, httpCommand(kind, programs), { stdio: ['ignore', 'pipe', 'pipe'], env: CHILD_ENV });
+    const proc = track(spawn(process.execPath, httpCommand(kind, programs), { stdio: ['ignore', 'pipe', 'pipe'], env: CHILD_ENV }));
     const lines: string[] = [];
     let partial = '';
     const server: RunningServer = {
@@ -134,7 +155,9 @@ export function startHttp(kind: Kind, programs: Programs, options: { capture?: b
 }
 
 export function startStdio(kind: Kind, programs: Programs, onStderr?: (text: string) => void): StdioMcpClient {
-    return new StdioMcpClient(process.execPath, stdioCommand(kind, programs), CHILD_ENV, onStderr);
+    const client = new StdioMcpClient(process.execPath, stdioCommand(kind, programs), CHILD_ENV, onStderr);
+    track(client.proc);
+    return client;
 }
 
 export async function stopProcess(proc: ChildProcess, graceMs = 3000): Promise<void> {

@@ -3,7 +3,6 @@
 // tasks/* handlers), over StreamableHTTPServerTransport on node:http or StdioServerTransport.
 // Usage: node baseline.js --http --port 0   (prints {"url"} once listening)
 //        node baseline.js --stdio
-/* eslint-disable no-console -- a standalone program; stdout carries {"url"} or the protocol */
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';

@@ -46,6 +46,7 @@ Transport:
   --port PORT                  Port to bind (default 8080; 0 picks a free port).
   --token SECRET               Require "Authorization: Bearer SECRET" on every HTTP request
                                (env MCP_TASKS_TOKEN). Without it any local process may connect.
+                               A secret that starts with "-" must be written --token=SECRET.
                                Repeat it to admit several clients, each token a distinct identity
                                (the env variable may list several, comma-separated).
   --owner-token SECRET         A second, distinct credential that sees and can cancel every

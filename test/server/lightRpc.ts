@@ -21,6 +21,13 @@ export function rssOf(pid: number): number {
     return Number(match[1]) * 1024;
 }
 
+/** CPU time (user + system) a process has used so far, in seconds (Linux /proc). */
+export function cpuSecondsOf(pid: number): number {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    // utime and stime are fields 14 and 15 of stat, in clock ticks (100 per second on Linux).
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
 export const MiB = 1024 * 1024;
 export const mib = (bytes: number) => `${(bytes / MiB).toFixed(1)} MiB`;
 

@@ -10,17 +10,27 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { describe, it } from 'node:test';
 import { startHttpServer, waitUntil, type HttpServer } from './helpers.js';
-import { LightHttp, mib, MiB, prng, rssOf, RssSampler, sleep, type Msg, type SseHandle } from './lightRpc.js';
+import { cpuSecondsOf, LightHttp, mib, MiB, prng, rssOf, RssSampler, sleep, type Msg, type SseHandle } from './lightRpc.js';
 
 const CLIENTS = Number(process.env.LOAD_CLIENTS ?? 50);
 const TASKS_PER_CLIENT = Number(process.env.LOAD_TASKS ?? 200);
+/** LOAD_ROUNDS > 1 repeats the load on the same server and checks that RSS plateaus. */
+const ROUNDS = Number(process.env.LOAD_ROUNDS ?? 1);
 /** Tasks each client keeps going at once. */
 const IN_FLIGHT = 4;
 const TTL_MS = 5000;
 /** The load phase should take well under a minute; this is the bound on a loaded 2-core machine. */
 const LOAD_BOUND_MS = 90_000;
-/** After the TTLs, RSS must be within this of the baseline (V8 keeps some heap it grew). */
-const RSS_RETURN_LIMIT = 80 * MiB;
+/**
+ * After the TTLs, RSS must be within this of the baseline. Generous on purpose: V8 keeps heap it grew
+ * and nothing is forced here, not even a GC (the live heap was measured flat across rounds in-process,
+ * see docs/RELIABILITY.md). That the store itself is empty is checked exactly, through the owner.
+ */
+const RSS_RETURN_LIMIT = 96 * MiB;
+/** Expiring 10,000 tasks must not make RSS grow past the peak of the load itself. */
+const RSS_OVER_PEAK_LIMIT = 16 * MiB;
+/** With LOAD_ROUNDS > 1: how much RSS after the last round may exceed RSS after the first. */
+const RSS_PLATEAU_LIMIT = 24 * MiB;
 const FAILING_TEXT = 'Job failed: the simulated worker crashed after 1 second (this tool always fails, to demonstrate task failure)';
 const RELATED = 'io.modelcontextprotocol/related-task';
 const TERMINAL = new Set(['completed', 'failed', 'cancelled']);
@@ -61,11 +71,12 @@ class LoadClient {
         readonly index: number,
         url: string,
         token: string,
+        tasks: number,
     ) {
         this.http = new LightHttp(url, { authorization: `Bearer ${token}` });
         this.http.latencies = [];
         this.random = prng(0x5eed + index);
-        for (let i = 0; i < TASKS_PER_CLIENT; i++) {
+        for (let i = 0; i < tasks; i++) {
             this.plans.push(this.plan(i));
         }
     }
@@ -247,80 +258,122 @@ class LoadClient {
     }
 }
 
-describe('load: 50 HTTP clients × 200 tasks on one server', () => {
-    it('ends every task exactly once, returns every result as produced, isolates clients, and gives memory back after the TTLs', { timeout: 240_000 }, async t => {
+interface RoundFigures {
+    tasks: number;
+    loadMs: number;
+    drainMs: number;
+    peak: number;
+    final: number;
+    serverCpu: number;
+    clientCpu: number;
+    byStatus: Record<string, number>;
+    latency: { p50: number; p99: number; max: number };
+}
+
+/** Runs `clients` to the end, checks every promise of the protocol, then waits for every task to expire. */
+async function runRound(clients: LoadClient[], owner: LightHttp, pid: number, sampler: RssSampler): Promise<RoundFigures> {
+    const cpuBefore = cpuSecondsOf(pid);
+    const ownCpuBefore = process.cpuUsage();
+    sampler.peak = 0;
+    const started = Date.now();
+    await Promise.all(clients.map(c => c.connect()));
+    await Promise.all(clients.map(c => c.run()));
+    const loadMs = Date.now() - started;
+    const serverCpu = cpuSecondsOf(pid) - cpuBefore;
+    const ownCpu = process.cpuUsage(ownCpuBefore);
+
+    // Every terminal notification arrives (each is sent before tasks/result answers, so this is quick).
+    await waitUntil(() => clients.every(c => c.plans.every(p => (c.events.get(p.taskId!) ?? []).some(s => TERMINAL.has(s.status ?? '')))), 10_000, 'every terminal notification');
+    for (const c of clients) {
+        c.verifyNotifications();
+    }
+    // Cross-client probes: another client's id answers exactly like an unknown one.
+    for (const c of clients) {
+        const other = clients[(clients.indexOf(c) + 1) % clients.length]!;
+        const foreignId = other.plans[other.plans.length - 1]!.taskId!;
+        for (const method of ['tasks/get', 'tasks/result', 'tasks/cancel']) {
+            const answer = await c.http.call(method, { taskId: foreignId });
+            assert.equal(answer.error?.code, -32602, method);
+            assert.equal(answer.error?.message, `Task not found: ${foreignId}`, method);
+        }
+    }
+    const peak = sampler.peak;
+
+    // Clients leave; the tasks expire on their own (nothing is forced, not even a GC).
+    const drainStarted = Date.now();
+    await Promise.all(
+        clients.map(c => {
+            c.stream?.close();
+            return c.http.close();
+        }),
+    );
+    await waitUntil(async () => ((await owner.result('tasks/list')).tasks as unknown[]).length === 0, TTL_MS * 6, 'every task to expire');
+    const drainMs = Date.now() - drainStarted;
+    await sleep(3000);
+    const final = sampler.sample();
+
+    const byStatus: Record<string, number> = {};
+    for (const plan of clients.flatMap(c => c.plans)) {
+        byStatus[plan.final!] = (byStatus[plan.final!] ?? 0) + 1;
+    }
+    const latencies = clients.flatMap(c => c.http.latencies!).sort((a, b) => a - b);
+    const at = (q: number) => Math.round(latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))]!);
+    return {
+        tasks: clients.reduce((n, c) => n + c.plans.length, 0),
+        loadMs,
+        drainMs,
+        peak,
+        final,
+        serverCpu,
+        clientCpu: (ownCpu.user + ownCpu.system) / 1e6,
+        byStatus,
+        latency: { p50: at(0.5), p99: at(0.99), max: at(1) },
+    };
+}
+
+describe(`load: ${CLIENTS} HTTP clients × ${TASKS_PER_CLIENT} tasks on one server`, () => {
+    it('ends every task exactly once, returns every result as produced, isolates clients, and gives memory back after the TTLs', { timeout: 240_000 * ROUNDS }, async t => {
         const token = randomBytes(24).toString('hex');
         const ownerToken = randomBytes(24).toString('hex');
         const server: HttpServer = await startHttpServer(['--token', token, '--owner-token', ownerToken, '--default-ttl', `${TTL_MS}ms`, '--poll-interval', '100ms', '--log-level', 'warn']);
         const pid = server.proc.pid!;
         const owner = new LightHttp(server.url, { authorization: `Bearer ${ownerToken}` });
-        const clients = Array.from({ length: CLIENTS }, (_, i) => new LoadClient(i, server.url, token));
+        const everyone: LoadClient[] = [];
+        const sampler = new RssSampler(pid, 250);
         try {
             await owner.initialize({ name: 'owner' });
-            // Warm-up: one client's worth of work, then let it expire, so the baseline is a server that has run.
-            const warm = new LoadClient(CLIENTS, server.url, token);
-            warm.plans.splice(20);
-            await warm.connect();
-            await warm.run();
-            warm.stream?.close();
-            await warm.http.close();
-            await waitUntil(async () => ((await owner.result('tasks/list')).tasks as unknown[]).length === 0, TTL_MS * 4, 'the warm-up tasks to expire');
-            await sleep(1000);
+            // Warm-up at full concurrency with a tenth of the tasks, all expired: the baseline is an idle
+            // server whose heap has grown to what this concurrency needs (V8 keeps what it grew).
+            const warm = Array.from({ length: CLIENTS }, (_, i) => new LoadClient(1000 + i, server.url, token, Math.ceil(TASKS_PER_CLIENT / 10)));
+            everyone.push(...warm);
+            await runRound(warm, owner, pid, sampler);
             const baseline = rssOf(pid);
-            const sampler = new RssSampler(pid, 250);
+            t.diagnostic(`RSS baseline (idle, after a warm-up at full concurrency) ${mib(baseline)}`);
 
-            const started = Date.now();
-            await Promise.all(clients.map(c => c.connect()));
-            await Promise.all(clients.map(c => c.run()));
-            const loadMs = Date.now() - started;
-
-            // Every terminal notification arrives (they are sent before tasks/result answers, so this is quick).
-            await waitUntil(() => clients.every(c => c.plans.every(p => (c.events.get(p.taskId!) ?? []).some(s => TERMINAL.has(s.status ?? '')))), 10_000, 'every terminal notification');
-            for (const c of clients) {
-                c.verifyNotifications();
+            const finals: number[] = [];
+            for (let round = 0; round < ROUNDS; round++) {
+                const clients = Array.from({ length: CLIENTS }, (_, i) => new LoadClient(round * CLIENTS + i, server.url, token, TASKS_PER_CLIENT));
+                everyone.push(...clients);
+                const f = await runRound(clients, owner, pid, sampler);
+                finals.push(f.final);
+                t.diagnostic(
+                    `round ${round + 1}: ${f.tasks} tasks from ${CLIENTS} clients in ${(f.loadMs / 1000).toFixed(1)} s (${Math.round(f.tasks / (f.loadMs / 1000))} tasks/s) ${JSON.stringify(f.byStatus)}; ` +
+                        `CPU server ${f.serverCpu.toFixed(1)} s, clients ${f.clientCpu.toFixed(1)} s; latency of other requests p50 ${f.latency.p50} ms, p99 ${f.latency.p99} ms, max ${f.latency.max} ms; ` +
+                        `RSS peak ${mib(f.peak)}, after the TTLs ${mib(f.final)}; store empty ${(f.drainMs / 1000).toFixed(1)} s after the last client left`,
+                );
+                assert.equal(f.tasks, CLIENTS * TASKS_PER_CLIENT);
+                assert.ok(f.loadMs < LOAD_BOUND_MS, `the load took ${f.loadMs} ms`);
+                assert.ok(f.final - baseline < RSS_RETURN_LIMIT, `RSS ${mib(f.final)} is not back near the baseline ${mib(baseline)} (peak ${mib(f.peak)})`);
+                assert.ok(f.final - f.peak < RSS_OVER_PEAK_LIMIT, `RSS grew after the load: peak ${mib(f.peak)}, after the TTLs ${mib(f.final)}`);
             }
-            // Cross-client probes: another client's id answers like an unknown one.
-            for (const c of clients) {
-                const other = clients[(c.index + 1) % clients.length]!;
-                const foreignId = other.plans[other.plans.length - 1]!.taskId!;
-                for (const method of ['tasks/get', 'tasks/result', 'tasks/cancel']) {
-                    const answer = await c.http.call(method, { taskId: foreignId });
-                    assert.equal(answer.error?.code, -32602, method);
-                    assert.equal(answer.error?.message, `Task not found: ${foreignId}`, method);
-                }
+            if (finals.length > 1) {
+                // A leak grows with every round; a heap that V8 merely kept does not.
+                assert.ok(finals[finals.length - 1]! - finals[0]! < RSS_PLATEAU_LIMIT, `RSS kept growing round after round: ${finals.map(mib).join(', ')}`);
             }
-            const peak = sampler.peak;
-
-            // Clients leave; the tasks expire on their own (nothing forced).
-            const drainStarted = Date.now();
-            await Promise.all(
-                clients.map(c => {
-                    c.stream?.close();
-                    return c.http.close();
-                }),
-            );
-            await waitUntil(async () => ((await owner.result('tasks/list')).tasks as unknown[]).length === 0, TTL_MS * 6, 'every task to expire');
-            const drainMs = Date.now() - drainStarted;
-            // Give V8's memory reducer a moment of idleness, as a real server would have.
-            await sleep(3000);
-            const final = sampler.stop();
-
-            const tasks = clients.reduce((n, c) => n + c.plans.length, 0);
-            const byStatus: Record<string, number> = {};
-            for (const plan of clients.flatMap(c => c.plans)) {
-                byStatus[plan.final!] = (byStatus[plan.final!] ?? 0) + 1;
-            }
-            t.diagnostic(`${tasks} tasks from ${CLIENTS} clients in ${(loadMs / 1000).toFixed(1)} s (${Math.round(tasks / (loadMs / 1000))} tasks/s): ${JSON.stringify(byStatus)}`);
-            const latencies = clients.flatMap(c => c.http.latencies!).sort((a, b) => a - b);
-            const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))]!.toFixed(0);
-            t.diagnostic(`${latencies.length} other requests: latency p50 ${at(0.5)} ms, p99 ${at(0.99)} ms, max ${at(1)} ms`);
-            t.diagnostic(`RSS baseline ${mib(baseline)}, peak ${mib(peak)}, final ${mib(final)}; store drained ${(drainMs / 1000).toFixed(1)} s after the last client left`);
-            assert.equal(tasks, CLIENTS * TASKS_PER_CLIENT);
-            assert.ok(loadMs < LOAD_BOUND_MS, `the load took ${loadMs} ms`);
-            assert.ok(final - baseline < RSS_RETURN_LIMIT, `RSS ${mib(final)} is not back near the baseline ${mib(baseline)} (peak ${mib(peak)})`);
             assert.ok(server.proc.exitCode === null, 'the server is still running');
         } finally {
-            for (const c of clients) {
+            sampler.stop();
+            for (const c of everyone) {
                 c.stream?.close();
                 c.http.destroy();
             }

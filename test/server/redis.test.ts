@@ -8,7 +8,8 @@ import { parseCli } from '../../server/src/options.js';
 import { runCli } from './rawHelpers.js';
 import { freePort, redisSkipReason, startRedis, type RedisServer } from './redisHelpers.js';
 
-const secret = () => randomBytes(24).toString('base64url');
+// Hex: a base64url secret may start with '-', which the CLI parser reads as a flag.
+const secret = () => randomBytes(24).toString('hex');
 const skip = redisSkipReason();
 
 async function rejection(promise: Promise<unknown>): Promise<McpError> {
@@ -79,7 +80,7 @@ describe('two replicas sharing one Redis', { skip }, () => {
         // B waits on the store event A publishes when the work ends: no polling.
         const result = await onB.client.experimental.tasks.getTaskResult(task.taskId, CallToolResultSchema);
         assert.equal(textOf(result), 'Computation "shared" completed after 1 seconds. Result: 42.');
-        assert.ok(Date.now() - started < 2500, `result on B after ${Date.now() - started} ms`);
+        assert.ok(Date.now() - started < 4000, `result on B after ${Date.now() - started} ms`);
 
         const raw = new RawHttp(b.url, { authorization: `Bearer ${owner}` });
         await raw.initialize();
@@ -194,7 +195,7 @@ describe('two replicas sharing one Redis', { skip }, () => {
         const killedAt = Date.now();
         const result = await waiting;
         const detectedIn = Date.now() - killedAt;
-        assert.ok(detectedIn < 3000, `lost worker detected after ${detectedIn} ms (lease 1 s)`);
+        assert.ok(detectedIn < 4000, `lost worker detected after ${detectedIn} ms (lease 1 s)`);
         assert.equal(result.isError, true);
         assert.match(textOf(result), /Worker replica-a stopped responding/);
         const failed = await onB.client.experimental.tasks.getTask(doomed.taskId);

@@ -172,15 +172,16 @@ describe('RedisTaskStore', { skip: redisSkipReason() }, () => {
 
     it('restarts retention when a task finishes', async () => {
         const store = await open();
-        const task = await store.create(newTask('a', { ttl: 300 }), 10);
-        await new Promise(r => setTimeout(r, 200));
+        const task = await store.create(newTask('a', { ttl: 1500 }), 10);
+        await new Promise(r => setTimeout(r, 1000));
         await store.finish(task.taskId, 'completed', done);
-        await new Promise(r => setTimeout(r, 200));
-        assert.equal((await store.get(task.taskId))?.status, 'completed', 'still there 400 ms after creation, 200 ms after finishing');
+        const finishedAt = Date.now();
         const pttl = Number(await redis.cli('PTTL', `${store.prefix}t:${task.taskId}`));
-        assert.ok(pttl > 0 && pttl <= 100, `PTTL ${pttl}`);
-        await new Promise(r => setTimeout(r, 150));
-        assert.equal(await store.get(task.taskId), undefined);
+        assert.ok(pttl > 1000 && pttl <= 1500, `PTTL ${pttl} right after finishing`);
+        await new Promise(r => setTimeout(r, 800));
+        assert.equal((await store.get(task.taskId))?.status, 'completed', 'still there past its first ttl: retention restarted at the finish');
+        await waitUntil(async () => (await store.get(task.taskId)) === undefined, 3000, 'expiry');
+        assert.ok(Date.now() - finishedAt >= 1400, `gone ${Date.now() - finishedAt} ms after finishing`);
     });
 
     it('delivers status and progress events of one instance to another, exactly once each', async () => {

@@ -6,7 +6,8 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { connect, RawHttp, startHttpServer, TEST_STORE, waitUntil, type Connected, type HttpServer } from './helpers.js';
 import { INITIALIZE, nodeRequest, runCli, type JsonRpcError } from './rawHelpers.js';
 
-const secret = () => randomBytes(24).toString('base64url');
+// Hex: a base64url secret may start with '-', which the CLI parser reads as a flag.
+const secret = () => randomBytes(24).toString('hex');
 
 /** The error a promise rejects with, or a failure when it resolves. */
 async function rejection(promise: Promise<unknown>): Promise<McpError> {

@@ -1,4 +1,3 @@
-import { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
 import { errorMessage, type Logger } from '../log.js';
 import type { ClientHub, ClientIdentity, ClientLink, InputCapability } from '../tasks/hub.js';
 import type { TaskRuntime } from '../tasks/runtime.js';
@@ -10,6 +9,7 @@ import { textResult, type CallToolResult, type ToolContext, type ToolDefinition 
 import { ErrorCodes, invalidParams, methodNotFound, RpcError } from './errors.js';
 import { errorResponse, resultResponse, type JsonRpcMessage, type JsonRpcNotification, type JsonRpcRequest, type JsonRpcResponse, type RequestId } from './messages.js';
 import { optionalObject, optionalString, progressTokenOf, requireString } from './params.js';
+import { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from './protocol.js';
 
 /** Somewhere a message can be written; false when that place is closed. */
 export interface Outlet {
@@ -57,6 +57,26 @@ class RequestAbort {
 
     abort(reason: unknown): void {
         (this.controller ??= new AbortController()).abort(reason);
+    }
+}
+
+/**
+ * What a tool called without `task` gets. A class, so `signal` can be a getter on the prototype
+ * (an object literal with a getter is built slowly, on every call): a tool that never looks at its
+ * signal (greet) costs no AbortController. The functions are own properties, so destructuring works.
+ */
+class InlineContext implements ToolContext {
+    constructor(
+        private readonly abort: RequestAbort,
+        readonly log: Logger,
+        readonly progress: ToolContext['progress'],
+        readonly elicit: ToolContext['elicit'],
+        readonly createMessage: ToolContext['createMessage'],
+        readonly spawn: ToolContext['spawn'],
+    ) {}
+
+    get signal(): AbortSignal {
+        return this.abort.signal;
     }
 }
 
@@ -325,23 +345,20 @@ export class McpSession implements ClientLink {
     /** A call without `task`: the work is tied to this request and its response stream. */
     private async runInline(tool: ToolDefinition, args: Record<string, unknown>, progressToken: string | number | undefined, exchange: Outlet, abort: RequestAbort): Promise<CallToolResult> {
         const ask = async (method: string, request: object) => this.request(method, request as Record<string, unknown>, { signal: abort.signal, via: exchange });
-        const ctx: ToolContext = {
-            // A getter, so a tool that never looks at its signal (greet) costs no AbortController.
-            get signal() {
-                return abort.signal;
-            },
-            log: this.services.log,
-            progress: (progress, total, message) => {
+        const ctx = new InlineContext(
+            abort,
+            this.services.log,
+            (progress, total, message) => {
                 if (progressToken !== undefined && !abort.aborted) {
                     exchange.send({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken, progress, total, message } });
                 }
             },
-            elicit: async request => (await ask('elicitation/create', request)) as never,
-            createMessage: async request => (await ask('sampling/createMessage', request)) as never,
-            spawn: async toolName => {
+            async request => (await ask('elicitation/create', request)) as never,
+            async request => (await ask('sampling/createMessage', request)) as never,
+            async toolName => {
                 throw new SpawnError('not_a_task', `Cannot start sub-task ${toolName}: only a tool running as a task can start sub-tasks (call it with "task")`);
             },
-        };
+        );
         try {
             return await tool.run!(args, ctx);
         } catch (err) {
@@ -368,6 +385,12 @@ export class McpSession implements ClientLink {
                 throw new RpcError(outcome.error.code, outcome.error.message, outcome.error.data);
             }
             return { ...outcome.result, _meta: { ...outcome.result._meta, ...relatedTaskMeta(taskId) } };
+        } catch (err) {
+            if (signal.aborted) {
+                // The reliability tests count this line: a caller that left released its waiter.
+                this.services.log.debug(`[session] tasks/result for ${taskId} released: ${errorMessage(signal.reason)}`);
+            }
+            throw err;
         } finally {
             streams.delete(exchange);
             if (streams.size === 0) {

@@ -1,4 +1,5 @@
 import { EventEmitter } from 'node:events';
+import { performance } from 'node:perf_hooks';
 import { ErrorCodes, RpcError } from '../rpc/errors.js';
 import { decodeCursor, encodeCursor } from './cursor.js';
 import { newTaskId } from './ids.js';
@@ -33,12 +34,14 @@ function isoNow(): string {
 interface Entry {
     record: TaskRecord;
     outcome?: TaskOutcome;
-    expiry: NodeJS.Timeout;
+    /** When retention ends (performance.now() clock); a queued deadline that differs is stale. */
+    expiresAt: number;
 }
 
 /**
  * The embedded default store. Indexed by client and by parent so listing one client's tasks
- * never scans another's; retention uses one unref'd timer per task (Node groups equal durations).
+ * never scans another's; retention deadlines wait in one queue behind a single unref'd timer
+ * (a Node timer per task would cost some 200 bytes each).
  */
 export class MemoryTaskStore implements TaskStore {
     private readonly entries = new Map<string, Entry>();
@@ -46,6 +49,11 @@ export class MemoryTaskStore implements TaskStore {
     private readonly byParent = new Map<string, Map<string, Entry>>();
     private readonly live = new Map<string, number>();
     private readonly events = new EventEmitter();
+    private readonly expiries = new ExpiryQueue((taskId, at) => {
+        if (this.entries.get(taskId)?.expiresAt === at) {
+            this.expire(taskId);
+        }
+    });
     private seq = 0;
 
     constructor() {
@@ -78,7 +86,7 @@ export class MemoryTaskStore implements TaskStore {
             worker: input.worker,
             seq: ++this.seq,
         };
-        const entry: Entry = { record, expiry: this.arm(record.taskId, record.ttl) };
+        const entry: Entry = { record, expiresAt: this.expiries.add(record.taskId, record.ttl) };
         this.entries.set(record.taskId, entry);
         indexAdd(this.byClient, record.clientKey, entry);
         if (record.parentTaskId) {
@@ -110,8 +118,7 @@ export class MemoryTaskStore implements TaskStore {
         }
         entry.record = { ...entry.record, status, statusMessage, lastUpdatedAt: isoNow() };
         entry.outcome = outcome;
-        clearTimeout(entry.expiry);
-        entry.expiry = this.arm(taskId, entry.record.ttl);
+        entry.expiresAt = this.expiries.add(taskId, entry.record.ttl);
         const key = entry.record.clientKey;
         this.live.set(key, (this.live.get(key) ?? 1) - 1);
         this.emit({ type: 'status', task: entry.record });
@@ -159,19 +166,11 @@ export class MemoryTaskStore implements TaskStore {
     }
 
     async close(): Promise<void> {
-        for (const entry of this.entries.values()) {
-            clearTimeout(entry.expiry);
-        }
+        this.expiries.clear();
         this.entries.clear();
         this.byClient.clear();
         this.byParent.clear();
         this.live.clear();
-    }
-
-    private arm(taskId: string, ttl: number): NodeJS.Timeout {
-        const timer = setTimeout(() => this.expire(taskId), ttl);
-        timer.unref();
-        return timer;
     }
 
     private expire(taskId: string): void {
@@ -216,4 +215,109 @@ function indexDelete(index: Map<string, Map<string, Entry>>, key: string, taskId
             index.delete(key);
         }
     }
+}
+
+/** Longest delay a Node timer takes as given (about 24.8 days); a later deadline re-arms on the way. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+interface Deadline {
+    at: number;
+    order: number;
+    taskId: string;
+}
+
+/**
+ * Deadlines in a binary min-heap (earliest first; equal deadlines in the order they were added)
+ * behind one unref'd timer set for the earliest. A deadline that was replaced stays queued until
+ * its time and is then ignored by the caller.
+ */
+class ExpiryQueue {
+    private readonly heap: Deadline[] = [];
+    private timer?: NodeJS.Timeout;
+    private timerAt = Infinity;
+    private order = 0;
+
+    constructor(private readonly onDue: (taskId: string, at: number) => void) {}
+
+    /** Queues `taskId` to fall due `ttl` ms from now; returns the deadline. */
+    add(taskId: string, ttl: number): number {
+        const at = performance.now() + ttl;
+        const heap = this.heap;
+        const item: Deadline = { at, order: this.order++, taskId };
+        let i = heap.push(item) - 1;
+        while (i > 0) {
+            const parent = (i - 1) >> 1;
+            if (!before(item, heap[parent]!)) {
+                break;
+            }
+            heap[i] = heap[parent]!;
+            i = parent;
+        }
+        heap[i] = item;
+        if (at < this.timerAt) {
+            this.arm();
+        }
+        return at;
+    }
+
+    clear(): void {
+        clearTimeout(this.timer);
+        this.timer = undefined;
+        this.timerAt = Infinity;
+        this.heap.length = 0;
+    }
+
+    private arm(): void {
+        clearTimeout(this.timer);
+        const first = this.heap[0];
+        if (!first) {
+            this.timer = undefined;
+            this.timerAt = Infinity;
+            return;
+        }
+        this.timerAt = first.at;
+        this.timer = setTimeout(this.fire, Math.min(Math.max(first.at - performance.now(), 0), MAX_TIMER_MS));
+        this.timer.unref();
+    }
+
+    private readonly fire = (): void => {
+        this.timer = undefined;
+        this.timerAt = Infinity;
+        const now = performance.now();
+        while (this.heap.length > 0 && this.heap[0]!.at <= now) {
+            const due = this.pop();
+            this.onDue(due.taskId, due.at);
+        }
+        if (this.timer === undefined) {
+            this.arm();
+        }
+    };
+
+    private pop(): Deadline {
+        const heap = this.heap;
+        const top = heap[0]!;
+        const last = heap.pop()!;
+        if (heap.length > 0) {
+            let i = 0;
+            for (;;) {
+                const left = 2 * i + 1;
+                if (left >= heap.length) {
+                    break;
+                }
+                const right = left + 1;
+                const child = right < heap.length && before(heap[right]!, heap[left]!) ? right : left;
+                if (!before(heap[child]!, last)) {
+                    break;
+                }
+                heap[i] = heap[child]!;
+                i = child;
+            }
+            heap[i] = last;
+        }
+        return top;
+    }
+}
+
+function before(a: Deadline, b: Deadline): boolean {
+    return a.at < b.at || (a.at === b.at && a.order < b.order);
 }

@@ -1,4 +1,3 @@
-import { CreateMessageResultSchema, ElicitResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { errorMessage, type Logger } from '../log.js';
 import { ErrorCodes, invalidParams, RpcError } from '../rpc/errors.js';
 import { ToolRegistry } from '../tools/registry.js';
@@ -183,11 +182,11 @@ export class TaskRuntime {
             },
             elicit: async params => {
                 const raw = await this.requestInput(record, work, 'elicitation', 'elicitation/create', params, `Waiting for the user: ${params.message}`);
-                return parseReply(ElicitResultSchema, raw, 'elicitation/create');
+                return parseReply((await sdkTypes()).ElicitResultSchema, raw, 'elicitation/create');
             },
             createMessage: async params => {
                 const raw = await this.requestInput(record, work, 'sampling', 'sampling/createMessage', params, "Waiting for the client's language model");
-                return parseReply(CreateMessageResultSchema, raw, 'sampling/createMessage');
+                return parseReply((await sdkTypes()).CreateMessageResultSchema, raw, 'sampling/createMessage');
             },
             spawn: (toolName, args, options) => this.spawner.spawn(record, work, toolName, args, options),
         };
@@ -349,6 +348,11 @@ export class TaskRuntime {
 
     private waitForChange(record: TaskRecord, signal?: AbortSignal): Promise<void> {
         return new Promise((resolve, reject) => {
+            // An aborted signal fires no more 'abort' events: waiting on it would never end.
+            if (signal?.aborted) {
+                reject(signal.reason);
+                return;
+            }
             let set = this.waiters.get(record.taskId);
             if (!set) {
                 set = new Set();
@@ -358,17 +362,22 @@ export class TaskRuntime {
             // An external system without push is asked at the task's poll interval while someone waits.
             const handler = record.externalRef ? this.tools.get(record.toolName)?.external : undefined;
             const poll = handler && !handler.watch ? setInterval(() => void this.syncExternal(record).catch(() => undefined), record.pollInterval) : undefined;
-            const done = () => {
+            const release = () => {
                 waiters.delete(done);
                 if (waiters.size === 0) {
                     this.waiters.delete(record.taskId);
                 }
                 signal?.removeEventListener('abort', onAbort);
                 clearInterval(poll);
+            };
+            const done = () => {
+                release();
                 resolve();
             };
+            // Not done(): resolving first made the reject a no-op, so an abandoned tasks/result
+            // looped back into a new wait (on a signal that never fires again) until the task ended.
             const onAbort = () => {
-                done();
+                release();
                 reject(signal?.reason ?? new Error('Aborted'));
             };
             waiters.add(done);
@@ -400,7 +409,7 @@ export class TaskRuntime {
             case 'status': {
                 const { task } = event;
                 if (isTerminal(task.status)) {
-                    this.stopLocal(task.taskId, new Error(`Task ${task.status}${task.statusMessage ? `: ${task.statusMessage}` : ''}`));
+                    this.stopLocal(task.taskId, stopReason(`Task ${task.status}${task.statusMessage ? `: ${task.statusMessage}` : ''}`));
                     this.cancelOrphans(task.taskId, `(${task.toolName}) ${task.status === 'cancelled' ? 'was cancelled' : task.status}`);
                 }
                 this.wake(task.taskId);
@@ -412,8 +421,9 @@ export class TaskRuntime {
                         }
                     }
                 }
-                const ownerWire = toWireTask(task, true);
+                let ownerWire: Record<string, unknown> | undefined;
                 for (const owner of this.hub.owners()) {
+                    ownerWire ??= toWireTask(task, true);
                     owner.notify(TASK_STATUS_METHOD, ownerWire, task.taskId);
                 }
                 break;
@@ -467,6 +477,25 @@ export class TaskRuntime {
             work.release?.();
             work.controller.abort(reason);
         }
+    }
+}
+
+/** The SDK's schema module, loaded on first use: building its schemas costs some 30 ms at start-up. */
+function sdkTypes(): Promise<typeof import('@modelcontextprotocol/sdk/types.js')> {
+    return import('@modelcontextprotocol/sdk/types.js');
+}
+
+/**
+ * The abort reason for work whose task ended: its message is what matters, and a stack trace
+ * (captured through the whole async chain, some 10-20 µs per task) would only point in here.
+ */
+function stopReason(message: string): Error {
+    const limit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 0;
+    try {
+        return new Error(message);
+    } finally {
+        Error.stackTraceLimit = limit;
     }
 }
 

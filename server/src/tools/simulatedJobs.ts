@@ -17,7 +17,14 @@ export class SimulatedJobSystem implements ExternalTaskHandler<{ job_id: string 
     private readonly jobs = new Map<string, Job>();
     private readonly changes = new EventEmitter();
 
-    constructor(private readonly durationMs = 1000) {
+    /**
+     * @param durationMs how long a job runs
+     * @param retainMs how long a finished job is kept (its task reads the result at once), like a real queue's retention
+     */
+    constructor(
+        private readonly durationMs = 1000,
+        private readonly retainMs = 60_000,
+    ) {
         this.changes.setMaxListeners(0);
     }
 
@@ -73,6 +80,9 @@ export class SimulatedJobSystem implements ExternalTaskHandler<{ job_id: string 
         }
         job.status = status;
         job.result = result;
+        // Without this every job ever run stayed in memory.
+        job.timer = setTimeout(() => this.jobs.delete(ref), this.retainMs);
+        job.timer.unref();
         this.changes.emit('change', ref, status);
     }
 

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
 import { errorMessage } from '../log.js';
 import { ErrorCodes } from '../rpc/errors.js';
 import { classify, type RequestId } from '../rpc/messages.js';
+import { SUPPORTED_PROTOCOL_VERSIONS } from '../rpc/protocol.js';
 import type { McpSession } from '../rpc/session.js';
 import type { TasksServer } from '../server.js';
 import { bearerToken, hostAllowed, isLoopbackHost, originAllowed, principalOf, SecretSet } from './guards.js';
@@ -55,6 +55,8 @@ interface Caller {
 }
 
 const SESSION_HEADER = 'mcp-session-id';
+/** How long close() waits for responses in progress before cutting the connections. */
+const CLOSE_GRACE_MS = 2000;
 /** How much of an oversized upload is read and dropped, and for how long, before the connection is cut. */
 const LINGER_BYTES = 16 * 1024 * 1024;
 const LINGER_MS = 5000;
@@ -69,6 +71,21 @@ function reply(res: ServerResponse, status: number, code: number, message: strin
     res.end(body);
 }
 
+/** Resolves once every response in `open` has finished (or closed), or after `timeoutMs`. */
+function allFinished(open: Set<ServerResponse>, timeoutMs: number): Promise<void> {
+    return new Promise(resolve => {
+        const deadline = Date.now() + timeoutMs;
+        const check = () => {
+            if (open.size === 0 || Date.now() >= deadline) {
+                resolve();
+            } else {
+                setTimeout(check, 10).unref();
+            }
+        };
+        check();
+    });
+}
+
 /** Streamable HTTP (MCP 2025-11-25) on node:http: POST for messages, GET for the standalone stream, DELETE to end. */
 export async function listenHttp(core: TasksServer, options: HttpOptions): Promise<HttpHandle> {
     if (!isLoopbackHost(options.host) && !(options.allowRemote && options.token)) {
@@ -76,6 +93,7 @@ export async function listenHttp(core: TasksServer, options: HttpOptions): Promi
     }
     const clientTokens = [...new Set([options.token, ...(options.tokens ?? [])])].filter((t): t is string => Boolean(t));
     const sessions = new Map<string, SessionState>();
+    const unfinished = new Set<ServerResponse>();
     const bindTo = options.bindTo ?? 'session';
     const keepAliveMs = options.keepAliveMs ?? 25_000;
     let port = options.port;
@@ -137,61 +155,84 @@ export async function listenHttp(core: TasksServer, options: HttpOptions): Promi
         void core.endSession(state.session, reason, bindTo === 'session');
     };
 
-    const readBody = (req: IncomingMessage, res: ServerResponse): Promise<string | undefined> =>
-        new Promise(resolve => {
-            const chunks: Buffer[] = [];
-            let size = 0;
-            let refused = false;
-            const refuse = () => {
-                refused = true;
-                chunks.length = 0;
-                reply(res, 413, ErrorCodes.InvalidRequest, `Request body larger than ${options.bodyLimitBytes} bytes`);
-                resolve(undefined);
-                // Lingering close: drop the rest of the upload (within bounds) rather than reset the
-                // connection mid-upload, which would lose the 413 before the client reads it.
-                const linger = setTimeout(() => req.destroy(), LINGER_MS);
-                linger.unref();
-                req.once('end', () => clearTimeout(linger));
-                req.once('close', () => clearTimeout(linger));
-            };
-            if (Number(req.headers['content-length']) > options.bodyLimitBytes) {
-                refuse();
+    /** Reads the body, then calls `done` once: with the text, or undefined when it was refused or failed. */
+    const readBody = (req: IncomingMessage, res: ServerResponse, done: (body: string | undefined) => void): void => {
+        let settled = false;
+        const resolve = (body: string | undefined) => {
+            if (!settled) {
+                settled = true;
+                done(body);
             }
-            req.on('data', (chunk: Buffer) => {
-                size += chunk.length;
-                if (refused) {
-                    if (size > options.bodyLimitBytes + LINGER_BYTES) {
-                        req.destroy();
-                    }
-                } else if (size > options.bodyLimitBytes) {
-                    refuse();
-                } else {
-                    chunks.push(chunk);
+        };
+        const chunks: Buffer[] = [];
+        let size = 0;
+        let refused = false;
+        const refuse = () => {
+            refused = true;
+            chunks.length = 0;
+            reply(res, 413, ErrorCodes.InvalidRequest, `Request body larger than ${options.bodyLimitBytes} bytes`);
+            resolve(undefined);
+            // Lingering close: drop the rest of the upload (within bounds) rather than reset the
+            // connection mid-upload, which would lose the 413 before the client reads it.
+            const linger = setTimeout(() => req.destroy(), LINGER_MS);
+            linger.unref();
+            req.once('end', () => clearTimeout(linger));
+            req.once('close', () => clearTimeout(linger));
+        };
+        if (Number(req.headers['content-length']) > options.bodyLimitBytes) {
+            refuse();
+        }
+        req.on('data', (chunk: Buffer) => {
+            size += chunk.length;
+            if (refused) {
+                if (size > options.bodyLimitBytes + LINGER_BYTES) {
+                    req.destroy();
                 }
-            });
-            req.on('end', () => resolve(refused ? undefined : Buffer.concat(chunks).toString('utf8')));
-            req.on('error', () => resolve(undefined));
+            } else if (size > options.bodyLimitBytes) {
+                refuse();
+            } else {
+                chunks.push(chunk);
+            }
         });
+        req.on('end', () => resolve(refused ? undefined : Buffer.concat(chunks).toString('utf8')));
+        req.on('error', () => resolve(undefined));
+    };
 
-    const handlePost = async (req: IncomingMessage, res: ServerResponse, caller: Caller) => {
+    // Accept headers seen before, parsed: a client sends the same one on every request.
+    const acceptCache = new Map<string, { json: boolean; sse: boolean }>();
+    const parseAccept = (header: string): { json: boolean; sse: boolean } => {
+        let parsed = acceptCache.get(header);
+        if (!parsed) {
+            const accept = header.toLowerCase();
+            parsed = { json: accept.includes('application/json') || accept.includes('*/*'), sse: accept.includes('text/event-stream') || accept.includes('*/*') };
+            if (acceptCache.size < 64) {
+                acceptCache.set(header, parsed);
+            }
+        }
+        return parsed;
+    };
+
+    const handlePost = (req: IncomingMessage, res: ServerResponse, caller: Caller, fail: (err: unknown) => void) => {
         const contentType = req.headers['content-type'] ?? '';
         if (!contentType.toLowerCase().includes('application/json')) {
             req.resume();
             reply(res, 415, ErrorCodes.InvalidRequest, 'Unsupported Media Type: Content-Type must be application/json');
             return;
         }
-        const accept = (req.headers.accept ?? '*/*').toLowerCase();
-        const acceptsJson = accept.includes('application/json') || accept.includes('*/*');
-        const acceptsSse = accept.includes('text/event-stream') || accept.includes('*/*');
+        const { json: acceptsJson, sse: acceptsSse } = parseAccept(req.headers.accept ?? '*/*');
         if (!acceptsJson && !acceptsSse) {
             req.resume();
             reply(res, 406, ErrorCodes.InvalidRequest, 'Not Acceptable: Accept must include application/json or text/event-stream');
             return;
         }
-        const body = await readBody(req, res);
-        if (body === undefined) {
-            return;
-        }
+        readBody(req, res, body => {
+            if (body !== undefined) {
+                handleMessage(req, res, caller, body, acceptsJson, acceptsSse).catch(fail);
+            }
+        });
+    };
+
+    const handleMessage = async (req: IncomingMessage, res: ServerResponse, caller: Caller, body: string, acceptsJson: boolean, acceptsSse: boolean) => {
         let value: unknown;
         try {
             value = JSON.parse(body);
@@ -230,7 +271,8 @@ export async function listenHttp(core: TasksServer, options: HttpOptions): Promi
                 state.session.abortRequest(request.id, 'The client closed the HTTP connection');
             }
         };
-        res.once('close', onClose);
+        // on, not once: 'close' comes once anyway, and once() wraps the listener on every request.
+        res.on('close', onClose);
         const response = await state.session.handleRequest(request, exchange);
         res.off('close', onClose);
         state.lastSeen = Date.now();
@@ -285,6 +327,8 @@ export async function listenHttp(core: TasksServer, options: HttpOptions): Promi
     };
 
     const server = createServer((req, res) => {
+        unfinished.add(res);
+        res.on('close', () => unfinished.delete(res));
         const url = req.url ?? '/';
         const query = url.indexOf('?');
         const path = query < 0 ? url : url.slice(0, query);
@@ -310,7 +354,11 @@ export async function listenHttp(core: TasksServer, options: HttpOptions): Promi
         };
         switch (req.method) {
             case 'POST':
-                handlePost(req, res, caller).catch(fail);
+                try {
+                    handlePost(req, res, caller, fail);
+                } catch (err) {
+                    fail(err);
+                }
                 break;
             case 'GET':
                 handleGet(req, res, caller);
@@ -365,6 +413,9 @@ export async function listenHttp(core: TasksServer, options: HttpOptions): Promi
             }
             sessions.clear();
             server.close();
+            // Answers already on their way (a tasks/result the shutdown just woke, a stream's last
+            // notifications) get a moment to reach the client before the connections are cut.
+            await allFinished(unfinished, CLOSE_GRACE_MS);
             server.closeAllConnections();
         },
     };
