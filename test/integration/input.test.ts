@@ -4,7 +4,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CallToolResultSchema, CreateTaskResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { McpTasksApi } from '../../extension/api';
-import { readyOverHttp, waitFor } from './util';
+import { readyOverHttp, startInVsCode, waitFor } from './util';
 
 /** Prompts are answered by the Playwright UI driver, which acts on the file names in their titles. */
 describe('elicitation and sampling answered in VS Code', () => {
@@ -12,6 +12,9 @@ describe('elicitation and sampling answered in VS Code', () => {
 
     before(async () => {
         api = await readyOverHttp();
+        // Let VS Code finish restarting its MCP connection after a transport switch first: its own
+        // quick inputs would hide (and so cancel) ours.
+        await startInVsCode(60_000, api);
         await vscode.workspace.getConfiguration('mcpTasks').update('sampling.model', 'fake-haiku', vscode.ConfigurationTarget.Global);
     });
 
