@@ -19,6 +19,8 @@ export interface Row {
     /** Extra metrics shown in the cell: [key, template], `{}` standing for the value. */
     extra?: [string, string][];
     cell?: (m: (key: string) => number) => string;
+    /** Unit of the main metric in the every-run listing, when not the metric's own (bytes as KiB). */
+    rawUnit?: 'KiB';
     goal?: { text: string; met: (v: Values) => boolean | undefined };
 }
 
@@ -132,7 +134,7 @@ export function rawRuns(results: Results, rows: Row[]): string {
         const runs = (kind: Kind) => {
             const source = kind === 'floor' && row.floor ? row.floor : { exp: row.exp, key: row.key };
             const list = results.get(source.exp)?.get(kind) ?? [];
-            const scale = row.kind === 'bytes' ? 1 / 1024 : 1;
+            const scale = row.kind === 'bytes' || row.rawUnit === 'KiB' ? 1 / 1024 : 1;
             return list.map(run => fmt((run[source.key] ?? NaN) * scale)).join(', ') || '–';
         };
         out.push(`| ${row.figure} (${row.transport}) | ${runs('ours')} | ${runs('baseline')} | ${runs('floor')} |`);

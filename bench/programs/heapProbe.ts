@@ -1,10 +1,11 @@
-// In-process probe of the server library (server/src, bundled like dist/server.js): live heap per
-// working task after full GCs, and tasks/list latency among many other clients' tasks, without a
-// transport in the way. Run with --expose-gc.
+// In-process probe of the server library (server/src, bundled like dist/server.js): the server-side
+// part of completion → tasks/result, live heap per working task after full GCs, and tasks/list
+// latency among many other clients' tasks, without a transport or a second process in the way.
+// Run with --expose-gc.
 // Usage: node --expose-gc heapProbe.js FIRST LAST   (prints one JSON line)
 import { PassThrough, Writable } from 'node:stream';
 import { performance } from 'node:perf_hooks';
-import { connectStdio, createTasksServer, silentLogger } from '../../server/src/index.js';
+import { connectStdio, createTasksServer, isTerminal, silentLogger } from '../../server/src/index.js';
 import type { McpSession } from '../../server/src/rpc/session.js';
 
 declare const gc: () => void;
@@ -29,6 +30,26 @@ async function main(): Promise<void> {
     for (const session of clients) {
         await call(session, 'initialize', init);
     }
+
+    // Completion (the store's terminal event) → the pending tasks/result call resolves, on an idle server.
+    const completedAt = new Map<string, number>();
+    const watch = core.runtime.store.onEvent(event => {
+        if (event.type === 'status' && isTerminal(event.task.status)) {
+            completedAt.set(event.task.taskId, performance.now());
+        }
+    });
+    const wakeups: number[] = [];
+    for (let round = 0; round < 10; round++) {
+        await Promise.all(
+            Array.from({ length: 5 }, async () => {
+                const created = await call(clients[0]!, 'tools/call', { name: 'slow_compute', arguments: { seconds: 0.05, label: 'wake' }, task: {} });
+                const taskId = (created.result?.task as { taskId: string }).taskId;
+                await call(clients[0]!, 'tasks/result', { taskId });
+                wakeups.push(performance.now() - completedAt.get(taskId)!);
+            }),
+        );
+    }
+    watch.dispose();
     const settle = async () => {
         // Every task has ticked once; then only live objects remain.
         await new Promise(resolve => setTimeout(resolve, 1200));
@@ -69,7 +90,15 @@ async function main(): Promise<void> {
     }
     const span = last - first;
     process.stdout.write(
-        JSON.stringify({ heapPerTask: (b.heapUsed - a.heapUsed) / span, rssPerTask: (b.rss - a.rss) / span, listP50: percentile(latencies, 50), listP99: percentile(latencies, 99), tasks: last }) + '\n',
+        JSON.stringify({
+            heapPerTask: (b.heapUsed - a.heapUsed) / span,
+            rssPerTask: (b.rss - a.rss) / span,
+            listP50: percentile(latencies, 50),
+            listP99: percentile(latencies, 99),
+            tasks: last,
+            wakeP50: percentile(wakeups, 50),
+            wakeP99: percentile(wakeups, 99),
+        }) + '\n',
     );
     process.exit(0);
 }
