@@ -42,6 +42,15 @@ export function createUiDriver(shotsDir, log = line => console.log(line)) {
     }
 
     async function allowSampling(page) {
+        // Consent is remembered per client: one Allow is all the suite needs.
+        if (done.has('sampling')) {
+            return;
+        }
+        // Never touch the Notifications Center while a prompt is open: its Escape or focus
+        // change would hide (and so cancel) the prompt.
+        if (await page.locator(QUICK_INPUT).isVisible().catch(() => false)) {
+            return;
+        }
         // The smoke-test driver hides toasts: look in the Notifications Center.
         const toast = page.locator('.notification-list-item', { hasText: 'via MCP Tasks?' }).first();
         if (!(await toast.isVisible().catch(() => false))) {
@@ -52,12 +61,16 @@ export function createUiDriver(shotsDir, log = line => console.log(line)) {
             await bell.click().catch(() => undefined);
             await delay(300);
             if (!(await toast.isVisible().catch(() => false))) {
-                await page.keyboard.press('Escape').catch(() => undefined);
+                // Close the center the way it was opened (the bell toggles it), not with Escape.
+                if (await page.locator('.notifications-center').isVisible().catch(() => false)) {
+                    await bell.click().catch(() => undefined);
+                }
                 return;
             }
         }
         log('[ui] allowing sampling in the consent notification');
         await toast.getByRole('button', { name: 'Allow', exact: true }).click();
+        done.add('sampling');
         await delay(300);
     }
 
