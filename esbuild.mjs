@@ -34,13 +34,22 @@ const common = {
     plugins: watch ? [problemMatcher] : [],
 };
 
+/** In the server bundle, the Redis client stays a separate file (dist/redis-client.js), required on first use. */
+const redisClientApart = {
+    name: 'redis-client-apart',
+    setup(build) {
+        build.onResolve({ filter: /\/redisClient\.js$/ }, args => (args.kind === 'entry-point' ? undefined : { path: './redis-client.js', external: true }));
+    },
+};
+
 const integrationEntries = readdirSync('test/integration')
     .filter(file => file.endsWith('.ts'))
     .map(file => `test/integration/${file}`);
 
 const contexts = await Promise.all([
     // The server CLI: standalone, every dependency inside, launched by the extension and by users.
-    esbuild.context({ ...common, entryPoints: { server: 'server/src/cli.ts' }, outdir: 'dist', banner: { js: '#!/usr/bin/env node' } }),
+    esbuild.context({ ...common, entryPoints: { server: 'server/src/cli.ts' }, outdir: 'dist', banner: { js: '#!/usr/bin/env node' }, plugins: [...common.plugins, redisClientApart] }),
+    esbuild.context({ ...common, entryPoints: { 'redis-client': 'server/src/tasks/redisClient.ts' }, outdir: 'dist' }),
     // The extension: vscode is provided by the editor.
     esbuild.context({ ...common, entryPoints: { extension: 'extension/extension.ts' }, outdir: 'dist', external: ['vscode'] }),
     // The integration suite, run inside a real VS Code; mocha comes from node_modules at run time.

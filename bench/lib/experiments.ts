@@ -1,4 +1,4 @@
-// The measurements. Each experiment starts a fresh program of one kind (ours, baseline, floor),
+// The measurements. Each experiment starts a fresh program of one kind (ours, baseline, floor, redis),
 // measures, stops it, and returns named numbers; run.ts alternates the kinds and takes medians.
 import { spawn } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
@@ -19,6 +19,8 @@ export interface Settings {
     progressTasks: number;
     progressWindowMs: number;
     memoryPoints: number[];
+    /** The Redis experiment's sizes: smaller than the memory rows' own, so that it fits the run's time. */
+    redis: { warmupMs: number; windowMs: number; resultSamples: number; cancelSamples: number; listTasks: number };
     /** The HTTP memory experiment stops adding tasks after this long (ticking tasks can saturate the server). */
     memoryBudgetMs: number;
     /** The in-process heap probe: from, to. */
@@ -40,9 +42,15 @@ export interface Context {
     log(message: string): void;
 }
 
-/** Wall-clock milliseconds since the epoch, with sub-millisecond resolution. */
+/**
+ * Wall-clock milliseconds, on the same clock as the server's stamps (Date.now() in both processes).
+ * Not performance.timeOrigin + now(): on this VM that read 3.3 ms ahead of Date.now() and drifted
+ * from it by about 0.3 % (monotonic vs realtime clock), which put millisecond errors into
+ * cross-process latencies. Date.now() truncates to the millisecond on both sides, so a difference
+ * is off by less than 1 ms either way.
+ */
 function epochNow(): number {
-    return performance.timeOrigin + performance.now();
+    return Date.now();
 }
 
 const GREET = JSON.stringify({ name: 'greet', arguments: { name: 'World' } });
@@ -55,7 +63,7 @@ function slowCompute(seconds: number, label: string, extra: { ttl?: number; prog
     return JSON.stringify(params);
 }
 
-function poster(ctx: Context, sockets: number): Poster {
+export function poster(ctx: Context, sockets: number): Poster {
     return ctx.settings.client === 'fetch' ? new FetchPoster() : new NodeHttpPoster(sockets);
 }
 
@@ -79,11 +87,14 @@ async function createLongTasks(call: Caller, count: number, concurrency: number,
  */
 async function throughputSuite(ctx: Context, kind: Kind, pid: number, call: Caller): Promise<Metrics> {
     const { warmupMs, windowMs, concurrency, liveTasksForGet } = ctx.settings;
+    // With the Redis store, redis-server's CPU is part of what a request costs.
+    const redisPid = kind === 'redis' ? ctx.programs.redis?.pid : undefined;
+    const cpu = () => cpuMs(pid) + (redisPid ? cpuMs(redisPid) : 0);
     const measured = async (workers: number, op: (worker: number, seq: number) => Promise<unknown>, what: string) => {
-        const cpu0 = cpuMs(pid);
+        const cpu0 = cpu();
         const result = await closedLoop(workers, warmupMs, windowMs, op);
         checkErrors(kind, what, result.firstError);
-        return { ...result, cpuUs: ((cpuMs(pid) - cpu0) * 1000) / Math.max(1, result.total) };
+        return { ...result, cpuUs: ((cpu() - cpu0) * 1000) / Math.max(1, result.total) };
     };
     const seq = await measured(1, () => call('tools/call', GREET), 'greet');
     const par = await measured(concurrency, () => call('tools/call', GREET), 'greet');
@@ -142,8 +153,8 @@ export async function stdioThroughput(ctx: Context, kind: Kind): Promise<Metrics
 
 /**
  * Completion → tasks/result: tasks that finish after 200 ms, each waited on with tasks/result at
- * once; latency = when the result arrived − the task's lastUpdatedAt (its completion; that stamp
- * has millisecond resolution, so figures may read up to 1 ms high). Ours runs 4 at a time, so the
+ * once; latency = when the result arrived − the task's lastUpdatedAt (its completion), both read
+ * with Date.now(), so each sample is off by less than 1 ms either way. Ours runs 4 at a time, so the
  * bench's own queueing stays out of the figure; stock runs 16 at a time, its ~1 s poll being what
  * the figure shows anyway and the samples taking that long each.
  */
@@ -151,25 +162,28 @@ export async function resultLatency(ctx: Context, kind: Kind): Promise<Metrics> 
     const server = await startHttp(kind, ctx.programs);
     const client = poster(ctx, 64);
     // Stock's ~1 s poll makes each of its samples slow, so it gets fewer, run more at a time (see above).
-    const asOurs = kind === 'ours' || ctx.programs.baselineIsOurs;
-    const samples = asOurs ? ctx.settings.resultSamples.ours : ctx.settings.resultSamples.baseline;
-    const latencies: number[] = [];
+    const asOurs = kind !== 'baseline' || ctx.programs.baselineIsOurs;
     try {
         const session = await HttpMcpSession.open(server.url, client);
-        const params = slowCompute(0.2, 'result', { ttl: 60_000 });
-        await pool(samples, asOurs ? 4 : 16, async () => {
-            const created = await session.callRaw('tools/call', params);
-            const taskId = (created.task as { taskId: string }).taskId;
-            const idJson = JSON.stringify({ taskId });
-            await session.callRaw('tasks/result', idJson);
-            const arrived = epochNow();
-            const task = await session.callRaw('tasks/get', idJson);
-            latencies.push(arrived - Date.parse(task.lastUpdatedAt as string));
-        });
+        return await resultSamples(session, session, asOurs ? ctx.settings.resultSamples.ours : ctx.settings.resultSamples.baseline, asOurs ? 4 : 16);
     } finally {
         client.close();
         await server.stop();
     }
+}
+
+/** The samples of resultLatency: each task is created in `creator` and its result awaited in `waiter`. */
+export async function resultSamples(creator: HttpMcpSession, waiter: HttpMcpSession, samples: number, concurrency: number): Promise<Metrics> {
+    const latencies: number[] = [];
+    const params = slowCompute(0.2, 'result', { ttl: 60_000 });
+    await pool(samples, concurrency, async () => {
+        const created = await creator.callRaw('tools/call', params);
+        const idJson = JSON.stringify({ taskId: (created.task as { taskId: string }).taskId });
+        await waiter.callRaw('tasks/result', idJson);
+        const arrived = epochNow();
+        const task = await waiter.callRaw('tasks/get', idJson);
+        latencies.push(arrived - Date.parse(task.lastUpdatedAt as string));
+    });
     return { p50: percentile(latencies, 50), p99: percentile(latencies, 99), max: Math.max(...latencies) };
 }
 

@@ -112,25 +112,27 @@ export class HttpMcpSession {
         readonly url: URL,
         readonly poster: Poster,
         readonly sessionId: string | undefined,
+        extraHeaders: Record<string, string> = {},
     ) {
         this.headers = {
             'content-type': 'application/json',
             accept: 'application/json, text/event-stream',
             'mcp-protocol-version': PROTOCOL_VERSION,
+            ...extraHeaders,
             ...(sessionId ? { 'mcp-session-id': sessionId } : {}),
         };
     }
 
-    /** initialize + notifications/initialized. */
-    static async open(url: string, poster: Poster, capabilities: Record<string, unknown> = {}): Promise<HttpMcpSession> {
+    /** initialize + notifications/initialized; `extraHeaders` (a bearer token) go on every request. */
+    static async open(url: string, poster: Poster, capabilities: Record<string, unknown> = {}, extraHeaders: Record<string, string> = {}): Promise<HttpMcpSession> {
         const endpoint = new URL(url);
         const init = JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: PROTOCOL_VERSION, capabilities, clientInfo: { name: 'mcp-tasks-bench', version: '1' } } });
-        const reply = await poster.post(endpoint, { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, init);
+        const reply = await poster.post(endpoint, { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...extraHeaders }, init);
         const response = parseReply(reply);
         if (response.error || !reply.sessionId) {
             throw new Error(`initialize failed: HTTP ${reply.status} ${reply.text.slice(0, 200)}`);
         }
-        const session = new HttpMcpSession(endpoint, poster, reply.sessionId);
+        const session = new HttpMcpSession(endpoint, poster, reply.sessionId, extraHeaders);
         await session.notify('notifications/initialized');
         return session;
     }

@@ -46,7 +46,7 @@ function values(results: Results, row: Row): Values {
     };
 }
 
-function cellText(results: Results, row: Row, kind: Kind): string {
+export function cellText(results: Results, row: Row, kind: Kind): string {
     const m = (key: string) => medianOf(results, row.exp, kind, key);
     const main = kind === 'floor' && row.floor ? medianOf(results, row.floor.exp, 'floor', row.floor.key) : m(row.key);
     if (!Number.isFinite(main)) {
@@ -69,7 +69,7 @@ function cellText(results: Results, row: Row, kind: Kind): string {
     }
 }
 
-function ratio(a: number, b: number): string {
+export function ratio(a: number, b: number): string {
     return Number.isFinite(a) && Number.isFinite(b) && b !== 0 ? `${(a / b).toFixed(2)}×` : '–';
 }
 
@@ -103,7 +103,11 @@ export function tableLines(results: Results, rows: Row[]): TableLine[] {
     });
 }
 
-const HEADERS: [keyof TableLine, string][] = [
+/** A table's columns: the line's key and the column title. */
+export type Headers<T> = [keyof T & string, string][];
+
+/** The main table's columns. */
+export const MAIN_HEADERS: Headers<TableLine> = [
     ['figure', 'Figure'],
     ['transport', 'via'],
     ['ours', 'ours'],
@@ -115,21 +119,30 @@ const HEADERS: [keyof TableLine, string][] = [
     ['met', 'met'],
 ];
 
-export function markdownTable(lines: TableLine[]): string {
-    const head = `| ${HEADERS.map(([, title]) => title).join(' | ')} |`;
-    const rule = `|${HEADERS.map(() => '---').join('|')}|`;
-    return [head, rule, ...lines.map(line => `| ${HEADERS.map(([key]) => line[key].replace(/\|/g, '\\|')).join(' | ')} |`)].join('\n');
+export function markdownTable<T extends object>(lines: T[], headers: Headers<T>): string {
+    const text = (line: T, key: keyof T) => String(line[key]);
+    const head = `| ${headers.map(([, title]) => title).join(' | ')} |`;
+    const rule = `|${headers.map(() => '---').join('|')}|`;
+    return [head, rule, ...lines.map(line => `| ${headers.map(([key]) => text(line, key).replace(/\|/g, '\\|')).join(' | ')} |`)].join('\n');
 }
 
-export function consoleTable(lines: TableLine[]): string {
-    const widths = HEADERS.map(([key, title]) => Math.max(title.length, ...lines.map(line => line[key].replace(/\*\*/g, '').length)));
+export function consoleTable<T extends object>(lines: T[], headers: Headers<T>): string {
+    const text = (line: T, key: keyof T) => String(line[key]).replace(/\*\*/g, '');
+    const widths = headers.map(([key, title]) => Math.max(title.length, ...lines.map(line => text(line, key).length)));
     const render = (cells: string[]) => cells.map((cell, i) => cell.padEnd(widths[i]!)).join('  ');
-    return [render(HEADERS.map(([, title]) => title)), render(widths.map(w => '-'.repeat(w))), ...lines.map(line => render(HEADERS.map(([key]) => line[key].replace(/\*\*/g, ''))))].join('\n');
+    return [render(headers.map(([, title]) => title)), render(widths.map(w => '-'.repeat(w))), ...lines.map(line => render(headers.map(([key]) => text(line, key))))].join('\n');
 }
+
+/** The every-run listing's columns for the main table. */
+const RUN_COLUMNS: [Kind, string][] = [
+    ['ours', 'ours runs'],
+    ['baseline', 'stock runs'],
+    ['floor', 'floor runs'],
+];
 
 /** Every run's value of the row's main metric, in run order, to show the spread. */
-export function rawRuns(results: Results, rows: Row[]): string {
-    const out: string[] = ['| Figure | ours runs | stock runs | floor runs |', '|---|---|---|---|'];
+export function rawRuns(results: Results, rows: Row[], columns: [Kind, string][] = RUN_COLUMNS): string {
+    const out: string[] = [`| Figure | ${columns.map(([, title]) => title).join(' | ')} |`, `|---|${columns.map(() => '---').join('|')}|`];
     for (const row of rows) {
         const runs = (kind: Kind) => {
             const source = kind === 'floor' && row.floor ? row.floor : { exp: row.exp, key: row.key };
@@ -137,7 +150,7 @@ export function rawRuns(results: Results, rows: Row[]): string {
             const scale = row.kind === 'bytes' || row.rawUnit === 'KiB' ? 1 / 1024 : 1;
             return list.map(run => fmt((run[source.key] ?? NaN) * scale)).join(', ') || '–';
         };
-        out.push(`| ${row.figure} (${row.transport}) | ${runs('ours')} | ${runs('baseline')} | ${runs('floor')} |`);
+        out.push(`| ${row.figure} (${row.transport}) | ${columns.map(([kind]) => runs(kind)).join(' | ')} |`);
     }
     return out.join('\n');
 }

@@ -10,7 +10,8 @@ import { StdioMcpClient } from './stdioClient.js';
 export const ROOT = resolve(__dirname, '../..');
 export const OURS_JS = join(ROOT, 'dist/server.js');
 
-export type Kind = 'ours' | 'baseline' | 'floor';
+/** `redis` is ours with its tasks in a redis-server (`Programs.redis`), for the store comparison. */
+export type Kind = 'ours' | 'baseline' | 'floor' | 'redis';
 
 export interface Programs {
     /** Our server bundle (dist/server.js unless --ours names another build). */
@@ -24,6 +25,8 @@ export interface Programs {
     heapProbe: string;
     /** The server built from server/src as `node esbuild.mjs --production` builds it (minified), for cold start. */
     oursMinified: string;
+    /** The redis-server the `redis` kind uses; set only while the Redis experiment runs. */
+    redis?: { url: string; pid: number };
     dispose(): void;
 }
 
@@ -87,16 +90,30 @@ export async function buildPrograms(overrides: { ours?: string; vs?: string } = 
     };
 }
 
-/** No token: the bench talks to an open loopback endpoint, as a local client would. */
-export const CHILD_ENV: NodeJS.ProcessEnv = { ...process.env, MCP_TASKS_TOKEN: '', MCP_TASKS_OWNER_TOKEN: '', MCP_TASKS_OWNER_ANNOUNCE: '' };
+/**
+ * No token: the bench talks to an open loopback endpoint, as a local client would. No store from
+ * the environment either: only the `redis` kind uses Redis, so "ours" is always the memory store.
+ */
+export const CHILD_ENV: NodeJS.ProcessEnv = { ...process.env, MCP_TASKS_TOKEN: '', MCP_TASKS_OWNER_TOKEN: '', MCP_TASKS_OWNER_ANNOUNCE: '', MCP_TASKS_STORE: '', MCP_TASKS_STORE_PREFIX: '' };
 
 /** Ours may hold any number of live tasks per client in the bench. */
 const OURS_FLAGS = ['--max-tasks-per-client', '1000000'];
 
-export function httpCommand(kind: Kind, programs: Programs): string[] {
+/** The store flags of the `redis` kind; session binding unless `args` choose, as the memory store binds. */
+function redisFlags(programs: Programs, args: string[]): string[] {
+    if (!programs.redis) {
+        throw new Error('the redis kind needs a running redis-server (Programs.redis)');
+    }
+    return ['--store', programs.redis.url, ...(args.includes('--bind') ? [] : ['--bind', 'session'])];
+}
+
+/** The command line of an HTTP program; `args` are appended (ours and redis only). */
+export function httpCommand(kind: Kind, programs: Programs, args: string[] = []): string[] {
     switch (kind) {
         case 'ours':
-            return [programs.ours, '--http', '--port', '0', ...OURS_FLAGS];
+            return [programs.ours, '--http', '--port', '0', ...OURS_FLAGS, ...args];
+        case 'redis':
+            return [programs.ours, '--http', '--port', '0', ...OURS_FLAGS, ...redisFlags(programs, args), ...args];
         case 'baseline':
             return [programs.baseline, '--http', '--port', '0', ...(programs.baselineIsOurs ? OURS_FLAGS : [])];
         case 'floor':
@@ -112,6 +129,8 @@ export function stdioCommand(kind: Kind, programs: Programs): string[] {
             return [programs.baseline, '--stdio', ...(programs.baselineIsOurs ? OURS_FLAGS : [])];
         case 'floor':
             return [programs.stdioEcho];
+        case 'redis':
+            throw new Error('the Redis store is measured over HTTP only');
     }
 }
 
@@ -126,8 +145,8 @@ export interface RunningServer {
 }
 
 /** Starts an HTTP program and resolves once it has printed {"url"}. */
-export function startHttp(kind: Kind, programs: Programs, options: { capture?: boolean } = {}): Promise<RunningServer> {
-    const proc = track(spawn(process.execPath, httpCommand(kind, programs), { stdio: ['ignore', 'pipe', 'pipe'], env: CHILD_ENV }));
+export function startHttp(kind: Kind, programs: Programs, options: { capture?: boolean; args?: string[] } = {}): Promise<RunningServer> {
+    const proc = track(spawn(process.execPath, httpCommand(kind, programs, options.args), { stdio: ['ignore', 'pipe', 'pipe'], env: CHILD_ENV }));
     const lines: string[] = [];
     let partial = '';
     const server: RunningServer = {

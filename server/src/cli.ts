@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
+import { setFlagsFromString } from 'node:v8';
 import { createLogger, errorMessage, type Logger } from './log.js';
 import { HELP, parseCli, type CliOptions } from './options.js';
 import { createTasksServer } from './server.js';
@@ -11,7 +12,15 @@ import { SERVER_VERSION } from './version.js';
 
 const SHUTDOWN_REASON = 'Server shutting down';
 
+/**
+ * V8 lets the old generation grow to several times what is live before collecting it; a server
+ * holding many long-lived tasks then keeps 2-3× their memory committed. 50 % headroom measured
+ * 6.8 → 3.3 KB of RSS per working task (40k tasks over HTTP) for a few more full collections.
+ */
+const HEAP_GROWING_PERCENT = 50;
+
 async function main(argv: string[]): Promise<number> {
+    setFlagsFromString(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`);
     let options: CliOptions;
     try {
         options = parseCli(argv);

@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import type { McpTasksApi } from '../../extension/api';
-import { activateExtension, invoke, listAllTasks, ownerClient, processAlive, setTransport, startInVsCode, waitFor } from './util';
+import { activateExtension, invoke, listAllTasks, ownerClient, processAlive, setTransport, startInVsCode, TOOL_NAMES, waitFor } from './util';
 
 /** The path Copilot agent mode takes: VS Code's own MCP client, tools invoked through vscode.lm. */
 for (const transport of ['http', 'stdio'] as const) {
@@ -21,7 +21,7 @@ for (const transport of ['http', 'stdio'] as const) {
         it('lists every tool with its title', () => {
             assert.deepEqual([...tools.keys()].sort(), ['confirm_delete', 'deploy', 'external_job', 'failing_job', 'greet', 'slow_compute', 'write_haiku']);
             assert.match(tools.get('greet')!.description, /greeting/i);
-            // vscode.lm exposes descriptions and schemas, not titles (VS Code shows annotations.title in its pickers).
+            // vscode.lm exposes descriptions and schemas, not titles: the suite below reads them in VS Code's UI.
             assert.match(tools.get('slow_compute')!.description, /background task/i);
             assert.ok((tools.get('slow_compute')!.inputSchema as { properties: Record<string, unknown> }).properties.seconds);
         });
@@ -57,3 +57,39 @@ for (const transport of ['http', 'stdio'] as const) {
         });
     });
 }
+
+/** Needs the Playwright UI driver of the code-server host (test/integration/uiDriver.mjs). */
+describe('tool titles (Playwright reads the real workbench)', () => {
+    it('tools/list carries title and annotations.title, and VS Code shows those titles', async () => {
+        const api = await activateExtension();
+        await startInVsCode(60_000, api);
+        const owner = await ownerClient(api);
+        const listed = await owner.listTools().finally(() => owner.close());
+        assert.deepEqual(listed.tools.map(t => t.name).sort(), [...TOOL_NAMES].sort());
+        for (const tool of listed.tools) {
+            assert.ok(tool.title, `${tool.name} has a title`);
+            assert.equal(tool.annotations?.title, tool.title, `${tool.name} repeats its title in annotations`);
+        }
+        // VS Code names an MCP tool by annotations.title || title || name. Its "Manage Tool Approval"
+        // tree lists the tools that can ask for approval: all but read-only ones without openWorldHint.
+        const approvable = listed.tools.filter(t => !t.annotations?.readOnlyHint || t.annotations.openWorldHint);
+        assert.ok(approvable.length >= 3, 'enough tools to see in the approvals tree');
+        const rows = await waitFor(
+            'the tool titles in the Manage Tool Approval tree',
+            async () => {
+                await vscode.commands.executeCommand('workbench.action.chat.editToolApproval');
+                // The driver expands our server in the tree and reads its rows; our prompt then replaces the tree.
+                await new Promise(resolve => setTimeout(resolve, 1500));
+                const answer = await vscode.window.showInputBox({ title: 'ui-tool-titles: the rows of the tool approvals tree', ignoreFocusOut: true });
+                const seen = JSON.parse(answer ?? '[]') as string[];
+                return approvable.every(t => seen.includes(t.title!)) ? seen : undefined;
+            },
+            45_000,
+            0,
+        );
+        for (const tool of approvable) {
+            assert.ok(rows.includes(tool.title!), `"${tool.title}" is shown`);
+            assert.ok(!rows.includes(tool.name), `${tool.name} is shown by its title, not its name`);
+        }
+    });
+});

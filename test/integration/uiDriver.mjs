@@ -1,11 +1,14 @@
 // Drives the real workbench with Playwright while the suite runs inside it. It acts on what it
 // sees, by name: prompts whose title names a ui-* file, the tree row of the "ui-cancel" task,
-// and the sampling consent notification. Screenshots go to test-results/screenshots.
+// the sampling consent notification, and VS Code's tool approvals tree (whose row labels it
+// reports back through the "ui-tool-titles" prompt). Screenshots go to test-results/screenshots.
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 
 const QUICK_INPUT = '.quick-input-widget';
+/** The server label VS Code groups our tools under (package.json mcpServerDefinitionProviders). */
+const SERVER_LABEL = 'MCP Tasks';
 
 export function createUiDriver(shotsDir, log = line => console.log(line)) {
     mkdirSync(shotsDir, { recursive: true });
@@ -15,6 +18,8 @@ export function createUiDriver(shotsDir, log = line => console.log(line)) {
         log(`[ui] screenshot ${path}`);
     };
     const done = new Set();
+    /** Row labels last read in VS Code's "Manage Tool Approval" tree. */
+    let approvalRows = [];
 
     async function answerPrompt(page) {
         const widget = page.locator(QUICK_INPUT);
@@ -26,6 +31,11 @@ export function createUiDriver(shotsDir, log = line => console.log(line)) {
         if (/ui-escape/.test(title)) {
             log(`[ui] pressing Escape on "${title}"`);
             await page.keyboard.press('Escape');
+        } else if (/ui-tool-titles/.test(title)) {
+            log(`[ui] reporting ${approvalRows.length} tool approval rows on "${title}"`);
+            await input.fill(JSON.stringify(approvalRows));
+            await delay(150);
+            await page.keyboard.press('Enter');
         } else if (/ui-yes|ui-raw/.test(title)) {
             log(`[ui] answering Yes on "${title}"`);
             if (!done.has('prompt')) {
@@ -39,6 +49,34 @@ export function createUiDriver(shotsDir, log = line => console.log(line)) {
             return;
         }
         await delay(400);
+    }
+
+    /** Expands our server in the tool approvals tree and keeps its row labels (the titles VS Code shows). */
+    async function readToolApprovals(page) {
+        const widget = page.locator(QUICK_INPUT);
+        if (!(await widget.isVisible().catch(() => false))) {
+            return;
+        }
+        const placeholder = (await widget.locator('input').first().getAttribute('placeholder').catch(() => '')) ?? '';
+        if (!/tool approvals/i.test(placeholder)) {
+            return;
+        }
+        const server = widget.locator('.monaco-list-row', { hasText: SERVER_LABEL }).first();
+        if (!(await server.isVisible().catch(() => false))) {
+            return;
+        }
+        const twistie = server.locator('.monaco-tl-twistie.collapsed');
+        if (await twistie.isVisible().catch(() => false)) {
+            log(`[ui] expanding ${SERVER_LABEL} in the tool approvals tree`);
+            await twistie.click();
+            await delay(300);
+        }
+        const labels = await widget.locator('.monaco-list-row .label-name').allTextContents();
+        if (labels.length > 1 && labels.join() !== approvalRows.join()) {
+            approvalRows = labels.map(label => label.trim());
+            log(`[ui] tool approvals tree shows: ${approvalRows.join(' | ')}`);
+            await shot(page, 'tool-approvals', widget);
+        }
     }
 
     async function allowSampling(page) {
@@ -109,7 +147,7 @@ export function createUiDriver(shotsDir, log = line => console.log(line)) {
     /** The runner's onPage hook: acts until the page closes (the suite ended). */
     return async function onPage(page) {
         while (!page.isClosed()) {
-            for (const step of [answerPrompt, allowSampling, cancelFromTree, photographDeploy]) {
+            for (const step of [answerPrompt, readToolApprovals, allowSampling, cancelFromTree, photographDeploy]) {
                 try {
                     await step(page);
                 } catch (err) {

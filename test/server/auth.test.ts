@@ -5,17 +5,14 @@
  * or an error message.
  */
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { startHttpServer, waitUntil, type HttpServer } from './helpers.js';
+import { secret, startHttpServer, waitUntil, type HttpServer } from './helpers.js';
 import { LightHttp, StdioLines, type Msg } from './lightRpc.js';
 import { exitWithin, INITIALIZE, nodeRequest, runCli } from './rawHelpers.js';
 
-/** Hex, so a secret never starts with "-" (parseArgs would take it for a flag). */
-const secret = () => randomBytes(24).toString('hex');
 const TASK_INFO = 'dev.mcp-tasks/task-info';
 const PARENT = 'dev.mcp-tasks/parent-task-id';
 

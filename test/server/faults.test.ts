@@ -7,8 +7,8 @@ import { randomBytes } from 'node:crypto';
 import { request } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import { SimulatedJobSystem } from '../../server/src/tools/simulatedJobs.js';
-import { startHttpServer, waitUntil, type HttpServer } from './helpers.js';
-import { LightHttp, mib, MiB, rssOf, sleep, type Msg, type SseHandle } from './lightRpc.js';
+import { sleep, startHttpServer, waitUntil, type HttpServer } from './helpers.js';
+import { LightHttp, mib, MiB, rssOf, type Msg, type SseHandle } from './lightRpc.js';
 import { exitWithin } from './rawHelpers.js';
 
 const RELATED = 'io.modelcontextprotocol/related-task';

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import { resolve } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -7,6 +7,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { ClientCapabilities } from '@modelcontextprotocol/sdk/types.js';
+import { parseSse, readSse } from './sse.js';
 
 export const SERVER_JS = resolve(__dirname, '../../dist/server.js');
 export const TRANSPORTS = ['stdio', 'http'] as const;
@@ -142,6 +143,8 @@ export async function connect(kind: TransportKind, server: HttpServer | undefine
     };
 }
 
+export const sleep = (ms: number) => new Promise<void>(resolve => setTimeout(resolve, ms));
+
 /** Polls `check` until it returns a truthy value (tests only: the server itself never polls). */
 export async function waitUntil<T>(check: () => T | Promise<T>, timeoutMs = 5000, what = 'condition'): Promise<NonNullable<T>> {
     const deadline = Date.now() + timeoutMs;
@@ -156,6 +159,9 @@ export async function waitUntil<T>(check: () => T | Promise<T>, timeoutMs = 5000
         await new Promise(r => setTimeout(r, 20));
     }
 }
+
+/** A fresh token. Hex, so it never starts with "-", which the CLI parser would take for a flag. */
+export const secret = () => randomBytes(24).toString('hex');
 
 export function textOf(result: unknown): string {
     const content = ((result as { content?: unknown }).content ?? []) as { type: string; text?: string }[];
@@ -216,13 +222,17 @@ export class RawHttp {
 export async function readMessages(res: Response): Promise<Record<string, unknown>[]> {
     const text = await res.text();
     if ((res.headers.get('content-type') ?? '').includes('text/event-stream')) {
-        return text
-            .split('\n\n')
-            .map(block => block.split('\n').find(line => line.startsWith('data: ')))
-            .filter((line): line is string => Boolean(line))
-            .map(line => JSON.parse(line.slice(6)) as Record<string, unknown>);
+        return parseSse(text);
     }
     return text ? [JSON.parse(text) as Record<string, unknown>] : [];
+}
+
+/** Like readMessages, but hands over each SSE message as it arrives (for responses that stay open). */
+export async function readResponse(res: Response, onMessage: (message: Record<string, unknown>) => void): Promise<void> {
+    if ((res.headers.get('content-type') ?? '').includes('text/event-stream') && res.body) {
+        return readSse(res.body as unknown as AsyncIterable<Uint8Array>, onMessage);
+    }
+    (await readMessages(res)).forEach(onMessage);
 }
 
 /** Opens the GET stream of a session and hands each message to `onMessage`; returns a closer. */
@@ -230,29 +240,8 @@ export async function openGetStream(raw: RawHttp, onMessage: (message: Record<st
     const controller = new AbortController();
     const response = await fetch(raw.url, { method: 'GET', headers: { accept: 'text/event-stream', 'mcp-session-id': raw.sessionId!, ...raw.baseHeaders }, signal: controller.signal });
     if (response.status === 200 && response.body) {
-        void (async () => {
-            const decoder = new TextDecoder();
-            let buffer = '';
-            try {
-                for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
-                    buffer += decoder.decode(chunk, { stream: true });
-                    let end = buffer.indexOf('\n\n');
-                    while (end >= 0) {
-                        const data = buffer
-                            .slice(0, end)
-                            .split('\n')
-                            .find(line => line.startsWith('data: '));
-                        buffer = buffer.slice(end + 2);
-                        if (data) {
-                            onMessage(JSON.parse(data.slice(6)) as Record<string, unknown>);
-                        }
-                        end = buffer.indexOf('\n\n');
-                    }
-                }
-            } catch {
-                // aborted by close()
-            }
-        })();
+        // close() aborts the read; that rejection is the normal end.
+        void readSse(response.body as unknown as AsyncIterable<Uint8Array>, onMessage).catch(() => undefined);
     }
     return { close: () => controller.abort(), response };
 }

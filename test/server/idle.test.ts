@@ -7,8 +7,8 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { Agent } from 'node:http';
 import { after, before, describe, it } from 'node:test';
-import { startHttpServer, waitUntil, type HttpServer } from './helpers.js';
-import { LightHttp, mib, MiB, rssOf, sleep } from './lightRpc.js';
+import { sleep, startHttpServer, waitUntil, type HttpServer } from './helpers.js';
+import { LightHttp, mib, MiB, rssOf } from './lightRpc.js';
 
 const IDLE = '1s';
 const SESSIONS = Number(process.env.IDLE_SESSIONS ?? 2000);

@@ -10,8 +10,9 @@ import {
     type ElicitResult,
     McpError,
 } from '@modelcontextprotocol/sdk/types.js';
-import { connect, RawHttp, startHttpServer, textOf, TRANSPORTS, waitUntil, type Connected, type HttpServer } from './helpers.js';
-import { MessageTap, pollUntilTerminal, RELATED, relatedOf, sleep, startTask, warmUp, type Message } from './messageTap.js';
+import { connectAlone } from './fleet.js';
+import { connect, openGetStream, RawHttp, readResponse, sleep, startHttpServer, textOf, TRANSPORTS, waitUntil, type Connected, type HttpServer } from './helpers.js';
+import { MessageTap, pollUntilTerminal, RELATED, relatedOf, startTask, warmUp, type Message } from './messageTap.js';
 
 /** A request the client received and has not answered yet. */
 interface Asked<Req, Res> {
@@ -32,24 +33,19 @@ function park<Req, Res>(): { asked: Asked<Req, Res>[]; handler: (request: Req, e
 
 for (const kind of TRANSPORTS) {
     describe(`elicitation and sampling during a task over ${kind}`, () => {
-        let server: HttpServer | undefined;
-        let c: Connected;
+        let c: Connected & { server?: HttpServer };
         let tap: MessageTap;
         const elicit = park<ElicitRequest, ElicitResult>();
         const sample = park<CreateMessageRequest, CreateMessageResult>();
 
         before(async () => {
-            server = kind === 'http' ? await startHttpServer() : undefined;
-            c = await connect(kind, server, { capabilities: { elicitation: {}, sampling: {} } });
+            c = await connectAlone(kind, { capabilities: { elicitation: {}, sampling: {} } });
             c.client.setRequestHandler(ElicitRequestSchema, elicit.handler);
             c.client.setRequestHandler(CreateMessageRequestSchema, sample.handler);
             tap = MessageTap.attach(c.client);
             await warmUp(c.client, tap);
         });
-        after(async () => {
-            await c?.close();
-            await server?.stop();
-        });
+        after(() => c?.close());
 
         const answers: [string, ElicitResult, string][] = [
             ['accept with confirm:true', { action: 'accept', content: { confirm: true } }, "Deleted 'x'"],
@@ -178,7 +174,7 @@ for (const kind of TRANSPORTS) {
 
         it('fails confirm_delete and write_haiku for a client that did not declare the capability, saying why', async () => {
             const [elicitBefore, sampleBefore] = [elicit.asked.length, sample.asked.length];
-            const bare = await connect(kind, server, { capabilities: {} });
+            const bare = await connect(kind, c.server, { capabilities: {} });
             try {
                 const bareTap = MessageTap.attach(bare.client);
                 const cases: [string, Record<string, unknown>, string][] = [
@@ -205,52 +201,22 @@ for (const kind of TRANSPORTS) {
     });
 }
 
-/** Reads an SSE (or plain JSON) response message by message until it ends. */
-async function readStream(response: Response, onMessage: (message: Message) => void): Promise<void> {
-    if (!(response.headers.get('content-type') ?? '').includes('text/event-stream')) {
-        const text = await response.text();
-        if (text) {
-            onMessage(JSON.parse(text) as Message);
-        }
-        return;
-    }
-    const decoder = new TextDecoder();
-    let buffer = '';
-    for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
-        buffer += decoder.decode(chunk, { stream: true });
-        let end = buffer.indexOf('\n\n');
-        while (end >= 0) {
-            const data = buffer
-                .slice(0, end)
-                .split('\n')
-                .find(line => line.startsWith('data: '));
-            buffer = buffer.slice(end + 2);
-            if (data) {
-                onMessage(JSON.parse(data.slice(6)) as Message);
-            }
-            end = buffer.indexOf('\n\n');
-        }
-    }
-}
-
 /** A POSTed request whose response stream is read as it arrives. */
 function streamRequest(raw: RawHttp, id: number, method: string, params: Record<string, unknown>): { messages: Message[]; done: Promise<Message[]> } {
     const messages: Message[] = [];
     const done = raw
         .post({ jsonrpc: '2.0', id, method, params })
-        .then(res => readStream(res, m => messages.push(m)))
+        .then(res => readResponse(res, m => messages.push(m as Message)))
         .then(() => messages);
     return { messages, done };
 }
 
 /** A GET stream that records what it carries. */
 async function getStream(raw: RawHttp): Promise<{ messages: Message[]; close(): void }> {
-    const controller = new AbortController();
     const messages: Message[] = [];
-    const res = await fetch(raw.url, { method: 'GET', headers: { accept: 'text/event-stream', 'mcp-session-id': raw.sessionId! }, signal: controller.signal });
-    assert.equal(res.status, 200);
-    void readStream(res, m => messages.push(m)).catch(() => undefined);
-    return { messages, close: () => controller.abort() };
+    const stream = await openGetStream(raw, m => messages.push(m as Message));
+    assert.equal(stream.response.status, 200);
+    return { messages, close: stream.close };
 }
 
 const isElicitation = (m: Message) => m.method === 'elicitation/create' && m.id !== undefined;

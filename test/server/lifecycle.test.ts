@@ -1,23 +1,19 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { CallToolResultSchema, CreateTaskResultSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
-import { connect, startHttpServer, textOf, TRANSPORTS, waitUntil, type Connected, type HttpServer } from './helpers.js';
+import { connectAlone } from './fleet.js';
+import { textOf, TRANSPORTS, waitUntil, type Connected } from './helpers.js';
 
 const RELATED = 'io.modelcontextprotocol/related-task';
 
 for (const kind of TRANSPORTS) {
     describe(`task lifecycle over ${kind}`, () => {
-        let server: HttpServer | undefined;
         let c: Connected;
 
         before(async () => {
-            server = kind === 'http' ? await startHttpServer() : undefined;
-            c = await connect(kind, server);
+            c = await connectAlone(kind);
         });
-        after(async () => {
-            await c.close();
-            await server?.stop();
-        });
+        after(() => c.close());
 
         it('declares the tasks capabilities', () => {
             const caps = c.client.getServerCapabilities();
@@ -148,16 +144,11 @@ for (const kind of TRANSPORTS) {
 
 for (const kind of TRANSPORTS) {
     describe(`external job cancel over ${kind}`, () => {
-        let server: HttpServer | undefined;
         let c: Connected;
         before(async () => {
-            server = kind === 'http' ? await startHttpServer() : undefined;
-            c = await connect(kind, server);
+            c = await connectAlone(kind);
         });
-        after(async () => {
-            await c.close();
-            await server?.stop();
-        });
+        after(() => c.close());
 
         it('cancels a running external job through its job system', async () => {
             const { task } = await c.client.request({ method: 'tools/call', params: { name: 'external_job', arguments: { job_id: 'job-x' }, task: {} } }, CreateTaskResultSchema);

@@ -9,6 +9,7 @@ import { readFileSync } from 'node:fs';
 import { Agent, request, type IncomingHttpHeaders } from 'node:http';
 import { createInterface } from 'node:readline';
 import { LogTail, SERVER_JS } from './helpers.js';
+import { parseSse, SseSplitter } from './sse.js';
 
 export type Msg = Record<string, unknown> & { id?: unknown; method?: string; params?: Record<string, unknown>; result?: Record<string, unknown>; error?: { code: number; message: string } };
 
@@ -85,12 +86,7 @@ export interface SendOptions {
 export function parseBody(contentType: string, body: string): { messages: Msg[]; malformed?: string } {
     try {
         if (contentType.includes('text/event-stream')) {
-            const messages = body
-                .split('\n\n')
-                .map(block => block.split('\n').find(line => line.startsWith('data: ')))
-                .filter((line): line is string => line !== undefined)
-                .map(line => JSON.parse(line.slice(6)) as Msg);
-            return { messages };
+            return { messages: parseSse<Msg>(body) };
         }
         if (body === '') {
             return { messages: [] };
@@ -225,23 +221,9 @@ export class LightHttp {
                         res.resume();
                         return;
                     }
-                    let buffer = '';
+                    const events = new SseSplitter<Msg>(onMessage);
                     res.setEncoding('utf8');
-                    res.on('data', (chunk: string) => {
-                        buffer += chunk;
-                        let end = buffer.indexOf('\n\n');
-                        while (end >= 0) {
-                            const data = buffer
-                                .slice(0, end)
-                                .split('\n')
-                                .find(line => line.startsWith('data: '));
-                            buffer = buffer.slice(end + 2);
-                            if (data) {
-                                onMessage(JSON.parse(data.slice(6)) as Msg);
-                            }
-                            end = buffer.indexOf('\n\n');
-                        }
-                    });
+                    res.on('data', (chunk: string) => events.push(chunk));
                     res.on('error', () => undefined);
                 },
             );
@@ -382,8 +364,6 @@ export class StdioLines {
         }
     }
 }
-
-export const sleep = (ms: number) => new Promise<void>(resolve => setTimeout(resolve, ms));
 
 /** A small deterministic PRNG (mulberry32), so load plans repeat from a seed. */
 export function prng(seed: number): () => number {

@@ -9,8 +9,8 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { describe, it } from 'node:test';
-import { startHttpServer, waitUntil, type HttpServer } from './helpers.js';
-import { cpuSecondsOf, LightHttp, mib, MiB, prng, rssOf, RssSampler, sleep, type Msg, type SseHandle } from './lightRpc.js';
+import { sleep, startHttpServer, waitUntil, type HttpServer } from './helpers.js';
+import { cpuSecondsOf, LightHttp, mib, MiB, prng, rssOf, RssSampler, type Msg, type SseHandle } from './lightRpc.js';
 
 const CLIENTS = Number(process.env.LOAD_CLIENTS ?? 50);
 const TASKS_PER_CLIENT = Number(process.env.LOAD_TASKS ?? 200);

@@ -137,5 +137,3 @@ export async function warmUp(client: Client, tap: MessageTap): Promise<void> {
     }
     throw new Error('no status notification ever arrived');
 }
-
-export const sleep = (ms: number) => new Promise(resolve => setTimeout(resolve, ms));

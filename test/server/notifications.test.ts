@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { CallToolResultSchema, CreateTaskResultSchema, ElicitRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
-import { connect, startHttpServer, textOf, TRANSPORTS, waitUntil, type Connected, type HttpServer } from './helpers.js';
-import { MessageTap, RELATED, relatedOf, sleep, startTask, TERMINAL, warmUp, type Seen } from './messageTap.js';
+import { connectAlone } from './fleet.js';
+import { sleep, textOf, TRANSPORTS, waitUntil, type Connected } from './helpers.js';
+import { MessageTap, RELATED, relatedOf, startTask, TERMINAL, warmUp, type Seen } from './messageTap.js';
 
 /** How long "nothing more arrives" is watched for after a terminal status. */
 const QUIET_MS = 400;
@@ -19,14 +20,12 @@ function assertFullTask(note: Seen, taskId: string): void {
 
 for (const kind of TRANSPORTS) {
     describe(`status and progress notifications over ${kind}`, () => {
-        let server: HttpServer | undefined;
         let c: Connected;
         let tap: MessageTap;
         let elicitations = 0;
 
         before(async () => {
-            server = kind === 'http' ? await startHttpServer() : undefined;
-            c = await connect(kind, server, { capabilities: { elicitation: {} } });
+            c = await connectAlone(kind, { capabilities: { elicitation: {} } });
             c.client.setRequestHandler(ElicitRequestSchema, async () => {
                 elicitations++;
                 await sleep(150);
@@ -35,10 +34,7 @@ for (const kind of TRANSPORTS) {
             tap = MessageTap.attach(c.client);
             await warmUp(c.client, tap);
         });
-        after(async () => {
-            await c?.close();
-            await server?.stop();
-        });
+        after(() => c?.close());
 
         it('notifies input_required → working → completed, each a full Task, and nothing after', async () => {
             const taskId = await startTask(c.client, 'confirm_delete', { filename: 'n.txt' });

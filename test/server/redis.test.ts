@@ -1,71 +1,37 @@
 import assert from 'node:assert/strict';
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { CallToolResultSchema, CreateTaskResultSchema, type McpError } from '@modelcontextprotocol/sdk/types.js';
-import { connect, openGetStream, RawHttp, startHttpServer, textOf, waitUntil, type Connected, type HttpServer } from './helpers.js';
+import { CallToolResultSchema, type McpError } from '@modelcontextprotocol/sdk/types.js';
+import { Fleet } from './fleet.js';
+import { connect, openGetStream, RawHttp, secret, textOf, waitUntil, type Connected, type HttpServer } from './helpers.js';
 import { parseCli } from '../../server/src/options.js';
 import { runCli } from './rawHelpers.js';
 import { freePort, redisSkipReason, startRedis, type RedisServer } from './redisHelpers.js';
+import { listAll, rejection, startSlowTask } from './taskCalls.js';
 
-// Hex: a base64url secret may start with '-', which the CLI parser reads as a flag.
-const secret = () => randomBytes(24).toString('hex');
 const skip = redisSkipReason();
-
-async function rejection(promise: Promise<unknown>): Promise<McpError> {
-    try {
-        await promise;
-    } catch (err) {
-        return err as McpError;
-    }
-    assert.fail('expected the request to fail');
-}
-
-function startTask(client: Client, seconds: number, label: string, task: Record<string, unknown> = {}) {
-    return client.request({ method: 'tools/call', params: { name: 'slow_compute', arguments: { seconds, label }, task } }, CreateTaskResultSchema).then(r => r.task);
-}
-
-async function listAll(client: Client): Promise<string[]> {
-    const ids: string[] = [];
-    let cursor: string | undefined;
-    do {
-        const page = await client.experimental.tasks.listTasks(cursor);
-        ids.push(...page.tasks.map(t => t.taskId));
-        cursor = page.nextCursor;
-    } while (cursor);
-    return ids;
-}
 
 describe('two replicas sharing one Redis', { skip }, () => {
     const [t1, t2, t3, owner] = [secret(), secret(), secret(), secret()];
     const prefix = `replicas-${randomUUID()}:`;
+    const fleet = new Fleet();
     let redis: RedisServer;
     let a: HttpServer;
     let b: HttpServer;
-    const clients: Connected[] = [];
-    const servers: HttpServer[] = [];
 
-    const replica = async (name: string) => {
-        const server = await startHttpServer([
+    const replica = (name: string) =>
+        fleet.server([
             ...['--store', redis.url, '--store-prefix', prefix, '--worker-id', name, '--worker-lease', '1s'],
             ...['--token', t1, '--token', t2, '--token', t3, '--owner-token', owner, '--max-tasks-per-client', '3'],
         ]);
-        servers.push(server);
-        return server;
-    };
-    const client = async (server: HttpServer, token: string, name = 'replica-test') => {
-        const c = await connect('http', server, { token, name });
-        clients.push(c);
-        return c;
-    };
+    const client = (server: HttpServer, token: string, name = 'replica-test') => fleet.client(server, { token, name });
 
     before(async () => {
         redis = await startRedis();
         [a, b] = await Promise.all([replica('replica-a'), replica('replica-b')]);
     });
     after(async () => {
-        await Promise.all(clients.map(c => c.close().catch(() => undefined)));
-        await Promise.all(servers.map(s => s.stop()));
+        await fleet.close();
         await redis.stop();
     });
 
@@ -73,7 +39,7 @@ describe('two replicas sharing one Redis', { skip }, () => {
         const onA = await client(a, t1);
         const onB = await client(b, t1);
         const started = Date.now();
-        const task = await startTask(onA.client, 1, 'shared');
+        const task = await startSlowTask(onA.client, 1, 'shared');
         assert.equal((await onB.client.experimental.tasks.getTask(task.taskId)).status, 'working');
         assert.ok((await listAll(onB.client)).includes(task.taskId));
 
@@ -91,7 +57,7 @@ describe('two replicas sharing one Redis', { skip }, () => {
     it("cancel on B stops the work on A (A's log shows the abort)", async () => {
         const onA = await client(a, t1);
         const onB = await client(b, t1);
-        const task = await startTask(onA.client, 30, 'cross-cancel');
+        const task = await startSlowTask(onA.client, 30, 'cross-cancel');
         await a.log.waitFor(/slow_compute|cross-cancel/, 500).catch(() => undefined);
         const cancelled = await onB.client.experimental.tasks.cancelTask(task.taskId);
         assert.equal(cancelled.status, 'cancelled');
@@ -128,7 +94,7 @@ describe('two replicas sharing one Redis', { skip }, () => {
     it('keeps identities apart across replicas: another token gets -32602 and an empty list', async () => {
         const ofT1 = await client(a, t1);
         const ofT3 = await client(b, t3);
-        const task = await startTask(ofT1.client, 30, 'private');
+        const task = await startSlowTask(ofT1.client, 30, 'private');
         const unknown = 'AAAAAAAAAAAAAAAAAAAAAA';
         for (const run of [
             (id: string) => ofT3.client.experimental.tasks.getTask(id),
@@ -147,7 +113,7 @@ describe('two replicas sharing one Redis', { skip }, () => {
 
     it('does not cancel a principal-bound task when its session closes', async () => {
         const first = await connect('http', a, { token: t2 });
-        const task = await startTask(first.client, 30, 'outlives-session');
+        const task = await startSlowTask(first.client, 30, 'outlives-session');
         await first.close();
         await new Promise(r => setTimeout(r, 300));
         const later = await client(b, t2);
@@ -158,21 +124,21 @@ describe('two replicas sharing one Redis', { skip }, () => {
     it('counts live tasks per token across replicas (--max-tasks-per-client 3)', async () => {
         const onA = await client(a, t3);
         const onB = await client(b, t3);
-        const tasks = [await startTask(onA.client, 30, 'l1'), await startTask(onB.client, 30, 'l2'), await startTask(onA.client, 30, 'l3')];
+        const tasks = [await startSlowTask(onA.client, 30, 'l1'), await startSlowTask(onB.client, 30, 'l2'), await startSlowTask(onA.client, 30, 'l3')];
         for (const c of [onA, onB]) {
-            const refused = await rejection(startTask(c.client, 30, 'l4'));
+            const refused = await rejection(startSlowTask(c.client, 30, 'l4'));
             assert.equal(refused.code, -32000);
             assert.match(refused.message, /Too many live tasks for this client \(limit 3\)/);
         }
         await onB.client.experimental.tasks.cancelTask(tasks[0]!.taskId);
-        const again = await startTask(onA.client, 30, 'l5');
+        const again = await startSlowTask(onA.client, 30, 'l5');
         await Promise.all([tasks[1]!, tasks[2]!, again].map(t => onB.client.experimental.tasks.cancelTask(t.taskId)));
     });
 
     it('retires tasks through Redis key expiry: gone on every replica', async () => {
         const onA = await client(a, t1);
         const onB = await client(b, t1);
-        const task = await startTask(onA.client, 0, 'short-lived', { ttl: 1000 });
+        const task = await startSlowTask(onA.client, 0, 'short-lived', { ttl: 1000 });
         assert.equal(task.ttl, 1000);
         await onB.client.experimental.tasks.getTaskResult(task.taskId, CallToolResultSchema);
         const finishedAt = Date.now();
@@ -186,9 +152,9 @@ describe('two replicas sharing one Redis', { skip }, () => {
     it('fails the running tasks of a replica killed with SIGKILL within the lease; finished results survive and a new replica serves them', async () => {
         const onA = await client(a, t1);
         const onB = await client(b, t1);
-        const finished = await startTask(onA.client, 0, 'kept');
+        const finished = await startSlowTask(onA.client, 0, 'kept');
         await onA.client.experimental.tasks.getTaskResult(finished.taskId, CallToolResultSchema);
-        const doomed = await startTask(onA.client, 30, 'doomed');
+        const doomed = await startSlowTask(onA.client, 30, 'doomed');
         const waiting = onB.client.experimental.tasks.getTaskResult(doomed.taskId, CallToolResultSchema);
 
         await a.stop('SIGKILL');
@@ -233,25 +199,25 @@ describe('Redis availability', { skip }, () => {
 
     describe('an outage during operation', () => {
         const token = secret();
+        const fleet = new Fleet();
         let redis: RedisServer;
         let server: HttpServer;
         let c: Connected;
 
         before(async () => {
             redis = await startRedis();
-            server = await startHttpServer(['--store', redis.url, '--token', token, '--worker-id', 'survivor', '--worker-lease', '10s']);
-            c = await connect('http', server, { token });
+            server = await fleet.server(['--store', redis.url, '--token', token, '--worker-id', 'survivor', '--worker-lease', '10s']);
+            c = await fleet.client(server, { token });
         });
         after(async () => {
-            await c.close().catch(() => undefined);
-            await server.stop();
+            await fleet.close();
             await redis.stop();
         });
 
         it('answers -32001 while Redis is down, reconnects, writes what finished meanwhile, and loses nothing', async () => {
-            const done = await startTask(c.client, 0, 'before');
+            const done = await startSlowTask(c.client, 0, 'before');
             await c.client.experimental.tasks.getTaskResult(done.taskId, CallToolResultSchema);
-            const running = await startTask(c.client, 2, 'across');
+            const running = await startSlowTask(c.client, 2, 'across');
             const waiting = c.client.experimental.tasks.getTaskResult(running.taskId, CallToolResultSchema);
             waiting.catch(() => undefined);
             await redis.cli('SAVE');
@@ -260,7 +226,7 @@ describe('Redis availability', { skip }, () => {
             const down = await rejection(c.client.experimental.tasks.getTask(done.taskId));
             assert.equal(down.code, -32001);
             assert.match(down.message, /Task store unavailable/);
-            const refused = await rejection(startTask(c.client, 1, 'refused'));
+            const refused = await rejection(startSlowTask(c.client, 1, 'refused'));
             assert.equal(refused.code, -32001);
             await server.log.waitFor(/\[store\] lost the connection to Redis/, 3000);
             await server.log.waitFor(/task \S+ ended completed while Redis is unreachable/, 5000);
@@ -271,7 +237,7 @@ describe('Redis availability', { skip }, () => {
             const result = await waiting;
             assert.equal(textOf(result), 'Computation "across" completed after 2 seconds. Result: 42.', 'the waiter woke after the reconnect');
             assert.equal((await c.client.experimental.tasks.getTask(running.taskId)).status, 'completed');
-            const after = await startTask(c.client, 0, 'after');
+            const after = await startSlowTask(c.client, 0, 'after');
             assert.equal(textOf(await c.client.experimental.tasks.getTaskResult(after.taskId, CallToolResultSchema)), 'Computation "after" completed after 0 seconds. Result: 42.');
         });
     });

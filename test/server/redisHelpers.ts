@@ -70,14 +70,7 @@ export async function startRedis(): Promise<RedisServer> {
         url: `redis://127.0.0.1:${port}`,
         port,
         dir,
-        cli: (...args) =>
-            new Promise((resolve, reject) => {
-                const child = spawn('redis-cli', ['-p', String(port), ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-                let out = '';
-                child.stdout.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
-                child.once('error', reject);
-                child.once('close', code => (code === 0 ? resolve(out.trim()) : reject(new Error(`redis-cli ${args.join(' ')} exited ${code}`))));
-            }),
+        cli: (...args) => redisCli(['-p', String(port)], args),
         kill,
         restart: launch,
         stop: async () => {
@@ -85,6 +78,17 @@ export async function startRedis(): Promise<RedisServer> {
             rmSync(dir, { recursive: true, force: true });
         },
     };
+}
+
+/** Runs one command through redis-cli against the server `target` names (`-p PORT`, `-u URL`) and returns its output. */
+export function redisCli(target: string[], args: string[]): Promise<string> {
+    return new Promise((resolve, reject) => {
+        const child = spawn('redis-cli', [...target, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+        let out = '';
+        child.stdout.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
+        child.once('error', reject);
+        child.once('close', code => (code === 0 ? resolve(out.trim()) : reject(new Error(`redis-cli ${args.join(' ')} exited ${code}`))));
+    });
 }
 
 /** Whether Debian's redis-server is installed; CI (CI=true) installs it, so there the tests never skip. */

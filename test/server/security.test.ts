@@ -1,49 +1,21 @@
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import { CallToolResultSchema, CreateTaskResultSchema, ListTasksResultSchema, type McpError } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolResultSchema, ListTasksResultSchema, type McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { connect, RawHttp, startHttpServer, TEST_STORE, waitUntil, type Connected, type HttpServer } from './helpers.js';
+import { Fleet } from './fleet.js';
+import { connect, RawHttp, secret, TEST_STORE, waitUntil, type Connected, type HttpServer } from './helpers.js';
 import { INITIALIZE, nodeRequest, runCli, type JsonRpcError } from './rawHelpers.js';
-
-// Hex: a base64url secret may start with '-', which the CLI parser reads as a flag.
-const secret = () => randomBytes(24).toString('hex');
-
-/** The error a promise rejects with, or a failure when it resolves. */
-async function rejection(promise: Promise<unknown>): Promise<McpError> {
-    try {
-        await promise;
-    } catch (err) {
-        return err as McpError;
-    }
-    assert.fail('expected the request to fail');
-}
-
-function startTask(client: Client, seconds: number, extra: Record<string, unknown> = {}) {
-    return client.request({ method: 'tools/call', params: { name: 'slow_compute', arguments: { seconds, label: 'sec' }, task: {}, ...extra } }, CreateTaskResultSchema).then(r => r.task);
-}
-
-async function listAll(client: Client): Promise<string[]> {
-    const ids: string[] = [];
-    let cursor: string | undefined;
-    do {
-        const page = await client.experimental.tasks.listTasks(cursor);
-        ids.push(...page.tasks.map(t => t.taskId));
-        cursor = page.nextCursor;
-    } while (cursor);
-    return ids;
-}
+import { listAll, rejection, startSlowTask } from './taskCalls.js';
 
 describe('bearer token (--token)', () => {
     const token = secret();
+    const fleet = new Fleet();
     let server: HttpServer;
 
     before(async () => {
-        server = await startHttpServer(['--token', token]);
+        server = await fleet.server(['--token', token]);
     });
-    after(async () => {
-        await server.stop();
-    });
+    after(() => fleet.close());
 
     for (const [what, headers] of [
         ['no token', {}],
@@ -76,14 +48,13 @@ describe('bearer token (--token)', () => {
 });
 
 describe('Host and Origin checks', () => {
+    const fleet = new Fleet();
     let server: HttpServer;
 
     before(async () => {
-        server = await startHttpServer();
+        server = await fleet.server();
     });
-    after(async () => {
-        await server.stop();
-    });
+    after(() => fleet.close());
 
     const post = (headers: Record<string, string>) =>
         nodeRequest(server.url, { headers: { 'content-type': 'application/json', accept: 'application/json', ...headers }, body: JSON.stringify(INITIALIZE) });
@@ -136,23 +107,19 @@ describe('Host and Origin checks', () => {
 });
 
 describe('task isolation between HTTP sessions', () => {
-    let server: HttpServer;
+    const fleet = new Fleet();
     let a: Connected;
     let b: Connected;
 
     before(async () => {
-        server = await startHttpServer();
-        a = await connect('http', server, { name: 'client-a' });
-        b = await connect('http', server, { name: 'client-b' });
+        const server = await fleet.server();
+        a = await fleet.client(server, { name: 'client-a' });
+        b = await fleet.client(server, { name: 'client-b' });
     });
-    after(async () => {
-        await a.close();
-        await b.close();
-        await server.stop();
-    });
+    after(() => fleet.close());
 
     it("answers B's get, result and cancel on A's task exactly like an unknown id", async () => {
-        const task = await startTask(a.client, 30);
+        const task = await startSlowTask(a.client, 30);
         const unknown = 'AAAAAAAAAAAAAAAAAAAAAA';
         const operations: [string, (id: string) => Promise<unknown>][] = [
             ['tasks/get', id => b.client.experimental.tasks.getTask(id)],
@@ -172,8 +139,8 @@ describe('task isolation between HTTP sessions', () => {
     });
 
     it("never lists A's tasks to B", async () => {
-        const ofA = await startTask(a.client, 0);
-        const ofB = await startTask(b.client, 0);
+        const ofA = await startSlowTask(a.client, 0);
+        const ofB = await startSlowTask(b.client, 0);
         const listedToA = await listAll(a.client);
         const listedToB = await listAll(b.client);
         assert.ok(listedToA.includes(ofA.taskId));
@@ -188,25 +155,23 @@ describe('owner token (--owner-token)', () => {
     // A shared store binds tasks to the token, not the session: there B needs a token of its own.
     const tokenB = TEST_STORE ? secret() : token;
     const ownerToken = secret();
+    const fleet = new Fleet();
     let server: HttpServer;
     let a: Connected;
     let b: Connected;
     let owner: Connected;
 
     before(async () => {
-        server = await startHttpServer(['--token', token, '--token', tokenB, '--owner-token', ownerToken]);
-        a = await connect('http', server, { token, name: 'client-a' });
-        b = await connect('http', server, { token: tokenB, name: 'client-b' });
-        owner = await connect('http', server, { token: ownerToken, name: 'sidebar' });
+        server = await fleet.server(['--token', token, '--token', tokenB, '--owner-token', ownerToken]);
+        a = await fleet.client(server, { token, name: 'client-a' });
+        b = await fleet.client(server, { token: tokenB, name: 'client-b' });
+        owner = await fleet.client(server, { token: ownerToken, name: 'sidebar' });
     });
-    after(async () => {
-        await Promise.all([a.close(), b.close(), owner.close()]);
-        await server.stop();
-    });
+    after(() => fleet.close());
 
     it("sees, gets and cancels every client's tasks, while a client on --token sees only its own", async () => {
-        const ofA = await startTask(a.client, 30);
-        const ofB = await startTask(b.client, 30);
+        const ofA = await startSlowTask(a.client, 30);
+        const ofB = await startSlowTask(b.client, 30);
 
         const listedToOwner = await listAll(owner.client);
         assert.ok(listedToOwner.includes(ofA.taskId) && listedToOwner.includes(ofB.taskId));
@@ -244,28 +209,24 @@ describe('owner token (--owner-token)', () => {
 });
 
 describe('task retention (--default-ttl, --max-ttl)', () => {
-    let server: HttpServer;
+    const fleet = new Fleet();
     let c: Connected;
 
     before(async () => {
-        server = await startHttpServer(['--default-ttl', '1500ms', '--max-ttl', '5s']);
-        c = await connect('http', server);
+        c = await fleet.client(await fleet.server(['--default-ttl', '1500ms', '--max-ttl', '5s']));
     });
-    after(async () => {
-        await c.close();
-        await server.stop();
-    });
+    after(() => fleet.close());
 
     it('clamps a requested ttl to --max-ttl and keeps smaller ones', async () => {
-        const clamped = await startTask(c.client, 0, { task: { ttl: 60_000 } });
+        const clamped = await startSlowTask(c.client, 0, 'sec', { ttl: 60_000 });
         assert.equal(clamped.ttl, 5000);
         assert.equal((await c.client.experimental.tasks.getTask(clamped.taskId)).ttl, 5000);
-        const kept = await startTask(c.client, 0, { task: { ttl: 2000 } });
+        const kept = await startSlowTask(c.client, 0, 'sec', { ttl: 2000 });
         assert.equal((await c.client.experimental.tasks.getTask(kept.taskId)).ttl, 2000);
     });
 
     it('deletes a finished task once its default ttl has passed', async () => {
-        const task = await startTask(c.client, 0);
+        const task = await startSlowTask(c.client, 0);
         assert.equal(task.ttl, 1500);
         await c.client.experimental.tasks.getTaskResult(task.taskId, CallToolResultSchema);
         const finishedAt = Date.now();
@@ -287,56 +248,51 @@ describe('task retention (--default-ttl, --max-ttl)', () => {
 });
 
 describe('live tasks per client (--max-tasks-per-client)', () => {
-    let server: HttpServer;
+    const fleet = new Fleet();
     let a: Connected;
     let b: Connected;
 
     before(async () => {
-        server = await startHttpServer(['--max-tasks-per-client', '2']);
-        a = await connect('http', server);
-        b = await connect('http', server);
+        const server = await fleet.server(['--max-tasks-per-client', '2']);
+        a = await fleet.client(server);
+        b = await fleet.client(server);
     });
-    after(async () => {
-        await a.close();
-        await b.close();
-        await server.stop();
-    });
+    after(() => fleet.close());
 
     it('refuses a third live task with an explanation, per client, until one finishes', async () => {
-        const short = await startTask(a.client, 1);
-        const long = await startTask(a.client, 30);
-        const refused = await rejection(startTask(a.client, 30));
+        const short = await startSlowTask(a.client, 1);
+        const long = await startSlowTask(a.client, 30);
+        const refused = await rejection(startSlowTask(a.client, 30));
         assert.equal(refused.code, -32000);
         assert.match(refused.message, /Too many live tasks for this client \(limit 2\)/);
 
-        const ofB = await startTask(b.client, 30);
+        const ofB = await startSlowTask(b.client, 30);
         assert.equal(ofB.status, 'working', 'another client is not affected');
 
         await a.client.experimental.tasks.getTaskResult(short.taskId, CallToolResultSchema);
-        const again = await startTask(a.client, 30);
+        const again = await startSlowTask(a.client, 30);
         assert.equal(again.status, 'working');
         await Promise.all([long, again].map(t => a.client.experimental.tasks.cancelTask(t.taskId)));
         await b.client.experimental.tasks.cancelTask(ofB.taskId);
         // Cancelled tasks no longer count either.
-        await startTask(a.client, 0);
-        await startTask(a.client, 0);
+        await startSlowTask(a.client, 0);
+        await startSlowTask(a.client, 0);
     });
 });
 
 describe('tasks/list pagination and task ids', () => {
+    const fleet = new Fleet();
     let server: HttpServer;
 
     before(async () => {
-        server = await startHttpServer();
+        server = await fleet.server();
     });
-    after(async () => {
-        await server.stop();
-    });
+    after(() => fleet.close());
 
     const createMany = async (client: Client, count: number): Promise<string[]> => {
         const ids: string[] = [];
         for (let i = 0; i < count; i += 25) {
-            const batch = await Promise.all(Array.from({ length: Math.min(25, count - i) }, () => startTask(client, 0)));
+            const batch = await Promise.all(Array.from({ length: Math.min(25, count - i) }, () => startSlowTask(client, 0)));
             ids.push(...batch.map(t => t.taskId));
         }
         return ids;
@@ -370,7 +326,7 @@ describe('tasks/list pagination and task ids', () => {
     it('answers a cursor it did not issue with -32602', async () => {
         const c = await connect('http', server);
         try {
-            await startTask(c.client, 0);
+            await startSlowTask(c.client, 0);
             for (const cursor of ['garbage', 'c1.' + Buffer.from('not-a-number').toString('base64url'), 'c1.', '']) {
                 const err = await rejection(c.client.request({ method: 'tasks/list', params: { cursor } }, ListTasksResultSchema));
                 assert.equal(err.code, -32602, JSON.stringify(cursor));

@@ -18,8 +18,7 @@ import {
     type TasksServer,
     type TasksServerOptions,
 } from '../../server/src/index.js';
-import { waitUntil } from './helpers.js';
-import { sleep } from './messageTap.js';
+import { sleep, waitUntil } from './helpers.js';
 
 type Message = { id?: number; method?: string; params?: Record<string, unknown>; result?: Record<string, unknown>; error?: { code: number; message: string } };
 type Task = { taskId: string; status: string; statusMessage?: string; _meta?: Record<string, unknown> };

@@ -3,8 +3,9 @@ import { after, before, describe, it } from 'node:test';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { CallToolResultSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import { connect, RawHttp, startHttpServer, textOf, TRANSPORTS, waitUntil, type Connected, type HttpServer } from './helpers.js';
-import { MessageTap, sleep, startTask, warmUp } from './messageTap.js';
+import { connectAlone } from './fleet.js';
+import { RawHttp, sleep, startHttpServer, textOf, TRANSPORTS, waitUntil, type Connected, type HttpServer } from './helpers.js';
+import { MessageTap, startTask, warmUp } from './messageTap.js';
 
 const PARENT = 'dev.mcp-tasks/parent-task-id';
 // The SDK's own Task schema drops _meta; these keep every field the server sent.
@@ -41,20 +42,15 @@ function stepsOf(result: { structuredContent?: Record<string, unknown> }): Recor
 
 for (const kind of TRANSPORTS) {
     describe(`sub-tasks over ${kind}`, () => {
-        let server: HttpServer | undefined;
         let c: Connected;
         let tap: MessageTap;
 
         before(async () => {
-            server = kind === 'http' ? await startHttpServer() : undefined;
-            c = await connect(kind, server);
+            c = await connectAlone(kind);
             tap = MessageTap.attach(c.client);
             await warmUp(c.client, tap);
         });
-        after(async () => {
-            await c?.close();
-            await server?.stop();
-        });
+        after(() => c?.close());
 
         it('offers deploy as a task tool and keeps deploy_step hidden from tools/list and tools/call', async () => {
             const { tools } = await c.client.listTools();

@@ -5,7 +5,7 @@ import type { Disposable } from '../tasks/types.js';
 import { PARENT_TASK_META_KEY, relatedTaskMeta, toWireTask } from '../tasks/wire.js';
 import { parseArguments } from '../tools/registry.js';
 import { SpawnError } from '../tools/subtasks.js';
-import { textResult, type CallToolResult, type ToolContext, type ToolDefinition } from '../tools/types.js';
+import { sleep, textResult, type CallToolResult, type ToolContext, type ToolDefinition } from '../tools/types.js';
 import { ErrorCodes, invalidParams, methodNotFound, RpcError } from './errors.js';
 import { errorResponse, resultResponse, type JsonRpcMessage, type JsonRpcNotification, type JsonRpcRequest, type JsonRpcResponse, type RequestId } from './messages.js';
 import { optionalObject, optionalString, progressTokenOf, requireString } from './params.js';
@@ -14,6 +14,8 @@ import { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from './protocol
 /** Somewhere a message can be written; false when that place is closed. */
 export interface Outlet {
     send(message: JsonRpcMessage): boolean;
+    /** Writes out at once what a coalescing outlet still holds. */
+    flush?(): void;
 }
 
 /** What a transport lends a session: its standalone stream (GET SSE, or stdout) when one is open. */
@@ -77,6 +79,10 @@ class InlineContext implements ToolContext {
 
     get signal(): AbortSignal {
         return this.abort.signal;
+    }
+
+    sleep(ms: number): Promise<void> {
+        return sleep(ms, this.abort.signal);
     }
 }
 
@@ -240,6 +246,8 @@ export class McpSession implements ClientLink {
             this.settle(pending);
             pending.reject(new RpcError(ErrorCodes.ConnectionClosed, `${reason} before the client answered`));
         }
+        // What was sent before the close (tasks cancelled on shutdown) is written before the caller goes on.
+        this.channel.standalone()?.flush?.();
     }
 
     private deliver(pending: PendingRequest): boolean {

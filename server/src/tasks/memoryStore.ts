@@ -3,6 +3,7 @@ import { performance } from 'node:perf_hooks';
 import { ErrorCodes, RpcError } from '../rpc/errors.js';
 import { decodeCursor, encodeCursor } from './cursor.js';
 import { newTaskId } from './ids.js';
+import { recordBase, taskRecord } from './records.js';
 import {
     isTerminal,
     type Disposable,
@@ -31,17 +32,15 @@ function isoNow(): string {
     return isoText;
 }
 
-interface Entry {
+interface Entry extends Deadline {
     record: TaskRecord;
     outcome?: TaskOutcome;
-    /** When retention ends (performance.now() clock); a queued deadline that differs is stale. */
-    expiresAt: number;
 }
 
 /**
  * The embedded default store. Indexed by client and by parent so listing one client's tasks
  * never scans another's; retention deadlines wait in one queue behind a single unref'd timer
- * (a Node timer per task would cost some 200 bytes each).
+ * (a Node timer per task would cost some 200 bytes each), each entry being its own queue item.
  */
 export class MemoryTaskStore implements TaskStore {
     private readonly entries = new Map<string, Entry>();
@@ -49,11 +48,7 @@ export class MemoryTaskStore implements TaskStore {
     private readonly byParent = new Map<string, Map<string, Entry>>();
     private readonly live = new Map<string, number>();
     private readonly events = new EventEmitter();
-    private readonly expiries = new ExpiryQueue((taskId, at) => {
-        if (this.entries.get(taskId)?.expiresAt === at) {
-            this.expire(taskId);
-        }
-    });
+    private readonly expiries = new ExpiryQueue<Entry>(entry => this.expire(entry.record.taskId));
     private seq = 0;
 
     constructor() {
@@ -70,23 +65,9 @@ export class MemoryTaskStore implements TaskStore {
             throw new RpcError(ErrorCodes.LimitExceeded, `Too many live tasks for this client (limit ${maxLive}); wait for some to finish or cancel them`, { limit: maxLive });
         }
         const now = isoNow();
-        const record: TaskRecord = {
-            taskId: newTaskId(),
-            status: 'working',
-            createdAt: now,
-            lastUpdatedAt: now,
-            ttl: input.ttl,
-            pollInterval: input.pollInterval,
-            clientKey: input.clientKey,
-            clientName: input.clientName,
-            toolName: input.toolName,
-            args: input.args,
-            parentTaskId: input.parentTaskId,
-            progressToken: input.progressToken,
-            worker: input.worker,
-            seq: ++this.seq,
-        };
-        const entry: Entry = { record, expiresAt: this.expiries.add(record.taskId, record.ttl) };
+        const record = taskRecord(recordBase(input, newTaskId(), now), 'working', undefined, now, undefined, ++this.seq);
+        const entry: Entry = { record, outcome: undefined, at: 0, order: 0, slot: -1 };
+        this.expiries.schedule(entry, record.ttl);
         this.entries.set(record.taskId, entry);
         indexAdd(this.byClient, record.clientKey, entry);
         if (record.parentTaskId) {
@@ -106,7 +87,8 @@ export class MemoryTaskStore implements TaskStore {
         if (!entry || isTerminal(entry.record.status)) {
             return undefined;
         }
-        entry.record = { ...entry.record, status, statusMessage, lastUpdatedAt: isoNow() };
+        const was = entry.record;
+        entry.record = taskRecord(was, status, statusMessage, isoNow(), was.externalRef, was.seq);
         this.emit({ type: 'status', task: entry.record });
         return entry.record;
     }
@@ -116,9 +98,10 @@ export class MemoryTaskStore implements TaskStore {
         if (!entry || isTerminal(entry.record.status)) {
             return undefined;
         }
-        entry.record = { ...entry.record, status, statusMessage, lastUpdatedAt: isoNow() };
+        const was = entry.record;
+        entry.record = taskRecord(was, status, statusMessage, isoNow(), was.externalRef, was.seq);
         entry.outcome = outcome;
-        entry.expiresAt = this.expiries.add(taskId, entry.record.ttl);
+        this.expiries.schedule(entry, entry.record.ttl);
         const key = entry.record.clientKey;
         this.live.set(key, (this.live.get(key) ?? 1) - 1);
         this.emit({ type: 'status', task: entry.record });
@@ -128,7 +111,8 @@ export class MemoryTaskStore implements TaskStore {
     async setExternalRef(taskId: string, ref: string): Promise<void> {
         const entry = this.entries.get(taskId);
         if (entry) {
-            entry.record = { ...entry.record, externalRef: ref };
+            const was = entry.record;
+            entry.record = taskRecord(was, was.status, was.statusMessage, was.lastUpdatedAt, ref, was.seq);
         }
     }
 
@@ -220,50 +204,47 @@ function indexDelete(index: Map<string, Map<string, Entry>>, key: string, taskId
 /** Longest delay a Node timer takes as given (about 24.8 days); a later deadline re-arms on the way. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
-interface Deadline {
+/** A queue item: its deadline (performance.now() clock), tie-break order, and place in the heap (-1: not queued). */
+export interface Deadline {
     at: number;
     order: number;
-    taskId: string;
+    slot: number;
 }
 
 /**
- * Deadlines in a binary min-heap (earliest first; equal deadlines in the order they were added)
- * behind one unref'd timer set for the earliest. A deadline that was replaced stays queued until
- * its time and is then ignored by the caller.
+ * Deadlines in a binary min-heap (earliest first; equal deadlines in the order they were set)
+ * behind one unref'd timer set for the earliest. Items know their slot, so a new deadline moves
+ * the item instead of leaving a stale copy queued until its old time.
  */
-class ExpiryQueue {
-    private readonly heap: Deadline[] = [];
+class ExpiryQueue<T extends Deadline> {
+    private readonly heap: T[] = [];
     private timer?: NodeJS.Timeout;
     private timerAt = Infinity;
     private order = 0;
 
-    constructor(private readonly onDue: (taskId: string, at: number) => void) {}
+    constructor(private readonly onDue: (item: T) => void) {}
 
-    /** Queues `taskId` to fall due `ttl` ms from now; returns the deadline. */
-    add(taskId: string, ttl: number): number {
-        const at = performance.now() + ttl;
-        const heap = this.heap;
-        const item: Deadline = { at, order: this.order++, taskId };
-        let i = heap.push(item) - 1;
-        while (i > 0) {
-            const parent = (i - 1) >> 1;
-            if (!before(item, heap[parent]!)) {
-                break;
-            }
-            heap[i] = heap[parent]!;
-            i = parent;
+    /** (Re)queues `item` to fall due `ttl` ms from now. */
+    schedule(item: T, ttl: number): void {
+        item.at = performance.now() + ttl;
+        item.order = this.order++;
+        if (item.slot < 0) {
+            item.slot = this.heap.push(item) - 1;
         }
-        heap[i] = item;
-        if (at < this.timerAt) {
+        this.siftDown(this.siftUp(item.slot));
+        // A timer left early (the first item moved later) just finds nothing due and re-arms.
+        if (this.heap[0]!.at < this.timerAt) {
             this.arm();
         }
-        return at;
     }
 
     clear(): void {
         clearTimeout(this.timer);
         this.timer = undefined;
         this.timerAt = Infinity;
+        for (const item of this.heap) {
+            item.slot = -1;
+        }
         this.heap.length = 0;
     }
 
@@ -285,36 +266,63 @@ class ExpiryQueue {
         this.timerAt = Infinity;
         const now = performance.now();
         while (this.heap.length > 0 && this.heap[0]!.at <= now) {
-            const due = this.pop();
-            this.onDue(due.taskId, due.at);
+            this.onDue(this.pop());
         }
         if (this.timer === undefined) {
             this.arm();
         }
     };
 
-    private pop(): Deadline {
+    private pop(): T {
         const heap = this.heap;
         const top = heap[0]!;
         const last = heap.pop()!;
+        top.slot = -1;
         if (heap.length > 0) {
-            let i = 0;
-            for (;;) {
-                const left = 2 * i + 1;
-                if (left >= heap.length) {
-                    break;
-                }
-                const right = left + 1;
-                const child = right < heap.length && before(heap[right]!, heap[left]!) ? right : left;
-                if (!before(heap[child]!, last)) {
-                    break;
-                }
-                heap[i] = heap[child]!;
-                i = child;
-            }
-            heap[i] = last;
+            heap[0] = last;
+            last.slot = 0;
+            this.siftDown(0);
         }
         return top;
+    }
+
+    private siftUp(i: number): number {
+        const heap = this.heap;
+        const item = heap[i]!;
+        while (i > 0) {
+            const parent = (i - 1) >> 1;
+            if (!before(item, heap[parent]!)) {
+                break;
+            }
+            this.place(heap[parent]!, i);
+            i = parent;
+        }
+        this.place(item, i);
+        return i;
+    }
+
+    private siftDown(i: number): void {
+        const heap = this.heap;
+        const item = heap[i]!;
+        for (;;) {
+            const left = 2 * i + 1;
+            if (left >= heap.length) {
+                break;
+            }
+            const right = left + 1;
+            const child = right < heap.length && before(heap[right]!, heap[left]!) ? right : left;
+            if (!before(heap[child]!, item)) {
+                break;
+            }
+            this.place(heap[child]!, i);
+            i = child;
+        }
+        this.place(item, i);
+    }
+
+    private place(item: T, slot: number): void {
+        this.heap[slot] = item;
+        item.slot = slot;
     }
 }
 

@@ -1,10 +1,11 @@
 import { EventEmitter } from 'node:events';
 import { randomUUID } from 'node:crypto';
-import { createClient, ErrorReply } from 'redis';
+import { createClient, ErrorReply } from './redisClient.js';
 import { errorMessage, silentLogger, type Logger } from '../log.js';
 import { ErrorCodes, RpcError } from '../rpc/errors.js';
 import { decodeCursor, encodeCursor } from './cursor.js';
 import { newTaskId } from './ids.js';
+import { recordBase, taskRecord, type RecordBase } from './records.js';
 import { SCRIPTS, type LuaScript } from './redisScripts.js';
 import type {
     Disposable,
@@ -41,7 +42,7 @@ export const DEFAULT_PREFIX = 'mcp-tasks:';
 export const DEFAULT_LEASE_MS = 10_000;
 
 /** The immutable part of a record, stored as one JSON string the Lua scripts never re-encode. */
-type Base = Omit<TaskRecord, 'status' | 'statusMessage' | 'lastUpdatedAt' | 'externalRef' | 'seq'>;
+type Base = RecordBase;
 
 /** An event as the scripts publish it (short keys: it crosses the wire for every change). */
 type WireEvent =
@@ -59,14 +60,7 @@ interface PendingFinish {
 type RedisClient = ReturnType<typeof createClient>;
 
 function recordOf(event: Extract<WireEvent, { t: 's' }>): TaskRecord {
-    const record: TaskRecord = { ...event.b, status: event.s, lastUpdatedAt: event.u, seq: Number(event.q) };
-    if (event.m !== null) {
-        record.statusMessage = event.m;
-    }
-    if (event.x !== null) {
-        record.externalRef = event.x;
-    }
-    return record;
+    return taskRecord(event.b, event.s, event.m ?? undefined, event.u, event.x ?? undefined, Number(event.q));
 }
 
 /** The URL without its password, for logs and errors. */
@@ -170,19 +164,7 @@ export class RedisTaskStore implements TaskStore {
     async create(input: NewTask, maxLive: number): Promise<TaskRecord> {
         const now = new Date().toISOString();
         const taskId = newTaskId();
-        const base: Base = {
-            taskId,
-            createdAt: now,
-            ttl: input.ttl,
-            pollInterval: input.pollInterval,
-            clientKey: input.clientKey,
-            clientName: input.clientName,
-            toolName: input.toolName,
-            args: input.args,
-            parentTaskId: input.parentTaskId,
-            progressToken: input.progressToken,
-            worker: input.worker,
-        };
+        const base = recordBase(input, taskId, now);
         // The lease is held by the process that runs the work: this one.
         const reply = await this.run(SCRIPTS.create, [
             taskId,

@@ -1,14 +1,17 @@
 import { errorMessage, type Logger } from '../log.js';
 import { ErrorCodes, invalidParams, RpcError } from '../rpc/errors.js';
 import { ToolRegistry } from '../tools/registry.js';
-import { textResult, type CallToolResult, type ExternalStatus, type ExternalTaskHandler, type ToolContext, type ToolDefinition } from '../tools/types.js';
+import { textResult, type CallToolResult, type ChildTask, type ExternalStatus, type ExternalTaskHandler, type SpawnOptions, type ToolDefinition } from '../tools/types.js';
 import type { ClientHub, ClientIdentity, InputCapability } from './hub.js';
+import { LocalTasks, LocalWork } from './localWork.js';
+import { notifyProgress, notifyStatus } from './notifier.js';
 import { Spawner } from './spawner.js';
+import { TaskContext, type TaskContextHost } from './taskContext.js';
 import { isTerminal, type TaskEvent, type TaskOutcome, type TaskPage, type TaskRecord, type TaskStore, type TerminalStatus } from './types.js';
-import { relatedTaskMeta, toWireTask } from './wire.js';
+import { TaskWaiters } from './waiters.js';
+import { relatedTaskMeta } from './wire.js';
 
-export const OWNER_PROGRESS_METHOD = 'notifications/mcp-tasks/progress';
-export const TASK_STATUS_METHOD = 'notifications/tasks/status';
+export { OWNER_PROGRESS_METHOD, TASK_STATUS_METHOD } from './notifier.js';
 const LIST_PAGE_SIZE = 100;
 const MIN_TTL_MS = 1000;
 
@@ -23,18 +26,6 @@ export interface RuntimeLimits {
     maxChildrenPerTask: number;
 }
 
-interface LocalWork {
-    clientKey: string;
-    controller: AbortController;
-    pendingInput: number;
-    release?: () => void;
-    parentTaskId?: string;
-    /** 0 for a task a client started, parent's + 1 for a sub-task. */
-    depth: number;
-    /** Sub-tasks started so far (reserved before the store call, so concurrent spawns count). */
-    children: number;
-}
-
 export interface CreateTaskOptions {
     ttl?: number;
     progressToken?: string | number;
@@ -45,9 +36,9 @@ export interface CreateTaskOptions {
  * Runs tools as tasks: creates them in the store, executes the work with an AbortSignal,
  * records exactly one outcome, and turns store events into notifications and wake-ups.
  */
-export class TaskRuntime {
-    private readonly local = new Map<string, LocalWork>();
-    private readonly waiters = new Map<string, Set<() => void>>();
+export class TaskRuntime implements TaskContextHost {
+    private readonly local = new LocalTasks();
+    private readonly waiters: TaskWaiters;
     private readonly subscription;
     private readonly spawner: Spawner;
     private closing = false;
@@ -57,9 +48,10 @@ export class TaskRuntime {
         readonly tools: ToolRegistry,
         private readonly hub: ClientHub,
         readonly limits: RuntimeLimits,
-        private readonly log: Logger,
+        readonly log: Logger,
         readonly workerId: string,
     ) {
+        this.waiters = new TaskWaiters(taskId => store.get(taskId));
         this.subscription = store.onEvent(event => this.onStoreEvent(event));
         this.spawner = new Spawner({
             store,
@@ -101,11 +93,14 @@ export class TaskRuntime {
         );
         const { parentTaskId } = options;
         const depth = parentTaskId ? (this.local.get(parentTaskId)?.depth ?? 0) + 1 : 0;
-        const work: LocalWork = { clientKey: record.clientKey, controller: new AbortController(), pendingInput: 0, parentTaskId, depth, children: 0 };
-        this.local.set(record.taskId, work);
-        // A store write that fails here (the store unreachable) is logged, not an unhandled rejection.
-        const settled = tool.external ? this.startExternal(record, tool.external, args, work) : this.runLocal(record, tool, args, work);
-        void settled.catch(err => this.log.warn(`[tasks] could not record the end of task ${record.taskId}: ${errorMessage(err)}`));
+        const work = new LocalWork(record.clientKey, depth, parentTaskId);
+        this.local.add(record.taskId, work);
+        // Neither rejects: each logs a store write that fails (the store unreachable).
+        if (tool.external) {
+            void this.startExternal(record, tool.external, args, work);
+        } else {
+            this.runLocal(record, tool, args, work);
+        }
         return record;
     }
 
@@ -162,49 +157,64 @@ export class TaskRuntime {
     dispose(): void {
         this.subscription.dispose();
         this.spawner.dispose();
-        for (const work of this.local.values()) {
-            work.controller.abort(new Error('Runtime disposed'));
+        const reason = new Error('Runtime disposed');
+        for (const [, work] of this.local.entries()) {
+            work.stop(reason);
         }
         this.local.clear();
     }
 
-    /** The context a tool gets when it runs as a task. */
-    private taskContext(record: TaskRecord, work: LocalWork): ToolContext {
-        const signal = work.controller.signal;
-        return {
-            signal,
-            taskId: record.taskId,
-            log: this.log,
-            progress: (progress, total, message) => {
-                if (!signal.aborted) {
-                    this.store.publishProgress(record, { progress, total, message });
-                }
-            },
-            elicit: async params => {
-                const raw = await this.requestInput(record, work, 'elicitation', 'elicitation/create', params, `Waiting for the user: ${params.message}`);
-                return parseReply((await sdkTypes()).ElicitResultSchema, raw, 'elicitation/create');
-            },
-            createMessage: async params => {
-                const raw = await this.requestInput(record, work, 'sampling', 'sampling/createMessage', params, "Waiting for the client's language model");
-                return parseReply((await sdkTypes()).CreateMessageResultSchema, raw, 'sampling/createMessage');
-            },
-            spawn: (toolName, args, options) => this.spawner.spawn(record, work, toolName, args, options),
-        };
+    publishProgress(record: TaskRecord, progress: number, total?: number, message?: string): void {
+        this.store.publishProgress(record, { progress, total, message });
     }
 
-    private async runLocal(record: TaskRecord, tool: ToolDefinition, args: Record<string, unknown>, work: LocalWork): Promise<void> {
-        const { taskId } = record;
+    spawn(record: TaskRecord, work: LocalWork, toolName: string, args?: Record<string, unknown>, options?: SpawnOptions): Promise<ChildTask> {
+        return this.spawner.spawn(record, work, toolName, args, options);
+    }
+
+    /**
+     * Runs the tool and records its end. A then() pair rather than an async function: a parked
+     * async frame keeps some 500 bytes per running task. Nothing here rejects: a store write that
+     * fails at the end (the store unreachable) is logged.
+     */
+    private runLocal(record: TaskRecord, tool: ToolDefinition, args: Record<string, unknown>, work: LocalWork): void {
+        let running: Promise<CallToolResult>;
         try {
-            const result = await tool.run!(args, this.taskContext(record, work));
-            await this.finish(taskId, result.isError ? 'failed' : 'completed', { result }, result.isError ? resultText(result) : undefined);
+            running = tool.run!(args, new TaskContext(record, work, this));
         } catch (err) {
-            if (!work.controller.signal.aborted) {
-                const outcome = outcomeOfError(tool.name, err);
-                await this.finish(taskId, 'failed', outcome, errorMessage(err));
-            }
-        } finally {
-            this.local.delete(taskId);
+            running = Promise.reject(err);
         }
+        void running.then(
+            result => this.ended(record.taskId, work, tool, result, undefined),
+            (err: unknown) => this.ended(record.taskId, work, tool, undefined, err),
+        );
+    }
+
+    private ended(taskId: string, work: LocalWork, tool: ToolDefinition, result: CallToolResult | undefined, err: unknown): void {
+        work.returned = true;
+        let finishing: Promise<unknown>;
+        try {
+            if (result) {
+                finishing = this.finish(taskId, result.isError ? 'failed' : 'completed', { result }, result.isError ? resultText(result) : undefined);
+            } else if (work.stopped) {
+                finishing = Promise.resolve();
+            } else {
+                finishing = this.finish(taskId, 'failed', outcomeOfError(tool.name, err), errorMessage(err));
+            }
+        } catch (failure) {
+            finishing = Promise.reject(failure);
+        }
+        void finishing.then(
+            () => this.local.remove(taskId),
+            failure => {
+                this.warnUnrecorded(taskId, failure);
+                this.local.remove(taskId);
+            },
+        );
+    }
+
+    private warnUnrecorded(taskId: string, err: unknown): void {
+        this.log.warn(`[tasks] could not record the end of task ${taskId}: ${errorMessage(err)}`);
     }
 
     private async startExternal(record: TaskRecord, handler: ExternalTaskHandler, args: Record<string, unknown>, work: LocalWork): Promise<void> {
@@ -214,12 +224,12 @@ export class TaskRuntime {
             await this.store.setExternalRef(record.taskId, ref);
             const unwatch = handler.watch?.(ref, status => void this.applyExternal(record, handler, status).catch(err => this.log.warn(`[external] ${record.taskId}: ${errorMessage(err)}`)));
             work.release = unwatch;
-            if (work.controller.signal.aborted) {
+            if (work.stopped) {
                 unwatch?.();
             }
         } catch (err) {
-            this.local.delete(record.taskId);
-            await this.finish(record.taskId, 'failed', outcomeOfError(record.toolName, err), errorMessage(err));
+            this.local.remove(record.taskId);
+            await this.finish(record.taskId, 'failed', outcomeOfError(record.toolName, err), errorMessage(err)).catch(failure => this.warnUnrecorded(record.taskId, failure));
         }
     }
 
@@ -246,7 +256,7 @@ export class TaskRuntime {
         }
     }
 
-    private async requestInput(record: TaskRecord, work: LocalWork, capability: InputCapability, method: string, params: object, waitingMessage: string): Promise<Record<string, unknown>> {
+    async requestInput(record: TaskRecord, work: LocalWork, capability: InputCapability, method: string, params: object, waitingMessage: string): Promise<Record<string, unknown>> {
         // The task's own client answers when it can; otherwise the owner (the editor) answers for it.
         const link = this.hub.pickFor(record.clientKey, capability) ?? this.hub.pickOwner(capability);
         if (!link) {
@@ -255,7 +265,7 @@ export class TaskRuntime {
             );
         }
         const { taskId } = record;
-        const signal = work.controller.signal;
+        const signal = work.signal;
         work.pendingInput++;
         if (work.pendingInput === 1) {
             await this.store.setStatus(taskId, 'input_required', waitingMessage);
@@ -280,7 +290,7 @@ export class TaskRuntime {
 
     /** Local tasks whose parent does not run here: cancelling these reaches the rest by cascade, each child naming its parent. */
     private localRoots(include: (work: LocalWork) => boolean): string[] {
-        return [...this.local].filter(([, work]) => include(work) && !(work.parentTaskId && this.local.has(work.parentTaskId))).map(([taskId]) => taskId);
+        return [...this.local.entries()].filter(([, work]) => include(work) && !(work.parentTaskId && this.local.has(work.parentTaskId))).map(([taskId]) => taskId);
     }
 
     /** Cancels one task: its external job, then (through finish) its sub-tasks, then the task itself. */
@@ -301,8 +311,13 @@ export class TaskRuntime {
      * being cancelled is stopped before that, so its code cannot answer a child's cancellation by failing.
      */
     private async finish(taskId: string, status: TerminalStatus, outcome: TaskOutcome, statusMessage?: string): Promise<TaskRecord | undefined> {
+        const work = this.local.get(taskId);
         if (status === 'cancelled') {
             this.stopLocal(taskId, new Error(`Task cancelled${statusMessage ? `: ${statusMessage}` : ''}`));
+        }
+        // Only the process running a task starts its children: one that started none skips the lookup.
+        if (work && work.children === 0) {
+            return this.store.finish(taskId, status, outcome, statusMessage);
         }
         // A store that cannot be read must not lose the outcome: finish() below keeps it for later,
         // and the children here stop anyway when its status event arrives (cancelOrphans).
@@ -330,11 +345,9 @@ export class TaskRuntime {
 
     /** A safety net for a parent that ended some other way (another process, expiry): its children here stop too. */
     private cancelOrphans(parentTaskId: string, why: string): void {
-        for (const [taskId, work] of this.local) {
-            if (work.parentTaskId === parentTaskId) {
-                const message = `Cancelled because parent task ${parentTaskId} ${why}`;
-                void this.finish(taskId, 'cancelled', { result: textResult(`Task cancelled: ${message}`, true) }, message).catch(err => this.log.warn(`[subtasks] cancelling orphan ${taskId} failed: ${errorMessage(err)}`));
-            }
+        for (const taskId of this.local.childrenHere(parentTaskId)) {
+            const message = `Cancelled because parent task ${parentTaskId} ${why}`;
+            void this.finish(taskId, 'cancelled', { result: textResult(`Task cancelled: ${message}`, true) }, message).catch(err => this.log.warn(`[subtasks] cancelling orphan ${taskId} failed: ${errorMessage(err)}`));
         }
     }
 
@@ -347,61 +360,16 @@ export class TaskRuntime {
     }
 
     private waitForChange(record: TaskRecord, signal?: AbortSignal): Promise<void> {
-        return new Promise((resolve, reject) => {
-            // An aborted signal fires no more 'abort' events: waiting on it would never end.
-            if (signal?.aborted) {
-                reject(signal.reason);
-                return;
-            }
-            let set = this.waiters.get(record.taskId);
-            if (!set) {
-                set = new Set();
-                this.waiters.set(record.taskId, set);
-            }
-            const waiters = set;
-            // An external system without push is asked at the task's poll interval while someone waits.
-            const handler = record.externalRef ? this.tools.get(record.toolName)?.external : undefined;
-            const poll = handler && !handler.watch ? setInterval(() => void this.syncExternal(record).catch(() => undefined), record.pollInterval) : undefined;
-            const release = () => {
-                waiters.delete(done);
-                if (waiters.size === 0) {
-                    this.waiters.delete(record.taskId);
-                }
-                signal?.removeEventListener('abort', onAbort);
-                clearInterval(poll);
-            };
-            const done = () => {
-                release();
-                resolve();
-            };
-            // Not done(): resolving first made the reject a no-op, so an abandoned tasks/result
-            // looped back into a new wait (on a signal that never fires again) until the task ended.
-            const onAbort = () => {
-                release();
-                reject(signal?.reason ?? new Error('Aborted'));
-            };
-            waiters.add(done);
-            signal?.addEventListener('abort', onAbort, { once: true });
-            // Re-check after subscribing: the change may have landed before the waiter did.
-            void this.store.get(record.taskId).then(
-                now => {
-                    if (!now || now.status !== record.status || now.lastUpdatedAt !== record.lastUpdatedAt) {
-                        done();
-                    }
-                },
-                // The store failed: wake up, so the caller's re-read reports why.
-                () => done(),
-            );
-        });
-    }
-
-    private wake(taskId: string): void {
-        const set = this.waiters.get(taskId);
-        if (set) {
-            for (const done of [...set]) {
-                done();
-            }
-        }
+        // An external system without push is asked at the task's poll interval while someone waits.
+        const handler = record.externalRef ? this.tools.get(record.toolName)?.external : undefined;
+        const pollWhileWaiting =
+            handler && !handler.watch
+                ? () => {
+                      const poll = setInterval(() => void this.syncExternal(record).catch(() => undefined), record.pollInterval);
+                      return () => clearInterval(poll);
+                  }
+                : undefined;
+        return this.waiters.next(record, signal, pollWhileWaiting);
     }
 
     private onStoreEvent(event: TaskEvent): void {
@@ -409,58 +377,38 @@ export class TaskRuntime {
             case 'status': {
                 const { task } = event;
                 if (isTerminal(task.status)) {
-                    this.stopLocal(task.taskId, stopReason(`Task ${task.status}${task.statusMessage ? `: ${task.statusMessage}` : ''}`));
+                    const work = this.local.remove(task.taskId);
+                    // Code that already returned has nothing to abort (and the reason costs an Error).
+                    if (work && !work.returned) {
+                        work.stop(stopReason(`Task ${task.status}${task.statusMessage ? `: ${task.statusMessage}` : ''}`));
+                    }
                     this.cancelOrphans(task.taskId, `(${task.toolName}) ${task.status === 'cancelled' ? 'was cancelled' : task.status}`);
                 }
-                this.wake(task.taskId);
-                if (!event.created) {
-                    const wire = toWireTask(task);
-                    for (const link of this.hub.linksFor(task.clientKey)) {
-                        if (!link.identity.isOwner) {
-                            link.notify(TASK_STATUS_METHOD, wire, task.taskId);
-                        }
-                    }
-                }
-                let ownerWire: Record<string, unknown> | undefined;
-                for (const owner of this.hub.owners()) {
-                    ownerWire ??= toWireTask(task, true);
-                    owner.notify(TASK_STATUS_METHOD, ownerWire, task.taskId);
-                }
+                this.waiters.wake(task.taskId);
+                notifyStatus(this.hub, task, event.created === true);
                 break;
             }
             case 'deleted':
                 this.stopLocal(event.taskId, new Error('Task expired'));
                 this.cancelOrphans(event.taskId, 'expired');
-                this.wake(event.taskId);
+                this.waiters.wake(event.taskId);
                 break;
             case 'resync':
                 // Events may have been missed (a shared store reconnected): every waiter re-reads,
                 // and local work whose task ended elsewhere meanwhile stops.
-                for (const taskId of [...this.waiters.keys()]) {
-                    this.wake(taskId);
+                for (const taskId of this.waiters.taskIds) {
+                    this.waiters.wake(taskId);
                 }
                 void this.recheckLocal();
                 break;
-            case 'progress': {
-                const { update, progressToken } = event;
-                if (progressToken !== undefined) {
-                    const params = { progressToken, ...update, _meta: relatedTaskMeta(event.taskId) };
-                    for (const link of this.hub.linksFor(event.clientKey)) {
-                        if (!link.identity.isOwner) {
-                            link.notify('notifications/progress', params, event.taskId);
-                        }
-                    }
-                }
-                for (const owner of this.hub.owners()) {
-                    owner.notify(OWNER_PROGRESS_METHOD, { taskId: event.taskId, ...update });
-                }
+            case 'progress':
+                notifyProgress(this.hub, event);
                 break;
-            }
         }
     }
 
     private async recheckLocal(): Promise<void> {
-        for (const taskId of [...this.local.keys()]) {
+        for (const taskId of this.local.ids()) {
             const now = await this.store.get(taskId).catch(() => null);
             if (now === undefined) {
                 this.stopLocal(taskId, new Error('Task expired'));
@@ -471,18 +419,8 @@ export class TaskRuntime {
     }
 
     private stopLocal(taskId: string, reason: Error): void {
-        const work = this.local.get(taskId);
-        if (work) {
-            this.local.delete(taskId);
-            work.release?.();
-            work.controller.abort(reason);
-        }
+        this.local.remove(taskId)?.stop(reason);
     }
-}
-
-/** The SDK's schema module, loaded on first use: building its schemas costs some 30 ms at start-up. */
-function sdkTypes(): Promise<typeof import('@modelcontextprotocol/sdk/types.js')> {
-    return import('@modelcontextprotocol/sdk/types.js');
 }
 
 /**
@@ -497,14 +435,6 @@ function stopReason(message: string): Error {
     } finally {
         Error.stackTraceLimit = limit;
     }
-}
-
-function parseReply<T>(schema: { safeParse(value: unknown): { success: true; data: T } | { success: false; error: { message: string } } }, raw: unknown, method: string): T {
-    const parsed = schema.safeParse(raw);
-    if (!parsed.success) {
-        throw new Error(`The client's answer to ${method} is malformed: ${parsed.error.message}`);
-    }
-    return parsed.data;
 }
 
 /** The text of a result, for a failed task's statusMessage (VS Code shows only that). */

@@ -18,7 +18,8 @@ export interface SpawnHost {
 
 /** The parent's local bookkeeping (its LocalWork in the runtime). */
 export interface ParentWork {
-    readonly controller: AbortController;
+    readonly signal: AbortSignal;
+    readonly stopped: boolean;
     readonly depth: number;
     children: number;
 }
@@ -38,7 +39,7 @@ export class Spawner {
     async spawn(parent: TaskRecord, work: ParentWork, toolName: string, args: Record<string, unknown> = {}, options: SpawnOptions = {}): Promise<ChildTask> {
         const { maxSubtaskDepth, maxChildrenPerTask } = this.host.limits;
         const refuse = (reason: ConstructorParameters<typeof SpawnError>[0], why: string) => new SpawnError(reason, `Cannot start sub-task ${toolName}: ${why}`);
-        if (work.controller.signal.aborted) {
+        if (work.stopped) {
             throw refuse('parent_not_running', `task ${parent.taskId} (${parent.toolName}) is no longer running`);
         }
         const tool = this.host.tools.get(toolName);
@@ -73,10 +74,10 @@ export class Spawner {
         if (options.onProgress) {
             this.progressListeners.set(child.taskId, options.onProgress);
         }
-        if (work.controller.signal.aborted) {
+        if (work.stopped) {
             // The parent ended while the child was being created: the cascade may have missed it.
             await this.host.cancelTask(child, `Cancelled because parent task ${parent.taskId} (${parent.toolName}) ended while it was starting`);
-            throw work.controller.signal.reason;
+            throw work.signal.reason;
         }
         return this.handle(parent, work, child);
     }
@@ -103,7 +104,7 @@ export class Spawner {
     }
 
     private async settle(parent: TaskRecord, work: ParentWork, child: TaskRecord): Promise<CallToolResult> {
-        const signal = work.controller.signal;
+        const signal = work.signal;
         let ended: { task: TaskRecord; outcome: TaskOutcome };
         try {
             const client: ClientIdentity = { clientKey: parent.clientKey, isOwner: false };

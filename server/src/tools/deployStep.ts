@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineTool, sleep, textResult } from './types.js';
+import { defineTool, textResult } from './types.js';
 
 export const DEPLOY_STEPS = ['build', 'test', 'push'] as const;
 export type DeployStep = (typeof DEPLOY_STEPS)[number];
@@ -38,7 +38,7 @@ export const deployStepTool = defineTool({
         let done = 0;
         try {
             for (let i = 1; i <= ticks; i++) {
-                await sleep(Math.min(1, seconds - (i - 1)) * 1000, ctx.signal);
+                await ctx.sleep(Math.min(1, seconds - (i - 1)) * 1000);
                 done = i;
                 ctx.progress(Math.min(i, seconds), seconds, `${step} ${app}: ${i}/${ticks} s`);
             }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineTool, sleep, textResult } from './types.js';
+import { defineTool, textResult } from './types.js';
 
 export const FAILING_JOB_MESSAGE = 'Job failed: the simulated worker crashed after 1 second (this tool always fails, to demonstrate task failure)';
 
@@ -13,7 +13,7 @@ export const failingJobTool = defineTool({
     annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
     taskSupport: 'required',
     async run(_args, ctx) {
-        await sleep(1000, ctx.signal);
+        await ctx.sleep(1000);
         return textResult(FAILING_JOB_MESSAGE, true);
     },
 });

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineTool, sleep } from './types.js';
+import { defineTool } from './types.js';
 
 const MAX_SECONDS = 86_400;
 
@@ -29,7 +29,7 @@ export const slowComputeTool = defineTool({
         let done = 0;
         try {
             for (let i = 1; i <= ticks; i++) {
-                await sleep(Math.min(1, seconds - (i - 1)) * 1000, ctx.signal);
+                await ctx.sleep(Math.min(1, seconds - (i - 1)) * 1000);
                 done = i;
                 ctx.progress(Math.min(i, seconds), seconds, `${label}: ${i}/${ticks} s`);
             }

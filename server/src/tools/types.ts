@@ -17,6 +17,12 @@ export type TaskSupport = 'forbidden' | 'optional' | 'required';
 export interface ToolContext {
     /** Aborted when the task is cancelled, expires, or the server shuts down. */
     readonly signal: AbortSignal;
+    /**
+     * Waits `ms`, or rejects with the stop reason as soon as the work is stopped (as `sleep(ms,
+     * ctx.signal)` does). Prefer it in loops: a task waiting here needs no AbortSignal listener,
+     * which costs about a kilobyte per task.
+     */
+    sleep(ms: number): Promise<void>;
     /** Set when the tool runs as a task. */
     readonly taskId?: string;
     readonly log: Logger;

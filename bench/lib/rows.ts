@@ -1,0 +1,174 @@
+// The rows of the main table (ours, stock, floor): which metric of which experiment each shows,
+// how its cell reads, and the goal it is held to.
+import type { Settings } from './experiments.js';
+import type { Row } from './report.js';
+import { fmt } from './stats.js';
+
+/** The loaded phases of the throughput suite, each reported by its metric prefix. */
+export const PHASES = [
+    { prefix: 'greet', figure: (s: Settings) => `greet throughput, ${s.concurrency} in flight, one session` },
+    // Creation and tasks/get have no floor of their own: the floor's greet rate stands in.
+    { prefix: 'create', figure: (s: Settings) => `task creation rate (slow_compute 0 s), ${s.concurrency} in flight`, floorKey: 'greetRate' },
+    { prefix: 'get', figure: (s: Settings) => `tasks/get rate, ${s.concurrency} in flight, ${s.liveTasksForGet} live tasks`, floorKey: 'greetRate' },
+] as const;
+
+/** A throughput phase's row: the rate, with p50, p99 and server CPU per request in the cell. */
+export function phaseRow(settings: Settings, phase: (typeof PHASES)[number], exp: string, transport: string): Row {
+    return {
+        figure: phase.figure(settings),
+        transport,
+        exp,
+        key: `${phase.prefix}Rate`,
+        ...('floorKey' in phase ? { floor: { exp, key: phase.floorKey } } : {}),
+        kind: 'rate',
+        extra: [
+            [`${phase.prefix}P50`, 'p50 {} ms'],
+            [`${phase.prefix}P99`, 'p99 {} ms'],
+            [`${phase.prefix}CpuUs`, '{} µs CPU/req'],
+        ],
+    };
+}
+
+const atMost = (limit: number) => (v: number) => (Number.isFinite(v) ? v <= limit : undefined);
+const fraction = (v: { ours: number; floor: number }) => v.ours / v.floor;
+
+export function rows(settings: Settings): Row[] {
+    const throughput = (transport: 'http' | 'stdio', goals: [number, number, number]): Row[] =>
+        PHASES.map((phase, i) => ({
+            ...phaseRow(settings, phase, transport, transport),
+            goal: { text: `≥ ${goals[i]! * 100} % of floor`, met: v => (Number.isFinite(fraction(v)) ? fraction(v) >= goals[i]! : undefined) },
+        }));
+    const k = (count: number) => (count >= 1000 ? `${count / 1000}k` : String(count));
+    const points = settings.memoryPoints;
+    return [
+        {
+            figure: 'greet round trip, sequential',
+            transport: 'http',
+            exp: 'http',
+            key: 'seqP50',
+            kind: 'latency',
+            extra: [['seqP99', 'p99 {}']],
+            goal: { text: 'p50 ≤ 1.5× floor', met: v => (Number.isFinite(v.ours / v.floor) ? v.ours / v.floor <= 1.5 : undefined) },
+        },
+        ...throughput('http', [0.7, 0.5, 0.7]),
+        { figure: 'greet round trip, sequential', transport: 'stdio', exp: 'stdio', key: 'seqP50', kind: 'latency', extra: [['seqP99', 'p99 {}']] },
+        ...throughput('stdio', [0.7, 0.5, 0.7]),
+        {
+            figure: 'task completion → tasks/result returns',
+            transport: 'http',
+            exp: 'result',
+            key: 'p99',
+            kind: 'custom',
+            cell: m => `p50 ${fmt(m('p50'))} ms, p99 ${fmt(m('p99'))} ms`,
+            goal: { text: 'p99 ≤ 5 ms', met: v => atMost(5)(v.ours) },
+        },
+        {
+            figure: 'task completion → pending tasks/result resolves, server side only (in-process, idle server)',
+            transport: '–',
+            exp: 'heap',
+            key: 'wakeP99',
+            kind: 'custom',
+            cell: m => `p50 ${fmt(m('wakeP50'))} ms, p99 ${fmt(m('wakeP99'))} ms`,
+        },
+        {
+            figure: `${k(settings.progressTasks)} live tasks with progress every second: tasks/get`,
+            transport: 'http',
+            exp: 'progress',
+            key: 'getP50',
+            kind: 'custom',
+            cell: m => `p50 ${fmt(m('getP50'))} ms, p99 ${fmt(m('getP99'))} ms`,
+            goal: { text: 'p50 ≤ 5 ms', met: v => atMost(5)(v.ours) },
+        },
+        {
+            figure: `${k(settings.progressTasks)} live tasks with progress every second: server`,
+            transport: 'http',
+            exp: 'progress',
+            key: 'cpu',
+            kind: 'custom',
+            cell: m => `${fmt(m('cpu'))} % CPU, ${fmt(m('delivered'))} progress/s delivered of ${fmt(m('expected'))}`,
+            goal: {
+                text: 'keeps up (≥ 95 % delivered, CPU < 100 %)',
+                met: v => {
+                    const delivered = v.metric('ours', 'delivered');
+                    const expected = v.metric('ours', 'expected');
+                    return Number.isFinite(delivered) ? delivered >= 0.95 * expected && v.ours < 100 : undefined;
+                },
+            },
+        },
+        {
+            figure: `memory per live task (RSS slope from ${k(points[0]!)} working tasks up to the count reached, at most ${k(points[points.length - 1]!)})`,
+            transport: 'http',
+            exp: 'memory',
+            key: 'perTask',
+            kind: 'custom',
+            rawUnit: 'KiB',
+            cell: m => `${fmt(m('perTask') / 1024)} KiB (${fmt(m('tasksFirst') / 1000)}k → ${fmt(m('tasksLast') / 1000)}k tasks)`,
+            goal: { text: '≤ 4 KiB', met: v => atMost(4096)(v.ours) },
+        },
+        {
+            figure: `memory per live task: live heap after full GC, in-process (${k(settings.heapPoints[0])} → ${k(settings.heapPoints[1])} tasks)`,
+            transport: '–',
+            exp: 'heap',
+            key: 'heapPerTask',
+            kind: 'custom',
+            rawUnit: 'KiB',
+            cell: m => `${fmt(m('heapPerTask') / 1024)} KiB heap (RSS ${fmt(m('rssPerTask') / 1024)} KiB)`,
+        },
+        {
+            figure: `tasks/list first page, ${k(points[0]!)} tasks of other clients present`,
+            transport: 'http',
+            exp: 'memory',
+            key: 'listFirstP50',
+            kind: 'latency',
+            extra: [['listFirstP99', 'p99 {}']],
+            goal: { text: 'p50 ≤ 5 ms', met: v => atMost(5)(v.ours) },
+        },
+        {
+            figure: 'tasks/list first page, other clients’ tasks present (count as reached in the memory row; server busy ticking them)',
+            transport: 'http',
+            exp: 'memory',
+            key: 'listP50',
+            kind: 'latency',
+            extra: [['listP99', 'p99 {}']],
+        },
+        {
+            figure: `tasks/list first page, ${k(settings.heapPoints[1])} tasks of other clients present, in-process`,
+            transport: '–',
+            exp: 'heap',
+            key: 'listP50',
+            kind: 'latency',
+            extra: [['listP99', 'p99 {}']],
+            goal: { text: 'p50 ≤ 5 ms', met: v => atMost(5)(v.ours) },
+        },
+        {
+            figure: 'tasks/cancel → abort observed in the tool',
+            transport: 'http',
+            exp: 'cancel',
+            key: 'p99',
+            kind: 'custom',
+            cell: m => `p50 ${fmt(m('p50'))} ms, p99 ${fmt(m('p99'))} ms (cancel round trip p50 ${fmt(m('rttP50'))} ms)`,
+            goal: { text: 'p99 ≤ 5 ms', met: v => atMost(5)(v.ours) },
+        },
+        { figure: 'cold start → listening ({"url"} printed)', transport: 'http', exp: 'coldstart', key: 'httpP50', kind: 'latency', extra: [['httpMax', 'max {}']], goal: { text: '≤ 300 ms', met: v => atMost(300)(v.ours) } },
+        {
+            figure: 'cold start → listening, minified bundle (as the VSIX ships it)',
+            transport: 'http',
+            exp: 'coldstart',
+            key: 'minifiedP50',
+            kind: 'latency',
+            extra: [['minifiedMax', 'max {}']],
+            floor: { exp: 'coldstart', key: 'httpP50' },
+            goal: { text: '≤ 300 ms', met: v => atMost(300)(v.ours) },
+        },
+        { figure: 'cold start → initialize answered', transport: 'stdio', exp: 'coldstart', key: 'stdioP50', kind: 'latency', extra: [['stdioMax', 'max {}']] },
+        {
+            figure: 'extension activation (time in activate())',
+            transport: '–',
+            exp: 'extension',
+            key: 'activateP50',
+            kind: 'custom',
+            cell: m => `${fmt(m('activateP50'))} ms (max ${fmt(m('activateMax'))}; logged "activated in ${fmt(m('loggedP50'))} ms"; require() of dist/extension.js ${fmt(m('loadP50'))} ms)`,
+            goal: { text: '≤ 50 ms', met: v => atMost(50)(v.ours) },
+        },
+    ];
+}

@@ -1,0 +1,43 @@
+import type { ClientHub } from './hub.js';
+import type { TaskEvent, TaskRecord } from './types.js';
+import { relatedTaskMeta, toWireTask } from './wire.js';
+
+export const OWNER_PROGRESS_METHOD = 'notifications/mcp-tasks/progress';
+export const TASK_STATUS_METHOD = 'notifications/tasks/status';
+
+/**
+ * A status change goes to the task's client (not for its creation: the client has the
+ * CreateTaskResult) and to every owner, whose wire form carries the extra task info.
+ */
+export function notifyStatus(hub: ClientHub, task: TaskRecord, created: boolean): void {
+    if (!created) {
+        let wire: Record<string, unknown> | undefined;
+        for (const link of hub.linksFor(task.clientKey)) {
+            if (!link.identity.isOwner) {
+                wire ??= toWireTask(task);
+                link.notify(TASK_STATUS_METHOD, wire, task.taskId);
+            }
+        }
+    }
+    let ownerWire: Record<string, unknown> | undefined;
+    for (const owner of hub.owners()) {
+        ownerWire ??= toWireTask(task, true);
+        owner.notify(TASK_STATUS_METHOD, ownerWire, task.taskId);
+    }
+}
+
+/** Progress goes to the client that gave a progress token, and to every owner in their own method. */
+export function notifyProgress(hub: ClientHub, event: Extract<TaskEvent, { type: 'progress' }>): void {
+    const { update, progressToken } = event;
+    if (progressToken !== undefined) {
+        const params = { progressToken, ...update, _meta: relatedTaskMeta(event.taskId) };
+        for (const link of hub.linksFor(event.clientKey)) {
+            if (!link.identity.isOwner) {
+                link.notify('notifications/progress', params, event.taskId);
+            }
+        }
+    }
+    for (const owner of hub.owners()) {
+        owner.notify(OWNER_PROGRESS_METHOD, { taskId: event.taskId, ...update });
+    }
+}

@@ -1,0 +1,45 @@
+import type { NewTask, TaskRecord, TaskStatus } from './types.js';
+
+/** The part of a record fixed at creation. */
+export type RecordBase = Omit<TaskRecord, 'status' | 'statusMessage' | 'lastUpdatedAt' | 'externalRef' | 'seq'>;
+
+export function recordBase(input: NewTask, taskId: string, createdAt: string): RecordBase {
+    return {
+        taskId,
+        createdAt,
+        ttl: input.ttl,
+        pollInterval: input.pollInterval,
+        clientKey: input.clientKey,
+        clientName: input.clientName,
+        toolName: input.toolName,
+        args: input.args,
+        parentTaskId: input.parentTaskId,
+        progressToken: input.progressToken,
+        worker: input.worker,
+    };
+}
+
+/**
+ * A record with every field written in one order, so all records share one hidden class: a copy
+ * made here is several times cheaper than an object spread with changes (measured in finish()).
+ */
+export function taskRecord(base: RecordBase, status: TaskStatus, statusMessage: string | undefined, lastUpdatedAt: string, externalRef: string | undefined, seq: number): TaskRecord {
+    return {
+        taskId: base.taskId,
+        status,
+        statusMessage,
+        createdAt: base.createdAt,
+        lastUpdatedAt,
+        ttl: base.ttl,
+        pollInterval: base.pollInterval,
+        clientKey: base.clientKey,
+        clientName: base.clientName,
+        toolName: base.toolName,
+        args: base.args,
+        parentTaskId: base.parentTaskId,
+        progressToken: base.progressToken,
+        worker: base.worker,
+        externalRef,
+        seq,
+    };
+}

@@ -1,0 +1,44 @@
+/** Servers and clients that a suite starts in its before hook and ends in its after hook. */
+import { connect, startHttpServer, type ClientOptions, type Connected, type HttpServer, type TransportKind } from './helpers.js';
+
+/** Everything one suite started; close() ends it all, clients first, even after a before that failed halfway. */
+export class Fleet {
+    private readonly servers: HttpServer[] = [];
+    private readonly clients: Connected[] = [];
+
+    async server(args: string[] = [], env: NodeJS.ProcessEnv = {}): Promise<HttpServer> {
+        const server = await startHttpServer(args, env);
+        this.servers.push(server);
+        return server;
+    }
+
+    async client(server: HttpServer, options: ClientOptions = {}): Promise<Connected> {
+        const client = await connect('http', server, options);
+        this.clients.push(client);
+        return client;
+    }
+
+    async close(): Promise<void> {
+        await Promise.all(this.clients.map(c => c.close().catch(() => undefined)));
+        await Promise.all(this.servers.map(s => s.stop()));
+    }
+}
+
+/** A client with a server of its own: a stdio child, or an HTTP server started for it. close() ends both. */
+export async function connectAlone(kind: TransportKind, options: ClientOptions = {}): Promise<Connected & { server?: HttpServer }> {
+    const server = kind === 'http' ? await startHttpServer() : undefined;
+    try {
+        const client = await connect(kind, server, options);
+        return {
+            ...client,
+            server,
+            close: async () => {
+                await client.close();
+                await server?.stop();
+            },
+        };
+    } catch (err) {
+        await server?.stop();
+        throw err;
+    }
+}
