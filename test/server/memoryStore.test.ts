@@ -42,4 +42,38 @@ describe('MemoryTaskStore', () => {
         assert.equal(await store.get(task.taskId), undefined);
         await store.close();
     });
+    it('expires many tasks in deadline order while finishes move their deadlines', async () => {
+        const store = new MemoryTaskStore();
+        const expected = new Map<string, number>();
+        const deleted: { taskId: string; at: number }[] = [];
+        const sub = store.onEvent(event => {
+            if (event.type === 'deleted') {
+                deleted.push({ taskId: event.taskId, at: performance.now() });
+            }
+        });
+        const ids: string[] = [];
+        for (let i = 0; i < 40; i++) {
+            const ttl = 60 + ((i * 37) % 40) * 4;
+            const task = await store.create(newTask('a', { ttl }), 100);
+            expected.set(task.taskId, performance.now() + ttl);
+            ids.push(task.taskId);
+        }
+        await new Promise(r => setTimeout(r, 30));
+        for (let i = 0; i < ids.length; i += 3) {
+            const task = (await store.get(ids[i]!))!;
+            await store.finish(task.taskId, 'completed', done);
+            expected.set(task.taskId, performance.now() + task.ttl);
+        }
+        await new Promise(r => setTimeout(r, 450));
+        sub.dispose();
+        assert.equal(deleted.length, ids.length, 'every task expired once');
+        for (const { taskId, at } of deleted) {
+            assert.ok(at >= expected.get(taskId)! - 2, `${taskId} did not expire before its deadline`);
+        }
+        const order = deleted.map(d => expected.get(d.taskId)!);
+        // Deadlines closer than a timer's granularity may swap; anything further apart keeps its order.
+        order.forEach((deadline, i) => assert.ok(i === 0 || deadline >= order[i - 1]! - 5, `expiry ${i} is in deadline order`));
+        assert.equal(store.size, 0);
+        await store.close();
+    });
 });
