@@ -1,6 +1,7 @@
 // Bundles the server CLI (and, later, the extension) into self-contained CommonJS files in dist/.
 import * as esbuild from 'esbuild';
 import { readdirSync, readFileSync } from 'node:fs';
+import { redisClientApart } from './scripts/redisClientApart.mjs';
 
 const production = process.argv.includes('--production');
 const watch = process.argv.includes('--watch');
@@ -32,14 +33,6 @@ const common = {
     logLevel: 'warning',
     define: { __MCP_TASKS_VERSION__: JSON.stringify(version) },
     plugins: watch ? [problemMatcher] : [],
-};
-
-/** In the server bundle, the Redis client stays a separate file (dist/redis-client.js), required on first use. */
-const redisClientApart = {
-    name: 'redis-client-apart',
-    setup(build) {
-        build.onResolve({ filter: /\/redisClient\.js$/ }, args => (args.kind === 'entry-point' ? undefined : { path: './redis-client.js', external: true }));
-    },
 };
 
 const integrationEntries = readdirSync('test/integration')
