@@ -3,6 +3,7 @@ import { ErrorCodes, invalidParams, RpcError } from '../rpc/errors.js';
 import { ToolRegistry } from '../tools/registry.js';
 import { textResult, type CallToolResult, type ChildTask, type ExternalStatus, type ExternalTaskHandler, type SpawnOptions, type ToolDefinition } from '../tools/types.js';
 import type { ClientHub, ClientIdentity, InputCapability } from './hub.js';
+import { cancelChildren, cancelOrphans, type CascadeHost } from './cascade.js';
 import { LocalTasks, LocalWork } from './localWork.js';
 import { notifyProgress, notifyStatus } from './notifier.js';
 import { Spawner } from './spawner.js';
@@ -41,6 +42,7 @@ export class TaskRuntime implements TaskContextHost {
     private readonly waiters: TaskWaiters;
     private readonly subscription;
     private readonly spawner: Spawner;
+    private readonly cascade: CascadeHost;
     private closing = false;
 
     constructor(
@@ -52,6 +54,13 @@ export class TaskRuntime implements TaskContextHost {
         readonly workerId: string,
     ) {
         this.waiters = new TaskWaiters(taskId => store.get(taskId));
+        this.cascade = {
+            store,
+            log,
+            cancelTask: (record, message, cascadeFrom) => this.cancelTask(record, message, cascadeFrom),
+            finishTask: (taskId, status, outcome, message) => this.finish(taskId, status, outcome, message),
+            childrenHere: parentTaskId => this.local.childrenHere(parentTaskId),
+        };
         this.subscription = store.onEvent(event => this.onStoreEvent(event));
         this.spawner = new Spawner({
             store,
@@ -323,32 +332,9 @@ export class TaskRuntime implements TaskContextHost {
         // and the children here stop anyway when its status event arrives (cancelOrphans).
         const record = await this.store.get(taskId).catch(() => undefined);
         if (record && !isTerminal(record.status)) {
-            await this.cancelChildren(record, status === 'cancelled' ? 'was cancelled' : status).catch(err => this.log.warn(`[subtasks] cancelling the children of ${taskId} failed: ${errorMessage(err)}`));
+            await cancelChildren(this.cascade, record, status === 'cancelled' ? 'was cancelled' : status).catch(err => this.log.warn(`[subtasks] cancelling the children of ${taskId} failed: ${errorMessage(err)}`));
         }
         return this.store.finish(taskId, status, outcome, statusMessage);
-    }
-
-    /** Cancels the live children of `parent` (found through the store, wherever they run), one subtree at a time. */
-    private async cancelChildren(parent: TaskRecord, how: string): Promise<void> {
-        const message = `Cancelled because parent task ${parent.taskId} (${parent.toolName}) ${how}`;
-        let cursor: string | undefined;
-        do {
-            const page = await this.store.list({ clientKey: parent.clientKey, parentTaskId: parent.taskId, cursor, limit: LIST_PAGE_SIZE });
-            for (const child of page.tasks) {
-                if (!isTerminal(child.status)) {
-                    await this.cancelTask(child, message, parent.taskId);
-                }
-            }
-            cursor = page.nextCursor;
-        } while (cursor);
-    }
-
-    /** A safety net for a parent that ended some other way (another process, expiry): its children here stop too. */
-    private cancelOrphans(parentTaskId: string, why: string): void {
-        for (const taskId of this.local.childrenHere(parentTaskId)) {
-            const message = `Cancelled because parent task ${parentTaskId} ${why}`;
-            void this.finish(taskId, 'cancelled', { result: textResult(`Task cancelled: ${message}`, true) }, message).catch(err => this.log.warn(`[subtasks] cancelling orphan ${taskId} failed: ${errorMessage(err)}`));
-        }
     }
 
     private async visible(client: ClientIdentity, taskId: string): Promise<TaskRecord> {
@@ -382,7 +368,7 @@ export class TaskRuntime implements TaskContextHost {
                     if (work && !work.returned) {
                         work.stop(stopReason(`Task ${task.status}${task.statusMessage ? `: ${task.statusMessage}` : ''}`));
                     }
-                    this.cancelOrphans(task.taskId, `(${task.toolName}) ${task.status === 'cancelled' ? 'was cancelled' : task.status}`);
+                    cancelOrphans(this.cascade, task.taskId, `(${task.toolName}) ${task.status === 'cancelled' ? 'was cancelled' : task.status}`);
                 }
                 this.waiters.wake(task.taskId);
                 notifyStatus(this.hub, task, event.created === true);
@@ -390,7 +376,7 @@ export class TaskRuntime implements TaskContextHost {
             }
             case 'deleted':
                 this.stopLocal(event.taskId, new Error('Task expired'));
-                this.cancelOrphans(event.taskId, 'expired');
+                cancelOrphans(this.cascade, event.taskId, 'expired');
                 this.waiters.wake(event.taskId);
                 break;
             case 'resync':
