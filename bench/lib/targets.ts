@@ -5,7 +5,6 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { join, resolve } from 'node:path';
 import { build } from 'esbuild';
-// @ts-expect-error -- a plain .mjs module shared with esbuild.mjs, without type declarations
 import { redisClientApart } from '../../scripts/redisClientApart.mjs';
 import { StdioMcpClient } from './stdioClient.js';
 

@@ -20,10 +20,6 @@ function metaOf(value: unknown): Record<string, unknown> | undefined {
     return (value as { _meta?: Record<string, unknown> } | undefined)?._meta;
 }
 
-async function taskOf(client: LightHttp, args: Record<string, unknown>, name = 'slow_compute'): Promise<{ taskId: string } & Record<string, unknown>> {
-    return (await client.result('tools/call', { name, arguments: args, task: {} })).task as { taskId: string } & Record<string, unknown>;
-}
-
 describe('the client credential grants no owner rights', () => {
     const token = secret();
     const ownerToken = secret();
@@ -55,9 +51,9 @@ describe('the client credential grants no owner rights', () => {
     });
 
     it("shows a client no task-info _meta anywhere (the owner's view only)", async () => {
-        const created = await taskOf(a, { seconds: 0.2, label: 'mine' }, 'slow_compute');
+        const created = await a.createTask({ seconds: 0.2, label: 'mine' }, 'slow_compute');
         assert.equal(metaOf(created)?.[TASK_INFO], undefined, 'tools/call');
-        const long = await taskOf(a, { seconds: 30, label: 'long' });
+        const long = await a.createTask({ seconds: 30, label: 'long' });
         const views: [string, unknown][] = [
             ['tasks/get', await a.result('tasks/get', { taskId: created.taskId })],
             ['tasks/list', ((await a.result('tasks/list')).tasks as unknown[])[0]],
@@ -76,10 +72,10 @@ describe('the client credential grants no owner rights', () => {
     });
 
     it("answers get, result and cancel on another client's running, completed and cancelled tasks exactly like an unknown id", async () => {
-        const running = await taskOf(a, { seconds: 30, label: 'running' });
-        const completed = await taskOf(a, { seconds: 0, label: 'completed' });
+        const running = await a.createTask({ seconds: 30, label: 'running' });
+        const completed = await a.createTask({ seconds: 0, label: 'completed' });
         await a.result('tasks/result', { taskId: completed.taskId });
-        const cancelled = await taskOf(a, { seconds: 30, label: 'cancelled' });
+        const cancelled = await a.createTask({ seconds: 30, label: 'cancelled' });
         await a.result('tasks/cancel', { taskId: cancelled.taskId });
         const unknown = 'AAAAAAAAAAAAAAAAAAAAAA';
         for (const method of ['tasks/get', 'tasks/result', 'tasks/cancel']) {
@@ -95,7 +91,7 @@ describe('the client credential grants no owner rights', () => {
     });
 
     it("lists nothing of another client's, not even through the parent-task filter", async () => {
-        const deploy = await taskOf(a, { app: 'secret-app' }, 'deploy');
+        const deploy = await a.createTask({ app: 'secret-app' }, 'deploy');
         const children = await waitUntil(async () => {
             const page = (await owner.result('tasks/list', { _meta: { [PARENT]: deploy.taskId } })).tasks as unknown[];
             return page.length >= 2 ? page : undefined;
@@ -231,10 +227,10 @@ describe('secrets stay out of logs and error messages (HTTP, debug level)', () =
             await owner.initialize({ name: 'owner' });
             await client.initialize({ name: 'client' });
             const stream = await owner.openStream(() => undefined);
-            const task = await taskOf(client, { seconds: 0.1, label: 'logged' });
+            const task = await client.createTask({ seconds: 0.1, label: 'logged' });
             await owner.result('tasks/get', { taskId: task.taskId });
             await client.result('tasks/result', { taskId: task.taskId });
-            const long = await taskOf(client, { seconds: 30, label: 'long' });
+            const long = await client.createTask({ seconds: 30, label: 'long' });
             await owner.result('tasks/cancel', { taskId: long.taskId });
             await owner.result('tasks/list');
             // A debug line for certain: an answer to a request the server never sent.
@@ -341,7 +337,7 @@ describe('TTL and live-task limits at their edges', () => {
     });
 
     it('refuses a task over the live limit with -32000 and the limit as data, creates nothing, and leaves other clients alone', async () => {
-        const live = await Promise.all([1, 2, 3].map(i => taskOf(a, { seconds: 30, label: `live-${i}` })));
+        const live = await Promise.all([1, 2, 3].map(i => a.createTask({ seconds: 30, label: `live-${i}` })));
         await new Promise(r => setTimeout(r, 1100)); // the earlier 0 s tasks of this client have ended by now
         const listedBefore = ((await a.result('tasks/list')).tasks as unknown[]).length;
         const refused = await a.call('tools/call', { name: 'slow_compute', arguments: { seconds: 30, label: 'one-too-many' }, task: {} });
@@ -351,9 +347,9 @@ describe('TTL and live-task limits at their edges', () => {
         assert.equal(((await a.result('tasks/list')).tasks as unknown[]).length, listedBefore, 'nothing was created');
         // Inline calls are not tasks: still served.
         assert.ok((await a.call('tools/call', { name: 'greet', arguments: { name: 'A' } })).result);
-        const ofB = await Promise.all([1, 2, 3].map(i => taskOf(b, { seconds: 30, label: `b-${i}` })));
+        const ofB = await Promise.all([1, 2, 3].map(i => b.createTask({ seconds: 30, label: `b-${i}` })));
         assert.equal(ofB.length, 3);
         await a.result('tasks/cancel', { taskId: live[0]!.taskId });
-        assert.equal((await taskOf(a, { seconds: 30, label: 'room-again' })).status, 'working');
+        assert.equal((await a.createTask({ seconds: 30, label: 'room-again' })).status, 'working');
     });
 });

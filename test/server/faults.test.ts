@@ -20,11 +20,6 @@ function taskIdOf(message: Msg): string | undefined {
     return (message.params?._meta as Record<string, { taskId?: string }> | undefined)?.[RELATED]?.taskId;
 }
 
-async function startTask(client: LightHttp, args: Record<string, unknown>, name = 'slow_compute'): Promise<string> {
-    const created = await client.result('tools/call', { name, arguments: args, task: {} });
-    return (created.task as { taskId: string }).taskId;
-}
-
 /** Reopens the session's GET stream; the server may not have noticed the old one close yet (409). */
 async function reopenStream(client: LightHttp, onMessage: (m: Msg) => void): Promise<SseHandle> {
     const deadline = Date.now() + 5000;
@@ -74,7 +69,7 @@ describe('a client that disconnects', () => {
         await first.initialize({ name: 'vanishing' });
         const pushed: Msg[] = [];
         const stream = await first.openStream(m => pushed.push(m));
-        const taskId = await startTask(first, { seconds: 1.5, label: 'mid-task' });
+        const taskId = (await first.createTask({ seconds: 1.5, label: 'mid-task' })).taskId;
         // Cut everything this client has open, a tasks/result in flight included.
         const waiting = first.call('tasks/result', { taskId }).catch((err: Error) => err);
         await sleep(200);
@@ -119,20 +114,20 @@ describe('a GET stream that drops and reconnects', () => {
         await client.initialize();
         const before: Msg[] = [];
         const stream1 = await client.openStream(m => before.push(m));
-        const quick = await startTask(client, { seconds: 0, label: 'before-drop' });
+        const quick = (await client.createTask({ seconds: 0, label: 'before-drop' })).taskId;
         await waitUntil(() => before.some(m => taskIdOf(m) === quick && m.params?.status === 'completed'), 5000, 'the first stream to carry a notification');
-        const spanning = await startTask(client, { seconds: 1.5, label: 'spanning' }, 'slow_compute');
+        const spanning = (await client.createTask({ seconds: 1.5, label: 'spanning' })).taskId;
 
         stream1.close();
         await stream1.closed;
         // While no stream is open, a status change has nowhere to go: it is not queued (clients poll).
-        const unseen = await startTask(client, { seconds: 0, label: 'while-dropped' });
+        const unseen = (await client.createTask({ seconds: 0, label: 'while-dropped' })).taskId;
         await waitUntil(async () => (await client.result('tasks/get', { taskId: unseen })).status === 'completed', 5000, 'the task to end');
 
         const afterDrop: Msg[] = [];
         const stream2 = await reopenStream(client, m => afterDrop.push(m));
         assert.equal(stream2.status, 200);
-        const fresh = await startTask(client, { seconds: 0, label: 'after-reconnect' });
+        const fresh = (await client.createTask({ seconds: 0, label: 'after-reconnect' })).taskId;
         await waitUntil(() => afterDrop.some(m => taskIdOf(m) === fresh && m.params?.status === 'completed'), 5000, 'a notification on the new stream');
         await waitUntil(() => afterDrop.some(m => taskIdOf(m) === spanning && m.params?.status === 'completed'), 5000, "the spanning task's end on the new stream");
         assert.ok(!before.some(m => taskIdOf(m) === fresh || taskIdOf(m) === spanning), 'nothing went to the dead stream');
@@ -144,7 +139,7 @@ describe('a GET stream that drops and reconnects', () => {
     it('delivers an elicitation queued while no stream was open once one opens, and takes the answer after another drop', async () => {
         const client = new LightHttp(server.url);
         await client.initialize({ capabilities: { elicitation: {} } });
-        const taskId = await startTask(client, { filename: 'drop.txt' }, 'confirm_delete');
+        const taskId = (await client.createTask({ filename: 'drop.txt' }, 'confirm_delete')).taskId;
         await waitUntil(async () => (await client.result('tasks/get', { taskId })).status === 'input_required', 5000, 'input_required');
 
         const asked: Msg[] = [];
@@ -176,7 +171,7 @@ describe('callers that leave a tasks/result behind', () => {
     it('release their waiters: one debug line each, the session goes idle, and RSS does not grow with them', { timeout: 120_000 }, async t => {
         const client = new LightHttp(server.url);
         await client.initialize();
-        const taskId = await startTask(client, { seconds: 120, label: 'waited-on' });
+        const taskId = (await client.createTask({ seconds: 120, label: 'waited-on' })).taskId;
         const released = () => server.log.lines.filter(line => line.includes(`[session] tasks/result for ${taskId} released`)).length;
         const cycle = async (count: number) => {
             const before = released();
@@ -221,7 +216,7 @@ describe('SIGTERM during load', () => {
                 await http.initialize({ name: `term-${i}` });
                 const pushed: Msg[] = [];
                 const stream = await http.openStream(m => pushed.push(m));
-                const long = await Promise.all(Array.from({ length: 10 }, (_, j) => startTask(http, { seconds: 60, label: `term-${i}-${j}` })));
+                const long = await Promise.all(Array.from({ length: 10 }, (_, j) => http.createTask({ seconds: 60, label: `term-${i}-${j}` }).then(t => t.taskId)));
                 clients.push({ http, pushed, stream, long });
             }
             // Short tasks keep coming while the signal lands.
@@ -229,7 +224,7 @@ describe('SIGTERM during load', () => {
                 churn.push(
                     (async () => {
                         while (churning) {
-                            const id = await startTask(c.http, { seconds: 0.05, label: 'churn' }).catch(() => undefined);
+                            const id = await c.http.createTask({ seconds: 0.05, label: 'churn' }).then(t => t.taskId).catch(() => undefined);
                             if (!id) {
                                 return;
                             }

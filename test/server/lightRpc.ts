@@ -203,6 +203,11 @@ export class LightHttp {
         return response.result!;
     }
 
+    /** tools/call with `task: {}`: the created task (the CreateTaskResult's `task`). */
+    async createTask(args: Record<string, unknown>, name = 'slow_compute'): Promise<{ taskId: string } & Record<string, unknown>> {
+        return (await this.result('tools/call', { name, arguments: args, task: {} })).task as { taskId: string } & Record<string, unknown>;
+    }
+
     /** Opens the session's GET stream; every message goes to `onMessage`. */
     openStream(onMessage: (message: Msg) => void): Promise<SseHandle> {
         return new Promise((resolve, reject) => {

@@ -54,14 +54,11 @@ local function status_event(origin, h, created)
     ',"u":' .. cjson.encode(h.updated) .. ',"x":' .. jstr(h.ext) .. ',"q":' .. h.seq .. '}'
 end
 
--- The terminal guard: false when the task is gone or already terminal.
-local function finish_task(p, channel, origin, id, status, msg, now, outcome)
-  local key = p .. 't:' .. id
-  local h = load(key)
-  if not h or is_terminal(h.status) then return false end
+-- Writes a status change to the hash and to h (for the event); no message clears the old one.
+local function set_status(key, h, status, msg, now)
   h.status = status
   h.updated = now
-  redis.call('HSET', key, 'status', status, 'updated', now, 'outcome', outcome)
+  redis.call('HSET', key, 'status', status, 'updated', now)
   if msg then
     h.msg = msg
     redis.call('HSET', key, 'msg', msg)
@@ -69,6 +66,15 @@ local function finish_task(p, channel, origin, id, status, msg, now, outcome)
     h.msg = false
     redis.call('HDEL', key, 'msg')
   end
+end
+
+-- The terminal guard: false when the task is gone or already terminal.
+local function finish_task(p, channel, origin, id, status, msg, now, outcome)
+  local key = p .. 't:' .. id
+  local h = load(key)
+  if not h or is_terminal(h.status) then return false end
+  set_status(key, h, status, msg, now)
+  redis.call('HSET', key, 'outcome', outcome)
   local ttl = tonumber(h.ttl)
   redis.call('PEXPIRE', key, ttl)
   redis.call('ZADD', p .. 'exp', now_ms() + ttl, h.member)
@@ -111,16 +117,7 @@ local p, channel, origin, id, status, has_msg, msg, now = ARGV[1], ARGV[2], ARGV
 local key = p .. 't:' .. id
 local h = load(key)
 if not h or is_terminal(h.status) then return false end
-h.status = status
-h.updated = now
-redis.call('HSET', key, 'status', status, 'updated', now)
-if has_msg == '1' then
-  h.msg = msg
-  redis.call('HSET', key, 'msg', msg)
-else
-  h.msg = false
-  redis.call('HDEL', key, 'msg')
-end
+set_status(key, h, status, has_msg == '1' and msg or nil, now)
 local event = status_event(origin, h, false)
 redis.call('PUBLISH', channel, event)
 return event
