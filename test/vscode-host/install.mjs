@@ -83,10 +83,27 @@ async function installPackage({ home, bin, spec, env }) {
     log(`installed ${spec} in ${Math.round((Date.now() - started) / 1000)} s`);
 }
 
+/**
+ * The parent environment without what an outer npm (an `npm test` that runs us) leaves in
+ * it. npm passes its whole config down as `npm_config_*`, plus `npm_config_user_agent`
+ * naming its own Node; code-server's postinstall reads the Node version from that agent
+ * string and refuses to install when the outer npm ran on an older Node than the one we
+ * install with. The inner npm must see only the settings we choose.
+ */
+export function withoutOuterNpm(env) {
+    const clean = {};
+    for (const [key, value] of Object.entries(env)) {
+        if (!/^npm_/i.test(key) && key !== 'INIT_CWD' && key !== 'NODE' && value !== undefined) {
+            clean[key] = value;
+        }
+    }
+    return clean;
+}
+
 /** npm settings that keep every write inside the cache folder and never prompt. */
-function npmEnv(paths, extra = {}) {
+export function npmEnv(paths, extra = {}, parent = process.env) {
     return {
-        ...process.env,
+        ...withoutOuterNpm(parent),
         npm_config_cache: paths.npmCache,
         npm_config_update_notifier: 'false',
         npm_config_audit: 'false',
@@ -94,6 +111,21 @@ function npmEnv(paths, extra = {}) {
         npm_config_yes: 'true',
         ...extra,
     };
+}
+
+/** What code-server's install needs: Node 24 first on PATH and as node-gyp's headers. */
+export function codeServerInstallEnv(paths, parent = process.env) {
+    // code-server's postinstall checks the Node that runs npm (so Node 24 goes first on
+    // PATH) and compiles native modules, whose headers must match that Node: the
+    // machine's npmrc points nodedir at Node 20's.
+    return npmEnv(
+        paths,
+        {
+            PATH: `${join(paths.nodeDir, 'bin')}${delimiter}${parent.PATH ?? ''}`,
+            npm_config_nodedir: paths.nodeDir,
+        },
+        parent,
+    );
 }
 
 /** Node 24 from npm (vsce 4 and code-server need Node ≥ 22; the machine has 20). */
@@ -115,13 +147,7 @@ export async function ensureCodeServer() {
         home: paths.codeServerHome,
         bin: paths.codeServerBin,
         spec: `code-server@${CODE_SERVER_VERSION}`,
-        // code-server's postinstall checks the Node that runs npm (so Node 24 goes first
-        // on PATH) and compiles native modules, whose headers must match that Node: the
-        // machine's npmrc points nodedir at Node 20's.
-        env: npmEnv(paths, {
-            PATH: `${join(paths.nodeDir, 'bin')}${delimiter}${process.env.PATH}`,
-            npm_config_nodedir: paths.nodeDir,
-        }),
+        env: codeServerInstallEnv(paths),
     });
     return { codeServerBin: paths.codeServerBin, nodeBin: paths.nodeBin, nodeDir: paths.nodeDir };
 }
