@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { Env } from './contract.js';
+import { Env, PROTOCOL_VERSION } from './contract.js';
 import { LOG_LEVELS, type LogLevel } from './log.js';
 import { DEFAULT_LIMITS } from './server.js';
 
@@ -33,7 +33,7 @@ export interface CliOptions {
 
 export const HELP = `Usage: mcp-tasks [--stdio | --http] [options]
 
-An MCP server implementing MCP Tasks v1 (protocol 2025-11-25): task-augmented tools with
+An MCP server implementing MCP Tasks v1 (protocol ${PROTOCOL_VERSION}): task-augmented tools with
 tasks/get, tasks/result, tasks/list, tasks/cancel, progress and status notifications.
 
 Transport:
