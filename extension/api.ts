@@ -1,23 +1,65 @@
-import type * as vscode from 'vscode';
+import * as vscode from 'vscode';
 import type { Transport } from './config';
 import type { OwnerConnection } from './mcp/ownerConnection';
+import type { ServerController } from './mcp/serverController';
 import type { PendingInputs } from './tasks/pendingInputs';
 import type { TaskModel } from './tasks/taskModel';
 import type { TaskView } from './tasks/taskView';
 import type { TasksStatusBar } from './views/statusBar';
 import type { TasksTreeProvider } from './views/tasksTreeProvider';
 
-/** What `activate` returns: for tests and for other extensions that want to find the server. */
+/** What `activate` returns: for other extensions that want to find the server. */
 export interface McpTasksApi {
     readonly transport: Transport;
     /** The HTTP server this window launched (http mode), or the stdio server's owner endpoint. */
     serverState(): { transport: Transport; pid?: number; url?: string };
-    /** Starts the HTTP server now, instead of waiting for VS Code to resolve the definition. */
+    /** Starts the server now, instead of waiting for VS Code to resolve the definition. */
     ensureServer(): Promise<{ pid?: number; url?: string }>;
-    /** The owner endpoint and credential; only in ExtensionMode.Test (tests check the server side). */
-    ownerEndpointForTests(): { url: string; token: string } | undefined;
-    /** The HTTP URL and the ordinary client token VS Code's MCP client gets; only in ExtensionMode.Test. */
-    clientEndpointForTests(): { url: string; token: string } | undefined;
-    /** The sidebar's internals, exposed only in ExtensionMode.Test. */
-    readonly tasks?: { model: TaskModel; tree: TasksTreeProvider; statusBar: TasksStatusBar; treeView: vscode.TreeView<TaskView>; owner: OwnerConnection; pendingInputs: PendingInputs };
+}
+
+/** The sidebar's internals and the server's credentials, for the integration suite only. */
+export interface TestHooks {
+    /** The owner endpoint and credential (tests check the server side). */
+    ownerEndpoint(): { url: string; token: string } | undefined;
+    /** The HTTP URL and the ordinary client token VS Code's MCP client gets. */
+    clientEndpoint(): { url: string; token: string } | undefined;
+    readonly model: TaskModel;
+    readonly tree: TasksTreeProvider;
+    readonly treeView: vscode.TreeView<TaskView>;
+    readonly statusBar: TasksStatusBar;
+    readonly owner: OwnerConnection;
+    readonly pendingInputs: PendingInputs;
+}
+
+/** `activate`'s return value when VS Code runs the extension under test. */
+export interface McpTasksTestApi extends McpTasksApi {
+    readonly testing: TestHooks;
+}
+
+type Internals = Omit<TestHooks, 'ownerEndpoint' | 'clientEndpoint'>;
+
+/** The one ExtensionMode.Test gate: only a test run gets the hooks. */
+export function createApi(context: vscode.ExtensionContext, server: ServerController, internals: Internals): McpTasksApi {
+    const api: McpTasksApi = {
+        get transport() {
+            return server.mode.transport;
+        },
+        serverState: () => ({ transport: server.mode.transport, ...server.mode.state }),
+        ensureServer: async () => {
+            await server.mode.start();
+            return server.mode.state;
+        },
+    };
+    if (context.extensionMode !== vscode.ExtensionMode.Test) {
+        return api;
+    }
+    const testing: TestHooks = {
+        ...internals,
+        ownerEndpoint: () => {
+            const endpoint = server.mode.ownerEndpoint;
+            return endpoint && { url: endpoint.url, token: endpoint.token };
+        },
+        clientEndpoint: () => server.mode.clientEndpoint,
+    };
+    return Object.assign(api, { testing }) satisfies McpTasksTestApi;
 }

@@ -1,10 +1,8 @@
 import * as vscode from 'vscode';
-import type { ExtensionConfig } from './config';
-import { Commands, Views } from './constants';
+import { Commands } from './constants';
 import type { Logger } from './logger';
-import type { TasksMcpProvider } from './mcp/definitionProvider';
 import type { OwnerConnection } from './mcp/ownerConnection';
-import type { ServerHost } from './mcp/serverHost';
+import type { ServerController } from './mcp/serverController';
 import type { PendingInputs } from './tasks/pendingInputs';
 import type { TaskModel } from './tasks/taskModel';
 import { isTerminal, STATUS_TEXT, taskLabel, type TaskView } from './tasks/taskView';
@@ -13,17 +11,13 @@ import { runTool, type RunToolPreset } from './runTool';
 
 export interface CommandDeps {
     logger: Logger;
-    host: ServerHost;
-    provider: TasksMcpProvider;
-    config: () => ExtensionConfig;
+    server: ServerController;
     owner: OwnerConnection;
     model: TaskModel;
     results: ResultDocuments;
     pendingInputs: PendingInputs;
     /** Tasks started from this editor: their completion may be announced. */
     startedHere: Set<string>;
-    /** Resolves once the owner connection can be used (starting the server if needed). */
-    ready(): Promise<void>;
     resetSamplingConsent(): Promise<void>;
 }
 
@@ -41,22 +35,17 @@ async function pickTask(model: TaskModel, filter: (view: TaskView) => boolean, p
     return picked?.view;
 }
 
-export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
+export function registerCommands(context: vscode.ExtensionContext, deps: CommandDeps): void {
     const { model, owner } = deps;
     const report = (what: string) => (err: unknown) => {
         deps.logger.scoped('commands').error(`${what}: ${(err as Error).message}`);
         void vscode.window.showErrorMessage(`MCP Tasks: ${what}: ${(err as Error).message}`);
     };
 
-    return [
+    context.subscriptions.push(
         vscode.commands.registerCommand(Commands.showLog, () => deps.logger.show()),
         vscode.commands.registerCommand(Commands.restartServer, async () => {
-            if (deps.config().transport === 'http') {
-                await deps.host.restart();
-            } else {
-                // VS Code owns the stdio process: a new definition version makes it start a new one.
-                deps.provider.refresh('restart requested');
-            }
+            await deps.server.restart();
             void vscode.window.setStatusBarMessage('MCP Tasks server restarted', 3000);
         }),
         vscode.commands.registerCommand(Commands.cancelTask, async (view?: TaskView) => {
@@ -106,9 +95,5 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
             await deps.resetSamplingConsent();
             void vscode.window.showInformationMessage('MCP Tasks: sampling permissions were reset; clients will be asked again.');
         }),
-    ];
-}
-
-export async function revealTasksView(): Promise<void> {
-    await vscode.commands.executeCommand(`${Views.tasks}.focus`);
+    );
 }

@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import { Settings, SETTINGS_SECTION } from './constants';
+import { Disposable } from './lifecycle';
 
 export type Transport = 'http' | 'stdio';
 
@@ -25,11 +26,41 @@ export function readConfig(): ExtensionConfig {
     };
 }
 
-/** Fires when a setting that changes how the server is launched changes. */
-export function onDidChangeServerConfig(listener: () => void): vscode.Disposable {
-    return vscode.workspace.onDidChangeConfiguration(event => {
-        if (event.affectsConfiguration(SETTINGS_SECTION)) {
-            listener();
-        }
-    });
+/** The settings a server is launched with: a change to any of them means a new server. */
+const LAUNCH_SETTINGS = ['transport', 'defaultTtl', 'maxTtl', 'maxTasksPerClient', 'logLevel'] as const satisfies readonly (keyof ExtensionConfig)[];
+
+export function launchSettingsChanged(previous: ExtensionConfig, next: ExtensionConfig): boolean {
+    return LAUNCH_SETTINGS.some(key => previous[key] !== next[key]);
+}
+
+export interface LaunchChange {
+    previous: ExtensionConfig;
+    current: ExtensionConfig;
+}
+
+/** The current settings, re-read when they change; announces changes that need a new server. */
+export class ConfigWatcher extends Disposable {
+    private value = readConfig();
+    private readonly launchChanged = this.register(new vscode.EventEmitter<LaunchChange>());
+    readonly onDidChangeLaunchSettings = this.launchChanged.event;
+
+    constructor() {
+        super();
+        this.register(
+            vscode.workspace.onDidChangeConfiguration(event => {
+                if (!event.affectsConfiguration(SETTINGS_SECTION)) {
+                    return;
+                }
+                const previous = this.value;
+                this.value = readConfig();
+                if (launchSettingsChanged(previous, this.value)) {
+                    this.launchChanged.fire({ previous, current: this.value });
+                }
+            }),
+        );
+    }
+
+    get current(): ExtensionConfig {
+        return this.value;
+    }
 }

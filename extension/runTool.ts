@@ -1,6 +1,7 @@
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import * as vscode from 'vscode';
 import type { CommandDeps } from './commands';
+import { Commands } from './constants';
 import { collectToolArguments } from './input/prompter';
 import { taskLabel } from './tasks/taskView';
 
@@ -14,7 +15,7 @@ export interface RunToolPreset {
 
 /** MCP Tasks: Run Tool… — pick a tool, fill its arguments, run it as a task or wait for it. */
 export async function runTool(deps: CommandDeps, preset?: RunToolPreset): Promise<string | undefined> {
-    await deps.ready();
+    await deps.server.ready();
     const tools = await deps.owner.listTools();
     const tool = preset ? tools.find(t => t.name === preset.name) : await pickTool(tools);
     if (!tool) {
@@ -35,12 +36,12 @@ export async function runTool(deps: CommandDeps, preset?: RunToolPreset): Promis
     if (mode === 'task') {
         const taskId = await deps.owner.startTask(tool.name, args);
         deps.startedHere.add(taskId);
-        await vscode.commands.executeCommand('mcpTasks.tasks.focus');
+        await vscode.commands.executeCommand(Commands.focusTasks);
         return taskId;
     }
     const title = tool.title ?? tool.name;
     const result = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Running ${title}…` }, () => deps.owner.callTool(tool.name, args));
-    await deps.results.show(`call-${Date.now()}`, taskLabel({ toolName: tool.name, args }), result.isError ? 'failed' : 'completed', result);
+    await deps.results.show(`call-${Date.now()}`, taskLabel({ toolName: tool.name }), result.isError ? 'failed' : 'completed', result);
     return undefined;
 }
 

@@ -1,8 +1,9 @@
 // A raw keep-alive MCP client over HTTP for the benchmark: node:http with a keep-alive Agent
 // (or, for comparison, the global fetch), hand-built request bodies, one MCP session reused.
 import { Agent, request, type IncomingMessage } from 'node:http';
+import { PROTOCOL_VERSION } from '../../server/src/contract.js';
 
-export const PROTOCOL_VERSION = '2025-11-25';
+export { PROTOCOL_VERSION };
 
 export interface RpcResponse {
     id?: unknown;

@@ -5,7 +5,7 @@
 // Usage: node --expose-gc heapProbe.js FIRST LAST   (prints one JSON line)
 import { PassThrough, Writable } from 'node:stream';
 import { performance } from 'node:perf_hooks';
-import { connectStdio, createTasksServer, isTerminal, silentLogger } from '../../server/src/index.js';
+import { connectStdio, createTasksServer, isTerminal, PROTOCOL_VERSION, silentLogger } from '../../server/src/index.js';
 import type { McpSession } from '../../server/src/rpc/session.js';
 
 declare const gc: () => void;
@@ -25,7 +25,7 @@ async function main(): Promise<void> {
     const core = createTasksServer({ logger: silentLogger, maxTasksPerClient: 10_000_000 });
     let id = 1;
     const call = (session: McpSession, method: string, params: Record<string, unknown>) => session.handleRequest({ jsonrpc: '2.0', id: id++, method, params }, { send: () => true });
-    const init = { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'probe', version: '1' } };
+    const init = { protocolVersion: PROTOCOL_VERSION, capabilities: {}, clientInfo: { name: 'probe', version: '1' } };
     const clients = Array.from({ length: 10 }, () => client(core));
     for (const session of clients) {
         await call(session, 'initialize', init);

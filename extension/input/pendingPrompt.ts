@@ -16,7 +16,13 @@ export interface PromptOptions {
     signal?: AbortSignal;
 }
 
-type StepAnswer = { kind: 'value'; raw: string | string[]; value: StepValue | undefined } | { kind: 'back' } | { kind: 'decline' } | { kind: 'cancel' };
+type StepAnswer =
+    | { kind: 'value'; raw: string | string[]; value: StepValue | undefined }
+    | { kind: 'back' }
+    | { kind: 'decline' }
+    | { kind: 'cancel' }
+    /** Another prompt was brought forward: this one waits, then asks the same step again. */
+    | { kind: 'aside' };
 
 interface PickItem extends vscode.QuickPickItem {
     value?: string;
@@ -28,29 +34,58 @@ const SKIP_ITEM: PickItem = { label: 'Skip', description: 'Leave this field out'
 const DECLINE_ITEM: PickItem = { label: 'Decline', description: 'Refuse this request; the server is told you declined', action: 'decline' };
 const SEPARATOR: PickItem = { label: '', kind: vscode.QuickPickItemKind.Separator };
 
-let queueTail: Promise<unknown> = Promise.resolve();
+/** Prompts take turns on screen, first come first asked, unless one is brought forward. */
+class Turns {
+    private holder: PendingPrompt | undefined;
+    private readonly waiting: { prompt: PendingPrompt; go: () => void }[] = [];
 
-/** Brings back the prompt the user is being asked, if any (e.g. from a "Respond" notification). */
-export function showActivePrompt(): boolean {
-    const prompt = PendingPrompt.active;
-    prompt?.show();
-    return prompt !== undefined;
+    /** Resolves when `prompt` may show; `first` puts it ahead of every waiting prompt. */
+    take(prompt: PendingPrompt, first = false): Promise<void> {
+        if (!this.holder) {
+            this.holder = prompt;
+            return Promise.resolve();
+        }
+        return new Promise(go => (first ? this.waiting.unshift({ prompt, go }) : this.waiting.push({ prompt, go })));
+    }
+
+    release(prompt: PendingPrompt): void {
+        if (this.holder !== prompt) {
+            return;
+        }
+        const next = this.waiting.shift();
+        this.holder = next?.prompt;
+        next?.go();
+    }
+
+    isWaiting(prompt: PendingPrompt): boolean {
+        return this.waiting.some(entry => entry.prompt === prompt);
+    }
+
+    /** Makes a waiting prompt the next one and asks the prompt on screen to step aside for it. */
+    bringForward(prompt: PendingPrompt, stepAside: (holder: PendingPrompt) => void): void {
+        const index = this.waiting.findIndex(entry => entry.prompt === prompt);
+        if (index < 0) {
+            return;
+        }
+        this.waiting.unshift(...this.waiting.splice(index, 1));
+        if (this.holder) {
+            stepAside(this.holder);
+        }
+    }
 }
+
+const turns = new Turns();
 
 /** One form being asked. `result` settles once: accepted content, a decline, or a cancel. */
 export class PendingPrompt implements vscode.Disposable {
-    private static onScreen: PendingPrompt | undefined;
-
-    /** The prompt on screen now; the others wait in the queue. */
-    static get active(): PendingPrompt | undefined {
-        return PendingPrompt.onScreen;
-    }
     readonly result: Promise<PromptOutcome>;
     private readonly heading: { text: string; truncated: boolean };
     private readonly fullHeading: string;
     private current: vscode.QuickInput | undefined;
     private finishCurrent: ((answer: StepAnswer) => void) | undefined;
     private cancelled = false;
+    /** Set when another prompt was brought forward; the open (or next) step then steps aside. */
+    private asideRequested = false;
     private settleEarly: ((outcome: PromptOutcome) => void) | undefined;
     private readonly onAbort = () => this.dispose();
 
@@ -65,17 +100,23 @@ export class PendingPrompt implements vscode.Disposable {
             this.cancelled = true;
         }
         // A queued prompt that is cancelled settles at once rather than after the ones before it.
-        const turn = queueTail.then(() => this.run());
-        queueTail = turn.catch(() => undefined);
+        const turn = turns.take(this).then(() => this.run());
         this.result = new Promise<PromptOutcome>((resolve, reject) => {
             this.settleEarly = resolve;
             turn.then(resolve, reject);
         }).finally(() => options.signal?.removeEventListener('abort', this.onAbort));
     }
 
-    /** Re-shows the current step if it is still open. */
+    /**
+     * Brings this prompt to the user: re-shows its open step, or, while it waits behind another
+     * prompt, shows it now (the other one steps aside and comes back afterwards, answers kept).
+     */
     show(): void {
-        this.current?.show();
+        if (this.current) {
+            this.current.show();
+        } else if (turns.isWaiting(this)) {
+            turns.bringForward(this, holder => holder.stepAside());
+        }
     }
 
     /** Cancels: closes the open step, or skips this prompt if it is still queued. */
@@ -85,17 +126,26 @@ export class PendingPrompt implements vscode.Disposable {
         this.finishCurrent?.({ kind: 'cancel' });
     }
 
+    private stepAside(): void {
+        this.asideRequested = true;
+        this.finishCurrent?.({ kind: 'aside' });
+    }
+
+    /** Gives the screen to the prompt brought forward and waits to be next again. */
+    private async waitTurnAgain(): Promise<void> {
+        this.asideRequested = false;
+        turns.release(this);
+        await turns.take(this, true);
+    }
+
     private async run(): Promise<PromptOutcome> {
-        if (this.cancelled) {
-            return { action: 'cancel' };
-        }
-        PendingPrompt.onScreen = this;
         try {
+            if (this.cancelled) {
+                return { action: 'cancel' };
+            }
             return await this.walk();
         } finally {
-            if (PendingPrompt.onScreen === this) {
-                PendingPrompt.onScreen = undefined;
-            }
+            turns.release(this);
         }
     }
 
@@ -116,6 +166,10 @@ export class PendingPrompt implements vscode.Disposable {
             }
             if (answer.kind === 'back') {
                 i = Math.max(0, i - 1);
+                continue;
+            }
+            if (answer.kind === 'aside') {
+                await this.waitTurnAgain();
                 continue;
             }
             answers.set(step.key, { raw: answer.raw, value: answer.value });
@@ -147,11 +201,19 @@ export class PendingPrompt implements vscode.Disposable {
 
     /** A form with no fields: the message alone, to accept or decline. */
     private async confirm(): Promise<PromptOutcome> {
+        let answer: StepAnswer;
+        while ((answer = await this.askConfirm()).kind === 'aside') {
+            await this.waitTurnAgain();
+        }
+        return answer.kind === 'value' ? { action: 'accept', content: {} } : answer.kind === 'decline' ? { action: 'decline' } : { action: 'cancel' };
+    }
+
+    private askConfirm(): Promise<StepAnswer> {
         const picker = vscode.window.createQuickPick<PickItem>();
         picker.title = this.heading.text;
         picker.placeholder = this.heading.truncated ? this.fullHeading : 'Accept or decline this request';
         picker.items = [{ label: 'Accept', action: 'accept' }, DECLINE_ITEM];
-        const answer = await this.present(picker, finish => [
+        return this.present(picker, finish => [
             picker.onDidAccept(() => {
                 const item = picker.selectedItems[0];
                 if (item) {
@@ -159,7 +221,6 @@ export class PendingPrompt implements vscode.Disposable {
                 }
             }),
         ]);
-        return answer.kind === 'value' ? { action: 'accept', content: {} } : answer.kind === 'decline' ? { action: 'decline' } : { action: 'cancel' };
     }
 
     private inputText(step: PromptStep, title: string, canGoBack: boolean, previous: string | string[] | undefined): Promise<StepAnswer> {
@@ -289,9 +350,9 @@ export class PendingPrompt implements vscode.Disposable {
                 input.dispose();
                 resolve(answer);
             };
-            if (this.cancelled) {
+            if (this.cancelled || this.asideRequested) {
                 input.dispose();
-                resolve({ kind: 'cancel' });
+                resolve({ kind: this.cancelled ? 'cancel' : 'aside' });
                 return;
             }
             try {

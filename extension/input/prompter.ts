@@ -7,16 +7,18 @@ import { PendingPrompt } from './pendingPrompt';
 import { planFromSchema } from './schemaPlan';
 import { untilAborted } from './untilAborted';
 
-export { PendingPrompt, showActivePrompt, type PromptOutcome } from './pendingPrompt';
+export { PendingPrompt, type PromptOutcome } from './pendingPrompt';
 
 export interface ElicitationContext {
     signal: AbortSignal;
     /** Who is asking, as the user knows it; shown in titles and dialogs. */
     clientName: string;
+    /** Gets the form's prompt as soon as it exists, so it can be brought back (Respond). */
+    onPrompt?(prompt: PendingPrompt): void;
 }
 
 /** Answers `elicitation/create`. Never hangs: a form we cannot show is declined with a warning. */
-export async function answerElicitation(params: ElicitRequest['params'], { signal, clientName }: ElicitationContext): Promise<ElicitResult> {
+export async function answerElicitation(params: ElicitRequest['params'], { signal, clientName, onPrompt }: ElicitationContext): Promise<ElicitResult> {
     if (params.mode === 'url') {
         return answerUrl(params, signal, clientName);
     }
@@ -25,7 +27,9 @@ export async function answerElicitation(params: ElicitRequest['params'], { signa
         void vscode.window.showWarningMessage(`${clientName} asked for input that MCP Tasks cannot show, so it was declined. ${plan.error}`);
         return { action: 'decline' };
     }
-    const outcome = await new PendingPrompt(plan.steps, { heading: `${clientName}: ${params.message}`, allowDecline: true, signal }).result;
+    const prompt = new PendingPrompt(plan.steps, { heading: `${clientName}: ${params.message}`, allowDecline: true, signal });
+    onPrompt?.(prompt);
+    const outcome = await prompt.result;
     return outcome.action === 'accept' ? { action: 'accept', content: outcome.content } : { action: outcome.action };
 }
 

@@ -1,6 +1,6 @@
-import { answerElicitation, showActivePrompt } from '../input/prompter';
+import { answerElicitation } from '../input/prompter';
 import type { SamplingResponder } from '../lm/sampling';
-import type { PendingInputs } from '../tasks/pendingInputs';
+import type { PendingInputs, Reopenable } from '../tasks/pendingInputs';
 import type { TaskModel } from '../tasks/taskModel';
 import { taskLabel } from '../tasks/taskView';
 import { OWN_CLIENT_NAME, type InputHandlers } from './ownerConnection';
@@ -20,9 +20,11 @@ export function createInputHandlers(model: TaskModel, pending: PendingInputs, sa
     };
     return {
         elicit: async (params, { signal, taskId }) => {
-            const registration = taskId ? pending.set(taskId, { show: () => void showActivePrompt() }) : undefined;
+            let registration: { dispose(): void } | undefined;
             try {
-                return await answerElicitation(params, { signal, clientName: askerOf(taskId) });
+                // Respond on this task's row brings back this task's own prompt, not whichever is on screen.
+                const onPrompt = (prompt: Reopenable) => (registration = taskId ? pending.set(taskId, prompt) : undefined);
+                return await answerElicitation(params, { signal, clientName: askerOf(taskId), onPrompt });
             } finally {
                 registration?.dispose();
             }

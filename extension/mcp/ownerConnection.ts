@@ -3,6 +3,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { CallToolResultSchema, ElicitRequestSchema, CreateMessageRequestSchema, type CallToolResult, type CreateMessageResult, type ElicitResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import * as vscode from 'vscode';
+import { Methods, RELATED_TASK_META_KEY } from '@mcp-tasks/server/contract';
 import { Disposable } from '../lifecycle';
 import type { ScopedLogger } from '../logger';
 import type { TaskModel } from '../tasks/taskModel';
@@ -10,13 +11,12 @@ import type { TaskModel } from '../tasks/taskModel';
 /** The name our client gives in initialize: tasks it starts show as "this editor". */
 export const OWN_CLIENT_NAME = 'MCP Tasks for VS Code';
 const RECONCILE_MS = 30_000;
-const RELATED_TASK = 'io.modelcontextprotocol/related-task';
 
 const LooseTask = z.looseObject({ taskId: z.string(), status: z.string() });
 const TaskList = z.object({ tasks: z.array(LooseTask), nextCursor: z.string().optional() });
-const StatusNotification = z.object({ method: z.literal('notifications/tasks/status'), params: LooseTask });
+const StatusNotification = z.object({ method: z.literal(Methods.taskStatus), params: LooseTask });
 const OwnerProgressNotification = z.object({
-    method: z.literal('notifications/mcp-tasks/progress'),
+    method: z.literal(Methods.ownerProgress),
     params: z.looseObject({ taskId: z.string(), progress: z.number(), total: z.number().optional(), message: z.string().optional() }),
 });
 const CreateTaskResult = z.looseObject({ task: LooseTask });
@@ -92,7 +92,7 @@ export class OwnerConnection extends Disposable {
             const all: Record<string, unknown>[] = [];
             let cursor: string | undefined;
             do {
-                const page = await client.request({ method: 'tasks/list', params: cursor ? { cursor } : {} }, TaskList);
+                const page = await client.request({ method: Methods.tasksList, params: cursor ? { cursor } : {} }, TaskList);
                 all.push(...page.tasks);
                 cursor = page.nextCursor;
             } while (cursor);
@@ -107,12 +107,12 @@ export class OwnerConnection extends Disposable {
     }
 
     async cancel(taskId: string): Promise<void> {
-        const task = await this.require().request({ method: 'tasks/cancel', params: { taskId } }, LooseTask);
+        const task = await this.require().request({ method: Methods.tasksCancel, params: { taskId } }, LooseTask);
         this.model.applyWire(task);
     }
 
     async result(taskId: string): Promise<CallToolResult> {
-        return this.require().request({ method: 'tasks/result', params: { taskId } }, CallToolResultSchema, { timeout: 24 * 3600_000 });
+        return this.require().request({ method: Methods.tasksResult, params: { taskId } }, CallToolResultSchema, { timeout: 24 * 3600_000 });
     }
 
     /** Starts a tool as a task and returns its id (the model learns of it at once). */
@@ -206,6 +206,6 @@ export class OwnerConnection extends Disposable {
 }
 
 function relatedTaskId(params: { _meta?: Record<string, unknown> } | undefined): string | undefined {
-    const related = params?._meta?.[RELATED_TASK] as { taskId?: unknown } | undefined;
+    const related = params?._meta?.[RELATED_TASK_META_KEY] as { taskId?: unknown } | undefined;
     return typeof related?.taskId === 'string' ? related.taskId : undefined;
 }

@@ -1,4 +1,6 @@
 /** Pure helpers that turn settings into the server's command line (no vscode import: unit-tested). */
+import { Env } from '@mcp-tasks/server/contract';
+
 export interface LimitSettings {
     defaultTtl: string;
     maxTtl: string;
@@ -29,12 +31,12 @@ export function stdioArgs(serverJs: string, settings: LimitSettings): string[] {
 
 /** Secrets travel in the environment, never on the command line (visible in `ps`). */
 export function serverEnv(secrets: { clientToken?: string; ownerToken: string; ownerAnnounce?: string }): Record<string, string> {
-    const env: Record<string, string> = { ELECTRON_RUN_AS_NODE: '1', MCP_TASKS_OWNER_TOKEN: secrets.ownerToken };
+    const env: Record<string, string> = { ELECTRON_RUN_AS_NODE: '1', [Env.ownerToken]: secrets.ownerToken };
     if (secrets.clientToken) {
-        env.MCP_TASKS_TOKEN = secrets.clientToken;
+        env[Env.clientTokens] = secrets.clientToken;
     }
     if (secrets.ownerAnnounce) {
-        env.MCP_TASKS_OWNER_ANNOUNCE = secrets.ownerAnnounce;
+        env[Env.ownerAnnounce] = secrets.ownerAnnounce;
     }
     return env;
 }

@@ -1,27 +1,19 @@
-import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
 import type { ExtensionConfig } from '../config';
 import { Commands } from '../constants';
 import { Disposable } from '../lifecycle';
 import type { ScopedLogger } from '../logger';
 import { backoffDelay, httpArgs, serverEnv } from './serverArgs';
+import type { Secrets } from './serverMode';
 import { ServerProcess } from './serverProcess';
 
 const HEALTHY_AFTER_MS = 60_000;
-
-export function newSecret(): string {
-    return randomBytes(32).toString('base64url');
-}
 
 /**
  * Owns the HTTP-mode server child of this window: starts it on demand, restarts it with backoff
  * when it dies, and stops it on dispose. One process serves VS Code's MCP client and ours.
  */
 export class ServerHost extends Disposable {
-    /** Handed to VS Code's MCP client (Copilot): an ordinary, isolated client credential. */
-    readonly clientToken = newSecret();
-    /** Only this extension's own client holds it: it sees every client's tasks. */
-    readonly ownerToken = newSecret();
     private current?: ServerProcess;
     private starting?: Promise<ServerProcess>;
     private attempt = 0;
@@ -37,6 +29,7 @@ export class ServerHost extends Disposable {
 
     constructor(
         private readonly serverJs: string,
+        private readonly secrets: Secrets,
         private readonly config: () => ExtensionConfig,
         private readonly log: ScopedLogger,
     ) {
@@ -52,6 +45,11 @@ export class ServerHost extends Disposable {
 
     get url(): string | undefined {
         return this.current?.exited ? undefined : this.current?.url;
+    }
+
+    /** True while a server child runs (or is being started). */
+    get isRunning(): boolean {
+        return this.starting !== undefined || (this.current !== undefined && !this.current.exited);
     }
 
     ensureStarted(): Promise<ServerProcess> {
@@ -92,7 +90,7 @@ export class ServerHost extends Disposable {
         const spec = {
             command: process.execPath,
             args: httpArgs(this.serverJs, settings, this.lastPort),
-            env: serverEnv({ clientToken: this.clientToken, ownerToken: this.ownerToken }),
+            env: serverEnv(this.secrets),
         };
         let proc: ServerProcess;
         try {

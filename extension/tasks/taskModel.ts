@@ -184,6 +184,7 @@ export class TaskModel {
         if (incoming.toolName !== 'task') {
             existing.toolName = incoming.toolName;
             existing.args = incoming.args;
+            existing.keyArgument = incoming.keyArgument;
             existing.clientName = incoming.clientName;
         }
         if (isTerminal(existing.status)) {

@@ -1,8 +1,7 @@
 /** Wire-level facts the sidebar shows about one task (no vscode import: unit-tested). */
-export type TaskStatus = 'working' | 'input_required' | 'completed' | 'failed' | 'cancelled';
+import { isTerminal, PARENT_TASK_META_KEY, TASK_INFO_META_KEY, type TaskInfo, type TaskStatus } from '@mcp-tasks/server/contract';
 
-export const PARENT_TASK_META_KEY = 'dev.mcp-tasks/parent-task-id';
-export const TASK_INFO_META_KEY = 'dev.mcp-tasks/task-info';
+export { isTerminal, type TaskStatus };
 
 export interface TaskProgress {
     progress: number;
@@ -19,15 +18,13 @@ export interface TaskView {
     ttl: number | null;
     toolName: string;
     args: Record<string, unknown>;
+    /** The value of the tool's key argument, as the server names the invocation (a label, topic, file). */
+    keyArgument?: string;
     clientName?: string;
     parentTaskId?: string;
     progress?: TaskProgress;
     /** The server process that ran it died: its outcome will never come. */
     lost?: boolean;
-}
-
-export function isTerminal(status: TaskStatus): boolean {
-    return status === 'completed' || status === 'failed' || status === 'cancelled';
 }
 
 /** Reads a Task as the server sends it to the owner (status notification, tasks/get, tasks/list). */
@@ -36,7 +33,7 @@ export function fromWire(wire: Record<string, unknown>): TaskView | undefined {
         return undefined;
     }
     const meta = (wire._meta ?? {}) as Record<string, unknown>;
-    const info = (meta[TASK_INFO_META_KEY] ?? {}) as { toolName?: unknown; args?: unknown; clientName?: unknown };
+    const info = (meta[TASK_INFO_META_KEY] ?? {}) as { [K in keyof TaskInfo]?: unknown };
     const parent = meta[PARENT_TASK_META_KEY];
     return {
         taskId: wire.taskId,
@@ -47,27 +44,15 @@ export function fromWire(wire: Record<string, unknown>): TaskView | undefined {
         ttl: typeof wire.ttl === 'number' ? wire.ttl : null,
         toolName: typeof info.toolName === 'string' ? info.toolName : 'task',
         args: info.args && typeof info.args === 'object' ? (info.args as Record<string, unknown>) : {},
+        keyArgument: typeof info.keyArgument === 'string' && info.keyArgument !== '' ? info.keyArgument : undefined,
         clientName: typeof info.clientName === 'string' ? info.clientName : undefined,
         parentTaskId: typeof parent === 'string' ? parent : undefined,
     };
 }
 
-/** The arguments that name an invocation best, in the order tools use them. */
-const KEY_ARGUMENTS = ['label', 'topic', 'filename', 'job_id', 'step', 'app', 'name'];
-
-export function keyArgument(view: Pick<TaskView, 'args'>): string | undefined {
-    for (const key of KEY_ARGUMENTS) {
-        const value = view.args[key];
-        if (typeof value === 'string' && value !== '') {
-            return value;
-        }
-    }
-    return undefined;
-}
-
-export function taskLabel(view: Pick<TaskView, 'toolName' | 'args'>): string {
-    const key = keyArgument(view);
-    return key ? `${view.toolName}: ${key}` : view.toolName;
+/** "slow_compute: nightly": the tool, and the key argument its server named, if any. */
+export function taskLabel(view: Pick<TaskView, 'toolName' | 'keyArgument'>): string {
+    return view.keyArgument ? `${view.toolName}: ${view.keyArgument}` : view.toolName;
 }
 
 export const STATUS_TEXT: Record<TaskStatus, string> = {

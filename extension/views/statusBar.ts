@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import { Commands } from '../constants';
 import { Disposable } from '../lifecycle';
+import type { ServerController } from '../mcp/serverController';
 import type { TaskModel } from '../tasks/taskModel';
 import { progressPercent, taskLabel, type TaskView } from '../tasks/taskView';
 
@@ -78,4 +79,11 @@ export class TasksStatusBar extends Disposable {
         this.item.command = Commands.focusTasks;
         this.item.show();
     }
+}
+
+/** The status bar item, showing the model's running tasks and the server's problems. */
+export function registerStatusBar(context: vscode.ExtensionContext, model: TaskModel, server: ServerController): TasksStatusBar {
+    const statusBar = new TasksStatusBar(model);
+    context.subscriptions.push(statusBar, server.onDidChangeProblem(problem => statusBar.setServerProblem(problem)));
+    return statusBar;
 }

@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import { Disposable } from '../lifecycle';
 import type { TaskModel } from '../tasks/taskModel';
-import { isTerminal, type TaskView } from '../tasks/taskView';
+import type { TaskView } from '../tasks/taskView';
 import { toTreeItem } from './taskTreeItem';
 
 const STRUCTURE_DEBOUNCE_MS = 15;
@@ -84,8 +84,4 @@ export class TasksTreeProvider extends Disposable implements vscode.TreeDataProv
             this.changed.fire(views);
         }
     }
-}
-
-export function isCancellable(view: TaskView): boolean {
-    return !view.lost && !isTerminal(view.status);
 }

@@ -1,9 +1,9 @@
 import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage, MessageExtraInfo } from '@modelcontextprotocol/sdk/types.js';
+import { PROTOCOL_VERSION, RELATED_TASK_META_KEY } from '../../server/src/contract.js';
 import type { Terminal } from './ui.js';
 
-export const PROTOCOL_VERSION = '2025-11-25';
-export const RELATED_TASK = 'io.modelcontextprotocol/related-task';
+export { PROTOCOL_VERSION, RELATED_TASK_META_KEY as RELATED_TASK };
 
 type Json = Record<string, unknown>;
 type Message = Json & { id?: string | number; method?: string; params?: Json; result?: Json; error?: { code: number; message: string } };
@@ -78,7 +78,7 @@ export class WireLog implements Transport {
 
 function describeParams(method: string, params: Json): string {
     const meta = (params._meta ?? {}) as Json;
-    const related = meta[RELATED_TASK] as { taskId?: string } | undefined;
+    const related = meta[RELATED_TASK_META_KEY] as { taskId?: string } | undefined;
     const relatedNote = related ? ` [related-task ${related.taskId}]` : '';
     switch (method) {
         case 'initialize':
@@ -123,7 +123,7 @@ function describeResult(method: string | undefined, result: Json): string {
             if (task) {
                 return `CreateTaskResult task=${String(task.taskId)} status=${String(task.status)} ttl=${String(task.ttl)} pollInterval=${String(task.pollInterval)}`;
             }
-            const related = ((result._meta ?? {}) as Json)[RELATED_TASK] as { taskId?: string } | undefined;
+            const related = ((result._meta ?? {}) as Json)[RELATED_TASK_META_KEY] as { taskId?: string } | undefined;
             return `${toolResultText(result)}${related ? ` [related-task ${related.taskId}]` : ''}`;
         }
         case 'tasks/get':

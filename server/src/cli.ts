@@ -76,7 +76,7 @@ async function main(argv: string[]): Promise<number> {
         return 1;
     }
     process.stdout.write(JSON.stringify({ url: http.url }) + '\n');
-    log.info(`[http] MCP Tasks server listening on ${http.url}${options.token ? ' (bearer token required)' : ' (no token: any local process may connect)'}`);
+    log.info(`[http] MCP Tasks server listening on ${http.url}${options.tokens.length > 0 ? ' (bearer token required)' : ' (no token: any local process may connect)'}`);
     const stdinClosed = options.exitWithStdin ? [stdinEnd()] : [];
     const signal = await Promise.race([waitForSignal(), ...stdinClosed]);
     log.info(`[http] stopping (${signal})`);

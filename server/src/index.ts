@@ -26,5 +26,5 @@ export {
 export { ChildTaskError, SpawnError, join, type SpawnRefusal } from './tools/subtasks.js';
 export { ErrorCodes, RpcError } from './rpc/errors.js';
 export { createLogger, silentLogger, type Logger, type LogLevel } from './log.js';
-export { newSecret } from './tasks/ids.js';
+export { newSecret, PROTOCOL_VERSION, type TaskInfo } from './contract.js';
 export { SERVER_VERSION } from './version.js';

@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { Env, PROTOCOL_VERSION } from './contract.js';
 import { LOG_LEVELS, type LogLevel } from './log.js';
 import { DEFAULT_LIMITS } from './server.js';
 
@@ -6,8 +7,6 @@ export interface CliOptions {
     transport: 'stdio' | 'http';
     host: string;
     port: number;
-    /** The first client token (kept for callers that know only one). */
-    token?: string;
     /** Every client token; each is a distinct identity. */
     tokens: string[];
     ownerToken?: string;
@@ -34,7 +33,7 @@ export interface CliOptions {
 
 export const HELP = `Usage: mcp-tasks [--stdio | --http] [options]
 
-An MCP server implementing MCP Tasks v1 (protocol 2025-11-25): task-augmented tools with
+An MCP server implementing MCP Tasks v1 (protocol ${PROTOCOL_VERSION}): task-augmented tools with
 tasks/get, tasks/result, tasks/list, tasks/cancel, progress and status notifications.
 
 Transport:
@@ -148,8 +147,8 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
     if (port > 65535) {
         throw new Error('--port: must be at most 65535');
     }
-    const tokens = [...new Set((values.token ?? (env.MCP_TASKS_TOKEN ?? '').split(',')).map(t => t.trim()).filter(Boolean))];
-    const ownerToken = values['owner-token'] ?? (env.MCP_TASKS_OWNER_TOKEN || undefined);
+    const tokens = [...new Set((values.token ?? (env[Env.clientTokens] ?? '').split(',')).map(t => t.trim()).filter(Boolean))];
+    const ownerToken = values['owner-token'] ?? (env[Env.ownerToken] || undefined);
     if (ownerToken && tokens.includes(ownerToken)) {
         throw new Error('--owner-token must differ from --token');
     }
@@ -166,7 +165,6 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
         transport: values.http ? 'http' : 'stdio',
         host: values.host ?? '127.0.0.1',
         port,
-        token: tokens[0],
         tokens,
         ownerToken,
         storeUrl: store,
@@ -175,7 +173,7 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
         workerId,
         bindTo,
         allowRemote: values['allow-remote'] ?? false,
-        ownerAnnounce: values['owner-announce'] ?? (env.MCP_TASKS_OWNER_ANNOUNCE || undefined),
+        ownerAnnounce: values['owner-announce'] ?? (env[Env.ownerAnnounce] || undefined),
         exitWithStdin: values['exit-with-stdin'] ?? false,
         sessionIdleMs: parseDuration(values['session-idle-timeout'] ?? '30m', '--session-idle-timeout'),
         bodyLimitBytes: parseCount(values['body-limit'] ?? String(4 * 1024 * 1024), '--body-limit', 1024),
@@ -190,10 +188,10 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
     if (options.ownerAnnounce && !options.ownerToken) {
         throw new Error('--owner-announce requires --owner-token (or MCP_TASKS_OWNER_TOKEN)');
     }
-    if (options.allowRemote && !options.token) {
+    if (options.allowRemote && options.tokens.length === 0) {
         throw new Error('--allow-remote requires --token');
     }
-    if (options.transport === 'http' && options.bindTo === 'principal' && !options.token) {
+    if (options.transport === 'http' && options.bindTo === 'principal' && options.tokens.length === 0) {
         throw new Error(
             (values.bind ? '--bind principal' : '--store redis binds each client\'s tasks to its bearer token (so any replica can serve them) and') +
                 ' requires --token: give each client its own --token, or pass --bind session to keep tasks on the HTTP session of one replica',

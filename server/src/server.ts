@@ -56,10 +56,6 @@ export class TasksServer {
         this.runtime = new TaskRuntime(store, registry, this.hub, limits, this.log, options.workerId ?? store.workerId ?? randomUUID());
     }
 
-    get sessionCount(): number {
-        return this.sessions.size;
-    }
-
     createSession(identity: ClientIdentity, channel: SessionChannel): McpSession {
         const session = new McpSession(
             identity,

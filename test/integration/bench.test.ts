@@ -3,23 +3,23 @@ import { performance } from 'node:perf_hooks';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CreateTaskResultSchema } from '@modelcontextprotocol/sdk/types.js';
-import type { McpTasksApi } from '../../extension/api';
+import type { McpTasksTestApi } from '../../extension/api';
 import type { TaskView } from '../../extension/tasks/taskView';
 import { readyOverHttp, waitFor } from './util';
 
 /** Sidebar speed, measured in the real extension host (npm run bench:extension; not part of npm test). */
 describe('sidebar benchmark', () => {
-    let api: McpTasksApi;
+    let api: McpTasksTestApi;
 
     before(async () => {
         api = await readyOverHttp();
     });
 
     it('status change on the server → tree item updated', async () => {
-        const endpoint = api.clientEndpointForTests()!;
+        const endpoint = api.testing.clientEndpoint()!;
         const client = new Client({ name: 'bench', version: '1' });
         await client.connect(new StreamableHTTPClientTransport(new URL(endpoint.url), { requestInit: { headers: { authorization: `Bearer ${endpoint.token}` } } }));
-        const { tree, model } = api.tasks!;
+        const { tree, model } = api.testing;
         const samples: number[] = [];
         try {
             for (let i = 0; i < 30; i++) {
@@ -48,7 +48,7 @@ describe('sidebar benchmark', () => {
     });
 
     it('1,000 tasks in the tree: a full refresh and a single-item update', () => {
-        const { model, tree } = api.tasks!;
+        const { model, tree } = api.testing;
         model.clearFinished();
         for (let i = 0; i < 1000; i++) {
             model.applyWire({

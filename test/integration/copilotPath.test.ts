@@ -1,16 +1,16 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
-import type { McpTasksApi } from '../../extension/api';
-import { activateExtension, invoke, listAllTasks, ownerClient, processAlive, setTransport, startInVsCode, TOOL_NAMES, waitFor } from './util';
+import type { McpTasksTestApi } from '../../extension/api';
+import { activateWithHooks, invoke, listAllTasks, ownerClient, processAlive, setTransport, startInVsCode, TOOL_NAMES, waitFor } from './util';
 
 /** The path Copilot agent mode takes: VS Code's own MCP client, tools invoked through vscode.lm. */
 for (const transport of ['http', 'stdio'] as const) {
     describe(`Copilot path over ${transport}`, () => {
-        let api: McpTasksApi;
+        let api: McpTasksTestApi;
         let tools: Map<string, vscode.LanguageModelToolInformation>;
 
         before(async () => {
-            api = await activateExtension();
+            api = await activateWithHooks();
             if (api.transport !== transport) {
                 await setTransport(transport);
                 await waitFor(`transport ${transport}`, () => api.transport === transport);
@@ -61,7 +61,7 @@ for (const transport of ['http', 'stdio'] as const) {
 /** Needs the Playwright UI driver of the code-server host (test/integration/uiDriver.mjs). */
 describe('tool titles (Playwright reads the real workbench)', () => {
     it('tools/list carries title and annotations.title, and VS Code shows those titles', async () => {
-        const api = await activateExtension();
+        const api = await activateWithHooks();
         await startInVsCode(60_000, api);
         const owner = await ownerClient(api);
         const listed = await owner.listTools().finally(() => owner.close());

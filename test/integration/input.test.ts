@@ -3,12 +3,12 @@ import * as vscode from 'vscode';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CallToolResultSchema, CreateTaskResultSchema } from '@modelcontextprotocol/sdk/types.js';
-import type { McpTasksApi } from '../../extension/api';
+import type { McpTasksTestApi } from '../../extension/api';
 import { readyOverHttp, startInVsCode, waitFor } from './util';
 
 /** Prompts are answered by the Playwright UI driver, which acts on the file names in their titles. */
 describe('elicitation and sampling answered in VS Code', () => {
-    let api: McpTasksApi;
+    let api: McpTasksTestApi;
 
     before(async () => {
         api = await readyOverHttp();
@@ -21,7 +21,7 @@ describe('elicitation and sampling answered in VS Code', () => {
     async function runTask(name: string, args: Record<string, unknown>): Promise<string> {
         const taskId = (await vscode.commands.executeCommand('mcpTasks.runTool', { name, args, mode: 'task' })) as string;
         assert.ok(taskId);
-        const result = await api.tasks!.owner.result(taskId);
+        const result = await api.testing.owner.result(taskId);
         return result.content.map(part => (part.type === 'text' ? part.text : '')).join('');
     }
 
@@ -39,7 +39,7 @@ describe('elicitation and sampling answered in VS Code', () => {
     });
 
     it('a raw MCP client without elicitation gets its confirm_delete answered in VS Code', async () => {
-        const endpoint = api.clientEndpointForTests()!;
+        const endpoint = api.testing.clientEndpoint()!;
         const client = new Client({ name: 'raw-cli', version: '1.0.0' }, { capabilities: {} });
         await client.connect(new StreamableHTTPClientTransport(new URL(endpoint.url), { requestInit: { headers: { authorization: `Bearer ${endpoint.token}` } } }));
         try {
@@ -47,14 +47,14 @@ describe('elicitation and sampling answered in VS Code', () => {
             const result = await client.experimental.tasks.getTaskResult(task.taskId, CallToolResultSchema);
             assert.equal(result.content.map(p => (p.type === 'text' ? p.text : '')).join(''), "Deleted 'ui-raw.txt'");
             // The sidebar showed the raw client's task too.
-            assert.equal(api.tasks!.model.get(task.taskId)?.clientName, 'raw-cli');
+            assert.equal(api.testing.model.get(task.taskId)?.clientName, 'raw-cli');
         } finally {
             await client.close();
         }
     });
 
     it('an open prompt closes when its task is cancelled', async () => {
-        const { model, pendingInputs } = api.tasks!;
+        const { model, pendingInputs } = api.testing;
         const taskId = (await vscode.commands.executeCommand('mcpTasks.runTool', { name: 'confirm_delete', args: { filename: 'ui-wait.txt' }, mode: 'task' })) as string;
         const view = await waitFor('the task to need input', () => (model.get(taskId)?.status === 'input_required' ? model.get(taskId) : undefined), 10_000, 50);
         await waitFor('the prompt to be open', () => pendingInputs.get(taskId), 10_000, 50);

@@ -1,13 +1,13 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
-import type { McpTasksApi } from '../../extension/api';
-import { activateExtension, invoke, processAlive, setTransport, startInVsCode, waitFor } from './util';
+import type { McpTasksTestApi } from '../../extension/api';
+import { activateWithHooks, invoke, processAlive, setTransport, startInVsCode, waitFor } from './util';
 
 describe('server lifecycle (http)', () => {
-    let api: McpTasksApi;
+    let api: McpTasksTestApi;
 
     before(async () => {
-        api = await activateExtension();
+        api = await activateWithHooks();
         await setTransport('http');
         await waitFor('transport http', () => api.transport === 'http');
         await startInVsCode();
@@ -29,7 +29,7 @@ describe('server lifecycle (http)', () => {
     });
 
     it('tasks of a killed server show as lost in the tree; the restarted server is watched again', async () => {
-        const sidebar = api.tasks!;
+        const sidebar = api.testing;
         await waitFor('the owner connection', () => sidebar.owner.connected, 30_000);
         const taskId = (await vscode.commands.executeCommand('mcpTasks.runTool', { name: 'slow_compute', args: { seconds: 60, label: 'doomed' }, mode: 'task' })) as string;
         const view = await waitFor('the task', () => sidebar.model.get(taskId));

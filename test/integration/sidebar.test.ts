@@ -1,11 +1,11 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
-import type { McpTasksApi } from '../../extension/api';
+import type { McpTasksTestApi } from '../../extension/api';
 import { OWN_CLIENT_NAME } from '../../extension/mcp/ownerConnection';
 import { clientKind, type TaskView } from '../../extension/tasks/taskView';
-import { activateExtension, invoke, setTransport, startInVsCode, waitFor } from './util';
+import { activateWithHooks, invoke, setTransport, startInVsCode, waitFor } from './util';
 
-type Sidebar = NonNullable<McpTasksApi['tasks']>;
+type Sidebar = McpTasksTestApi['testing'];
 
 function findTask(sidebar: Sidebar, label: string): TaskView | undefined {
     return sidebar.model.all().find(view => view.args.label === label);
@@ -13,13 +13,13 @@ function findTask(sidebar: Sidebar, label: string): TaskView | undefined {
 
 for (const transport of ['http', 'stdio'] as const) {
     describe(`sidebar over ${transport}`, () => {
-        let api: McpTasksApi;
+        let api: McpTasksTestApi;
         let sidebar: Sidebar;
         let tools: Map<string, vscode.LanguageModelToolInformation>;
 
         before(async () => {
-            api = await activateExtension();
-            sidebar = api.tasks!;
+            api = await activateWithHooks();
+            sidebar = api.testing;
             await setTransport(transport);
             await waitFor(`transport ${transport}`, () => api.transport === transport);
             tools = await startInVsCode(60_000, api);

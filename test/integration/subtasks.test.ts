@@ -1,10 +1,10 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
-import type { McpTasksApi } from '../../extension/api';
+import type { McpTasksTestApi } from '../../extension/api';
 import { readyOverHttp, waitFor } from './util';
 
 describe('sub-tasks in the sidebar', () => {
-    let api: McpTasksApi;
+    let api: McpTasksTestApi;
 
     before(async () => {
         api = await readyOverHttp();
@@ -12,7 +12,7 @@ describe('sub-tasks in the sidebar', () => {
     });
 
     it('nests build and test under deploy, and cancelling the parent from the tree cascades', async () => {
-        const { model, tree } = api.tasks!;
+        const { model, tree } = api.testing;
         const parentId = (await vscode.commands.executeCommand('mcpTasks.runTool', { name: 'deploy', args: { app: 'showcase' }, mode: 'task' })) as string;
         const parent = await waitFor('the deploy task', () => model.get(parentId));
         const children = await waitFor('build and test under deploy', () => {

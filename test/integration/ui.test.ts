@@ -1,18 +1,18 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
-import { activateExtension, invoke, setTransport, startInVsCode, waitFor } from './util';
+import { activateWithHooks, invoke, setTransport, startInVsCode, waitFor } from './util';
 
 /** Needs the Playwright UI driver of the code-server host (test/integration/uiDriver.mjs). */
 describe('sidebar UI (Playwright drives the real workbench)', () => {
     it('a running task is listed and its inline Cancel button cancels it', async () => {
-        const api = await activateExtension();
+        const api = await activateWithHooks();
         await setTransport('http');
         await waitFor('transport http', () => api.transport === 'http');
         const tools = await startInVsCode();
         await vscode.commands.executeCommand('mcpTasks.tasks.focus');
         const call = invoke(tools.get('slow_compute')!, { seconds: 60, label: 'ui-cancel' }).catch((err: Error) => err.message);
         // The UI driver finds the row, takes screenshots, and clicks its inline Cancel action.
-        const view = await waitFor('the task cancelled by a click', () => api.tasks!.model.all().find(v => v.args.label === 'ui-cancel' && v.status === 'cancelled'), 60_000, 100);
+        const view = await waitFor('the task cancelled by a click', () => api.testing.model.all().find(v => v.args.label === 'ui-cancel' && v.status === 'cancelled'), 60_000, 100);
         assert.equal(view.statusMessage, 'Cancelled from the MCP Tasks sidebar');
         assert.ok(typeof (await call) === 'string', 'the Copilot call ended');
         await new Promise(resolve => setTimeout(resolve, 1500));

@@ -2,7 +2,7 @@ import * as vscode from 'vscode';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { z } from 'zod';
-import type { McpTasksApi } from '../../extension/api';
+import type { McpTasksApi, McpTasksTestApi } from '../../extension/api';
 
 /** The SDK's Task schema drops `_meta`; the owner's view needs it (tool, arguments, client). */
 const LooseTaskList = z.object({ tasks: z.array(z.looseObject({ taskId: z.string(), status: z.string() })), nextCursor: z.string().optional() });
@@ -30,6 +30,15 @@ export async function activateExtension(): Promise<McpTasksApi> {
         throw new Error(`extension ${EXTENSION_ID} is not installed`);
     }
     return ext.activate();
+}
+
+/** The extension's API with its test hooks, which it gives only under ExtensionMode.Test. */
+export async function activateWithHooks(): Promise<McpTasksTestApi> {
+    const api: Partial<McpTasksTestApi> & McpTasksApi = await activateExtension();
+    if (!api.testing) {
+        throw new Error('the extension gave no test hooks: it is not running in ExtensionMode.Test');
+    }
+    return api as McpTasksTestApi;
 }
 
 export async function waitFor<T>(what: string, check: () => T | undefined | Promise<T | undefined>, timeoutMs = 30_000, everyMs = 200): Promise<T> {
@@ -88,8 +97,8 @@ export async function invoke(tool: vscode.LanguageModelToolInformation, input: o
 }
 
 /** An SDK client holding the owner credential: sees every client's tasks on the server. */
-export async function ownerClient(api: McpTasksApi): Promise<Client> {
-    const endpoint = await waitFor('the owner endpoint', () => api.ownerEndpointForTests());
+export async function ownerClient(api: McpTasksTestApi): Promise<Client> {
+    const endpoint = await waitFor('the owner endpoint', () => api.testing.ownerEndpoint());
     const client = new Client({ name: 'integration-owner', version: '1.0.0' });
     await client.connect(new StreamableHTTPClientTransport(new URL(endpoint.url), { requestInit: { headers: { authorization: `Bearer ${endpoint.token}` } } }));
     return client;
@@ -109,11 +118,11 @@ export async function setTransport(transport: 'http' | 'stdio'): Promise<void> {
 }
 
 /** The common start of a suite: the extension active in http mode, its server up, our owner connection live. */
-export async function readyOverHttp(): Promise<McpTasksApi> {
-    const api = await activateExtension();
+export async function readyOverHttp(): Promise<McpTasksTestApi> {
+    const api = await activateWithHooks();
     await setTransport('http');
     await waitFor('transport http', () => api.transport === 'http');
     await api.ensureServer();
-    await waitFor('the owner connection', () => api.tasks!.owner.connected, 30_000);
+    await waitFor('the owner connection', () => api.testing.owner.connected, 30_000);
     return api;
 }

@@ -66,7 +66,7 @@ describe('the client credential grants no owner rights', () => {
             assert.equal(metaOf(view)?.[TASK_INFO], undefined, `${where} shows a client the owner's task-info`);
         }
         const ownerView = await owner.result('tasks/get', { taskId: created.taskId });
-        assert.deepEqual(metaOf(ownerView)?.[TASK_INFO], { toolName: 'slow_compute', args: { seconds: 0.2, label: 'mine' }, clientName: 'client-a', worker: (metaOf(ownerView)?.[TASK_INFO] as { worker: string }).worker });
+        assert.deepEqual(metaOf(ownerView)?.[TASK_INFO], { toolName: 'slow_compute', args: { seconds: 0.2, label: 'mine' }, clientName: 'client-a', keyArgument: 'mine', worker: (metaOf(ownerView)?.[TASK_INFO] as { worker: string }).worker });
         assert.ok(pushedToOwner.some(m => m.params?.taskId === created.taskId && metaOf(m.params)?.[TASK_INFO]), 'the owner is notified with task-info');
         assert.ok(!pushedToA.some(m => m.method === 'notifications/mcp-tasks/progress'), "owner progress never reaches a client");
     });

@@ -255,7 +255,6 @@ describe('--store, --bind and several --token flags', () => {
         assert.equal(redis.storeUrl, 'redis://127.0.0.1:6379/2');
         assert.equal(redis.bindTo, 'principal');
         assert.deepEqual(redis.tokens, ['a', 'b']);
-        assert.equal(redis.token, 'a');
         assert.equal(redis.workerLeaseMs, 3000);
         assert.equal(redis.workerId, 'r1');
         assert.equal(redis.storePrefix, 'x:');

@@ -126,7 +126,7 @@ describe('options', () => {
         assert.equal(options.transport, 'stdio');
         assert.equal(options.host, '127.0.0.1');
         assert.equal(options.port, 8080);
-        assert.equal(options.token, undefined);
+        assert.deepEqual(options.tokens, []);
         assert.equal(options.defaultTtlMs, 3_600_000);
         assert.equal(options.maxTtlMs, 86_400_000);
         assert.equal(options.maxTasksPerClient, 1000);
@@ -171,7 +171,7 @@ describe('options', () => {
             transport: 'http',
             host: '0.0.0.0',
             port: 0,
-            token: 'T',
+            tokens: ['T'],
             ownerToken: 'O',
             allowRemote: true,
             sessionIdleMs: 300,
@@ -190,10 +190,10 @@ describe('options', () => {
     });
 
     it('takes tokens from the environment, flags first', () => {
-        assert.equal(parseCli([], { MCP_TASKS_TOKEN: 'env-t' }).token, 'env-t');
-        assert.equal(parseCli(['--token', 'flag-t'], { MCP_TASKS_TOKEN: 'env-t' }).token, 'flag-t');
+        assert.deepEqual(parseCli([], { MCP_TASKS_TOKEN: 'env-t' }).tokens, ['env-t']);
+        assert.deepEqual(parseCli(['--token', 'flag-t'], { MCP_TASKS_TOKEN: 'env-t' }).tokens, ['flag-t']);
         assert.equal(parseCli([], { MCP_TASKS_OWNER_TOKEN: 'env-o' }).ownerToken, 'env-o');
-        assert.equal(parseCli([], { MCP_TASKS_TOKEN: '' }).token, undefined);
+        assert.deepEqual(parseCli([], { MCP_TASKS_TOKEN: '' }).tokens, []);
     });
 
     it('rejects bad command lines with a message naming the problem', () => {

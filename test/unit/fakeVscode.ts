@@ -5,12 +5,15 @@ import Module from 'node:module';
 
 type Listener<T> = (value: T) => void;
 
-class Emitter<T> {
+export class EventEmitter<T> {
     private listeners: Listener<T>[] = [];
     readonly event = (listener: Listener<T>) => {
         this.listeners.push(listener);
         return { dispose: () => (this.listeners = this.listeners.filter(l => l !== listener)) };
     };
+    dispose(): void {
+        this.listeners = [];
+    }
     fire(value: T): void {
         for (const listener of [...this.listeners]) {
             listener(value);
@@ -51,11 +54,11 @@ export class FakeQuickInput {
     visible = false;
     disposed = false;
     shown = 0;
-    private readonly accept = new Emitter<void>();
-    private readonly hideEmitter = new Emitter<void>();
-    private readonly changeValue = new Emitter<string>();
-    private readonly button = new Emitter<unknown>();
-    private readonly selection = new Emitter<readonly Item[]>();
+    private readonly accept = new EventEmitter<void>();
+    private readonly hideEmitter = new EventEmitter<void>();
+    private readonly changeValue = new EventEmitter<string>();
+    private readonly button = new EventEmitter<unknown>();
+    private readonly selection = new EventEmitter<readonly Item[]>();
     readonly onDidAccept = this.accept.event;
     readonly onDidHide = this.hideEmitter.event;
     readonly onDidChangeValue = this.changeValue.event;
@@ -126,6 +129,14 @@ export const fake = {
     openExternalResult: true,
     onInformation: undefined as MessageHandler | undefined,
     models: [] as unknown[],
+    /** Every command executed, with its arguments. */
+    commands: [] as { id: string; args: unknown[] }[],
+    /** Settings under `mcpTasks`, by key (e.g. 'server.maxTtl'); change them with setSetting. */
+    settings: {} as Record<string, unknown>,
+    setSetting(key: string, value: unknown): void {
+        this.settings[key] = value;
+        configurationChanged.fire({ affectsConfiguration: (section: string) => section === 'mcpTasks' || section === `mcpTasks.${key}` });
+    },
     waiters: [] as (() => void)[],
     notify(): void {
         for (const waiter of this.waiters.splice(0)) {
@@ -153,11 +164,13 @@ export const fake = {
         this.openExternalResult = true;
         this.onInformation = undefined;
         this.models = [];
+        this.commands = [];
+        this.settings = {};
     },
 };
 
 export class CancellationTokenSource {
-    private readonly emitter = new Emitter<void>();
+    private readonly emitter = new EventEmitter<void>();
     readonly token = { isCancellationRequested: false, onCancellationRequested: this.emitter.event };
     cancel(): void {
         if (!this.token.isCancellationRequested) {
@@ -183,6 +196,39 @@ export const LanguageModelChatMessage = {
 };
 
 export const Uri = { parse: (value: string) => ({ toString: () => value }) };
+
+export class McpHttpServerDefinition {
+    constructor(
+        readonly label: string,
+        public uri: { toString(): string },
+        public headers: Record<string, string> = {},
+        readonly version?: string,
+    ) {}
+}
+
+export class McpStdioServerDefinition {
+    constructor(
+        readonly label: string,
+        readonly command: string,
+        readonly args: string[],
+        readonly env: Record<string, string | number | null> = {},
+        readonly version?: string,
+    ) {}
+}
+
+export const commands = {
+    executeCommand: (id: string, ...args: unknown[]) => {
+        fake.commands.push({ id, args });
+        return Promise.resolve(undefined);
+    },
+};
+
+const configurationChanged = new EventEmitter<{ affectsConfiguration(section: string): boolean }>();
+
+export const workspace = {
+    getConfiguration: () => ({ get: <T>(key: string, fallback: T): T => (key in fake.settings ? (fake.settings[key] as T) : fallback) }),
+    onDidChangeConfiguration: configurationChanged.event,
+};
 
 export const window = {
     createInputBox: () => new FakeQuickInput('input'),

@@ -3,7 +3,7 @@ import { fake, type FakeQuickInput } from './fakeVscode.js';
 import assert from 'node:assert/strict';
 import { beforeEach, describe, it } from 'node:test';
 import type { ElicitRequest } from '@modelcontextprotocol/sdk/types.js';
-import { answerElicitation, collectToolArguments, showActivePrompt } from '../../extension/input/prompter.js';
+import { answerElicitation, collectToolArguments, type PendingPrompt } from '../../extension/input/prompter.js';
 
 type Params = ElicitRequest['params'];
 
@@ -166,7 +166,8 @@ describe('answerElicitation (form mode)', () => {
     });
 
     it('queues concurrent prompts instead of letting one hide the other, and skips aborted ones', async () => {
-        const first = answerElicitation(form({ a: { type: 'string' } }, ['a'], 'First'), ctx());
+        let firstPrompt: PendingPrompt | undefined;
+        const first = answerElicitation(form({ a: { type: 'string' } }, ['a'], 'First'), { ...ctx(), onPrompt: p => (firstPrompt = p) });
         const controller = new AbortController();
         const second = answerElicitation(form({ b: { type: 'string' } }, ['b'], 'Second'), ctx(controller.signal));
         const third = answerElicitation(form({ c: { type: 'string' } }, ['c'], 'Third'), ctx());
@@ -174,8 +175,8 @@ describe('answerElicitation (form mode)', () => {
         assert.match(box.title ?? '', /^Demo: First/);
         controller.abort();
         assert.deepEqual(await second, { action: 'cancel' }, 'a queued prompt cancels without waiting its turn');
-        assert.equal(showActivePrompt(), true);
-        assert.equal(box.shown, 2, 'showActivePrompt re-shows the open step');
+        firstPrompt!.show();
+        assert.equal(box.shown, 2, 'show() re-shows the open step');
         box.typeText('1');
         box.enter();
         assert.deepEqual(await first, { action: 'accept', content: { a: '1' } });
@@ -184,7 +185,65 @@ describe('answerElicitation (form mode)', () => {
         next.typeText('3');
         next.enter();
         assert.deepEqual(await third, { action: 'accept', content: { c: '3' } });
-        assert.equal(showActivePrompt(), false);
+        const opened = fake.opened.length;
+        firstPrompt!.show();
+        assert.equal(fake.opened.length, opened, 'a finished prompt shows nothing');
+        assert.equal(box.shown, 2);
+    });
+
+    it("brings a waiting task's prompt forward; the one on screen steps aside and resumes at its step, answers kept", async () => {
+        const prompts = new Map<string, PendingPrompt>();
+        const ask = (name: string, fields: string[]) =>
+            answerElicitation(form(Object.fromEntries(fields.map(f => [f, { type: 'string' }])), fields, name), { ...ctx(), onPrompt: p => prompts.set(name, p) });
+        const onScreen = ask('Deploy', ['region', 'size']);
+        const behind = ask('Backup', ['target']);
+        const last = ask('Report', ['title']);
+
+        const region = await fake.next();
+        assert.match(region.title ?? '', /^Demo: Deploy \(step 1 of 2\)/);
+        region.typeText('eu');
+        region.enter();
+        const size = await fake.next();
+        assert.match(size.title ?? '', /^Demo: Deploy \(step 2 of 2\)/);
+
+        // Respond on Report's row: its prompt shows now, though Backup came first.
+        prompts.get('Report')!.show();
+        assert.ok(size.disposed, 'the step on screen made way');
+        const report = await fake.next();
+        assert.match(report.title ?? '', /^Demo: Report/);
+        report.typeText('weekly');
+        report.enter();
+        assert.deepEqual(await last, { action: 'accept', content: { title: 'weekly' } });
+
+        const resumed = await fake.next();
+        assert.match(resumed.title ?? '', /^Demo: Deploy \(step 2 of 2\)/, 'the prompt that stepped aside comes back first, at the same step');
+        resumed.typeText('large');
+        resumed.enter();
+        assert.deepEqual(await onScreen, { action: 'accept', content: { region: 'eu', size: 'large' } });
+
+        const backup = await fake.next();
+        assert.match(backup.title ?? '', /^Demo: Backup/);
+        backup.typeText('s3');
+        backup.enter();
+        assert.deepEqual(await behind, { action: 'accept', content: { target: 's3' } });
+    });
+
+    it('brings forward a prompt waiting behind a form with no fields, which is asked again afterwards', async () => {
+        const prompts = new Map<string, PendingPrompt>();
+        const proceed = answerElicitation(form({}, [], 'Proceed?'), { ...ctx(), onPrompt: p => prompts.set('proceed', p) });
+        const name = answerElicitation(form({ n: { type: 'string' } }, ['n'], 'Name?'), { ...ctx(), onPrompt: p => prompts.set('name', p) });
+        const confirm = await fake.next();
+        assert.deepEqual(confirm.labels(), ['Accept', 'Decline']);
+        prompts.get('name')!.show();
+        const box = await fake.next();
+        assert.match(box.title ?? '', /^Demo: Name\?/);
+        box.typeText('x');
+        box.enter();
+        assert.deepEqual(await name, { action: 'accept', content: { n: 'x' } });
+        const again = await fake.next();
+        assert.deepEqual(again.labels(), ['Accept', 'Decline']);
+        again.pick('Decline');
+        assert.deepEqual(await proceed, { action: 'decline' });
     });
 
     it('asks to accept or decline a form with no fields', async () => {

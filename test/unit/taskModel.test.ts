@@ -1,13 +1,13 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { TaskModel } from '../../extension/tasks/taskModel';
-import { clientKind, compareTasks, formatElapsed, keyArgument, progressPercent, taskDescription, taskLabel, type TaskView } from '../../extension/tasks/taskView';
+import { clientKind, compareTasks, formatElapsed, fromWire, progressPercent, taskDescription, taskLabel, type TaskView } from '../../extension/tasks/taskView';
 
 const INFO = 'dev.mcp-tasks/task-info';
 const PARENT = 'dev.mcp-tasks/parent-task-id';
 
-function wire(taskId: string, status: string, extra: { created?: string; updated?: string; tool?: string; args?: object; parent?: string; client?: string; message?: string } = {}): Record<string, unknown> {
-    const meta: Record<string, unknown> = { [INFO]: { toolName: extra.tool ?? 'slow_compute', args: extra.args ?? {}, clientName: extra.client } };
+function wire(taskId: string, status: string, extra: { created?: string; updated?: string; tool?: string; args?: object; key?: string; parent?: string; client?: string; message?: string } = {}): Record<string, unknown> {
+    const meta: Record<string, unknown> = { [INFO]: { toolName: extra.tool ?? 'slow_compute', args: extra.args ?? {}, clientName: extra.client, keyArgument: extra.key } };
     if (extra.parent) {
         meta[PARENT] = extra.parent;
     }
@@ -41,7 +41,7 @@ describe('task model', () => {
     it('nests children under their parent and keeps them off the top level', () => {
         const model = new TaskModel();
         model.applyWire(wire('parent', 'working', { tool: 'deploy', args: { app: 'demo' } }));
-        model.applyWire(wire('build', 'working', { tool: 'deploy_step', args: { app: 'demo', step: 'build' }, parent: 'parent', created: '2026-11-29T10:00:01Z' }));
+        model.applyWire(wire('build', 'working', { tool: 'deploy_step', args: { app: 'demo', step: 'build' }, key: 'build', parent: 'parent', created: '2026-11-29T10:00:01Z' }));
         model.applyWire(wire('test', 'completed', { tool: 'deploy_step', args: { app: 'demo', step: 'test' }, parent: 'parent', created: '2026-11-29T10:00:02Z' }));
         assert.deepEqual(model.roots().map(v => v.taskId), ['parent']);
         assert.deepEqual(model.children('parent').map(v => v.taskId), ['build', 'test']);
@@ -123,13 +123,24 @@ describe('task model', () => {
 describe('task labels and descriptions', () => {
     const base: TaskView = { taskId: 'x', status: 'working', createdAt: '2026-11-29T10:00:00.000Z', lastUpdatedAt: '2026-11-29T10:00:00.000Z', ttl: 1000, toolName: 'slow_compute', args: {} };
 
-    it('labels a task by its tool and key argument', () => {
-        assert.equal(taskLabel({ toolName: 'slow_compute', args: { label: 'report', seconds: 3 } }), 'slow_compute: report');
-        assert.equal(taskLabel({ toolName: 'write_haiku', args: { topic: 'rain' } }), 'write_haiku: rain');
-        assert.equal(taskLabel({ toolName: 'confirm_delete', args: { filename: 'a.txt' } }), 'confirm_delete: a.txt');
-        assert.equal(taskLabel({ toolName: 'external_job', args: { job_id: 'job-9' } }), 'external_job: job-9');
-        assert.equal(taskLabel({ toolName: 'failing_job', args: {} }), 'failing_job');
-        assert.equal(keyArgument({ args: { label: '' } }), undefined);
+    it('labels a task by its tool and the key argument the server names in task-info', () => {
+        const label = (extra: Parameters<typeof wire>[2]) => taskLabel(fromWire(wire('t', 'working', extra))!);
+        assert.equal(label({ tool: 'slow_compute', args: { label: 'report', seconds: 3 }, key: 'report' }), 'slow_compute: report');
+        assert.equal(label({ tool: 'external_job', args: { job_id: 'job-9' }, key: 'job-9' }), 'external_job: job-9');
+        // A tool of some other server, keyed on an argument no built-in list would guess.
+        assert.equal(label({ tool: 'ingest', args: { dataset: 'sales-2026' }, key: 'sales-2026' }), 'ingest: sales-2026');
+        // No key from the server: the arguments are not guessed at, even ones named like a label.
+        assert.equal(label({ tool: 'failing_job', args: { label: 'x', name: 'y' } }), 'failing_job');
+        assert.equal(label({ tool: 'slow_compute', args: { label: '' }, key: '' }), 'slow_compute');
+        assert.equal(fromWire({ taskId: 't', status: 'working', _meta: { [INFO]: { toolName: 'greet', args: {}, keyArgument: 42 } } })?.keyArgument, undefined, 'a non-string key is ignored');
+    });
+
+    it('keeps the key argument through updates and picks up a new one', () => {
+        const model = new TaskModel();
+        const view = model.applyWire(wire('k', 'working', { tool: 'write_haiku', args: { topic: 'rain' }, key: 'rain' }))!;
+        assert.equal(taskLabel(view), 'write_haiku: rain');
+        model.applyWire(wire('k', 'completed', { tool: 'write_haiku', args: { topic: 'snow' }, key: 'snow', updated: '2026-11-29T10:00:05.000Z' }));
+        assert.equal(taskLabel(view), 'write_haiku: snow');
     });
 
     it('describes status, progress and elapsed time', () => {

@@ -1,4 +1,6 @@
-import { randomBytes, randomFillSync } from 'node:crypto';
+import { randomFillSync } from 'node:crypto';
+
+export { newSecret } from '../contract.js';
 
 /** Task ids drawn per batch: one call into the CSPRNG per 256 ids (a call per id cost ~5 µs). */
 const IDS_PER_BATCH = 256;
@@ -17,8 +19,4 @@ export function newTaskId(): string {
     }
     const start = ID_BYTES * nextId++;
     return batch.toString('base64url', start, start + ID_BYTES);
-}
-
-export function newSecret(bytes = 32): string {
-    return randomBytes(bytes).toString('base64url');
 }

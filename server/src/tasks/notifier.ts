@@ -1,9 +1,10 @@
 import type { ClientHub } from './hub.js';
 import type { TaskEvent, TaskRecord } from './types.js';
+import { Methods } from '../contract.js';
 import { relatedTaskMeta, toWireTask } from './wire.js';
 
-export const OWNER_PROGRESS_METHOD = 'notifications/mcp-tasks/progress';
-export const TASK_STATUS_METHOD = 'notifications/tasks/status';
+export const OWNER_PROGRESS_METHOD = Methods.ownerProgress;
+export const TASK_STATUS_METHOD = Methods.taskStatus;
 
 /**
  * A status change goes to the task's client (not for its creation: the client has the
@@ -33,7 +34,7 @@ export function notifyProgress(hub: ClientHub, event: Extract<TaskEvent, { type:
         const params = { progressToken, ...update, _meta: relatedTaskMeta(event.taskId) };
         for (const link of hub.linksFor(event.clientKey)) {
             if (!link.identity.isOwner) {
-                link.notify('notifications/progress', params, event.taskId);
+                link.notify(Methods.progress, params, event.taskId);
             }
         }
     }

@@ -1,13 +1,9 @@
 import type { JsonRpcErrorObject } from '../rpc/messages.js';
 import type { CallToolResult } from '../tools/types.js';
 
-export type TaskStatus = 'working' | 'input_required' | 'completed' | 'failed' | 'cancelled';
-export type TerminalStatus = 'completed' | 'failed' | 'cancelled';
-export type LiveStatus = 'working' | 'input_required';
+import type { LiveStatus, TaskStatus, TerminalStatus } from '../contract.js';
 
-export function isTerminal(status: TaskStatus): status is TerminalStatus {
-    return status === 'completed' || status === 'failed' || status === 'cancelled';
-}
+export { isTerminal, type LiveStatus, type TaskStatus, type TerminalStatus } from '../contract.js';
 
 /** A task as the store keeps it: the wire fields plus what the server needs to bind and describe it. */
 export interface TaskRecord {

@@ -1,10 +1,34 @@
+import { PARENT_TASK_META_KEY, RELATED_TASK_META_KEY, TASK_INFO_META_KEY, type TaskInfo } from '../contract.js';
 import type { TaskRecord } from './types.js';
 
-export const RELATED_TASK_META_KEY = 'io.modelcontextprotocol/related-task';
-/** Not in the v1 spec: a child task names its parent under this `_meta` key (and `tasks/list` filters by it). */
-export const PARENT_TASK_META_KEY = 'dev.mcp-tasks/parent-task-id';
-/** Sent to the owner only: what the task runs and for whom. */
-export const TASK_INFO_META_KEY = 'dev.mcp-tasks/task-info';
+export { PARENT_TASK_META_KEY, RELATED_TASK_META_KEY, TASK_INFO_META_KEY } from '../contract.js';
+
+/**
+ * Each tool's `keyArgument` by tool name, filled as tool registries are built. Process-wide
+ * because a TaskRecord names only its tool; tools of one name are expected to agree on it.
+ */
+const keyArgumentNames = new Map<string, string>();
+
+export function rememberKeyArguments(tools: readonly { name: string; keyArgument?: string }[]): void {
+    for (const tool of tools) {
+        if (tool.keyArgument) {
+            keyArgumentNames.set(tool.name, tool.keyArgument);
+        } else {
+            keyArgumentNames.delete(tool.name);
+        }
+    }
+}
+
+/** The owner's view of what a task runs and for whom. */
+export function taskInfo(record: TaskRecord): TaskInfo {
+    const info: TaskInfo = { toolName: record.toolName, args: record.args, clientName: record.clientName, worker: record.worker };
+    const keyName = keyArgumentNames.get(record.toolName);
+    const value = keyName === undefined ? undefined : record.args[keyName];
+    if ((typeof value === 'string' && value !== '') || typeof value === 'number') {
+        info.keyArgument = String(value);
+    }
+    return info;
+}
 
 /** The Task object as the spec defines it, plus namespaced `_meta`. */
 export function toWireTask(record: TaskRecord, forOwner = false): Record<string, unknown> {
@@ -25,7 +49,7 @@ export function toWireTask(record: TaskRecord, forOwner = false): Record<string,
             meta[PARENT_TASK_META_KEY] = record.parentTaskId;
         }
         if (forOwner) {
-            meta[TASK_INFO_META_KEY] = { toolName: record.toolName, args: record.args, clientName: record.clientName, worker: record.worker };
+            meta[TASK_INFO_META_KEY] = taskInfo(record);
         }
         task._meta = meta;
     }

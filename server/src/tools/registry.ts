@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { invalidParams } from '../rpc/errors.js';
+import { rememberKeyArguments } from '../tasks/wire.js';
 import type { ToolDefinition } from './types.js';
 
 /** The tools a server offers, with their `tools/list` entries computed once. */
@@ -17,6 +18,7 @@ export class ToolRegistry {
             }
             this.tools.set(tool.name, tool);
         }
+        rememberKeyArguments(tools);
     }
 
     get(name: string): ToolDefinition | undefined {

@@ -1,0 +1,130 @@
+import * as vscode from 'vscode';
+import { newSecret } from '@mcp-tasks/server/contract';
+import type { ConfigWatcher, LaunchChange, Transport } from '../config';
+import { PROVIDER_ID } from '../constants';
+import { Disposable } from '../lifecycle';
+import type { Logger, ScopedLogger } from '../logger';
+import { TasksMcpProvider } from './definitionProvider';
+import { HttpMode } from './httpMode';
+import type { OwnerConnection } from './ownerConnection';
+import type { Secrets, ServerMode } from './serverMode';
+import { StdioMode } from './stdioMode';
+
+const OWNER_READY_TIMEOUT_MS = 20_000;
+
+/** Builds the mode of one transport: the only place that maps a transport to its behaviour. */
+export type ModeFactory = (transport: Transport) => ServerMode;
+
+/**
+ * The server side of the extension: the current mode, the definition provider that publishes it,
+ * and the owner connection kept pointed at it. Settings that need a new server restart it here.
+ */
+export class ServerController extends Disposable {
+    private current: ServerMode;
+    private modeSubscriptions: vscode.Disposable[] = [];
+    private readonly problemChanged = this.register(new vscode.EventEmitter<string | undefined>());
+    /** A server problem appeared or cleared (undefined). */
+    readonly onDidChangeProblem = this.problemChanged.event;
+    readonly provider: TasksMcpProvider;
+
+    constructor(
+        private readonly createMode: ModeFactory,
+        config: ConfigWatcher,
+        private readonly owner: OwnerConnection,
+        private readonly log: ScopedLogger,
+    ) {
+        super();
+        this.provider = this.register(new TasksMcpProvider(() => this.current, log));
+        this.current = this.adopt(createMode(config.current.transport));
+        this.register(config.onDidChangeLaunchSettings(change => void this.onLaunchSettings(change)));
+        this.register({
+            dispose: () => {
+                this.unsubscribe();
+                this.current.dispose();
+                this.owner.setEndpoint(undefined);
+            },
+        });
+    }
+
+    get mode(): ServerMode {
+        return this.current;
+    }
+
+    /** Makes sure a server runs and our owner connection is up (Run Tool and friends). */
+    async ready(timeoutMs = OWNER_READY_TIMEOUT_MS): Promise<void> {
+        if (this.owner.connected) {
+            return;
+        }
+        await this.current.start();
+        await new Promise<void>((resolve, reject) => {
+            if (this.owner.connected) {
+                resolve();
+                return;
+            }
+            const timer = setTimeout(() => {
+                subscription.dispose();
+                reject(new Error('the MCP Tasks server did not come up in time (see MCP Tasks: Show Log)'));
+            }, timeoutMs);
+            const subscription = this.owner.onDidChangeState(up => {
+                if (up) {
+                    clearTimeout(timer);
+                    subscription.dispose();
+                    resolve();
+                }
+            });
+        });
+    }
+
+    restart(): Promise<void> {
+        return this.current.restart();
+    }
+
+    /** Stops the current server; VS Code awaits this on deactivate. */
+    stop(): Promise<void> {
+        return this.current.stop();
+    }
+
+    private async onLaunchSettings({ previous, current }: LaunchChange): Promise<void> {
+        if (previous.transport === current.transport) {
+            this.log.info('server settings changed; restarting');
+            await this.current.restart().catch(err => this.log.error(`restart failed: ${(err as Error).message}`));
+            return;
+        }
+        this.log.info(`transport ${previous.transport} → ${current.transport}; switching servers`);
+        const old = this.current;
+        this.unsubscribe();
+        this.current = this.adopt(this.createMode(current.transport));
+        // Tell VS Code at once (a stale definition no longer resolves), then stop the old server.
+        this.provider.refresh('transport changed');
+        await old.stop().catch(err => this.log.error(`stopping the ${old.transport} server failed: ${(err as Error).message}`));
+        old.dispose();
+    }
+
+    private adopt(mode: ServerMode): ServerMode {
+        this.modeSubscriptions = [mode.onDidChangeDefinition(reason => this.provider.refresh(reason)), mode.onDidChangeServer(() => this.followServer(mode))];
+        this.followServer(mode);
+        return mode;
+    }
+
+    private unsubscribe(): void {
+        for (const subscription of this.modeSubscriptions.splice(0)) {
+            subscription.dispose();
+        }
+    }
+
+    private followServer(mode: ServerMode): void {
+        this.owner.setEndpoint(mode.ownerEndpoint);
+        this.problemChanged.fire(mode.problem);
+    }
+}
+
+/** Publishes the server to VS Code and keeps our owner connection on it. Nothing starts here. */
+export function registerServer(context: vscode.ExtensionContext, logger: Logger, config: ConfigWatcher, owner: OwnerConnection): ServerController {
+    const serverJs = context.asAbsolutePath('dist/server.js');
+    const secrets: Secrets = { clientToken: newSecret(), ownerToken: newSecret() };
+    const createMode: ModeFactory = transport =>
+        transport === 'http' ? new HttpMode(serverJs, secrets, () => config.current, logger.scoped('server')) : new StdioMode(serverJs, secrets, () => config.current, logger.scoped('stdio'));
+    const controller = new ServerController(createMode, config, owner, logger.scoped('provider'));
+    context.subscriptions.push(controller, vscode.lm.registerMcpServerDefinitionProvider(PROVIDER_ID, controller.provider));
+    return controller;
+}

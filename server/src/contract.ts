@@ -1,0 +1,62 @@
+// The wire contract the server and the extension both spell: method names, `_meta` keys, the
+// protocol version, task statuses and the owner's task-info shape. No imports at all, so the
+// extension bundles it without pulling in the server (`@mcp-tasks/server/contract`).
+
+/** The MCP protocol version this server implements (MCP Tasks v1). */
+export const PROTOCOL_VERSION = '2025-11-25';
+
+export const Methods = {
+    taskStatus: 'notifications/tasks/status',
+    /** Not in the spec: progress of every task, sent to owner connections only. */
+    ownerProgress: 'notifications/mcp-tasks/progress',
+    progress: 'notifications/progress',
+    tasksGet: 'tasks/get',
+    tasksResult: 'tasks/result',
+    tasksList: 'tasks/list',
+    tasksCancel: 'tasks/cancel',
+} as const;
+
+export const RELATED_TASK_META_KEY = 'io.modelcontextprotocol/related-task';
+/** Not in the v1 spec: a child task names its parent under this `_meta` key (and `tasks/list` filters by it). */
+export const PARENT_TASK_META_KEY = 'dev.mcp-tasks/parent-task-id';
+/** Sent to the owner only: what the task runs and for whom (a TaskInfo). */
+export const TASK_INFO_META_KEY = 'dev.mcp-tasks/task-info';
+
+/** Where the extension hands the server its secrets and the stdio owner-announce file. */
+export const Env = {
+    clientTokens: 'MCP_TASKS_TOKEN',
+    ownerToken: 'MCP_TASKS_OWNER_TOKEN',
+    ownerAnnounce: 'MCP_TASKS_OWNER_ANNOUNCE',
+} as const;
+
+export type TaskStatus = 'working' | 'input_required' | 'completed' | 'failed' | 'cancelled';
+export type TerminalStatus = 'completed' | 'failed' | 'cancelled';
+export type LiveStatus = 'working' | 'input_required';
+
+export function isTerminal(status: TaskStatus): status is TerminalStatus {
+    return status === 'completed' || status === 'failed' || status === 'cancelled';
+}
+
+/** `_meta[TASK_INFO_META_KEY]` of a task sent to the owner. */
+export interface TaskInfo {
+    toolName: string;
+    args: Record<string, unknown>;
+    /** The creating client's `clientInfo.name`. */
+    clientName?: string;
+    /** Which server process runs the work. */
+    worker?: string;
+    /** The value of the tool's key argument (a label, topic, file, job id) that names this invocation. */
+    keyArgument?: string;
+}
+
+/** What the owner-announce file (stdio mode) holds: the owner endpoint of the server that wrote it. */
+export interface OwnerAnnouncement {
+    url: string;
+    pid: number;
+}
+
+/** 256 bits from the platform CSPRNG, base64url: bearer tokens and other per-launch secrets. */
+export function newSecret(bytes = 32): string {
+    const raw = globalThis.crypto.getRandomValues(new Uint8Array(bytes));
+    return Buffer.from(raw).toString('base64url');
+}

@@ -1,0 +1,292 @@
+// The transport modes' decisions against a fake `vscode`, with the real built server
+// (dist/server.js: run `npm run build` first): what each mode provides, resolves, starts and restarts.
+import { EventEmitter, fake, McpHttpServerDefinition, McpStdioServerDefinition } from './fakeVscode.js';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { after, beforeEach, describe, it } from 'node:test';
+import type * as vscode from 'vscode';
+import { Env } from '@mcp-tasks/server/contract';
+import { ConfigWatcher, launchSettingsChanged, readConfig, type ExtensionConfig } from '../../extension/config';
+import { SERVER_ID } from '../../extension/constants';
+import type { ScopedLogger } from '../../extension/logger';
+import { HttpMode } from '../../extension/mcp/httpMode';
+import type { OwnerConnection, OwnerEndpoint } from '../../extension/mcp/ownerConnection';
+import { ServerController } from '../../extension/mcp/serverController';
+import type { ServerMode } from '../../extension/mcp/serverMode';
+import { StdioMode } from '../../extension/mcp/stdioMode';
+
+const SERVER_JS = resolve('dist/server.js');
+const secrets = { clientToken: 'client-secret', ownerToken: 'owner-secret' };
+const quiet: ScopedLogger = { trace() {}, debug() {}, info() {}, warn() {}, error() {} };
+const config = (): ExtensionConfig => ({ transport: 'http', defaultTtl: '2h', maxTtl: '24h', maxTasksPerClient: 7, logLevel: 'warn' });
+const asDefinition = (value: object) => value as unknown as vscode.McpServerDefinition;
+
+function alive(pid: number | undefined): boolean {
+    try {
+        return pid !== undefined && process.kill(pid, 0);
+    } catch {
+        return false;
+    }
+}
+
+function nextEvent<T>(event: vscode.Event<T>): Promise<T> {
+    return new Promise(done => {
+        const subscription = event(value => {
+            subscription.dispose();
+            done(value);
+        });
+    });
+}
+
+beforeEach(() => fake.reset());
+
+describe('launch settings', () => {
+    const base = config();
+    it('compares exactly the settings a server is launched with', () => {
+        assert.equal(launchSettingsChanged(base, { ...base }), false);
+        assert.equal(launchSettingsChanged(base, { ...base, samplingModel: 'gpt-4o' }), false, 'the sampling model needs no new server');
+        for (const change of [{ transport: 'stdio' }, { defaultTtl: '3h' }, { maxTtl: '1h' }, { maxTasksPerClient: 8 }, { logLevel: 'debug' }] as const) {
+            assert.equal(launchSettingsChanged(base, { ...base, ...change }), true, JSON.stringify(change));
+        }
+    });
+
+    it('the watcher re-reads settings and announces only launch changes', () => {
+        const watcher = new ConfigWatcher();
+        const seen: string[] = [];
+        watcher.onDidChangeLaunchSettings(({ previous, current }) => seen.push(`${previous.maxTtl}→${current.maxTtl}`));
+        fake.setSetting('sampling.model', 'gpt-4o');
+        assert.equal(watcher.current.samplingModel, 'gpt-4o');
+        assert.deepEqual(seen, []);
+        fake.setSetting('server.maxTtl', '2h');
+        assert.deepEqual(seen, ['24h→2h']);
+        assert.deepEqual(watcher.current, readConfig());
+        watcher.dispose();
+    });
+});
+
+describe('HttpMode', () => {
+    assert.ok(existsSync(SERVER_JS), `${SERVER_JS} is missing: run npm run build first`);
+    const mode = new HttpMode(SERVER_JS, secrets, config, quiet);
+    after(async () => {
+        await mode.stop();
+        mode.dispose();
+    });
+
+    it('provides a placeholder definition and starts nothing', async () => {
+        const definition = mode.provide('3') as unknown as McpHttpServerDefinition;
+        assert.ok(definition instanceof McpHttpServerDefinition);
+        assert.equal(definition.uri.toString(), 'http://127.0.0.1/mcp');
+        assert.equal(definition.version, '3');
+        assert.equal(mode.state.pid, undefined);
+        assert.equal(mode.ownerEndpoint, undefined);
+        await mode.restart();
+        assert.equal(mode.state.pid, undefined, 'restart starts nothing that was not running');
+    });
+
+    it('refuses a stale stdio definition without starting a server', async () => {
+        assert.equal(await mode.resolve(asDefinition(new McpStdioServerDefinition('MCP Tasks', 'node', []))), undefined);
+        assert.equal(mode.state.pid, undefined);
+    });
+
+    it('starts the server on resolve and hands VS Code its URL and the client token; the owner gets the owner token', async () => {
+        const changed = nextEvent(mode.onDidChangeServer);
+        const definition = (await mode.resolve(asDefinition(mode.provide('4')))) as unknown as McpHttpServerDefinition;
+        await changed;
+        assert.ok(alive(mode.state.pid), 'a server process runs');
+        assert.match(definition.uri.toString(), /^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
+        assert.equal(definition.uri.toString(), mode.state.url);
+        assert.equal(definition.headers.Authorization, 'Bearer client-secret');
+        assert.deepEqual(mode.ownerEndpoint, { url: mode.state.url, token: 'owner-secret', pid: mode.state.pid });
+        assert.deepEqual(mode.clientEndpoint, { url: mode.state.url, token: 'client-secret' });
+        const refused = await fetch(mode.state.url!, { method: 'POST', headers: { authorization: 'Bearer wrong', 'content-type': 'application/json' }, body: '{}' });
+        assert.equal(refused.status, 401, 'the server was launched with our tokens');
+    });
+
+    it('restarts a running server: a new process, and VS Code is told to reconnect', async () => {
+        const before = mode.state.pid;
+        const reason = nextEvent(mode.onDidChangeDefinition);
+        await mode.restart();
+        assert.equal(await reason, 'server restarted');
+        assert.ok(alive(mode.state.pid));
+        assert.notEqual(mode.state.pid, before);
+        assert.ok(!alive(before), 'the old process is gone');
+    });
+
+    it('stop ends the process', async () => {
+        const pid = mode.state.pid;
+        await mode.stop();
+        assert.equal(mode.state.pid, undefined);
+        assert.equal(mode.ownerEndpoint, undefined);
+        assert.ok(!alive(pid));
+    });
+});
+
+describe('StdioMode', () => {
+    it('provides a stdio definition with the owner token and announce file in the environment, never the client token', () => {
+        const mode = new StdioMode(SERVER_JS, secrets, config, quiet);
+        try {
+            const definition = mode.provide('2') as unknown as McpStdioServerDefinition;
+            assert.ok(definition instanceof McpStdioServerDefinition);
+            assert.equal(definition.command, process.execPath);
+            assert.deepEqual(definition.args, [SERVER_JS, '--stdio', '--default-ttl', '2h', '--max-ttl', '24h', '--max-tasks-per-client', '7', '--log-level', 'warn']);
+            assert.equal(definition.env[Env.ownerToken], 'owner-secret');
+            assert.equal(typeof definition.env[Env.ownerAnnounce], 'string');
+            assert.equal(definition.env[Env.clientTokens], undefined);
+            assert.equal(mode.clientEndpoint, undefined);
+        } finally {
+            mode.dispose();
+        }
+    });
+
+    it('resolves only its own kind of definition', async () => {
+        const mode = new StdioMode(SERVER_JS, secrets, config, quiet);
+        try {
+            const stdio = mode.provide('1');
+            assert.equal(await mode.resolve(stdio), stdio);
+            assert.equal(await mode.resolve(asDefinition(new McpHttpServerDefinition('MCP Tasks', { toString: () => 'http://x' }))), undefined);
+        } finally {
+            mode.dispose();
+        }
+    });
+
+    it('asks VS Code to start the server until one announces its owner endpoint, which the owner then uses', async () => {
+        const mode = new StdioMode(SERVER_JS, secrets, config, quiet);
+        const definition = mode.provide('1') as unknown as McpStdioServerDefinition;
+        await mode.start();
+        assert.deepEqual(fake.commands, [{ id: 'workbench.mcp.startServer', args: [SERVER_ID, { autoTrustChanges: true }] }]);
+        // Launch the server the way VS Code does, from the definition.
+        const announced = nextEvent(mode.onDidChangeServer);
+        const child = spawn(definition.command, definition.args, { env: { ...process.env, ...(definition.env as Record<string, string>) }, stdio: ['pipe', 'pipe', 'ignore'] });
+        try {
+            await announced;
+            assert.equal(mode.ownerEndpoint?.pid, child.pid);
+            assert.match(mode.ownerEndpoint?.url ?? '', /^http:\/\/127\.0\.0\.1:\d+\//);
+            assert.equal(mode.ownerEndpoint?.token, 'owner-secret');
+            fake.commands = [];
+            await mode.start();
+            assert.deepEqual(fake.commands, [], 'a running server is not started again');
+        } finally {
+            child.stdin.end();
+            await new Promise(done => child.once('exit', done));
+            mode.dispose();
+        }
+    });
+
+    it('restarts by giving VS Code a new definition version', async () => {
+        const mode = new StdioMode(SERVER_JS, secrets, config, quiet);
+        const reason = nextEvent(mode.onDidChangeDefinition);
+        await mode.restart();
+        assert.equal(await reason, 'restart requested');
+        mode.dispose();
+    });
+});
+
+/** A ServerMode that records what the controller asks of it. */
+class RecordingMode implements ServerMode {
+    readonly calls: string[] = [];
+    readonly server = new EventEmitter<void>();
+    readonly definition = new EventEmitter<string>();
+    readonly onDidChangeServer = this.server.event;
+    readonly onDidChangeDefinition = this.definition.event;
+    ownerEndpoint: OwnerEndpoint | undefined;
+    problem: string | undefined;
+    readonly clientEndpoint = undefined;
+    readonly state = {};
+    constructor(readonly transport: 'http' | 'stdio') {
+        this.ownerEndpoint = { url: `http://${transport}.invalid/mcp`, token: 't' };
+    }
+    provide(version: string) {
+        this.calls.push(`provide ${version}`);
+        return asDefinition({ transport: this.transport, version });
+    }
+    async resolve(definition: vscode.McpServerDefinition) {
+        return definition;
+    }
+    async start() {
+        this.calls.push('start');
+    }
+    async restart() {
+        this.calls.push('restart');
+    }
+    async stop() {
+        this.calls.push('stop');
+    }
+    dispose() {
+        this.calls.push('dispose');
+    }
+}
+
+describe('ServerController', () => {
+    function setup() {
+        const made: RecordingMode[] = [];
+        const endpoints: (string | undefined)[] = [];
+        const owner = { connected: false, setEndpoint: (e?: OwnerEndpoint) => endpoints.push(e?.url), onDidChangeState: new EventEmitter<boolean>().event } as unknown as OwnerConnection;
+        const watcher = new ConfigWatcher();
+        const controller = new ServerController(
+            transport => {
+                const mode = new RecordingMode(transport);
+                made.push(mode);
+                return mode;
+            },
+            watcher,
+            owner,
+            quiet,
+        );
+        let refreshes = 0;
+        controller.provider.onDidChangeMcpServerDefinitions(() => refreshes++);
+        return { made, endpoints, controller, watcher, refreshes: () => refreshes };
+    }
+
+    it('starts nothing when built, and points the owner at the mode', () => {
+        const { made, endpoints, controller, watcher } = setup();
+        assert.deepEqual(made.map(m => m.transport), ['http']);
+        assert.deepEqual(made[0]!.calls, []);
+        assert.deepEqual(endpoints, ['http://http.invalid/mcp']);
+        controller.dispose();
+        watcher.dispose();
+        assert.deepEqual(made[0]!.calls, ['dispose']);
+        assert.equal(endpoints.at(-1), undefined, 'the owner lets go on dispose');
+    });
+
+    it('restarts the same mode when a launch setting changes, and ignores other settings', async () => {
+        const { made, controller, watcher } = setup();
+        fake.setSetting('sampling.model', 'x');
+        fake.setSetting('server.logLevel', 'debug');
+        await new Promise(setImmediate);
+        assert.equal(made.length, 1);
+        assert.deepEqual(made[0]!.calls, ['restart']);
+        controller.dispose();
+        watcher.dispose();
+    });
+
+    it('switches modes on a transport change: VS Code is told, the owner follows, the old server stops', async () => {
+        const { made, endpoints, controller, watcher, refreshes } = setup();
+        const [http] = made;
+        fake.setSetting('transport', 'stdio');
+        await new Promise(setImmediate);
+        const stdio = made[1]!;
+        assert.equal(stdio.transport, 'stdio');
+        assert.equal(controller.mode, stdio);
+        assert.equal(refreshes(), 1);
+        assert.deepEqual(controller.provider.provideMcpServerDefinitions(), [{ transport: 'stdio', version: '2' }]);
+        assert.deepEqual(http!.calls, ['stop', 'dispose']);
+        assert.equal(endpoints.at(-1), 'http://stdio.invalid/mcp');
+        // The old mode no longer reaches VS Code or the owner; the new one does.
+        http!.definition.fire('late');
+        http!.server.fire();
+        assert.equal(refreshes(), 1);
+        stdio.definition.fire('restart requested');
+        assert.equal(refreshes(), 2);
+        stdio.ownerEndpoint = undefined;
+        stdio.problem = 'down';
+        const problems: (string | undefined)[] = [];
+        controller.onDidChangeProblem(p => problems.push(p));
+        stdio.server.fire();
+        assert.equal(endpoints.at(-1), undefined);
+        assert.deepEqual(problems, ['down']);
+        controller.dispose();
+        watcher.dispose();
+    });
+});
