@@ -76,7 +76,7 @@ export class RpcConnection {
             reply.send(response, { relatedRequestId: request.id });
         } catch (err) {
             // A result JSON cannot encode (a BigInt, a cycle): the peer still gets an answer.
-            this.log.error(`[rpc] cannot send the response to ${String(request.id)}: ${errorMessage(err)}`);
+            this.log.error(`[session] cannot send the response to ${String(request.id)}: ${errorMessage(err)}`);
             reply.send(errorResponse(request.id, { code: ErrorCodes.InternalError, message: 'Internal error: the response could not be sent' }), { relatedRequestId: request.id });
         }
     }
@@ -91,7 +91,7 @@ export class RpcConnection {
             if (err instanceof RpcError) {
                 return errorResponse(request.id, err.toJSON());
             }
-            this.log.error(`[rpc] ${request.method} failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+            this.log.error(`[session] ${request.method} failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
             return errorResponse(request.id, { code: ErrorCodes.InternalError, message: `Internal error: ${errorMessage(err)}` });
         } finally {
             this.inflight.delete(request.id);
@@ -116,7 +116,7 @@ export class RpcConnection {
     handleResponse(response: JsonRpcResponse): void {
         const pending = response.id === null ? undefined : this.pending.get(response.id);
         if (!pending) {
-            this.log.debug(`[rpc] response for unknown request id ${String(response.id)}`);
+            this.log.debug(`[session] response for unknown request id ${String(response.id)}`);
             return;
         }
         this.settle(pending);
