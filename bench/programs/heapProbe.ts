@@ -6,7 +6,8 @@
 import { PassThrough, Writable } from 'node:stream';
 import { performance } from 'node:perf_hooks';
 import { connectStdio, createTasksServer, isTerminal, PROTOCOL_VERSION, silentLogger } from '../../server/src/index.js';
-import type { McpSession } from '../../server/src/rpc/session.js';
+import type { McpSession } from '../../server/src/mcp/session.js';
+import type { Transport } from '../../server/src/rpc/transport.js';
 
 declare const gc: () => void;
 
@@ -24,7 +25,8 @@ async function main(): Promise<void> {
     const [first, last] = process.argv.slice(2).map(Number) as [number, number];
     const core = createTasksServer({ logger: silentLogger, maxTasksPerClient: 10_000_000 });
     let id = 1;
-    const call = (session: McpSession, method: string, params: Record<string, unknown>) => session.handleRequest({ jsonrpc: '2.0', id: id++, method, params }, { send: () => true });
+    const sink: Transport = { send: () => true, close: () => undefined };
+    const call = (session: McpSession, method: string, params: Record<string, unknown>) => session.rpc.handleRequest({ jsonrpc: '2.0', id: id++, method, params }, sink);
     const init = { protocolVersion: PROTOCOL_VERSION, capabilities: {}, clientInfo: { name: 'probe', version: '1' } };
     const clients = Array.from({ length: 10 }, () => client(core));
     for (const session of clients) {

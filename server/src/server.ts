@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { createLogger, type Logger } from './log.js';
-import { McpSession, type SessionChannel } from './rpc/session.js';
+import { McpSession, type SessionChannel, type SessionServices } from './mcp/session.js';
 import { ClientHub, type ClientIdentity } from './tasks/hub.js';
 import { MemoryTaskStore } from './tasks/memoryStore.js';
 import { TaskRuntime, type RuntimeLimits } from './tasks/runtime.js';
@@ -37,6 +37,7 @@ export class TasksServer {
     readonly runtime: TaskRuntime;
     readonly log: Logger;
     private readonly sessions = new Set<McpSession>();
+    private readonly services: SessionServices;
 
     constructor(options: TasksServerOptions = {}) {
         this.log = options.logger ?? createLogger();
@@ -54,20 +55,18 @@ export class TasksServer {
         const store: TaskStore = options.store ?? new MemoryTaskStore();
         const registry = new ToolRegistry(options.tools ?? defaultTools());
         this.runtime = new TaskRuntime(store, registry, this.hub, limits, this.log, options.workerId ?? store.workerId ?? randomUUID());
+        this.services = {
+            runtime: this.runtime,
+            tools: registry,
+            hub: this.hub,
+            log: this.log,
+            serverInfo: { name: 'mcp-tasks', title: 'MCP Tasks', version: SERVER_VERSION },
+            instructions: INSTRUCTIONS,
+        };
     }
 
     createSession(identity: ClientIdentity, channel: SessionChannel): McpSession {
-        const session = new McpSession(
-            identity,
-            {
-                runtime: this.runtime,
-                hub: this.hub,
-                log: this.log,
-                serverInfo: { name: 'mcp-tasks', title: 'MCP Tasks', version: SERVER_VERSION },
-                instructions: INSTRUCTIONS,
-            },
-            channel,
-        );
+        const session = new McpSession(identity, this.services, channel);
         this.sessions.add(session);
         return session;
     }

@@ -80,3 +80,18 @@ export function errorResponse(id: RequestId | null, error: JsonRpcErrorObject): 
 export function resultResponse(id: RequestId, result: Record<string, unknown>): JsonRpcResponse {
     return { jsonrpc: '2.0', id, result };
 }
+
+export type Decoded = Classified | { kind: 'unparsable' };
+
+const UNPARSABLE: Decoded = { kind: 'unparsable' };
+
+/** Parses and classifies one frame (a stdio line, a POST body); each transport words its own errors. */
+export function decodeFrame(text: string): Decoded {
+    let value: unknown;
+    try {
+        value = JSON.parse(text);
+    } catch {
+        return UNPARSABLE;
+    }
+    return classify(value);
+}

@@ -36,6 +36,11 @@ export class ToolRegistry {
             .map(describeTool);
         return this.listing;
     }
+
+    /** Validates a call's arguments against the tool's input schema. */
+    parseArguments(tool: ToolDefinition, args: unknown): Record<string, unknown> {
+        return parseArguments(tool, args);
+    }
 }
 
 function describeTool(tool: ToolDefinition): Record<string, unknown> {

@@ -1,6 +1,9 @@
 import type { ServerResponse } from 'node:http';
-import type { JsonRpcMessage, JsonRpcResponse } from '../rpc/messages.js';
-import type { Outlet } from '../rpc/session.js';
+import type { Clock, TimerHandle } from '../clock.js';
+import { ErrorCodes } from '../rpc/errors.js';
+import type { JsonRpcMessage, RequestId } from '../rpc/messages.js';
+import type { Transport } from '../rpc/transport.js';
+import { replyError } from './httpReply.js';
 
 function frame(message: JsonRpcMessage): string {
     return `event: message\ndata: ${JSON.stringify(message)}\n\n`;
@@ -14,20 +17,24 @@ function writable(res: ServerResponse): boolean {
  * The session's standalone stream, opened by GET. Frames sent in one turn of the event loop
  * (a burst of progress from many tasks) are written together: one chunk, one system call.
  */
-export class SseStream implements Outlet {
-    private readonly keepAlive: NodeJS.Timeout;
+export class SseStream implements Transport {
+    onclose?: () => void;
+    private readonly keepAlive: TimerHandle;
     private pending = '';
 
     constructor(
         private readonly res: ServerResponse,
         keepAliveMs: number,
+        private readonly clock: Clock,
     ) {
         res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache, no-transform', connection: 'keep-alive' });
         res.flushHeaders();
         // A comment line now and then keeps proxies from closing the stream and reveals dead peers.
-        this.keepAlive = setInterval(() => writable(res) && this.write(': keep-alive\n\n'), keepAliveMs);
-        this.keepAlive.unref();
-        res.once('close', () => clearInterval(this.keepAlive));
+        this.keepAlive = clock.setInterval(() => writable(res) && this.write(': keep-alive\n\n'), keepAliveMs);
+        res.once('close', () => {
+            clock.clearInterval(this.keepAlive);
+            this.onclose?.();
+        });
     }
 
     get open(): boolean {
@@ -42,8 +49,8 @@ export class SseStream implements Outlet {
         return true;
     }
 
-    end(): void {
-        clearInterval(this.keepAlive);
+    close(): void {
+        this.clock.clearInterval(this.keepAlive);
         if (writable(this.res)) {
             this.flush();
             this.res.end();
@@ -67,45 +74,81 @@ export class SseStream implements Outlet {
     };
 }
 
+/** The HTTP session a POST belongs to, as its response stream sees it. */
+export interface ExchangeOwner {
+    readonly id: string;
+    /** Called just before the response goes out (the session is active; what its GET stream holds goes first). */
+    responding(): void;
+}
+
 /**
- * The response to one POSTed request. It answers with plain JSON unless something related to the
- * request has to go out first (progress, an input request); then it upgrades to an SSE stream.
+ * The response stream of one POSTed request. It answers with plain JSON unless something related
+ * to the request has to go out first (progress, an input request); then it upgrades to an SSE
+ * stream. The request's own response ends it.
  */
-export class PostExchange implements Outlet {
+export class PostExchange implements Transport {
+    onclose?: () => void;
     private streaming = false;
 
     constructor(
         private readonly res: ServerResponse,
-        private readonly sessionId: string,
+        private readonly owner: ExchangeOwner,
+        private readonly requestId: RequestId,
         private readonly acceptsSse: boolean,
         private readonly acceptsJson = true,
-    ) {}
+    ) {
+        // on, not once: 'close' comes once anyway, and once() wraps the listener on every request.
+        res.on('close', this.closed);
+    }
 
     send(message: JsonRpcMessage): boolean {
+        if (!('method' in message) && message.id === this.requestId) {
+            this.finish(message);
+            return true;
+        }
         if (!writable(this.res) || !this.acceptsSse) {
             return false;
         }
         if (!this.streaming) {
             this.streaming = true;
-            this.res.writeHead(200, { 'mcp-session-id': this.sessionId, 'content-type': 'text/event-stream', 'cache-control': 'no-cache, no-transform' });
+            this.res.writeHead(200, { 'mcp-session-id': this.owner.id, 'content-type': 'text/event-stream', 'cache-control': 'no-cache, no-transform' });
         }
         this.res.write(frame(message));
         return true;
     }
 
-    finish(response: JsonRpcResponse): void {
+    close(): void {
+        if (writable(this.res)) {
+            this.res.end();
+        }
+    }
+
+    private finish(response: JsonRpcMessage): void {
+        this.owner.responding();
         if (!writable(this.res)) {
             return;
         }
+        let text: string;
+        try {
+            text = this.streaming || !this.acceptsJson ? frame(response) : JSON.stringify(response);
+        } catch (err) {
+            replyError(this.res, 500, ErrorCodes.InternalError, 'Internal error');
+            throw err;
+        }
         if (this.streaming || !this.acceptsJson) {
             if (!this.streaming) {
-                this.res.writeHead(200, { 'mcp-session-id': this.sessionId, 'content-type': 'text/event-stream', 'cache-control': 'no-cache, no-transform' });
+                this.res.writeHead(200, { 'mcp-session-id': this.owner.id, 'content-type': 'text/event-stream', 'cache-control': 'no-cache, no-transform' });
             }
-            this.res.end(frame(response));
+            this.res.end(text);
             return;
         }
-        const body = JSON.stringify(response);
-        this.res.writeHead(200, { 'mcp-session-id': this.sessionId, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) });
-        this.res.end(body);
+        this.res.writeHead(200, { 'mcp-session-id': this.owner.id, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(text)) });
+        this.res.end(text);
     }
+
+    private readonly closed = (): void => {
+        if (!this.res.writableEnded) {
+            this.onclose?.();
+        }
+    };
 }

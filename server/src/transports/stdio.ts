@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { Readable, Writable } from 'node:stream';
 import { errorMessage } from '../log.js';
+import type { McpSession } from '../mcp/session.js';
 import { ErrorCodes } from '../rpc/errors.js';
-import { classify, errorResponse, type JsonRpcMessage } from '../rpc/messages.js';
-import type { McpSession, Outlet } from '../rpc/session.js';
+import { decodeFrame, errorResponse, type JsonRpcMessage } from '../rpc/messages.js';
+import type { Transport } from '../rpc/transport.js';
 import type { TasksServer } from '../server.js';
 
 export interface StdioOptions {
@@ -19,128 +20,138 @@ export interface StdioConnection {
     closed: Promise<void>;
 }
 
-/** Newline-delimited JSON-RPC on a pair of streams; only protocol frames are written to `output`. */
-export function connectStdio(server: TasksServer, options: StdioOptions = {}): StdioConnection {
-    const input = options.input ?? process.stdin;
-    const output = options.output ?? process.stdout;
-    const maxBytes = options.maxMessageBytes ?? 4 * 1024 * 1024;
-    let open = true;
+/**
+ * Newline-delimited JSON-RPC on a pair of streams; only protocol frames are written to `output`.
+ * Frames it cannot decode are answered here; the rest go to `onmessage`.
+ */
+export class StdioTransport implements Transport {
+    onmessage?: (message: JsonRpcMessage) => void;
+    onclose?: () => void;
+    onerror?: (error: unknown) => void;
+    private open = true;
     // Frames sent before the microtask queue drains (the answers to one chunk of requests, which
     // resolve together, and the notifications they caused) go out in one write: a write to a pipe
     // is a system call, often the dearest step. A microtask rather than setImmediate: measured, the
     // batches were as large and a lone request's answer leaves 30-40 µs sooner.
-    let pending = '';
-    let scheduled = false;
-    const flush = () => {
-        scheduled = false;
-        if (pending !== '') {
-            const text = pending;
-            pending = '';
-            output.write(text);
-        }
-    };
-    const outlet: Outlet = {
-        send(message: JsonRpcMessage) {
-            if (!open) {
-                return false;
-            }
-            pending += JSON.stringify(message) + '\n';
-            if (!scheduled) {
-                scheduled = true;
-                queueMicrotask(flush);
-            }
-            return true;
-        },
-        flush,
-    };
-    // One connection, one client: the pipe is the binding.
-    const session = server.createSession({ clientKey: `stdio:${randomUUID()}`, isOwner: false }, { standalone: () => outlet });
+    private pending = '';
+    private scheduled = false;
+    private buffered = '';
+    private skipping = false;
 
-    const handleLine = (line: string) => {
-        if (line.trim() === '') {
-            return;
+    constructor(
+        private readonly input: Readable,
+        private readonly output: Writable,
+        private readonly maxBytes: number,
+    ) {}
+
+    /** Starts reading; call it once the callbacks are set. */
+    start(): void {
+        this.input.setEncoding?.('utf8');
+        this.input.on('data', this.onData);
+        this.input.once('end', this.ended);
+        this.input.once('close', this.ended);
+        this.output.once?.('error', this.ended);
+    }
+
+    send(message: JsonRpcMessage): boolean {
+        if (!this.open) {
+            return false;
         }
-        let value: unknown;
-        try {
-            value = JSON.parse(line);
-        } catch {
-            outlet.send(errorResponse(null, { code: ErrorCodes.ParseError, message: 'Parse error: the line is not valid JSON' }));
-            return;
+        this.pending += JSON.stringify(message) + '\n';
+        if (!this.scheduled) {
+            this.scheduled = true;
+            queueMicrotask(this.flush);
         }
-        const classified = classify(value);
-        // A throw here would be an uncaught exception: one bad message must not end the process.
-        try {
-            switch (classified.kind) {
-                case 'invalid':
-                    outlet.send(errorResponse(classified.id, { code: ErrorCodes.InvalidRequest, message: `Invalid Request: ${classified.reason}` }));
-                    break;
-                case 'notification':
-                    session.handleNotification(classified.message);
-                    break;
-                case 'response':
-                    session.handleResponse(classified.message);
-                    break;
-                case 'request': {
-                    const { id } = classified.message;
-                    void session
-                        .handleRequest(classified.message, outlet)
-                        .then(response => outlet.send(response))
-                        .catch(err => {
-                            server.log.error(`[stdio] cannot send the response to ${String(id)}: ${errorMessage(err)}`);
-                            outlet.send(errorResponse(id, { code: ErrorCodes.InternalError, message: 'Internal error: the response could not be sent' }));
-                        });
-                    break;
-                }
-            }
-        } catch (err) {
-            server.log.error(`[stdio] a ${classified.kind} message failed: ${errorMessage(err)}`);
+        return true;
+    }
+
+    readonly flush = (): void => {
+        this.scheduled = false;
+        if (this.pending !== '') {
+            const text = this.pending;
+            this.pending = '';
+            this.output.write(text);
         }
     };
 
-    let buffered = '';
-    let skipping = false;
-    const tooLarge = () => outlet.send(errorResponse(null, { code: ErrorCodes.InvalidRequest, message: `Invalid Request: message larger than ${maxBytes} bytes` }));
-    input.setEncoding?.('utf8');
-    input.on('data', (chunk: string) => {
+    close(): void {
+        this.flush();
+        this.ended();
+    }
+
+    private readonly ended = (): void => {
+        if (this.open) {
+            this.open = false;
+            this.onclose?.();
+        }
+    };
+
+    private readonly onData = (chunk: string): void => {
         let start = 0;
         let newline = chunk.indexOf('\n');
         while (newline >= 0) {
             const piece = chunk.slice(start, newline);
-            if (skipping) {
-                skipping = false;
+            if (this.skipping) {
+                this.skipping = false;
             } else {
                 // The chunk that ends a line can carry it past the limit too.
-                const line = buffered + piece;
+                const line = this.buffered + piece;
                 // A UTF-16 unit is at most 3 UTF-8 bytes: most lines need no byte count at all.
-                if (line.length * 3 > maxBytes && Buffer.byteLength(line) > maxBytes) {
-                    tooLarge();
+                if (line.length * 3 > this.maxBytes && Buffer.byteLength(line) > this.maxBytes) {
+                    this.tooLarge();
                 } else {
-                    handleLine(line);
+                    this.handleLine(line);
                 }
             }
-            buffered = '';
+            this.buffered = '';
             start = newline + 1;
             newline = chunk.indexOf('\n', start);
         }
-        if (!skipping) {
-            buffered += chunk.slice(start);
-            if (buffered.length * 3 > maxBytes && Buffer.byteLength(buffered) > maxBytes) {
-                buffered = '';
-                skipping = true;
-                tooLarge();
+        if (!this.skipping) {
+            this.buffered += chunk.slice(start);
+            if (this.buffered.length * 3 > this.maxBytes && Buffer.byteLength(this.buffered) > this.maxBytes) {
+                this.buffered = '';
+                this.skipping = true;
+                this.tooLarge();
             }
         }
-    });
-    const closed = new Promise<void>(resolve => {
-        const end = () => {
-            if (open) {
-                open = false;
-                resolve();
-            }
-        };
-        input.once('end', end);
-        input.once('close', end);
-        output.once?.('error', end);
-    });
+    };
+
+    private tooLarge(): void {
+        this.send(errorResponse(null, { code: ErrorCodes.InvalidRequest, message: `Invalid Request: message larger than ${this.maxBytes} bytes` }));
+    }
+
+    private handleLine(line: string): void {
+        if (line.trim() === '') {
+            return;
+        }
+        const decoded = decodeFrame(line);
+        switch (decoded.kind) {
+            case 'unparsable':
+                this.send(errorResponse(null, { code: ErrorCodes.ParseError, message: 'Parse error: the line is not valid JSON' }));
+                return;
+            case 'invalid':
+                this.send(errorResponse(decoded.id, { code: ErrorCodes.InvalidRequest, message: `Invalid Request: ${decoded.reason}` }));
+                return;
+        }
+        // A throw here would be an uncaught exception: one bad message must not end the process.
+        try {
+            this.onmessage?.(decoded.message);
+        } catch (err) {
+            this.onerror?.(err);
+        }
+    }
+}
+
+/** Serves one client on a pair of streams (stdin/stdout by default). */
+export function connectStdio(server: TasksServer, options: StdioOptions = {}): StdioConnection {
+    const transport = new StdioTransport(options.input ?? process.stdin, options.output ?? process.stdout, options.maxMessageBytes ?? 4 * 1024 * 1024);
+    // One connection, one client: the pipe is the binding.
+    const session = server.createSession({ clientKey: `stdio:${randomUUID()}`, isOwner: false }, { standalone: () => transport });
+    const { rpc } = session;
+    transport.onmessage = message => rpc.receive(message, transport);
+    transport.onerror = err => server.log.error(`[stdio] a message failed: ${errorMessage(err)}`);
+    const closed = new Promise<void>(resolve => (transport.onclose = resolve));
+    transport.start();
     return { session, closed };
 }

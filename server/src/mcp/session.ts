@@ -1,0 +1,109 @@
+import type { Logger } from '../log.js';
+import { RpcConnection } from '../rpc/connection.js';
+import { methodNotFound } from '../rpc/errors.js';
+import type { JsonRpcRequest } from '../rpc/messages.js';
+import type { RequestAbort } from '../rpc/requestAbort.js';
+import type { Transport } from '../rpc/transport.js';
+import type { ClientHub, ClientIdentity, ClientLink, InputCapability } from '../tasks/hub.js';
+import type { TaskRuntime } from '../tasks/runtime.js';
+import type { Disposable } from '../tasks/types.js';
+import { relatedTaskMeta } from '../tasks/wire.js';
+import type { ToolDefinition } from '../tools/types.js';
+import { HANDLERS_2025_11_25, type McpHandlers } from './handlers.js';
+
+/** The tools as the handlers see them: their listing, lookup and argument validation. */
+export interface ToolCatalog {
+    list(): Record<string, unknown>[];
+    get(name: string): ToolDefinition | undefined;
+    parseArguments(tool: ToolDefinition, args: unknown): Record<string, unknown>;
+}
+
+/** What the server lends each session. */
+export interface SessionServices {
+    runtime: TaskRuntime;
+    tools: ToolCatalog;
+    hub: ClientHub;
+    log: Logger;
+    serverInfo: { name: string; title: string; version: string };
+    instructions: string;
+}
+
+/** What a transport lends a session: its standalone stream (GET SSE, or stdout) when one is open. */
+export interface SessionChannel {
+    standalone(): Transport | undefined;
+}
+
+/**
+ * One MCP connection: the ClientLink the runtime uses to reach that client, and the state its
+ * handlers keep (capabilities, protocol version). The JSON-RPC work is `rpc`'s; the methods are
+ * a handler table per protocol revision (one today), picked by the session.
+ */
+export class McpSession implements ClientLink {
+    readonly rpc: RpcConnection;
+    protocolVersion?: string;
+    private clientCapabilities: Record<string, unknown> = {};
+    private readonly handlers: McpHandlers = HANDLERS_2025_11_25;
+    private readonly registration: Disposable;
+
+    constructor(
+        readonly identity: ClientIdentity,
+        readonly services: SessionServices,
+        channel: SessionChannel,
+    ) {
+        this.rpc = new RpcConnection(this.dispatch, () => channel.standalone(), services.log);
+        this.registration = services.hub.add(this);
+    }
+
+    get isClosed(): boolean {
+        return this.rpc.isClosed;
+    }
+
+    get busy(): boolean {
+        return this.rpc.busy;
+    }
+
+    supports(capability: InputCapability): boolean {
+        return this.clientCapabilities[capability] !== undefined;
+    }
+
+    /** Records what initialize negotiated. */
+    initialized(protocolVersion: string, capabilities: Record<string, unknown>, clientName: string | undefined): void {
+        this.protocolVersion = protocolVersion;
+        this.clientCapabilities = capabilities;
+        if (clientName !== undefined) {
+            this.identity.clientName = clientName;
+        }
+    }
+
+    notify(method: string, params: Record<string, unknown>, relatedTaskId?: string): void {
+        this.rpc.notify(method, params, relatedTaskId);
+    }
+
+    /** A request to the client; a task's goes also on the streams waiting on that task's result. */
+    request(method: string, params: Record<string, unknown>, options: { relatedTaskId?: string; signal: AbortSignal; via?: Transport }): Promise<Record<string, unknown>> {
+        const { relatedTaskId } = options;
+        return this.rpc.request(method, params, {
+            signal: options.signal,
+            via: options.via,
+            route: relatedTaskId,
+            // Tied to the task like the request it withdraws, so its cancellation carries the related-task _meta too.
+            cancelParams: relatedTaskId ? { _meta: relatedTaskMeta(relatedTaskId) } : undefined,
+        });
+    }
+
+    close(reason = 'Session closed'): void {
+        if (this.rpc.isClosed) {
+            return;
+        }
+        this.registration.dispose();
+        this.rpc.close(reason);
+    }
+
+    private readonly dispatch = (request: JsonRpcRequest, reply: Transport, abort: RequestAbort): Promise<Record<string, unknown>> | Record<string, unknown> => {
+        const handler = this.handlers.get(request.method);
+        if (!handler) {
+            throw methodNotFound(`Method not found: ${request.method}`);
+        }
+        return handler(this, request.params, reply, abort);
+    };
+}

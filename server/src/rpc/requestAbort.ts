@@ -1,0 +1,19 @@
+/**
+ * A request's cancellation. The AbortController (costly: an EventTarget) is made only when
+ * something asks for the signal or aborts it; most requests (tasks/get, list, cancel) never do.
+ */
+export class RequestAbort {
+    private controller?: AbortController;
+
+    get signal(): AbortSignal {
+        return (this.controller ??= new AbortController()).signal;
+    }
+
+    get aborted(): boolean {
+        return this.controller?.signal.aborted ?? false;
+    }
+
+    abort(reason: unknown): void {
+        (this.controller ??= new AbortController()).abort(reason);
+    }
+}

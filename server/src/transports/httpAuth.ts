@@ -1,0 +1,64 @@
+import type { IncomingMessage } from 'node:http';
+import { bearerToken, hostAllowed, principalOf, SecretSet } from './guards.js';
+
+/** Who sent an HTTP request: the principal its sessions and tasks belong to. */
+export interface Caller {
+    principal: string;
+    isOwner: boolean;
+}
+
+const OWNER: Caller = { principal: 'owner', isOwner: true };
+const ANONYMOUS: Caller = { principal: 'anonymous', isOwner: false };
+
+/**
+ * Maps a request's bearer token to its Caller. Callers are immutable, so each credential's is made
+ * once, and each secret hashed once.
+ */
+export class Authenticator {
+    private readonly owner?: SecretSet;
+    private readonly clients: SecretSet;
+    private readonly clientCallers: Caller[];
+
+    constructor(
+        clientTokens: string[],
+        ownerToken: string | undefined,
+        private readonly ownerOnly: boolean,
+    ) {
+        this.owner = ownerToken ? new SecretSet([ownerToken]) : undefined;
+        this.clients = new SecretSet(clientTokens);
+        this.clientCallers = clientTokens.map(token => ({ principal: principalOf(token), isOwner: false }));
+    }
+
+    /** The caller, or undefined when the request must be refused with 401. */
+    authenticate(req: IncomingMessage): Caller | undefined {
+        const presented = bearerToken(req);
+        if (this.owner && presented && this.owner.match(presented) === 0) {
+            return OWNER;
+        }
+        if (this.ownerOnly) {
+            return undefined;
+        }
+        if (this.clients.size === 0) {
+            return ANONYMOUS;
+        }
+        const index = presented ? this.clients.match(presented) : -1;
+        return index >= 0 ? this.clientCallers[index] : undefined;
+    }
+}
+
+/** Host headers already found to name us; a client sends the same one on every request. */
+export class HostCheck {
+    private readonly known = new Set<string>();
+    port = 0;
+
+    allowed(host: string | undefined): boolean {
+        if (host !== undefined && this.known.has(host)) {
+            return true;
+        }
+        const ok = hostAllowed(host, this.port);
+        if (ok && host !== undefined && this.known.size < 64) {
+            this.known.add(host);
+        }
+        return ok;
+    }
+}

@@ -1,0 +1,72 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Clock } from '../clock.js';
+import { ErrorCodes } from '../rpc/errors.js';
+import { replyError } from './httpReply.js';
+
+/** How much of an oversized upload is read and dropped, and for how long, before the connection is cut. */
+const LINGER_BYTES = 16 * 1024 * 1024;
+const LINGER_MS = 5000;
+
+/** Reads a POST body, then calls `done` once: with the text, or undefined when it was refused (413 sent) or failed. */
+export function readBody(req: IncomingMessage, res: ServerResponse, limitBytes: number, clock: Clock, done: (body: string | undefined) => void): void {
+    let settled = false;
+    const resolve = (body: string | undefined) => {
+        if (!settled) {
+            settled = true;
+            done(body);
+        }
+    };
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let refused = false;
+    const refuse = () => {
+        refused = true;
+        chunks.length = 0;
+        replyError(res, 413, ErrorCodes.InvalidRequest, `Request body larger than ${limitBytes} bytes`);
+        resolve(undefined);
+        // Lingering close: drop the rest of the upload (within bounds) rather than reset the
+        // connection mid-upload, which would lose the 413 before the client reads it.
+        const linger = clock.setTimeout(() => req.destroy(), LINGER_MS);
+        req.once('end', () => clock.clearTimeout(linger));
+        req.once('close', () => clock.clearTimeout(linger));
+    };
+    if (Number(req.headers['content-length']) > limitBytes) {
+        refuse();
+    }
+    req.on('data', (chunk: Buffer) => {
+        size += chunk.length;
+        if (refused) {
+            if (size > limitBytes + LINGER_BYTES) {
+                req.destroy();
+            }
+        } else if (size > limitBytes) {
+            refuse();
+        } else {
+            chunks.push(chunk);
+        }
+    });
+    req.on('end', () => resolve(refused ? undefined : Buffer.concat(chunks).toString('utf8')));
+    req.on('error', () => resolve(undefined));
+}
+
+export interface Accepts {
+    json: boolean;
+    sse: boolean;
+}
+
+/** Accept headers seen before, parsed: a client sends the same one on every request. */
+export class AcceptCache {
+    private readonly seen = new Map<string, Accepts>();
+
+    parse(header: string): Accepts {
+        let parsed = this.seen.get(header);
+        if (!parsed) {
+            const accept = header.toLowerCase();
+            parsed = { json: accept.includes('application/json') || accept.includes('*/*'), sse: accept.includes('text/event-stream') || accept.includes('*/*') };
+            if (this.seen.size < 64) {
+                this.seen.set(header, parsed);
+            }
+        }
+        return parsed;
+    }
+}

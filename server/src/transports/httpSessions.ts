@@ -1,0 +1,111 @@
+import { randomUUID } from 'node:crypto';
+import type { Clock, TimerHandle } from '../clock.js';
+import type { Logger } from '../log.js';
+import type { McpSession, SessionChannel } from '../mcp/session.js';
+import type { Transport } from '../rpc/transport.js';
+import type { TasksServer } from '../server.js';
+import type { Caller } from './httpAuth.js';
+import type { ExchangeOwner, SseStream } from './sse.js';
+
+/** One Mcp-Session-Id: its MCP session, its GET stream when open, and when it was last active. */
+export class HttpSession implements SessionChannel, ExchangeOwner {
+    session!: McpSession;
+    stream?: SseStream;
+    lastSeen: number;
+
+    constructor(
+        readonly id: string,
+        readonly principal: string,
+        private readonly clock: Clock,
+    ) {
+        this.lastSeen = clock.now();
+    }
+
+    standalone(): Transport | undefined {
+        return this.stream?.open ? this.stream : undefined;
+    }
+
+    touch(): void {
+        this.lastSeen = this.clock.now();
+    }
+
+    /** A response is going out: what the GET stream holds (say, the status of the task it answers) goes first. */
+    responding(): void {
+        this.lastSeen = this.clock.now();
+        this.stream?.flush();
+    }
+
+    /** Neither a stream nor a request keeps it, and nothing came since `cutoff`. */
+    idleSince(cutoff: number): boolean {
+        return !this.stream?.open && !this.session.busy && this.lastSeen < cutoff;
+    }
+}
+
+export interface HttpSessionsOptions {
+    /** Sessions with no request and no open stream for this long are closed. */
+    idleMs: number;
+    /** What a task is bound to: the HTTP session, or the client's credential (shared stores). */
+    bindTo: 'session' | 'principal';
+}
+
+type SessionHost = Pick<TasksServer, 'createSession' | 'endSession'>;
+
+/** The HTTP sessions of one endpoint, and the sweep that closes the idle ones. */
+export class HttpSessions {
+    private readonly byId = new Map<string, HttpSession>();
+    private readonly sweeper: TimerHandle;
+
+    constructor(
+        private readonly core: SessionHost,
+        private readonly options: HttpSessionsOptions,
+        private readonly log: Logger,
+        private readonly clock: Clock,
+    ) {
+        this.sweeper = clock.setInterval(() => this.sweep(), Math.max(50, Math.min(options.idleMs / 4, 60_000)));
+    }
+
+    get size(): number {
+        return this.byId.size;
+    }
+
+    get(id: string): HttpSession | undefined {
+        return this.byId.get(id);
+    }
+
+    open(caller: Caller): HttpSession {
+        const id = randomUUID();
+        const clientKey = this.options.bindTo === 'principal' && !caller.isOwner ? `principal:${caller.principal}` : `session:${id}`;
+        const entry = new HttpSession(id, caller.principal, this.clock);
+        entry.session = this.core.createSession({ clientKey, isOwner: caller.isOwner }, entry);
+        this.byId.set(id, entry);
+        return entry;
+    }
+
+    /** Ends one session; bound to the session, its running tasks are cancelled with `reason`. */
+    end(entry: HttpSession, reason: string): void {
+        this.byId.delete(entry.id);
+        entry.stream?.close();
+        void this.core.endSession(entry.session, reason, this.options.bindTo === 'session');
+    }
+
+    /** Closes every session idle for longer than the limit. */
+    sweep(): void {
+        const cutoff = this.clock.now() - this.options.idleMs;
+        for (const entry of this.byId.values()) {
+            if (entry.idleSince(cutoff)) {
+                this.log.info(`[http] closing idle session ${entry.id.slice(0, 8)}…`);
+                this.end(entry, 'Session closed after being idle');
+            }
+        }
+    }
+
+    /** Stops the sweep and closes every session (their tasks are the server's to cancel on shutdown). */
+    close(reason: string): void {
+        this.clock.clearInterval(this.sweeper);
+        for (const entry of this.byId.values()) {
+            entry.stream?.close();
+            entry.session.close(reason);
+        }
+        this.byId.clear();
+    }
+}
