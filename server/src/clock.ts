@@ -1,32 +1,36 @@
+/** An opaque handle from Clock.setTimeout or Clock.setInterval. */
+export type ClockTimer = object;
+
 /**
- * The timers the transports use, injectable so tests drive time instead of sleeping. The default
- * looks the globals up on each call, so `node:test` mock timers reach it too.
+ * Everything time-driven (task expiry, `ctx.sleep`, leases, the idle sweep, keep-alives) reads
+ * time and sets timers through this, so tests drive it (a manual clock, or node:test mock
+ * timers on the default one) instead of sleeping.
  */
-export interface TimerHandle {
-    unref?(): unknown;
-}
-
 export interface Clock {
+    /** Milliseconds since the epoch: timestamps and deadlines. */
     now(): number;
-    setTimeout(callback: () => void, ms: number): TimerHandle;
-    clearTimeout(handle: TimerHandle): void;
-    setInterval(callback: () => void, ms: number): TimerHandle;
-    clearInterval(handle: TimerHandle): void;
+    /**
+     * Calls `callback(arg)` once after `ms`. The argument saves a closure per caller (one shared
+     * function serves every task). A `background` timer does not keep the process alive.
+     */
+    setTimeout<A>(callback: (arg: A) => void, ms: number, arg: A, background?: boolean): ClockTimer;
+    clearTimeout(timer: ClockTimer | undefined): void;
+    setInterval(callback: () => void, ms: number, background?: boolean): ClockTimer;
+    clearInterval(timer: ClockTimer | undefined): void;
 }
 
-/** Wall-clock time; its timers never keep the process alive on their own. */
-export const realClock: Clock = {
+function background<T>(timer: T, unref: boolean | undefined): T {
+    if (unref) {
+        (timer as { unref?: () => void }).unref?.();
+    }
+    return timer;
+}
+
+/** The real clock. Globals are looked up at each call, so node:test mock timers apply to it too. */
+export const systemClock: Clock = {
     now: () => Date.now(),
-    setTimeout(callback, ms) {
-        const handle = setTimeout(callback, ms);
-        handle.unref?.();
-        return handle;
-    },
-    clearTimeout: handle => clearTimeout(handle as NodeJS.Timeout),
-    setInterval(callback, ms) {
-        const handle = setInterval(callback, ms);
-        handle.unref?.();
-        return handle;
-    },
-    clearInterval: handle => clearInterval(handle as NodeJS.Timeout),
+    setTimeout: (callback, ms, arg, unref) => background(setTimeout(callback, ms, arg), unref),
+    clearTimeout: timer => clearTimeout(timer as NodeJS.Timeout | undefined),
+    setInterval: (callback, ms, unref) => background(setInterval(callback, ms), unref),
+    clearInterval: timer => clearInterval(timer as NodeJS.Timeout | undefined),
 };

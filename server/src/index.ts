@@ -3,6 +3,7 @@ export { createTasksServer, TasksServer, DEFAULT_LIMITS, type TasksServerOptions
 export { listenHttp, type HttpHandle, type HttpOptions } from './transports/http.js';
 export { connectStdio, type StdioConnection, type StdioOptions } from './transports/stdio.js';
 export { MemoryTaskStore } from './tasks/memoryStore.js';
+export { systemClock, type Clock, type ClockTimer } from './clock.js';
 export { TaskRuntime, OWNER_PROGRESS_METHOD, TASK_STATUS_METHOD, type RuntimeLimits } from './tasks/runtime.js';
 export { PARENT_TASK_META_KEY, RELATED_TASK_META_KEY, TASK_INFO_META_KEY, toWireTask } from './tasks/wire.js';
 export type { ClientIdentity, ClientLink } from './tasks/hub.js';

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createLogger, type Logger } from './log.js';
 import { McpSession, type SessionChannel, type SessionServices } from './mcp/session.js';
+import type { Clock } from './clock.js';
 import { ClientHub, type ClientIdentity } from './tasks/hub.js';
 import { MemoryTaskStore } from './tasks/memoryStore.js';
 import { TaskRuntime, type RuntimeLimits } from './tasks/runtime.js';
@@ -25,6 +26,8 @@ export interface TasksServerOptions extends Partial<RuntimeLimits> {
     logger?: Logger;
     /** Names this process among replicas sharing a store. */
     workerId?: string;
+    /** Time for task retention and `ctx.sleep` (the real clock by default; tests pass a virtual one). */
+    clock?: Clock;
 }
 
 const INSTRUCTIONS =
@@ -52,9 +55,9 @@ export class TasksServer {
         if (limits.defaultTtlMs > limits.maxTtlMs) {
             limits.defaultTtlMs = limits.maxTtlMs;
         }
-        const store: TaskStore = options.store ?? new MemoryTaskStore();
+        const store: TaskStore = options.store ?? new MemoryTaskStore({ clock: options.clock });
         const registry = new ToolRegistry(options.tools ?? defaultTools());
-        this.runtime = new TaskRuntime(store, registry, this.hub, limits, this.log, options.workerId ?? store.workerId ?? randomUUID());
+        this.runtime = new TaskRuntime(store, registry, this.hub, limits, this.log, options.workerId ?? store.workerId ?? randomUUID(), options.clock);
         this.services = {
             runtime: this.runtime,
             tools: registry,

@@ -10,7 +10,7 @@ import { createTasksServer, defineTool, silentLogger, textResult, type TasksServ
 import type { JsonRpcMessage } from '../../server/src/rpc/messages.js';
 import type { Transport } from '../../server/src/rpc/transport.js';
 import { HttpSessions } from '../../server/src/transports/httpSessions.js';
-import { realClock, type Clock, type TimerHandle } from '../../server/src/clock.js';
+import { systemClock, type Clock, type ClockTimer } from '../../server/src/clock.js';
 
 const IDLE_MS = 1000;
 /** The sweep runs every quarter of the limit, so a session goes at most this long after it. */
@@ -44,7 +44,7 @@ describe('idle sweep on a virtual clock', () => {
             run: () => new Promise(resolve => (release = () => resolve(textResult('released')))),
         });
         core = createTasksServer({ logger: silentLogger, tools: [hold] });
-        sessions = new HttpSessions(core, { idleMs: IDLE_MS, bindTo: 'session' }, silentLogger, realClock);
+        sessions = new HttpSessions(core, { idleMs: IDLE_MS, bindTo: 'session' }, silentLogger, systemClock);
     });
 
     afterEach(async () => {
@@ -102,17 +102,17 @@ describe('idle sweep on a virtual clock', () => {
 
     it('stops its sweep timer on close', () => {
         // The default clock, counting the intervals it leaves running.
-        const live = new Set<TimerHandle>();
+        const live = new Set<ClockTimer>();
         const counting: Clock = {
-            ...realClock,
-            setInterval(callback, ms) {
-                const handle = realClock.setInterval(callback, ms);
+            ...systemClock,
+            setInterval(callback, ms, unref) {
+                const handle = systemClock.setInterval(callback, ms, unref);
                 live.add(handle);
                 return handle;
             },
             clearInterval(handle) {
-                live.delete(handle);
-                realClock.clearInterval(handle);
+                live.delete(handle!);
+                systemClock.clearInterval(handle);
             },
         };
         const own = new HttpSessions(core, { idleMs: IDLE_MS, bindTo: 'session' }, silentLogger, counting);

@@ -90,7 +90,7 @@ describe('RedisTaskStore', { skip: redisStoreSkip() }, () => {
         const finished = await store.create(newTask('a'), 10);
         await store.finish(finished.taskId, 'completed', done);
         // A crash: the heartbeat stops without the clean retire of close().
-        (store as unknown as { timers: NodeJS.Timeout[] }).timers.forEach(t => clearInterval(t));
+        (store as unknown as { stopTimers(): void }).stopTimers();
         await waitUntil(async () => (await survivor.get(running.taskId))?.status === 'failed', 3000, 'the lost task to fail');
         const failed = await survivor.get(running.taskId);
         assert.match(failed!.statusMessage!, /Worker doomed-worker stopped responding \(no heartbeat within its 300 ms lease\)/);

@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { RpcError } from '../../server/src/rpc/errors.js';
 import { textResult } from '../../server/src/tools/types.js';
+import { SteppedClock } from './manualClock.js';
 import { done, newTask, storeBackends } from './taskStores.js';
 
 for (const backend of storeBackends()) {
@@ -42,9 +43,10 @@ for (const backend of storeBackends()) {
         });
 
         it('moves between live statuses and updates lastUpdatedAt', async () => {
-            const store = await backend.open();
+            const clock = new SteppedClock();
+            const store = await backend.open(clock);
             const task = await store.create(newTask('a'), 10);
-            await new Promise(r => setTimeout(r, 5));
+            clock.advance(5);
             const waiting = await store.setStatus(task.taskId, 'input_required', 'Waiting for the user');
             assert.equal(waiting?.status, 'input_required');
             assert.equal(waiting?.statusMessage, 'Waiting for the user');

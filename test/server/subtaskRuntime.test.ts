@@ -18,7 +18,7 @@ import {
     type TasksServer,
     type TasksServerOptions,
 } from '../../server/src/index.js';
-import { sleep, waitUntil } from './helpers.js';
+import { ManualClock, settled } from './manualClock.js';
 
 type Message = { id?: number; method?: string; params?: Record<string, unknown>; result?: Record<string, unknown>; error?: { code: number; message: string } };
 type Task = { taskId: string; status: string; statusMessage?: string; _meta?: Record<string, unknown> };
@@ -197,14 +197,16 @@ const leaver = defineTool({
 
 const TEST_TOOLS = [noop, nest, fan, probe, supervise, leaver];
 
-function newServer(options: TasksServerOptions = {}): { server: TasksServer; client: PipeClient; logs: string[] } {
+/** A whole server in this process on a virtual clock: task time moves only on clock.tick(). */
+function newServer(options: TasksServerOptions = {}): { server: TasksServer; client: PipeClient; logs: string[]; clock: ManualClock } {
     const logs: string[] = [];
-    const server = createTasksServer({ tools: [...defaultTools(), ...TEST_TOOLS], logger: createLogger('info', line => logs.push(line)), ...options });
-    return { server, client: new PipeClient(server), logs };
+    const clock = (options.clock as ManualClock | undefined) ?? new ManualClock();
+    const server = createTasksServer({ tools: [...defaultTools(), ...TEST_TOOLS], logger: createLogger('info', line => logs.push(line)), clock, ...options });
+    return { server, client: new PipeClient(server), logs, clock };
 }
 
 describe('sub-task limits and errors (library API, in-memory stdio)', () => {
-    const { server, client } = newServer();
+    const { server, client, clock } = newServer();
     after(() => server.close());
 
     it('nests at most 4 levels below the client’s task, with a clear, catchable refusal', async () => {
@@ -275,7 +277,11 @@ describe('sub-task limits and errors (library API, in-memory stdio)', () => {
 
     it('a failed child fails the parent naming it, unless the parent catches the ChildTaskError', async () => {
         const [uncaught, caught] = await Promise.all([client.start('supervise', { handle: false }), client.start('supervise', { handle: true })]);
-        const [a, b] = await Promise.all([client.result(uncaught), client.result(caught)]);
+        await settled(async () => (await client.children(uncaught)).length + (await client.children(caught)).length === 2, 'both children to start');
+        const results = Promise.all([client.result(uncaught), client.result(caught)]);
+        // failing_job fails after 1 s of task time.
+        await clock.tick(1000);
+        const [a, b] = await results;
         const [childA] = await client.children(uncaught);
         const [childB] = await client.children(caught);
         assert.equal(a.isError, true);
@@ -298,8 +304,8 @@ describe('sub-task cascade (library API, in-memory stdio)', () => {
             assert.equal(child.status, 'cancelled');
             assert.equal(child.statusMessage, `Cancelled because parent task ${parent} (leaver) completed`);
             assert.equal((await client.get(parent)).status, 'completed');
-            await waitUntil(() => logs.some(l => l.includes('[slow_compute] cancelled "orphan" at 0/30')), 2000, 'the orphan to stop');
-            await waitUntil(() => client.statusIndex(parent, 'completed') >= 0, 1000, 'the parent notification');
+            await settled(() => logs.some(l => l.includes('[slow_compute] cancelled "orphan" at 0/30')), 'the orphan to stop');
+            await settled(() => client.statusIndex(parent, 'completed') >= 0, 'the parent notification');
             assert.ok(client.statusIndex(childId, 'cancelled') < client.statusIndex(parent, 'completed'));
         } finally {
             await server.close();
@@ -307,28 +313,27 @@ describe('sub-task cascade (library API, in-memory stdio)', () => {
     });
 
     it('cancelling a parent stops its steps and no progress follows', async () => {
-        const { server, client, logs } = newServer();
-        const progress: { taskId: string; at: number }[] = [];
+        const { server, client, logs, clock } = newServer();
+        const progress: string[] = [];
         server.runtime.store.onEvent((event: TaskEvent) => {
             if (event.type === 'progress') {
-                progress.push({ taskId: event.taskId, at: performance.now() });
+                progress.push(event.taskId);
             }
         });
         try {
             const parent = await client.start('deploy', { app: 'quiet' });
-            await waitUntil(() => progress.filter(p => p.taskId !== parent).length >= 2, 3000, 'both steps to report');
+            await settled(async () => (await client.children(parent)).length === 2, 'both steps to start');
+            await clock.tick(1000);
+            assert.equal(progress.filter(taskId => taskId !== parent).length, 2, 'both steps reported their first second');
             await client.call('tasks/cancel', { taskId: parent });
-            const cancelledAt = performance.now();
+            const before = progress.length;
             const kids = await client.children(parent);
             assert.deepEqual(
                 kids.map(k => [k.status, k.statusMessage]),
                 kids.map(() => ['cancelled', `Cancelled because parent task ${parent} (deploy) was cancelled`]),
             );
-            await sleep(1300);
-            assert.deepEqual(
-                progress.filter(p => p.at > cancelledAt),
-                [],
-            );
+            await clock.tick(5000);
+            assert.equal(progress.length, before, 'no progress after the cancel');
             assert.ok(logs.some(l => l.includes('[deploy_step] cancelled build for quiet at 1/3')));
             assert.ok(logs.some(l => l.includes('[deploy_step] cancelled test for quiet at 1/2')));
             assert.ok(!logs.some(l => l.includes('[deploy] quiet stopped')), 'the parent did not treat the cascade as a step failure');
@@ -338,14 +343,15 @@ describe('sub-task cascade (library API, in-memory stdio)', () => {
     });
 
     it('server shutdown cancels children before the parent, each naming it', async () => {
-        const { server, client, logs } = newServer();
+        const { server, client, logs, clock } = newServer();
         const parent = await client.start('deploy', { app: 'shutdown' });
-        const kids = await waitUntil(async () => {
+        const kids = await settled(async () => {
             const list = await client.children(parent);
             return list.length === 2 ? list : undefined;
-        }, 2000, 'two steps');
-        await sleep(200);
+        }, 'two steps');
+        await clock.tick(200);
         await server.close('Server shutting down');
+        await settled(() => client.statusIndex(parent, 'cancelled') >= 0, 'the notifications');
         const parentAt = client.statusIndex(parent, 'cancelled');
         assert.ok(parentAt >= 0, 'the parent was cancelled');
         assert.equal(client.messages[parentAt]!.params?.statusMessage, 'Server shutting down');
@@ -359,20 +365,21 @@ describe('sub-task cascade (library API, in-memory stdio)', () => {
     });
 
     it('a cancel handled by another process sharing the store cascades there and stops the work here', async () => {
-        const store = new MemoryTaskStore();
-        const here = newServer({ store, workerId: 'here' });
-        const elsewhere = createTasksServer({ store, workerId: 'elsewhere', logger: createLogger('error', () => undefined) });
+        const clock = new ManualClock();
+        const store = new MemoryTaskStore({ clock });
+        const here = newServer({ store, workerId: 'here', clock });
+        const elsewhere = createTasksServer({ store, workerId: 'elsewhere', logger: createLogger('error', () => undefined), clock });
         try {
             const parent = await here.client.start('deploy', { app: 'remote' });
-            await waitUntil(async () => (await here.client.children(parent)).length === 2, 2000, 'two steps');
-            await sleep(200);
+            await settled(async () => (await here.client.children(parent)).length === 2, 'two steps');
+            await clock.tick(200);
             // The owner's view from the other replica: it runs none of these tasks.
             const cancelled = await elsewhere.runtime.cancel({ clientKey: 'owner', isOwner: true }, parent);
             assert.equal(cancelled.status, 'cancelled');
             const kids = await here.client.children(parent);
             assert.ok(kids.every(k => k.status === 'cancelled' && k.statusMessage === `Cancelled because parent task ${parent} (deploy) was cancelled`));
-            await waitUntil(() => here.logs.filter(l => /\[deploy_step\] cancelled (build|test) for remote at 0\/[23]/.test(l)).length === 2, 2000, 'both steps to stop here');
-            await sleep(100);
+            await settled(() => here.logs.filter(l => /\[deploy_step\] cancelled (build|test) for remote at 0\/[23]/.test(l)).length === 2, 'both steps to stop here');
+            await clock.tick(5000);
             assert.equal((await here.client.get(parent)).status, 'cancelled', 'the parent ends cancelled, not failed');
             assert.ok(!here.logs.some(l => l.includes('[deploy] remote stopped')));
         } finally {

@@ -3,6 +3,7 @@
  * it names one (npm run test:server:redis), else on a throw-away redis-server when one is installed.
  */
 import { randomUUID } from 'node:crypto';
+import type { Clock } from '../../server/src/clock.js';
 import { MemoryTaskStore } from '../../server/src/tasks/memoryStore.js';
 import { RedisTaskStore } from '../../server/src/tasks/redisStore.js';
 import type { NewTask, TaskStore } from '../../server/src/tasks/types.js';
@@ -41,8 +42,8 @@ export class RedisStores {
 
     constructor(private readonly url: string) {}
 
-    async open(prefix = `t-${randomUUID()}:`, workerId = `w-${randomUUID().slice(0, 8)}`, leaseMs = 10_000): Promise<RedisTaskStore> {
-        const store = await RedisTaskStore.connect({ url: this.url, prefix, workerId, leaseMs });
+    async open(prefix = `t-${randomUUID()}:`, workerId = `w-${randomUUID().slice(0, 8)}`, leaseMs = 10_000, clock?: Clock): Promise<RedisTaskStore> {
+        const store = await RedisTaskStore.connect({ url: this.url, prefix, workerId, leaseMs, clock });
         this.stores.push(store);
         return store;
     }
@@ -59,8 +60,8 @@ export interface StoreBackend {
     /** Run by the suite's before and after hooks. */
     start(): Promise<void>;
     stop(): Promise<void>;
-    /** A store that holds no tasks yet. */
-    open(): Promise<TaskStore>;
+    /** A store that holds no tasks yet, reading time from `clock` when given. */
+    open(clock?: Clock): Promise<TaskStore>;
     /** A second view of `store`'s tasks: another instance on the same keys, or in memory the store itself. */
     peer(store: TaskStore): Promise<TaskStore>;
 }
@@ -74,8 +75,8 @@ function memoryBackend(): StoreBackend {
         stop: async () => {
             await Promise.all(stores.map(s => s.close()));
         },
-        open: async () => {
-            const store = new MemoryTaskStore();
+        open: async clock => {
+            const store = new MemoryTaskStore({ clock });
             stores.push(store);
             return store;
         },
@@ -97,7 +98,7 @@ function redisBackend(): StoreBackend {
             await stores?.close();
             await redis?.stop();
         },
-        open: () => stores!.open(),
+        open: clock => stores!.open(undefined, undefined, undefined, clock),
         peer: store => stores!.open((store as RedisTaskStore).prefix),
     };
 }

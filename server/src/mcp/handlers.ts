@@ -4,7 +4,7 @@ import { optionalObject, optionalString, progressTokenOf, requireString } from '
 import { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from '../rpc/protocol.js';
 import type { RequestAbort } from '../rpc/requestAbort.js';
 import type { Transport } from '../rpc/transport.js';
-import { PARENT_TASK_META_KEY, relatedTaskMeta, toWireTask } from '../tasks/wire.js';
+import { PARENT_TASK_META_KEY, relatedTaskMeta, toWireTask, type KeyArguments } from '../tasks/wire.js';
 import { runInline } from './inline.js';
 import type { McpSession } from './session.js';
 
@@ -55,7 +55,7 @@ async function callTool(session: McpSession, params: Params, reply: Transport, a
     const progressToken = progressTokenOf(params);
     if (task) {
         const record = await runtime.createTask(session.identity, tool, args, { ttl: ttl ?? undefined, progressToken });
-        return { task: toWireTask(record, session.identity.isOwner) };
+        return { task: toWireTask(record, ownerView(session)) };
     }
     return runInline(session, tool, args, progressToken, reply, abort);
 }
@@ -87,10 +87,15 @@ async function listTasks(session: McpSession, params: Params): Promise<Record<st
     if (parent !== undefined && typeof parent !== 'string') {
         throw invalidParams(`_meta["${PARENT_TASK_META_KEY}"] must be a task id string`);
     }
-    const { identity } = session;
-    const page = await session.services.runtime.list(identity, optionalString(params, 'cursor'), parent);
-    const tasks = page.tasks.map(task => toWireTask(task, identity.isOwner));
+    const page = await session.services.runtime.list(session.identity, optionalString(params, 'cursor'), parent);
+    const owner = ownerView(session);
+    const tasks = page.tasks.map(task => toWireTask(task, owner));
     return page.nextCursor ? { tasks, nextCursor: page.nextCursor } : { tasks };
+}
+
+/** Owners see each task's info (tool, arguments, key argument); other clients see the spec's Task. */
+function ownerView(session: McpSession): KeyArguments | undefined {
+    return session.identity.isOwner ? session.services.tools : undefined;
 }
 
 /** MCP 2025-11-25 (and the earlier revisions it negotiates down to): tools and tasks. */
@@ -99,8 +104,8 @@ export const HANDLERS_2025_11_25: McpHandlers = new Map<string, McpHandler>([
     ['ping', () => ({})],
     ['tools/list', session => ({ tools: session.services.tools.list() })],
     ['tools/call', callTool],
-    ['tasks/get', async (session, params) => toWireTask(await session.services.runtime.get(session.identity, requireString(params, 'taskId')), session.identity.isOwner)],
+    ['tasks/get', async (session, params) => toWireTask(await session.services.runtime.get(session.identity, requireString(params, 'taskId')), ownerView(session))],
     ['tasks/result', taskResult],
     ['tasks/list', listTasks],
-    ['tasks/cancel', async (session, params) => toWireTask(await session.services.runtime.cancel(session.identity, requireString(params, 'taskId')), session.identity.isOwner)],
+    ['tasks/cancel', async (session, params) => toWireTask(await session.services.runtime.cancel(session.identity, requireString(params, 'taskId')), ownerView(session))],
 ]);

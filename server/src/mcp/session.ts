@@ -7,12 +7,12 @@ import type { Transport } from '../rpc/transport.js';
 import type { ClientHub, ClientIdentity, ClientLink, InputCapability } from '../tasks/hub.js';
 import type { TaskRuntime } from '../tasks/runtime.js';
 import type { Disposable } from '../tasks/types.js';
-import { relatedTaskMeta } from '../tasks/wire.js';
+import { relatedTaskMeta, type KeyArguments } from '../tasks/wire.js';
 import type { ToolDefinition } from '../tools/types.js';
 import { HANDLERS_2025_11_25, type McpHandlers } from './handlers.js';
 
 /** The tools as the handlers see them: their listing, lookup and argument validation. */
-export interface ToolCatalog {
+export interface ToolCatalog extends KeyArguments {
     list(): Record<string, unknown>[];
     get(name: string): ToolDefinition | undefined;
     parseArguments(tool: ToolDefinition, args: unknown): Record<string, unknown>;

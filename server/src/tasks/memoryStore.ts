@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events';
-import { performance } from 'node:perf_hooks';
 import { ErrorCodes, RpcError } from '../rpc/errors.js';
+import { systemClock, type Clock, type ClockTimer } from '../clock.js';
 import { decodeCursor, encodeCursor } from './cursor.js';
 import { newTaskId } from './ids.js';
 import { recordBase, taskRecord } from './records.js';
@@ -22,9 +22,8 @@ import {
 let isoMs = NaN;
 let isoText = '';
 
-/** The current time as ISO 8601; formatted once per millisecond, however many tasks change in it. */
-function isoNow(): string {
-    const ms = Date.now();
+/** A time as ISO 8601; formatted once per millisecond, however many tasks change in it. */
+function isoAt(ms: number): string {
     if (ms !== isoMs) {
         isoMs = ms;
         isoText = new Date(ms).toISOString();
@@ -48,10 +47,13 @@ export class MemoryTaskStore implements TaskStore {
     private readonly byParent = new Map<string, Map<string, Entry>>();
     private readonly live = new Map<string, number>();
     private readonly events = new EventEmitter();
-    private readonly expiries = new ExpiryQueue<Entry>(entry => this.expire(entry.record.taskId));
+    private readonly clock: Clock;
+    private readonly expiries: ExpiryQueue<Entry>;
     private seq = 0;
 
-    constructor() {
+    constructor(options: { clock?: Clock } = {}) {
+        this.clock = options.clock ?? systemClock;
+        this.expiries = new ExpiryQueue<Entry>(this.clock, entry => this.expire(entry.record.taskId));
         this.events.setMaxListeners(0);
     }
 
@@ -64,7 +66,7 @@ export class MemoryTaskStore implements TaskStore {
         if (liveNow >= maxLive) {
             throw new RpcError(ErrorCodes.LimitExceeded, `Too many live tasks for this client (limit ${maxLive}); wait for some to finish or cancel them`, { limit: maxLive });
         }
-        const now = isoNow();
+        const now = isoAt(this.clock.now());
         const record = taskRecord(recordBase(input, newTaskId(), now), 'working', undefined, now, undefined, ++this.seq);
         const entry: Entry = { record, outcome: undefined, at: 0, order: 0, slot: -1 };
         this.expiries.schedule(entry, record.ttl);
@@ -88,7 +90,7 @@ export class MemoryTaskStore implements TaskStore {
             return undefined;
         }
         const was = entry.record;
-        entry.record = taskRecord(was, status, statusMessage, isoNow(), was.externalRef, was.seq);
+        entry.record = taskRecord(was, status, statusMessage, isoAt(this.clock.now()), was.externalRef, was.seq);
         this.emit({ type: 'status', task: entry.record });
         return entry.record;
     }
@@ -99,7 +101,7 @@ export class MemoryTaskStore implements TaskStore {
             return undefined;
         }
         const was = entry.record;
-        entry.record = taskRecord(was, status, statusMessage, isoNow(), was.externalRef, was.seq);
+        entry.record = taskRecord(was, status, statusMessage, isoAt(this.clock.now()), was.externalRef, was.seq);
         entry.outcome = outcome;
         this.expiries.schedule(entry, entry.record.ttl);
         const key = entry.record.clientKey;
@@ -204,7 +206,7 @@ function indexDelete(index: Map<string, Map<string, Entry>>, key: string, taskId
 /** Longest delay a Node timer takes as given (about 24.8 days); a later deadline re-arms on the way. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
-/** A queue item: its deadline (performance.now() clock), tie-break order, and place in the heap (-1: not queued). */
+/** A queue item: its deadline (Clock.now()), tie-break order, and place in the heap (-1: not queued). */
 export interface Deadline {
     at: number;
     order: number;
@@ -218,15 +220,18 @@ export interface Deadline {
  */
 class ExpiryQueue<T extends Deadline> {
     private readonly heap: T[] = [];
-    private timer?: NodeJS.Timeout;
+    private timer?: ClockTimer;
     private timerAt = Infinity;
     private order = 0;
 
-    constructor(private readonly onDue: (item: T) => void) {}
+    constructor(
+        private readonly clock: Clock,
+        private readonly onDue: (item: T) => void,
+    ) {}
 
     /** (Re)queues `item` to fall due `ttl` ms from now. */
     schedule(item: T, ttl: number): void {
-        item.at = performance.now() + ttl;
+        item.at = this.clock.now() + ttl;
         item.order = this.order++;
         if (item.slot < 0) {
             item.slot = this.heap.push(item) - 1;
@@ -239,7 +244,7 @@ class ExpiryQueue<T extends Deadline> {
     }
 
     clear(): void {
-        clearTimeout(this.timer);
+        this.clock.clearTimeout(this.timer);
         this.timer = undefined;
         this.timerAt = Infinity;
         for (const item of this.heap) {
@@ -249,7 +254,7 @@ class ExpiryQueue<T extends Deadline> {
     }
 
     private arm(): void {
-        clearTimeout(this.timer);
+        this.clock.clearTimeout(this.timer);
         const first = this.heap[0];
         if (!first) {
             this.timer = undefined;
@@ -257,21 +262,21 @@ class ExpiryQueue<T extends Deadline> {
             return;
         }
         this.timerAt = first.at;
-        this.timer = setTimeout(this.fire, Math.min(Math.max(first.at - performance.now(), 0), MAX_TIMER_MS));
-        this.timer.unref();
+        this.timer = this.clock.setTimeout(fireQueue, Math.min(Math.max(first.at - this.clock.now(), 0), MAX_TIMER_MS), this, true);
     }
 
-    private readonly fire = (): void => {
+    /** @internal the timer fired: expires what is due and re-arms for the rest. */
+    fire(): void {
         this.timer = undefined;
         this.timerAt = Infinity;
-        const now = performance.now();
+        const now = this.clock.now();
         while (this.heap.length > 0 && this.heap[0]!.at <= now) {
             this.onDue(this.pop());
         }
         if (this.timer === undefined) {
             this.arm();
         }
-    };
+    }
 
     private pop(): T {
         const heap = this.heap;
@@ -324,6 +329,11 @@ class ExpiryQueue<T extends Deadline> {
         this.heap[slot] = item;
         item.slot = slot;
     }
+}
+
+/** One function for the queue's timer (its argument says which queue), instead of a bound method each. */
+function fireQueue<T extends Deadline>(queue: ExpiryQueue<T>): void {
+    queue.fire();
 }
 
 function before(a: Deadline, b: Deadline): boolean {

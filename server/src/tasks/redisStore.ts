@@ -2,6 +2,7 @@ import { EventEmitter } from 'node:events';
 import { randomUUID } from 'node:crypto';
 import { createClient, ErrorReply } from './redisClient.js';
 import { errorMessage, silentLogger, type Logger } from '../log.js';
+import { systemClock, type Clock, type ClockTimer } from '../clock.js';
 import { ErrorCodes, RpcError } from '../rpc/errors.js';
 import { decodeCursor, encodeCursor } from './cursor.js';
 import { newTaskId } from './ids.js';
@@ -36,6 +37,8 @@ export interface RedisStoreOptions {
     /** How long the first connection may take before start-up fails. */
     connectTimeoutMs?: number;
     log?: Logger;
+    /** Time for timestamps and the lease and reaper timers (the real one by default). */
+    clock?: Clock;
 }
 
 export const DEFAULT_PREFIX = 'mcp-tasks:';
@@ -94,7 +97,11 @@ export class RedisTaskStore implements TaskStore {
     private readonly where: string;
     /** Terminal transitions that could not be written while Redis was unreachable, replayed on reconnect. */
     private readonly pending = new Map<string, PendingFinish>();
-    private readonly timers: NodeJS.Timeout[] = [];
+    private readonly clock: Clock;
+    private beatTimer?: ClockTimer;
+    private reapTimer?: ClockTimer;
+    private beatMs = 0;
+    private reapMs = 0;
     private connected = false;
     private closed = false;
     private outageLogged = false;
@@ -109,6 +116,7 @@ export class RedisTaskStore implements TaskStore {
         this.leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
         this.channel = `${this.prefix}events`;
         this.log = options.log ?? silentLogger;
+        this.clock = options.clock ?? systemClock;
         this.where = redactUrl(options.url);
         this.events.setMaxListeners(0);
     }
@@ -162,7 +170,7 @@ export class RedisTaskStore implements TaskStore {
     }
 
     async create(input: NewTask, maxLive: number): Promise<TaskRecord> {
-        const now = new Date().toISOString();
+        const now = this.isoNow();
         const taskId = newTaskId();
         const base = recordBase(input, taskId, now);
         // The lease is held by the process that runs the work: this one.
@@ -191,12 +199,12 @@ export class RedisTaskStore implements TaskStore {
     }
 
     async setStatus(taskId: string, status: LiveStatus, statusMessage?: string): Promise<TaskRecord | undefined> {
-        const reply = await this.run(SCRIPTS.setStatus, [taskId, status, statusMessage === undefined ? '0' : '1', statusMessage ?? '', new Date().toISOString()]);
+        const reply = await this.run(SCRIPTS.setStatus, [taskId, status, statusMessage === undefined ? '0' : '1', statusMessage ?? '', this.isoNow()]);
         return typeof reply === 'string' ? this.applyOwn(reply) : undefined;
     }
 
     async finish(taskId: string, status: TerminalStatus, outcome: TaskOutcome, statusMessage?: string): Promise<TaskRecord | undefined> {
-        const at = new Date().toISOString();
+        const at = this.isoNow();
         try {
             return await this.writeFinish(taskId, { status, outcome, statusMessage, at });
         } catch (err) {
@@ -249,9 +257,7 @@ export class RedisTaskStore implements TaskStore {
             return;
         }
         this.closed = true;
-        for (const timer of this.timers) {
-            clearInterval(timer);
-        }
+        this.stopTimers();
         if (this.client.isReady) {
             await this.runRaw(SCRIPTS.retire, [this.prefix, this.workerId]).catch(err => this.log.warn(`[store] could not retire worker ${this.workerId}: ${errorMessage(err)}`));
         }
@@ -264,7 +270,7 @@ export class RedisTaskStore implements TaskStore {
     /** Looks for expired tasks and lost workers now (every replica also does so periodically). */
     async reap(): Promise<{ expired: number; failed: number }> {
         try {
-            const [expired, failed] = (await this.runRaw(SCRIPTS.reap, [this.prefix, this.channel, new Date().toISOString(), '200'])) as number[];
+            const [expired, failed] = (await this.runRaw(SCRIPTS.reap, [this.prefix, this.channel, this.isoNow(), '200'])) as number[];
             if (failed) {
                 this.log.warn(`[store] failed ${failed} task(s) of lost worker(s)`);
             }
@@ -279,12 +285,40 @@ export class RedisTaskStore implements TaskStore {
         await this.runRaw(SCRIPTS.heartbeat, [this.prefix, this.workerId, String(this.leaseMs)]);
     }
 
+    /** Heartbeat and reaper, each re-armed when its round ends (a slow Redis never gets overlapping rounds). */
     private startTimers(reapIntervalMs: number): void {
-        const beat = setInterval(() => void this.heartbeat().catch(err => this.log.debug(`[store] heartbeat failed: ${errorMessage(err)}`)), Math.max(20, Math.floor(this.leaseMs / 3)));
-        const reap = setInterval(() => void this.reap(), reapIntervalMs);
-        beat.unref();
-        reap.unref();
-        this.timers.push(beat, reap);
+        this.beatMs = Math.max(20, Math.floor(this.leaseMs / 3));
+        this.reapMs = reapIntervalMs;
+        this.beatTimer = this.clock.setTimeout(beatRound, this.beatMs, this, true);
+        this.reapTimer = this.clock.setTimeout(reapRound, this.reapMs, this, true);
+    }
+
+    /** @internal one heartbeat round, then the next is armed. */
+    async beatRound(): Promise<void> {
+        await this.heartbeat().catch(err => this.log.debug(`[store] heartbeat failed: ${errorMessage(err)}`));
+        if (!this.closed && this.beatTimer) {
+            this.beatTimer = this.clock.setTimeout(beatRound, this.beatMs, this, true);
+        }
+    }
+
+    /** @internal one reaper round, then the next is armed. */
+    async reapRound(): Promise<void> {
+        await this.reap();
+        if (!this.closed && this.reapTimer) {
+            this.reapTimer = this.clock.setTimeout(reapRound, this.reapMs, this, true);
+        }
+    }
+
+    /** Stops the heartbeat and the reaper (close; a test simulating a crash). */
+    private stopTimers(): void {
+        this.clock.clearTimeout(this.beatTimer);
+        this.clock.clearTimeout(this.reapTimer);
+        this.beatTimer = undefined;
+        this.reapTimer = undefined;
+    }
+
+    private isoNow(): string {
+        return new Date(this.clock.now()).toISOString();
     }
 
     private async writeFinish(taskId: string, finish: PendingFinish): Promise<TaskRecord | undefined> {
@@ -401,4 +435,12 @@ export class RedisTaskStore implements TaskStore {
             throw new RpcError(ErrorCodes.StoreUnavailable, `Task store unavailable: cannot reach Redis (${errorMessage(err) || 'connection lost'}); try again shortly`);
         }
     }
+}
+
+function beatRound(store: RedisTaskStore): void {
+    void store.beatRound();
+}
+
+function reapRound(store: RedisTaskStore): void {
+    void store.reapRound();
 }

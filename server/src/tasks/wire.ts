@@ -3,26 +3,15 @@ import type { TaskRecord } from './types.js';
 
 export { PARENT_TASK_META_KEY, RELATED_TASK_META_KEY, TASK_INFO_META_KEY } from '../contract.js';
 
-/**
- * Each tool's `keyArgument` by tool name, filled as tool registries are built. Process-wide
- * because a TaskRecord names only its tool; tools of one name are expected to agree on it.
- */
-const keyArgumentNames = new Map<string, string>();
-
-export function rememberKeyArguments(tools: readonly { name: string; keyArgument?: string }[]): void {
-    for (const tool of tools) {
-        if (tool.keyArgument) {
-            keyArgumentNames.set(tool.name, tool.keyArgument);
-        } else {
-            keyArgumentNames.delete(tool.name);
-        }
-    }
+/** What the owner's view needs from the tool set: the name of each tool's key argument. */
+export interface KeyArguments {
+    keyArgumentOf(toolName: string): string | undefined;
 }
 
 /** The owner's view of what a task runs and for whom. */
-export function taskInfo(record: TaskRecord): TaskInfo {
+export function taskInfo(record: TaskRecord, tools: KeyArguments): TaskInfo {
     const info: TaskInfo = { toolName: record.toolName, args: record.args, clientName: record.clientName, worker: record.worker };
-    const keyName = keyArgumentNames.get(record.toolName);
+    const keyName = tools.keyArgumentOf(record.toolName);
     const value = keyName === undefined ? undefined : record.args[keyName];
     if ((typeof value === 'string' && value !== '') || typeof value === 'number') {
         info.keyArgument = String(value);
@@ -30,8 +19,11 @@ export function taskInfo(record: TaskRecord): TaskInfo {
     return info;
 }
 
-/** The Task object as the spec defines it, plus namespaced `_meta`. */
-export function toWireTask(record: TaskRecord, forOwner = false): Record<string, unknown> {
+/**
+ * The Task object as the spec defines it, plus namespaced `_meta`. `owner` is given only when the
+ * task goes to an owner, whose wire form carries the task info.
+ */
+export function toWireTask(record: TaskRecord, owner?: KeyArguments): Record<string, unknown> {
     const task: Record<string, unknown> = {
         taskId: record.taskId,
         status: record.status,
@@ -43,13 +35,13 @@ export function toWireTask(record: TaskRecord, forOwner = false): Record<string,
     if (record.statusMessage !== undefined) {
         task.statusMessage = record.statusMessage;
     }
-    if (record.parentTaskId !== undefined || forOwner) {
+    if (record.parentTaskId !== undefined || owner) {
         const meta: Record<string, unknown> = {};
         if (record.parentTaskId !== undefined) {
             meta[PARENT_TASK_META_KEY] = record.parentTaskId;
         }
-        if (forOwner) {
-            meta[TASK_INFO_META_KEY] = taskInfo(record);
+        if (owner) {
+            meta[TASK_INFO_META_KEY] = taskInfo(record, owner);
         }
         task._meta = meta;
     }

@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import { invalidParams } from '../rpc/errors.js';
-import { rememberKeyArguments } from '../tasks/wire.js';
+import type { KeyArguments } from '../tasks/wire.js';
 import type { ToolDefinition } from './types.js';
 
 /** The tools a server offers, with their `tools/list` entries computed once. */
-export class ToolRegistry {
+export class ToolRegistry implements KeyArguments {
     private readonly tools = new Map<string, ToolDefinition>();
     private listing?: Record<string, unknown>[];
 
@@ -18,11 +18,14 @@ export class ToolRegistry {
             }
             this.tools.set(tool.name, tool);
         }
-        rememberKeyArguments(tools);
     }
 
     get(name: string): ToolDefinition | undefined {
         return this.tools.get(name);
+    }
+
+    keyArgumentOf(toolName: string): string | undefined {
+        return this.tools.get(toolName)?.keyArgument;
     }
 
     all(): ToolDefinition[] {

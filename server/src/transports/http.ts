@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { realClock, type Clock } from '../clock.js';
+import { systemClock, type Clock } from '../clock.js';
 import { errorMessage } from '../log.js';
 import { ErrorCodes } from '../rpc/errors.js';
 import { decodeFrame } from '../rpc/messages.js';
@@ -70,7 +70,7 @@ export class HttpTransportServer {
         }
         const clientTokens = [...new Set([options.token, ...(options.tokens ?? [])])].filter((t): t is string => Boolean(t));
         this.auth = new Authenticator(clientTokens, options.ownerToken, options.ownerOnly ?? false);
-        this.clock = options.clock ?? realClock;
+        this.clock = options.clock ?? systemClock;
         this.keepAliveMs = options.keepAliveMs ?? 25_000;
         this.hosts.port = options.port;
         this.sessions = new HttpSessions(core, { idleMs: options.sessionIdleMs, bindTo: options.bindTo ?? 'session' }, core.log, this.clock);

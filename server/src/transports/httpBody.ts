@@ -26,7 +26,7 @@ export function readBody(req: IncomingMessage, res: ServerResponse, limitBytes: 
         resolve(undefined);
         // Lingering close: drop the rest of the upload (within bounds) rather than reset the
         // connection mid-upload, which would lose the 413 before the client reads it.
-        const linger = clock.setTimeout(() => req.destroy(), LINGER_MS);
+        const linger = clock.setTimeout(() => req.destroy(), LINGER_MS, undefined, true);
         req.once('end', () => clock.clearTimeout(linger));
         req.once('close', () => clock.clearTimeout(linger));
     };

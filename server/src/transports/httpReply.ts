@@ -21,7 +21,7 @@ export function allFinished(open: Set<ServerResponse>, timeoutMs: number, clock:
             if (open.size === 0 || clock.now() >= deadline) {
                 resolve();
             } else {
-                clock.setTimeout(check, 10);
+                clock.setTimeout(check, 10, undefined, true);
             }
         };
         check();

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Clock, TimerHandle } from '../clock.js';
+import type { Clock, ClockTimer } from '../clock.js';
 import type { Logger } from '../log.js';
 import type { McpSession, SessionChannel } from '../mcp/session.js';
 import type { Transport } from '../rpc/transport.js';
@@ -53,7 +53,7 @@ type SessionHost = Pick<TasksServer, 'createSession' | 'endSession'>;
 /** The HTTP sessions of one endpoint, and the sweep that closes the idle ones. */
 export class HttpSessions {
     private readonly byId = new Map<string, HttpSession>();
-    private readonly sweeper: TimerHandle;
+    private readonly sweeper: ClockTimer;
 
     constructor(
         private readonly core: SessionHost,
@@ -61,7 +61,7 @@ export class HttpSessions {
         private readonly log: Logger,
         private readonly clock: Clock,
     ) {
-        this.sweeper = clock.setInterval(() => this.sweep(), Math.max(50, Math.min(options.idleMs / 4, 60_000)));
+        this.sweeper = clock.setInterval(() => this.sweep(), Math.max(50, Math.min(options.idleMs / 4, 60_000)), true);
     }
 
     get size(): number {

@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import type { Clock, TimerHandle } from '../clock.js';
+import type { Clock, ClockTimer } from '../clock.js';
 import { ErrorCodes } from '../rpc/errors.js';
 import type { JsonRpcMessage, RequestId } from '../rpc/messages.js';
 import type { Transport } from '../rpc/transport.js';
@@ -19,7 +19,7 @@ function writable(res: ServerResponse): boolean {
  */
 export class SseStream implements Transport {
     onclose?: () => void;
-    private readonly keepAlive: TimerHandle;
+    private readonly keepAlive: ClockTimer;
     private pending = '';
 
     constructor(
@@ -30,7 +30,7 @@ export class SseStream implements Transport {
         res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache, no-transform', connection: 'keep-alive' });
         res.flushHeaders();
         // A comment line now and then keeps proxies from closing the stream and reveals dead peers.
-        this.keepAlive = clock.setInterval(() => writable(res) && this.write(': keep-alive\n\n'), keepAliveMs);
+        this.keepAlive = clock.setInterval(() => writable(res) && this.write(': keep-alive\n\n'), keepAliveMs, true);
         res.once('close', () => {
             clock.clearInterval(this.keepAlive);
             this.onclose?.();

@@ -1,0 +1,41 @@
+import { errorMessage } from '../log.js';
+import { RpcError } from '../rpc/errors.js';
+import { textResult, type CallToolResult } from '../tools/types.js';
+import type { TaskOutcome } from './types.js';
+
+/** The text of a result, for a failed task's statusMessage (VS Code shows only that). */
+export function resultText(result: CallToolResult): string {
+    const text = result.content
+        .map(part => (part.type === 'text' ? part.text : ''))
+        .join(' ')
+        .trim();
+    return text || 'The tool reported an error';
+}
+
+/** A thrown RpcError is what the call would have returned; anything else is a tool error result. */
+export function outcomeOfError(toolName: string, err: unknown): TaskOutcome {
+    if (err instanceof RpcError) {
+        return { error: err.toJSON() };
+    }
+    return { result: textResult(`Tool ${toolName} failed: ${errorMessage(err)}`, true) };
+}
+
+/** A cancelled task's outcome; `cascadeFrom` names the parent whose end cancels it. */
+export function cancelledOutcome(message: string, cascadeFrom?: string): TaskOutcome {
+    const result = textResult(`Task cancelled: ${message}`, true);
+    return cascadeFrom ? { result, cascadeFrom } : { result };
+}
+
+/**
+ * The abort reason for work whose task ended: its message is what matters, and a stack trace
+ * (captured through the whole async chain, some 10-20 µs per task) would only point in here.
+ */
+export function stopReason(message: string): Error {
+    const limit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 0;
+    try {
+        return new Error(message);
+    } finally {
+        Error.stackTraceLimit = limit;
+    }
+}

@@ -1,0 +1,370 @@
+import { errorMessage, type Logger } from '../log.js';
+import { ErrorCodes, RpcError } from '../rpc/errors.js';
+import type { ToolRegistry } from '../tools/registry.js';
+import type { CallToolResult, ChildTask, SpawnOptions, ToolContext, ToolDefinition } from '../tools/types.js';
+import type { Clock, ClockTimer } from '../clock.js';
+import { ExternalJob } from './external.js';
+import type { ClientHub, ClientIdentity, InputCapability } from './hub.js';
+import { cancelledOutcome, outcomeOfError, resultText, stopReason } from './outcomes.js';
+import { spawnChild } from './spawn.js';
+import { isTerminal, type ProgressUpdate, type TaskOutcome, type TaskRecord, type TaskStore, type TerminalStatus } from './types.js';
+import { relatedTaskMeta } from './wire.js';
+
+type ElicitParams = Parameters<ToolContext['elicit']>[0];
+type SamplingParams = Parameters<ToolContext['createMessage']>[0];
+
+/** How a task stops: a terminal status, or `expired` (its record is gone). */
+export type StopStatus = TerminalStatus | 'expired';
+
+export interface ChildOptions {
+    ttl?: number;
+    parent: TaskRun;
+    onProgress?: (update: ProgressUpdate) => void;
+}
+
+/** What a TaskRun needs from the runtime that holds it. */
+export interface RunHost {
+    readonly store: TaskStore;
+    readonly tools: ToolRegistry;
+    readonly hub: ClientHub;
+    readonly log: Logger;
+    readonly clock: Clock;
+    readonly limits: { maxSubtaskDepth: number; maxChildrenPerTask: number };
+    /** The run of `taskId` in this process, if it runs here. */
+    runOf(taskId: string): TaskRun | undefined;
+    /** Drops a run that is stopping from the runtime's map. */
+    forget(run: TaskRun): void;
+    createTask(client: ClientIdentity, tool: ToolDefinition, args: Record<string, unknown>, options: ChildOptions): Promise<TaskRecord>;
+    result(client: ClientIdentity, taskId: string, signal?: AbortSignal): Promise<{ task: TaskRecord; outcome: TaskOutcome }>;
+}
+
+const NO_RECORD: Promise<undefined> = Promise.resolve(undefined);
+const noRecord = (): undefined => undefined;
+
+/**
+ * One task this process acts on: for a task running here, its code's context (signal, sleep,
+ * progress, input requests, sub-tasks), its children and its external job; for one running
+ * elsewhere (a cancel, an external job's end seen from here), just the way to stop it.
+ * `stop` is the only writer of a task's terminal state. Methods live on the prototype and the
+ * AbortController is made on the first read of `signal`, so a task that never waits costs one
+ * small object.
+ */
+export class TaskRun implements ToolContext {
+    /** 0 for a task a client started, its parent's + 1 for a sub-task. */
+    readonly depth: number;
+    /** Sub-tasks started over the task's life (reserved before the store call, so concurrent spawns count). */
+    spawned = 0;
+    /** The external job behind the task, for tools whose tasks live in another system. */
+    external?: ExternalJob;
+    private controller?: AbortController;
+    private reason?: Error;
+    private sleeper?: Sleeper;
+    private pendingInput = 0;
+    /** Live sub-tasks running here, made on the first. */
+    private children?: Set<TaskRun>;
+    /** The tool's code has returned or thrown: there is nothing left to abort. */
+    private returned: boolean;
+    /** Set by the first stop(): the terminal write (or nothing, when the end was recorded elsewhere). */
+    private ending?: Promise<TaskRecord | undefined>;
+
+    constructor(
+        readonly host: RunHost,
+        readonly record: TaskRecord,
+        readonly parent: TaskRun | undefined,
+        /** Whether the task's work runs in this process. */
+        readonly here: boolean,
+        private readonly onProgress?: (update: ProgressUpdate) => void,
+    ) {
+        this.depth = parent ? parent.depth + 1 : 0;
+        this.returned = !here;
+        if (parent) {
+            (parent.children ??= new Set()).add(this);
+        }
+    }
+
+    /** A task that runs elsewhere (another replica, or nowhere any more), for stopping it from here. */
+    static elsewhere(host: RunHost, record: TaskRecord): TaskRun {
+        const run = new TaskRun(host, record, undefined, false);
+        const handler = host.tools.get(record.toolName)?.external;
+        if (handler && record.externalRef) {
+            run.external = new ExternalJob(run, handler, record.externalRef);
+        }
+        return run;
+    }
+
+    get taskId(): string {
+        return this.record.taskId;
+    }
+
+    get log(): Logger {
+        return this.host.log;
+    }
+
+    get signal(): AbortSignal {
+        if (!this.controller) {
+            this.controller = new AbortController();
+            if (this.reason) {
+                this.controller.abort(this.reason);
+            }
+        }
+        return this.controller.signal;
+    }
+
+    /** The task is ending or its code was told to stop: no new children, no progress. */
+    get stopping(): boolean {
+        return this.ending !== undefined || this.reason !== undefined;
+    }
+
+    /** Runs the tool's code, or submits its external job. Never throws: the end goes through stop(). */
+    start(tool: ToolDefinition, args: Record<string, unknown>): void {
+        if (tool.external) {
+            this.external = new ExternalJob(this, tool.external);
+            void this.external.start(args);
+            return;
+        }
+        let running: Promise<CallToolResult>;
+        try {
+            running = tool.run!(args, this);
+        } catch (err) {
+            running = Promise.reject(err);
+        }
+        // A then() pair rather than an async function: a parked async frame keeps some 500 bytes per running task.
+        void running.then(
+            result => this.returnedWith(result),
+            (err: unknown) => this.threw(err),
+        );
+    }
+
+    /**
+     * The one place that decides what happens when a task stops, however it stops: its code
+     * completes or fails, a client or the owner cancels it, the server shuts down or its client
+     * leaves, its parent ends, its external job ends, or its end was recorded elsewhere (another
+     * replica's cancel, the reaper failing a lost worker's tasks) or it expired (`outcome`
+     * undefined: nothing to write). The first call acts; later ones wait for it and get undefined.
+     *
+     * In order: the run leaves the runtime (so the store event of its own write finds nothing to
+     * react to), its code is aborted, its external job is let go (and cancelled when this cancels
+     * the task), its live sub-tasks are cancelled depth-first (each child's end is published before
+     * its parent's), and last the store records the one terminal transition.
+     */
+    stop(status: StopStatus, outcome?: TaskOutcome, message?: string): Promise<TaskRecord | undefined> {
+        if (this.ending) {
+            return this.ending.then(noRecord);
+        }
+        if (this.here) {
+            this.host.forget(this);
+            this.parent?.children?.delete(this);
+        }
+        if (!this.returned) {
+            this.halt(stopReason(`Task ${status}${message ? `: ${message}` : ''}`));
+        }
+        if (this.external === undefined && this.here && !this.children?.size) {
+            // The common case, kept free of async frames: nothing else to stop.
+            this.ending = outcome && status !== 'expired' ? this.host.store.finish(this.taskId, status, outcome, message) : NO_RECORD;
+        } else {
+            this.ending = this.stopAll(status, outcome, message);
+        }
+        return this.ending;
+    }
+
+    /** Aborts the code (signal, sleep) without recording anything; later calls keep the first reason. */
+    halt(reason: Error): void {
+        if (this.reason) {
+            return;
+        }
+        this.reason = reason;
+        const sleeper = this.sleeper;
+        if (sleeper) {
+            this.sleeper = undefined;
+            this.host.clock.clearTimeout(sleeper.timer);
+            sleeper.reject(reason);
+        }
+        this.controller?.abort(reason);
+    }
+
+    private async stopAll(status: StopStatus, outcome: TaskOutcome | undefined, message: string | undefined): Promise<TaskRecord | undefined> {
+        const job = this.external;
+        this.external = undefined;
+        await job?.release(status === 'cancelled' && outcome !== undefined);
+        const how = status === 'cancelled' ? 'was cancelled' : status;
+        if (this.here) {
+            for (const child of [...(this.children ?? [])]) {
+                await this.cancelChild(child, how);
+            }
+        } else {
+            await this.cancelChildrenInStore(how).catch(err => this.host.log.warn(`[subtasks] cancelling the children of ${this.taskId} failed: ${errorMessage(err)}`));
+        }
+        return outcome && status !== 'expired' ? this.host.store.finish(this.taskId, status, outcome, message) : undefined;
+    }
+
+    private async cancelChild(child: TaskRun, how: string): Promise<void> {
+        const message = `Cancelled because parent task ${this.taskId} (${this.record.toolName}) ${how}`;
+        await child.stop('cancelled', cancelledOutcome(message, this.taskId), message).catch(err => this.host.log.warn(`[subtasks] cancelling ${child.taskId} failed: ${errorMessage(err)}`));
+    }
+
+    /** Children of a task that does not run here are found through the store, wherever they run. */
+    private async cancelChildrenInStore(how: string): Promise<void> {
+        const { store } = this.host;
+        let cursor: string | undefined;
+        do {
+            const page = await store.list({ clientKey: this.record.clientKey, parentTaskId: this.taskId, cursor, limit: CHILDREN_PAGE_SIZE });
+            for (const child of page.tasks) {
+                if (!isTerminal(child.status)) {
+                    await this.cancelChild(this.host.runOf(child.taskId) ?? TaskRun.elsewhere(this.host, child), how);
+                }
+            }
+            cursor = page.nextCursor;
+        } while (cursor);
+    }
+
+    private returnedWith(result: CallToolResult): void {
+        this.returned = true;
+        if (!this.ending) {
+            const failed = result.isError === true;
+            this.stop(failed ? 'failed' : 'completed', { result }, failed ? resultText(result) : undefined).then(undefined, err => this.warnUnrecorded(err));
+        }
+    }
+
+    private threw(err: unknown): void {
+        this.returned = true;
+        // Code that throws because it was told to stop has nothing to add: whoever stopped it records the end.
+        if (!this.ending && !this.reason) {
+            this.stop('failed', outcomeOfError(this.record.toolName, err), errorMessage(err)).then(undefined, failure => this.warnUnrecorded(failure));
+        }
+    }
+
+    private warnUnrecorded(err: unknown): void {
+        this.host.log.warn(`[tasks] could not record the end of task ${this.taskId}: ${errorMessage(err)}`);
+    }
+
+    // ToolContext
+
+    /** One pending wait is kept on the run itself, so stopping needs no listener. */
+    sleep(ms: number): Promise<void> {
+        if (this.reason) {
+            return Promise.reject(this.reason);
+        }
+        if (this.sleeper) {
+            return this.sleepOnSignal(ms);
+        }
+        return new Promise<void>((resolve, reject) => {
+            this.sleeper = { timer: this.host.clock.setTimeout(wakeSleeper, ms, this), resolve, reject };
+        });
+    }
+
+    /** @internal the timer of a sleep fired. */
+    woke(): void {
+        const sleeper = this.sleeper;
+        this.sleeper = undefined;
+        sleeper?.resolve();
+    }
+
+    /** A second wait at the same time: rare enough for a signal listener. */
+    private sleepOnSignal(ms: number): Promise<void> {
+        const { clock } = this.host;
+        const signal = this.signal;
+        return new Promise((resolve, reject) => {
+            const onAbort = () => {
+                clock.clearTimeout(timer);
+                reject(signal.reason);
+            };
+            const timer = clock.setTimeout(
+                () => {
+                    signal.removeEventListener('abort', onAbort);
+                    resolve();
+                },
+                ms,
+                undefined,
+            );
+            signal.addEventListener('abort', onAbort, { once: true });
+        });
+    }
+
+    progress(progress: number, total?: number, message?: string): void {
+        if (this.stopping) {
+            return;
+        }
+        const update = { progress, total, message };
+        this.host.store.publishProgress(this.record, update);
+        if (this.onProgress) {
+            try {
+                this.onProgress(update);
+            } catch {
+                // A parent's progress hook must not break the child.
+            }
+        }
+    }
+
+    async elicit(params: ElicitParams) {
+        const raw = await this.requestInput('elicitation', 'elicitation/create', params, `Waiting for the user: ${params.message}`);
+        return parseReply((await sdkTypes()).ElicitResultSchema, raw, 'elicitation/create');
+    }
+
+    async createMessage(params: SamplingParams) {
+        const raw = await this.requestInput('sampling', 'sampling/createMessage', params, "Waiting for the client's language model");
+        return parseReply((await sdkTypes()).CreateMessageResultSchema, raw, 'sampling/createMessage');
+    }
+
+    spawn(toolName: string, args?: Record<string, unknown>, options?: SpawnOptions): Promise<ChildTask> {
+        return spawnChild(this, toolName, args, options);
+    }
+
+    private async requestInput(capability: InputCapability, method: string, params: object, waitingMessage: string): Promise<Record<string, unknown>> {
+        const { hub, store } = this.host;
+        const { taskId, clientKey } = this.record;
+        // The task's own client answers when it can; otherwise the owner (the editor) answers for it.
+        const link = hub.pickFor(clientKey, capability) ?? hub.pickOwner(capability);
+        if (!link) {
+            throw new Error(
+                `The client that started this task cannot answer ${capability} requests (it did not declare the ${capability} capability), and no editor is connected to answer for it`,
+            );
+        }
+        const signal = this.signal;
+        this.pendingInput++;
+        if (this.pendingInput === 1) {
+            await store.setStatus(taskId, 'input_required', waitingMessage);
+        }
+        try {
+            const withMeta = params as { _meta?: Record<string, unknown> };
+            return await link.request(method, { ...params, _meta: { ...withMeta._meta, ...relatedTaskMeta(taskId) } }, { relatedTaskId: taskId, signal });
+        } catch (err) {
+            // The client's error answer is this tool's failure, not the error tools/call would return:
+            // passed through, a -32602 from tasks/result would read as "no such task".
+            if (err instanceof RpcError && !signal.aborted) {
+                throw new Error(err.code === ErrorCodes.ConnectionClosed ? err.message : `The client answered ${method} with an error: ${err.message} (code ${err.code})`, { cause: err });
+            }
+            throw err;
+        } finally {
+            this.pendingInput--;
+            if (this.pendingInput === 0 && !signal.aborted) {
+                await store.setStatus(taskId, 'working');
+            }
+        }
+    }
+}
+
+export const CHILDREN_PAGE_SIZE = 100;
+
+interface Sleeper {
+    timer: ClockTimer;
+    resolve(): void;
+    reject(reason: Error): void;
+}
+
+/** One function for every sleeping task's timer (its argument says whose), instead of a closure each. */
+function wakeSleeper(run: TaskRun): void {
+    run.woke();
+}
+
+/** The SDK's schema module, loaded on first use: building its schemas costs some 30 ms at start-up. */
+function sdkTypes(): Promise<typeof import('@modelcontextprotocol/sdk/types.js')> {
+    return import('@modelcontextprotocol/sdk/types.js');
+}
+
+function parseReply<T>(schema: { safeParse(value: unknown): { success: true; data: T } | { success: false; error: { message: string } } }, raw: unknown, method: string): T {
+    const parsed = schema.safeParse(raw);
+    if (!parsed.success) {
+        throw new Error(`The client's answer to ${method} is malformed: ${parsed.error.message}`);
+    }
+    return parsed.data;
+}
