@@ -1,5 +1,5 @@
-// npm run package: production bundles, then `vsce package --no-dependencies` on the Node that
-// runs npm. vsce 4 needs Node 22 or later, as does everything in this repo (package.json
+// npm run package: `vsce package --no-dependencies` (which builds the production bundles) on the
+// Node that runs npm. vsce 4 needs Node 22 or later, as does everything in this repo (package.json
 // engines.node): an older Node gets a plain message instead of a download.
 import { spawnSync } from 'node:child_process';
 import { readFileSync, statSync } from 'node:fs';
@@ -23,7 +23,7 @@ const run = (command, args) => {
     }
 };
 
-run(process.execPath, ['esbuild.mjs', '--production']);
+// vsce runs the production build itself (the vscode:prepublish script) before it packs.
 const vsce = resolve(root, 'node_modules/@vscode/vsce/vsce');
 // The repository URL is not final yet: keep README links relative (the .vsix carries the images
 // they name) rather than have vsce rewrite them to that URL.
