@@ -7,17 +7,24 @@ const production = process.argv.includes('--production');
 const watch = process.argv.includes('--watch');
 const { version } = JSON.parse(readFileSync(new URL('./package.json', import.meta.url), 'utf8'));
 
-/** Prints errors in the form VS Code's esbuild problem matcher reads. */
+/**
+ * Prints errors in the form the `watch` task's problem matcher (.vscode/tasks.json) reads. The
+ * bundles rebuild side by side: "started" marks the first of them starting and "finished" the
+ * last one ending, so a launch that waits for "finished" finds every bundle written.
+ */
+let building = 0;
 const problemMatcher = {
     name: 'problem-matcher',
     setup(build) {
-        build.onStart(() => console.log('[watch] build started'));
+        build.onStart(() => {
+            if (building++ === 0) console.log('[watch] build started');
+        });
         build.onEnd(result => {
             for (const { text, location } of result.errors) {
                 console.error(`✘ [ERROR] ${text}`);
                 if (location) console.error(`    ${location.file}:${location.line}:${location.column}:`);
             }
-            console.log('[watch] build finished');
+            if (--building === 0) console.log('[watch] build finished');
         });
     },
 };

@@ -1,10 +1,10 @@
-// npm run bench [-- --quick] [--only id,id] [--client node-http|fetch] [--rounds N] [--no-write] [--ours JS] [--vs JS]
+// npm run bench [-- --help] [--quick] [--only id,id] [--client node-http|fetch] [--rounds N] [--ours JS] [--vs JS] [--write]
 //
 // Measures our server (dist/server.js) against a stock SDK 1.32.2 server (bench/programs/baseline.ts)
 // and bare floors on loopback, and its Redis store against its in-memory store, alternating the
-// kinds (A/B/A/B) to cancel drift; prints the tables and writes docs/BENCHMARKS.md. See that file
-// for what each figure means.
-import { statSync, readdirSync } from 'node:fs';
+// kinds (A/B/A/B) to cancel drift; prints the tables and saves the report under bench/results/
+// (--write also rewrites docs/BENCHMARKS.md). See that file for what each figure means.
+import { mkdirSync, readdirSync, statSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -27,7 +27,7 @@ import { redisSkipReason, redisVersion, redisVsMemory } from './lib/redisExperim
 import { REDIS_HEADERS, redisLines, redisRows } from './lib/redisRows.js';
 import { consoleTable, MAIN_HEADERS, markdownTable, machineText, rawRuns, tableLines, writeReport, type Results } from './lib/report.js';
 import { rows } from './lib/rows.js';
-import { parseArgs, settingsFor, type Args } from './lib/settings.js';
+import { parseArgs, RESULTS_DIR, settingsFor, USAGE, type Args } from './lib/settings.js';
 import { fmt } from './lib/stats.js';
 import { buildPrograms, describeMachine, killAll, OURS_JS, ROOT, type Kind } from './lib/targets.js';
 
@@ -76,11 +76,9 @@ function staleBuildWarning(): string | undefined {
 const PREAMBLE = `# Benchmarks
 
 \`npm run bench\` (\`tsx bench/run.ts\`) measures the server on loopback against a server written only with SDK 1.32.2's stock
-tasks support and against bare floors, and rewrites the generated block below. It is not part of \`npm test\`.
-\`npm run bench -- --quick\` runs the same figures smaller (under a minute); \`--only http,stdio,...\` picks experiments
-(\`--only redis\`: the Redis store against the in-memory store);
-\`--client fetch\` swaps the HTTP client; \`--no-write\` leaves this file alone; \`--ours A.js --vs B.js\` compares two builds of
-the server (before/after a change) in the ours and stock columns without writing this file.`;
+tasks support and against bare floors. It is not part of \`npm test\`.
+Only \`npm run bench -- --write\` rewrites this file; a run without it saves its report under bench/results/ (git-ignored).
+\`npm run bench -- --help\` lists every flag.`;
 
 /** Runs one experiment's kinds, alternating them for its rounds; a failed run is recorded, not fatal. */
 async function runExperiment(ctx: Context, experiment: Experiment, rounds: number, failures: string[]): Promise<Map<Kind, Metrics[]>> {
@@ -129,7 +127,7 @@ function generatedBlock(run: Run): string {
     return [
         `## Latest run (${args.quick ? '`--quick`' : 'default'}), ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC`,
         '',
-        `Command: \`npm run bench${args.quick ? ' -- --quick' : ''}\` (took ${run.seconds.toFixed(0)} s). Machine:`,
+        `Command: \`npm run bench${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(' ')}` : ''}\` (took ${run.seconds.toFixed(0)} s). Machine:`,
         '',
         machineText(run.machine, loadavg().map(v => Math.round(v * 100) / 100)),
         ...(run.stale ? [`- **Warning:** ${run.stale}`] : []),
@@ -171,7 +169,23 @@ function generatedBlock(run: Run): string {
 }
 
 async function main(): Promise<void> {
-    const args = parseArgs(process.argv.slice(2));
+    let args: Args;
+    try {
+        args = parseArgs(process.argv.slice(2));
+        const known = new Set(['client', ...EXPERIMENTS.map(e => e.id)]);
+        const unknown = [...(args.only ?? [])].filter(id => !known.has(id));
+        if (unknown.length) {
+            throw new Error(`--only: no experiment ${unknown.join(', ')} (known: ${[...known].join(', ')})`);
+        }
+    } catch (err) {
+        console.error(`npm run bench: ${err instanceof Error ? err.message : String(err)}\n\n${USAGE}`);
+        process.exitCode = 2;
+        return;
+    }
+    if (args.help) {
+        process.stdout.write(USAGE);
+        return;
+    }
     const settings = settingsFor(args.quick, args.client);
     const machine = describeMachine();
     const started = performance.now();
@@ -219,9 +233,14 @@ async function main(): Promise<void> {
         for (const failure of failures) {
             log(`FAILED: ${failure}`);
         }
-        if (args.write && !args.only) {
-            const redis = results.has('redis') ? redisVersion() : undefined;
-            writeReport(join(ROOT, 'docs/BENCHMARKS.md'), generatedBlock({ args, settings, results, rounds, seconds, costs, failures, stale, machine, redis }), PREAMBLE);
+        const redis = results.has('redis') ? redisVersion() : undefined;
+        const block = generatedBlock({ args, settings, results, rounds, seconds, costs, failures, stale, machine, redis });
+        mkdirSync(join(ROOT, RESULTS_DIR), { recursive: true });
+        const saved = join(RESULTS_DIR, `${new Date().toISOString().replace(/[:.]/g, '-')}${args.quick ? '-quick' : ''}.md`);
+        writeReport(join(ROOT, saved), block, PREAMBLE);
+        log(`saved ${saved}`);
+        if (args.write) {
+            writeReport(join(ROOT, 'docs/BENCHMARKS.md'), block, PREAMBLE);
             log('wrote docs/BENCHMARKS.md');
         }
     } finally {

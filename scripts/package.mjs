@@ -1,24 +1,31 @@
-// npm run package: production bundles, then `vsce package --no-dependencies` under Node 24
-// (vsce 4 refuses Node 20). Node 24 comes from npm into the same cache the test host uses.
+// npm run package: `vsce package --no-dependencies` (which builds the production bundles) on the
+// Node that runs npm. vsce 4 needs Node 22 or later, as does everything in this repo (package.json
+// engines.node): an older Node gets a plain message instead of a download.
 import { spawnSync } from 'node:child_process';
 import { readFileSync, statSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
-import { ensureNode24 } from '../test/vscode-host/install.mjs';
+import { resolve } from 'node:path';
+import { unsupportedNode } from './nodeRange.mjs';
 
 const root = resolve(import.meta.dirname, '..');
 const { version } = JSON.parse(readFileSync(resolve(root, 'package.json'), 'utf8'));
 const out = resolve(root, `mcp-tasks-${version}.vsix`);
 
-const run = (command, args, env = process.env) => {
-    const result = spawnSync(command, args, { cwd: root, stdio: 'inherit', env });
+const problem = unsupportedNode();
+if (problem) {
+    console.error(`npm run package: ${problem}`);
+    process.exit(1);
+}
+
+const run = (command, args) => {
+    const result = spawnSync(command, args, { cwd: root, stdio: 'inherit' });
     if (result.status !== 0) {
         process.exit(result.status ?? 1);
     }
 };
 
-run(process.execPath, ['esbuild.mjs', '--production']);
-const { nodeBin } = await ensureNode24();
+// vsce runs the production build itself (the vscode:prepublish script) before it packs.
 const vsce = resolve(root, 'node_modules/@vscode/vsce/vsce');
-// No public repository yet: keep README links relative and say so, rather than invent a URL.
-run(nodeBin, [vsce, 'package', '--no-dependencies', '--allow-missing-repository', '--no-rewrite-relative-links', '--out', out], { ...process.env, PATH: `${dirname(nodeBin)}:${process.env.PATH}` });
+// The repository URL is not final yet: keep README links relative (the .vsix carries the images
+// they name) rather than have vsce rewrite them to that URL.
+run(process.execPath, [vsce, 'package', '--no-dependencies', '--no-rewrite-relative-links', '--out', out]);
 console.log(`packaged ${out} (${(statSync(out).size / 1024).toFixed(0)} KB)`);

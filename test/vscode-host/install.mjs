@@ -128,7 +128,7 @@ export function codeServerInstallEnv(paths, parent = process.env) {
     );
 }
 
-/** Node 24 from npm (vsce 4 and code-server need Node ≥ 22; the machine has 20). */
+/** Node 24 from npm: code-server 4.139.1 accepts no other (test-only; the repo itself needs ≥ 22.19). */
 export async function ensureNode24() {
     const paths = cachePaths();
     await installPackage({

@@ -1,0 +1,4 @@
+/** See nodeRange.mjs. */
+export declare function satisfies(version: string, range: string): boolean;
+export declare function supportedRange(): string;
+export declare function unsupportedNode(version?: string, range?: string): string | undefined;

@@ -1,0 +1,39 @@
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { resolve } from 'node:path';
+import { describe, it } from 'node:test';
+import { satisfies, supportedRange, unsupportedNode } from '../../scripts/nodeRange.mjs';
+
+const root = resolve(__dirname, '../..');
+
+describe('supported Node range (package.json engines.node)', () => {
+    it('is the range every tool accepts: 22 from 22.19, then 24 and later', () => {
+        assert.equal(supportedRange(), '^22.19.0 || >=24');
+    });
+
+    it('accepts 22.19+, 24 and later, and refuses 20, early 22 and 23', () => {
+        const range = supportedRange();
+        for (const ok of ['22.19.0', 'v22.23.5', '24.0.0', '25.1.2']) {
+            assert.ok(satisfies(ok, range), ok);
+        }
+        for (const bad of ['20.20.2', '22.18.9', '23.11.0', '18.0.0']) {
+            assert.ok(!satisfies(bad, range), bad);
+        }
+    });
+
+    it('says which Node is needed, and nothing when this one fits', () => {
+        assert.match(unsupportedNode('20.20.2')!, /This is Node 20\.20\.2; MCP Tasks needs Node \^22\.19\.0 \|\| >=24/);
+        assert.equal(unsupportedNode('24.1.0'), undefined);
+    });
+
+    it('refuses a range form it cannot read rather than guess', () => {
+        assert.throws(() => satisfies('22.0.0', '~22.1'), /cannot read "~22\.1"/);
+    });
+
+    it('as a command, exits 0 on a supported Node and 1 with the message on another', () => {
+        const expected = satisfies(process.versions.node, supportedRange()) ? 0 : 1;
+        const run = spawnSync(process.execPath, ['scripts/nodeRange.mjs'], { cwd: root, encoding: 'utf8' });
+        assert.equal(run.status, expected, run.stderr);
+        assert.equal(run.stderr.includes('MCP Tasks needs Node'), expected === 1);
+    });
+});
