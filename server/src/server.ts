@@ -1,11 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { createLogger, type Logger } from './log.js';
-import { McpSession, type SessionChannel } from './rpc/session.js';
+import { McpSession, type SessionChannel, type SessionServices } from './rpc/session.js';
 import { ClientHub, type ClientIdentity } from './tasks/hub.js';
 import { MemoryTaskStore } from './tasks/memoryStore.js';
 import { TaskRuntime, type RuntimeLimits } from './tasks/runtime.js';
 import type { TaskStore } from './tasks/types.js';
-import { defaultTools } from './tools/index.js';
 import { ToolRegistry } from './tools/registry.js';
 import type { ToolDefinition } from './tools/types.js';
 import { SERVER_VERSION } from './version.js';
@@ -19,7 +18,22 @@ export const DEFAULT_LIMITS: RuntimeLimits = {
     maxChildrenPerTask: 16,
 };
 
+/** How the server introduces itself in `initialize` (MCP's `Implementation`). */
+export interface ServerInfo {
+    name: string;
+    version: string;
+    /** For display; clients show `name` when it is absent. */
+    title?: string;
+    description?: string;
+    websiteUrl?: string;
+}
+
 export interface TasksServerOptions extends Partial<RuntimeLimits> {
+    /** Default: `{ name: 'mcp-tasks-server', version: SERVER_VERSION }`. */
+    serverInfo?: ServerInfo;
+    /** Sent to clients in `initialize` as guidance for the model; none by default. */
+    instructions?: string;
+    /** The tools this server offers; none by default (the CLI serves `defaultTools()`). */
     tools?: ToolDefinition[];
     store?: TaskStore;
     logger?: Logger;
@@ -27,19 +41,19 @@ export interface TasksServerOptions extends Partial<RuntimeLimits> {
     workerId?: string;
 }
 
-const INSTRUCTIONS =
-    'MCP Tasks server. Long-running tools (slow_compute, failing_job, confirm_delete, write_haiku, external_job, deploy) run as MCP tasks: ' +
-    'the call returns a task at once; poll tasks/get or wait on tasks/result. greet answers immediately.';
-
 /** The transport-independent core: one runtime and store, any number of sessions. */
 export class TasksServer {
     readonly hub = new ClientHub();
     readonly runtime: TaskRuntime;
     readonly log: Logger;
     private readonly sessions = new Set<McpSession>();
+    private readonly serverInfo: ServerInfo;
+    private readonly instructions?: string;
 
     constructor(options: TasksServerOptions = {}) {
         this.log = options.logger ?? createLogger();
+        this.serverInfo = { ...(options.serverInfo ?? { name: 'mcp-tasks-server', version: SERVER_VERSION }) };
+        this.instructions = options.instructions;
         const limits: RuntimeLimits = {
             defaultTtlMs: options.defaultTtlMs ?? DEFAULT_LIMITS.defaultTtlMs,
             maxTtlMs: options.maxTtlMs ?? DEFAULT_LIMITS.maxTtlMs,
@@ -52,7 +66,7 @@ export class TasksServer {
             limits.defaultTtlMs = limits.maxTtlMs;
         }
         const store: TaskStore = options.store ?? new MemoryTaskStore();
-        const registry = new ToolRegistry(options.tools ?? defaultTools());
+        const registry = new ToolRegistry(options.tools ?? []);
         this.runtime = new TaskRuntime(store, registry, this.hub, limits, this.log, options.workerId ?? store.workerId ?? randomUUID());
     }
 
@@ -67,8 +81,9 @@ export class TasksServer {
                 runtime: this.runtime,
                 hub: this.hub,
                 log: this.log,
-                serverInfo: { name: 'mcp-tasks', title: 'MCP Tasks', version: SERVER_VERSION },
-                instructions: INSTRUCTIONS,
+                // Declared required there, but optional in MCP: an absent title or instructions is left out of the JSON.
+                serverInfo: this.serverInfo as SessionServices['serverInfo'],
+                instructions: this.instructions as string,
             },
             channel,
         );

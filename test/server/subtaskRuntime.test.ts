@@ -361,7 +361,7 @@ describe('sub-task cascade (library API, in-memory stdio)', () => {
     it('a cancel handled by another process sharing the store cascades there and stops the work here', async () => {
         const store = new MemoryTaskStore();
         const here = newServer({ store, workerId: 'here' });
-        const elsewhere = createTasksServer({ store, workerId: 'elsewhere', logger: createLogger('error', () => undefined) });
+        const elsewhere = createTasksServer({ tools: defaultTools(), store, workerId: 'elsewhere', logger: createLogger('error', () => undefined) });
         try {
             const parent = await here.client.start('deploy', { app: 'remote' });
             await waitUntil(async () => (await here.client.children(parent)).length === 2, 2000, 'two steps');
