@@ -32,7 +32,7 @@ export interface CliOptions {
     version: boolean;
 }
 
-export const HELP = `Usage: mcp-tasks [--stdio | --http] [options]
+export const HELP = `Usage: mcp-tasks-server [--stdio | --http] [options]
 
 An MCP server implementing MCP Tasks v1 (protocol 2025-11-25): task-augmented tools with
 tasks/get, tasks/result, tasks/list, tasks/cancel, progress and status notifications.
