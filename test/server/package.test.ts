@@ -144,7 +144,9 @@ describe('npm package', { timeout: 600_000 }, () => {
         mkdirSync(app);
         const [packed] = JSON.parse(run('npm', ['pack', '--json', '--pack-destination', work], SERVER_DIR)) as { filename: string; files: { path: string }[] }[];
         const files = packed!.files.map(file => file.path);
-        assert.ok(files.includes('dist/index.js') && files.includes('dist/index.d.ts') && files.includes('dist/cli.js'), files.join(', '));
+        for (const file of ['dist/index.js', 'dist/index.d.ts', 'dist/cli.js', 'package.json', 'README.md', 'LICENSE']) {
+            assert.ok(files.includes(file), `${file} in ${files.join(', ')}`);
+        }
         assert.ok(!files.some(file => file.startsWith('src/') || file.endsWith('.map')), `only built files ship: ${files.join(', ')}`);
         writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'app', version: '1.0.0', private: true, type: 'module' }));
         run('npm', ['install', '--prefer-offline', join(work, packed!.filename)], app);
@@ -204,8 +206,8 @@ describe('npm package', { timeout: 600_000 }, () => {
         }
     });
 
-    it('--store redis without the optional redis package says how to add it', () => {
-        const result = spawnSync('npx', ['mcp-tasks-server', '--stdio', '--store', 'redis://127.0.0.1:1'], { cwd: app, env: cleanEnv(), encoding: 'utf8', input: '', timeout: 60_000 });
+    it('--store redis without the optional redis package says how to add it (npx by package name, as hosts write it)', () => {
+        const result = spawnSync('npx', ['-y', '@mcp-tasks/server', '--stdio', '--store', 'redis://127.0.0.1:1'], { cwd: app, env: cleanEnv(), encoding: 'utf8', input: '', timeout: 60_000 });
         assert.equal(result.status, 1, result.stderr);
         assert.match(result.stderr, /--store redis needs the optional "redis" package .*npm install redis/);
     });
