@@ -48,7 +48,7 @@ const integrationEntries = readdirSync('test/integration')
 
 const contexts = await Promise.all([
     // The server CLI: standalone, every dependency inside, launched by the extension and by users.
-    esbuild.context({ ...common, entryPoints: { server: 'server/src/cli.ts' }, outdir: 'dist', banner: { js: '#!/usr/bin/env node' }, plugins: [...common.plugins, redisClientApart] }),
+    esbuild.context({ ...common, entryPoints: { server: 'server/src/cli.ts' }, outdir: 'dist', plugins: [...common.plugins, redisClientApart] }),
     esbuild.context({ ...common, entryPoints: { 'redis-client': 'server/src/tasks/redisClient.ts' }, outdir: 'dist' }),
     // The extension: vscode is provided by the editor.
     esbuild.context({ ...common, entryPoints: { extension: 'extension/extension.ts' }, outdir: 'dist', external: ['vscode'] }),

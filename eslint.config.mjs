@@ -3,7 +3,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-    { ignores: ['dist/**', 'out/**', 'node_modules/**', '.vscode-test/**', 'test/vscode-host/selftest/**', '**/*.mjs', '**/*.js'] },
+    { ignores: ['**/dist/**', 'out/**', 'node_modules/**', '.vscode-test/**', 'test/vscode-host/selftest/**', '**/*.mjs', '**/*.js'] },
     js.configs.recommended,
     ...tseslint.configs.recommended,
     {

@@ -5,7 +5,7 @@
 // Usage: node --expose-gc heapProbe.js FIRST LAST   (prints one JSON line)
 import { PassThrough, Writable } from 'node:stream';
 import { performance } from 'node:perf_hooks';
-import { connectStdio, createTasksServer, isTerminal, PROTOCOL_VERSION, silentLogger } from '../../server/src/index.js';
+import { connectStdio, createTasksServer, defaultTools, isTerminal, PROTOCOL_VERSION, silentLogger } from '../../server/src/index.js';
 import type { McpSession } from '../../server/src/mcp/session.js';
 import type { Transport } from '../../server/src/rpc/transport.js';
 
@@ -23,7 +23,7 @@ function percentile(samples: number[], p: number): number {
 
 async function main(): Promise<void> {
     const [first, last] = process.argv.slice(2).map(Number) as [number, number];
-    const core = createTasksServer({ logger: silentLogger, maxTasksPerClient: 10_000_000 });
+    const core = createTasksServer({ tools: defaultTools(), logger: silentLogger, maxTasksPerClient: 10_000_000 });
     let id = 1;
     const sink: Transport = { send: () => true, close: () => undefined };
     const call = (session: McpSession, method: string, params: Record<string, unknown>) => session.rpc.handleRequest({ jsonrpc: '2.0', id: id++, method, params }, sink);

@@ -1,6 +1,8 @@
+#!/usr/bin/env node
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { setFlagsFromString } from 'node:v8';
+import { demoServerOptions } from './demo.js';
 import { createLogger, errorMessage, type Logger } from './log.js';
 import { HELP, parseCli, type CliOptions } from './options.js';
 import { createTasksServer } from './server.js';
@@ -45,7 +47,7 @@ async function main(argv: string[]): Promise<number> {
         log.error(`[store] ${errorMessage(err)}`);
         return 1;
     }
-    const core = createTasksServer({ ...options, store, workerId, logger: log });
+    const core = createTasksServer({ ...options, ...demoServerOptions(), store, workerId, logger: log });
 
     if (options.transport === 'stdio') {
         const connection = connectStdio(core, { maxMessageBytes: options.bodyLimitBytes });
@@ -89,7 +91,16 @@ async function main(argv: string[]): Promise<number> {
 
 /** Loaded only when asked for, so the in-memory default does not pay for the Redis client. */
 async function openRedisStore(options: CliOptions, workerId: string, log: Logger): Promise<TaskStore> {
-    const { RedisTaskStore, redactUrl } = await import('./tasks/redisStore.js');
+    const { RedisTaskStore, redactUrl } = await import('./tasks/redisStore.js').catch((err: unknown) => {
+        // Installed from npm, the Redis client is an optional peer: most users never need it.
+        if ((err as NodeJS.ErrnoException).code === 'ERR_MODULE_NOT_FOUND' && /'redis'/.test(errorMessage(err))) {
+            throw new Error(
+                '--store redis needs the optional "redis" package next to @mcp-tasks/server: npm install redis ' +
+                    '(with npx: npx -y -p @mcp-tasks/server -p redis mcp-tasks-server …)',
+            );
+        }
+        throw err;
+    });
     const store = await RedisTaskStore.connect({ url: options.storeUrl!, prefix: options.storePrefix, workerId, leaseMs: options.workerLeaseMs, log });
     log.info(
         `[store] tasks live in Redis at ${redactUrl(options.storeUrl!)} (prefix ${options.storePrefix}); this replica is worker ${workerId} with a ${options.workerLeaseMs} ms lease` +

@@ -1,5 +1,5 @@
 /** The public API of @mcp-tasks/server: everything else in this package is internal. */
-export { createTasksServer, TasksServer, DEFAULT_LIMITS, type TasksServerOptions } from './server.js';
+export { createTasksServer, TasksServer, DEFAULT_LIMITS, type TasksServerOptions, type ServerInfo } from './server.js';
 export { listenHttp, type HttpHandle, type HttpOptions } from './transports/http.js';
 export { connectStdio, type StdioConnection, type StdioOptions } from './transports/stdio.js';
 export { MemoryTaskStore } from './tasks/memoryStore.js';

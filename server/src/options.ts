@@ -31,7 +31,7 @@ export interface CliOptions {
     version: boolean;
 }
 
-export const HELP = `Usage: mcp-tasks [--stdio | --http] [options]
+export const HELP = `Usage: mcp-tasks-server [--stdio | --http] [options]
 
 An MCP server implementing MCP Tasks v1 (protocol ${PROTOCOL_VERSION}): task-augmented tools with
 tasks/get, tasks/result, tasks/list, tasks/cancel, progress and status notifications.

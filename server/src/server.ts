@@ -1,12 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { createLogger, type Logger } from './log.js';
-import { McpSession, type SessionChannel, type SessionServices } from './mcp/session.js';
+import { McpSession, type ServerInfo, type SessionChannel, type SessionServices } from './mcp/session.js';
 import type { Clock } from './clock.js';
 import { ClientHub, type ClientIdentity } from './tasks/hub.js';
 import { MemoryTaskStore } from './tasks/memoryStore.js';
 import { TaskRuntime, type RuntimeLimits } from './tasks/runtime.js';
 import type { TaskStore } from './tasks/types.js';
-import { defaultTools } from './tools/index.js';
 import { ToolRegistry } from './tools/registry.js';
 import type { ToolDefinition } from './tools/types.js';
 import { SERVER_VERSION } from './version.js';
@@ -20,7 +19,14 @@ export const DEFAULT_LIMITS: RuntimeLimits = {
     maxChildrenPerTask: 16,
 };
 
+export type { ServerInfo } from './mcp/session.js';
+
 export interface TasksServerOptions extends Partial<RuntimeLimits> {
+    /** Default: `{ name: 'mcp-tasks-server', version: SERVER_VERSION }`. */
+    serverInfo?: ServerInfo;
+    /** Sent to clients in `initialize` as guidance for the model; none by default. */
+    instructions?: string;
+    /** The tools this server offers; none by default (the CLI serves `defaultTools()`). */
     tools?: ToolDefinition[];
     store?: TaskStore;
     logger?: Logger;
@@ -29,10 +35,6 @@ export interface TasksServerOptions extends Partial<RuntimeLimits> {
     /** Time for task retention and `ctx.sleep` (the real clock by default; tests pass a virtual one). */
     clock?: Clock;
 }
-
-const INSTRUCTIONS =
-    'MCP Tasks server. Long-running tools (slow_compute, failing_job, confirm_delete, write_haiku, external_job, deploy) run as MCP tasks: ' +
-    'the call returns a task at once; poll tasks/get or wait on tasks/result. greet answers immediately.';
 
 /** The transport-independent core: one runtime and store, any number of sessions. */
 export class TasksServer {
@@ -56,15 +58,15 @@ export class TasksServer {
             limits.defaultTtlMs = limits.maxTtlMs;
         }
         const store: TaskStore = options.store ?? new MemoryTaskStore({ clock: options.clock });
-        const registry = new ToolRegistry(options.tools ?? defaultTools());
+        const registry = new ToolRegistry(options.tools ?? []);
         this.runtime = new TaskRuntime(store, registry, this.hub, limits, this.log, options.workerId ?? store.workerId ?? randomUUID(), options.clock);
         this.services = {
             runtime: this.runtime,
             tools: registry,
             hub: this.hub,
             log: this.log,
-            serverInfo: { name: 'mcp-tasks', title: 'MCP Tasks', version: SERVER_VERSION },
-            instructions: INSTRUCTIONS,
+            serverInfo: { ...(options.serverInfo ?? { name: 'mcp-tasks-server', version: SERVER_VERSION }) },
+            instructions: options.instructions,
         };
     }
 

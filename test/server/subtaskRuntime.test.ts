@@ -368,7 +368,7 @@ describe('sub-task cascade (library API, in-memory stdio)', () => {
         const clock = new ManualClock();
         const store = new MemoryTaskStore({ clock });
         const here = newServer({ store, workerId: 'here', clock });
-        const elsewhere = createTasksServer({ store, workerId: 'elsewhere', logger: createLogger('error', () => undefined), clock });
+        const elsewhere = createTasksServer({ tools: defaultTools(), store, workerId: 'elsewhere', logger: createLogger('error', () => undefined), clock });
         try {
             const parent = await here.client.start('deploy', { app: 'remote' });
             await settled(async () => (await here.client.children(parent)).length === 2, 'two steps');

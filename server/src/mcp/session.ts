@@ -18,14 +18,25 @@ export interface ToolCatalog extends KeyArguments {
     parseArguments(tool: ToolDefinition, args: unknown): Record<string, unknown>;
 }
 
+/** How the server introduces itself in `initialize` (MCP's `Implementation`). */
+export interface ServerInfo {
+    name: string;
+    version: string;
+    /** For display; clients show `name` when it is absent. */
+    title?: string;
+    description?: string;
+    websiteUrl?: string;
+}
+
 /** What the server lends each session. */
 export interface SessionServices {
     runtime: TaskRuntime;
     tools: ToolCatalog;
     hub: ClientHub;
     log: Logger;
-    serverInfo: { name: string; title: string; version: string };
-    instructions: string;
+    serverInfo: ServerInfo;
+    /** Guidance for the model, sent in `initialize`; left out of the JSON when absent. */
+    instructions?: string;
 }
 
 /** What a transport lends a session: its standalone stream (GET SSE, or stdout) when one is open. */

@@ -1,0 +1,14 @@
+import type { TasksServerOptions } from './server.js';
+import { defaultTools } from './tools/index.js';
+import { SERVER_VERSION } from './version.js';
+
+/** What the mcp-tasks-server CLI serves: the demo tools, under the demo's name and instructions. */
+export function demoServerOptions(): Required<Pick<TasksServerOptions, 'serverInfo' | 'instructions' | 'tools'>> {
+    return {
+        serverInfo: { name: 'mcp-tasks', title: 'MCP Tasks', version: SERVER_VERSION },
+        instructions:
+            'MCP Tasks server. Long-running tools (slow_compute, failing_job, confirm_delete, write_haiku, external_job, deploy) run as MCP tasks: ' +
+            'the call returns a task at once; poll tasks/get or wait on tasks/result. greet answers immediately.',
+        tools: defaultTools(),
+    };
+}
