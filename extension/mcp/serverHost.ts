@@ -105,7 +105,7 @@ export class ServerHost extends Disposable {
         }
         if (this.isDisposed) {
             await proc.stop();
-            throw new Error('the extension is shutting down');
+            throw new Error(vscode.l10n.t('the extension is shutting down'));
         }
         this.lastPort = Number(new URL(proc.url).port);
         this.current = proc;
