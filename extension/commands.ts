@@ -5,7 +5,7 @@ import type { OwnerConnection } from './mcp/ownerConnection';
 import type { ServerController } from './mcp/serverController';
 import type { PendingInputs } from './tasks/pendingInputs';
 import type { TaskModel } from './tasks/taskModel';
-import { isTerminal, STATUS_TEXT, taskLabel, type TaskView } from './tasks/taskView';
+import { isTerminal, statusText, taskLabel, type TaskView } from './tasks/taskView';
 import type { ResultDocuments } from './views/resultDocuments';
 import { runTool, type RunToolPreset } from './runTool';
 
@@ -25,11 +25,11 @@ export interface CommandDeps {
 async function pickTask(model: TaskModel, filter: (view: TaskView) => boolean, placeHolder: string): Promise<TaskView | undefined> {
     const candidates = model.all().filter(filter);
     if (candidates.length === 0) {
-        void vscode.window.showInformationMessage('MCP Tasks: no matching task.');
+        void vscode.window.showInformationMessage(vscode.l10n.t('MCP Tasks: no matching task.'));
         return undefined;
     }
     const picked = await vscode.window.showQuickPick(
-        candidates.map(view => ({ label: taskLabel(view), description: STATUS_TEXT[view.status], detail: view.taskId, view })),
+        candidates.map(view => ({ label: taskLabel(view), description: statusText(view.status), detail: view.taskId, view })),
         { placeHolder },
     );
     return picked?.view;
@@ -37,41 +37,42 @@ async function pickTask(model: TaskModel, filter: (view: TaskView) => boolean, p
 
 export function registerCommands(context: vscode.ExtensionContext, deps: CommandDeps): void {
     const { model, owner } = deps;
-    const report = (what: string) => (err: unknown) => {
-        deps.logger.scoped('commands').error(`${what}: ${(err as Error).message}`);
-        void vscode.window.showErrorMessage(`MCP Tasks: ${what}: ${(err as Error).message}`);
+    // The log keeps English (`logged`); the user reads `shown`, in the display language.
+    const report = (logged: string, shown: string) => (err: unknown) => {
+        deps.logger.scoped('commands').error(`${logged}: ${(err as Error).message}`);
+        void vscode.window.showErrorMessage(vscode.l10n.t({ message: 'MCP Tasks: {0}: {1}', args: [shown, (err as Error).message], comment: ['{0} says what failed, {1} is the error message'] }));
     };
 
     context.subscriptions.push(
         vscode.commands.registerCommand(Commands.showLog, () => deps.logger.show()),
         vscode.commands.registerCommand(Commands.restartServer, async () => {
             await deps.server.restart();
-            void vscode.window.setStatusBarMessage('MCP Tasks server restarted', 3000);
+            void vscode.window.setStatusBarMessage(vscode.l10n.t('MCP Tasks server restarted'), 3000);
         }),
         vscode.commands.registerCommand(Commands.cancelTask, async (view?: TaskView) => {
-            const target = view ?? (await pickTask(model, v => !v.lost && !isTerminal(v.status), 'Cancel which task?'));
+            const target = view ?? (await pickTask(model, v => !v.lost && !isTerminal(v.status), vscode.l10n.t('Cancel which task?')));
             if (target) {
-                await owner.cancel(target.taskId).catch(report(`cannot cancel ${taskLabel(target)}`));
+                await owner.cancel(target.taskId).catch(report(`cannot cancel ${taskLabel(target)}`, vscode.l10n.t('cannot cancel {0}', taskLabel(target))));
             }
         }),
         vscode.commands.registerCommand(Commands.showResult, async (view?: TaskView) => {
-            const target = view ?? (await pickTask(model, v => !v.lost && isTerminal(v.status), 'Show the result of which task?'));
+            const target = view ?? (await pickTask(model, v => !v.lost && isTerminal(v.status), vscode.l10n.t('Show the result of which task?')));
             if (!target) {
                 return undefined;
             }
             try {
                 const result = await owner.result(target.taskId);
-                return await deps.results.show(target.taskId, taskLabel(target), STATUS_TEXT[target.status], result);
+                return await deps.results.show(target.taskId, taskLabel(target), statusText(target.status), result);
             } catch (err) {
-                report(`cannot show the result of ${taskLabel(target)}`)(err);
+                report(`cannot show the result of ${taskLabel(target)}`, vscode.l10n.t('cannot show the result of {0}', taskLabel(target)))(err);
                 return undefined;
             }
         }),
         vscode.commands.registerCommand(Commands.copyTaskId, async (view?: TaskView) => {
-            const target = view ?? (await pickTask(model, () => true, 'Copy the id of which task?'));
+            const target = view ?? (await pickTask(model, () => true, vscode.l10n.t('Copy the id of which task?')));
             if (target) {
                 await vscode.env.clipboard.writeText(target.taskId);
-                void vscode.window.setStatusBarMessage(`Copied task id ${target.taskId}`, 2000);
+                void vscode.window.setStatusBarMessage(vscode.l10n.t('Copied task id {0}', target.taskId), 2000);
             }
         }),
         vscode.commands.registerCommand(Commands.clearFinished, () => model.clearFinished()),
@@ -81,19 +82,23 @@ export function registerCommands(context: vscode.ExtensionContext, deps: Command
             if (prompt) {
                 prompt.show();
             } else if (view) {
-                void vscode.window.showInformationMessage(`${taskLabel(view)} is waiting for its client to answer${view.statusMessage ? `: ${view.statusMessage}` : '.'}`);
+                void vscode.window.showInformationMessage(
+                    view.statusMessage
+                        ? vscode.l10n.t({ message: '{0} is waiting for its client to answer: {1}', args: [taskLabel(view), view.statusMessage], comment: ['{0} is a task, {1} the question its server asked'] })
+                        : vscode.l10n.t({ message: '{0} is waiting for its client to answer.', args: [taskLabel(view)], comment: ['{0} is a task'] }),
+                );
             }
         }),
         // An optional preset ({ name, args, mode }) skips the pickers: for keybindings, other extensions and tests.
         vscode.commands.registerCommand(Commands.runTool, (preset?: RunToolPreset) =>
             runTool(deps, preset).catch(err => {
-                report('Run Tool failed')(err);
+                report('Run Tool failed', vscode.l10n.t('Run Tool failed'))(err);
                 return undefined;
             }),
         ),
         vscode.commands.registerCommand(Commands.resetSamplingConsent, async () => {
             await deps.resetSamplingConsent();
-            void vscode.window.showInformationMessage('MCP Tasks: sampling permissions were reset; clients will be asked again.');
+            void vscode.window.showInformationMessage(vscode.l10n.t('MCP Tasks: sampling permissions were reset; clients will be asked again.'));
         }),
     );
 }

@@ -1,3 +1,4 @@
+import * as l10n from '@vscode/l10n';
 import * as vscode from 'vscode';
 import { createApi, type McpTasksApi } from './api';
 import { registerCommands } from './commands';
@@ -22,6 +23,11 @@ let server: ServerController | undefined;
  */
 export function activate(context: vscode.ExtensionContext): McpTasksApi {
     const started = Date.now();
+    // The vscode-free modules (task and form texts) translate through @vscode/l10n: give it the
+    // bundle VS Code loaded for the display language. English has none: the source strings show.
+    if (vscode.l10n.bundle) {
+        l10n.config({ contents: vscode.l10n.bundle });
+    }
     const logger = new Logger(context.extensionMode === vscode.ExtensionMode.Test);
     const config = new ConfigWatcher();
     context.subscriptions.push(logger, config);

@@ -3,7 +3,7 @@ import * as vscode from 'vscode';
 import type { CommandDeps } from './commands';
 import { Commands } from './constants';
 import { collectToolArguments } from './input/prompter';
-import { taskLabel } from './tasks/taskView';
+import { statusText, taskLabel } from './tasks/taskView';
 
 type Mode = 'task' | 'wait';
 
@@ -20,7 +20,7 @@ export async function runTool(deps: CommandDeps, preset?: RunToolPreset): Promis
     const tool = preset ? tools.find(t => t.name === preset.name) : await pickTool(tools);
     if (!tool) {
         if (preset) {
-            throw new Error(`the server has no tool named ${preset.name}`);
+            throw new Error(vscode.l10n.t('the server has no tool named {0}', preset.name));
         }
         return undefined;
     }
@@ -40,29 +40,41 @@ export async function runTool(deps: CommandDeps, preset?: RunToolPreset): Promis
         return taskId;
     }
     const title = tool.title ?? tool.name;
-    const result = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Running ${title}…` }, () => deps.owner.callTool(tool.name, args));
-    await deps.results.show(`call-${Date.now()}`, taskLabel({ toolName: tool.name }), result.isError ? 'failed' : 'completed', result);
+    const result = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Running {0}…', title) }, () => deps.owner.callTool(tool.name, args));
+    await deps.results.show(`call-${Date.now()}`, taskLabel({ toolName: tool.name }), statusText(result.isError ? 'failed' : 'completed'), result);
     return undefined;
 }
 
 async function pickTool(tools: Tool[]): Promise<Tool | undefined> {
     const items = tools.map(tool => ({
         label: tool.title ?? tool.name,
-        description: `${tool.name} · ${tool.execution?.taskSupport === 'required' ? 'task' : tool.execution?.taskSupport === 'optional' ? 'task or direct' : 'direct'}`,
+        description: `${tool.name} · ${howItRuns(tool)}`,
         detail: tool.description,
         tool,
     }));
-    const picked = await vscode.window.showQuickPick(items, { title: 'MCP Tasks: Run Tool', placeHolder: 'Which tool?', matchOnDescription: true, matchOnDetail: true });
+    const picked = await vscode.window.showQuickPick(items, { title: vscode.l10n.t('MCP Tasks: Run Tool'), placeHolder: vscode.l10n.t('Which tool?'), matchOnDescription: true, matchOnDetail: true });
     return picked?.tool;
+}
+
+/** How a tool can run, after its name in the tool picker. */
+function howItRuns(tool: Tool): string {
+    switch (tool.execution?.taskSupport) {
+        case 'required':
+            return vscode.l10n.t({ message: 'task', comment: ['How a tool runs: only as a background task'] });
+        case 'optional':
+            return vscode.l10n.t({ message: 'task or direct', comment: ['How a tool runs: as a background task, or directly with the result awaited'] });
+        default:
+            return vscode.l10n.t({ message: 'direct', comment: ['How a tool runs: directly, the result awaited'] });
+    }
 }
 
 async function pickMode(tool: Tool): Promise<Mode | undefined> {
     const picked = await vscode.window.showQuickPick(
         [
-            { label: '$(list-tree) Run as task', description: 'watch and cancel it in the MCP Tasks view', mode: 'task' as const },
-            { label: '$(watch) Wait for the result', description: 'run it directly and open the result', mode: 'wait' as const },
+            { label: `$(list-tree) ${vscode.l10n.t('Run as task')}`, description: vscode.l10n.t('watch and cancel it in the MCP Tasks view'), mode: 'task' as const },
+            { label: `$(watch) ${vscode.l10n.t('Wait for the result')}`, description: vscode.l10n.t('run it directly and open the result'), mode: 'wait' as const },
         ],
-        { title: `Run ${tool.title ?? tool.name}`, placeHolder: 'How should it run?' },
+        { title: vscode.l10n.t({ message: 'Run {0}', args: [tool.title ?? tool.name], comment: ['{0} is the title of a tool'] }), placeHolder: vscode.l10n.t('How should it run?') },
     );
     return picked?.mode;
 }

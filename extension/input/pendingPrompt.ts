@@ -29,9 +29,10 @@ interface PickItem extends vscode.QuickPickItem {
     action?: 'skip' | 'decline' | 'accept';
 }
 
-const DECLINE_BUTTON: vscode.QuickInputButton = { iconPath: new vscode.ThemeIcon('circle-slash'), tooltip: 'Decline' };
-const SKIP_ITEM: PickItem = { label: 'Skip', description: 'Leave this field out', action: 'skip' };
-const DECLINE_ITEM: PickItem = { label: 'Decline', description: 'Refuse this request; the server is told you declined', action: 'decline' };
+// Made when shown rather than at load, so their words are in the display language.
+const declineButton = (): vscode.QuickInputButton => ({ iconPath: new vscode.ThemeIcon('circle-slash'), tooltip: vscode.l10n.t('Decline') });
+const skipItem = (): PickItem => ({ label: vscode.l10n.t('Skip'), description: vscode.l10n.t('Leave this field out'), action: 'skip' });
+const declineItem = (): PickItem => ({ label: vscode.l10n.t('Decline'), description: vscode.l10n.t('Refuse this request; the server is told you declined'), action: 'decline' });
 const SEPARATOR: PickItem = { label: '', kind: vscode.QuickPickItemKind.Separator };
 
 /** Prompts take turns on screen, first come first asked, unless one is brought forward. */
@@ -181,7 +182,7 @@ export class PendingPrompt implements vscode.Disposable {
         const error = validateContent(this.steps, content);
         if (error !== undefined) {
             // Each step was validated as it was answered, so this is a bug, not a user mistake.
-            throw new Error(`The answers do not fit the schema: ${error}`);
+            throw new Error(vscode.l10n.t('The answers do not fit the schema: {0}', error));
         }
         return { action: 'accept', content };
     }
@@ -211,8 +212,8 @@ export class PendingPrompt implements vscode.Disposable {
     private askConfirm(): Promise<StepAnswer> {
         const picker = vscode.window.createQuickPick<PickItem>();
         picker.title = this.heading.text;
-        picker.placeholder = this.heading.truncated ? this.fullHeading : 'Accept or decline this request';
-        picker.items = [{ label: 'Accept', action: 'accept' }, DECLINE_ITEM];
+        picker.placeholder = this.heading.truncated ? this.fullHeading : vscode.l10n.t('Accept or decline this request');
+        picker.items = [{ label: vscode.l10n.t('Accept'), action: 'accept' }, declineItem()];
         return this.present(picker, finish => [
             picker.onDidAccept(() => {
                 const item = picker.selectedItems[0];
@@ -257,11 +258,11 @@ export class PendingPrompt implements vscode.Disposable {
         const choices: PickItem[] =
             step.kind === 'boolean'
                 ? [
-                      { label: 'Yes', value: 'true' },
-                      { label: 'No', value: 'false' },
+                      { label: vscode.l10n.t('Yes'), value: 'true' },
+                      { label: vscode.l10n.t('No'), value: 'false' },
                   ]
                 : step.options.map(o => ({ label: o.label, value: o.value, description: o.label === o.value ? undefined : o.value }));
-        const extras = [...(step.required ? [] : [SKIP_ITEM]), ...(this.options.allowDecline ? [DECLINE_ITEM] : [])];
+        const extras = [...(step.required ? [] : [skipItem()]), ...(this.options.allowDecline ? [declineItem()] : [])];
         picker.items = extras.length ? [...choices, SEPARATOR, ...extras] : choices;
         const preselect = typeof previous === 'string' ? previous : defaultRaw(step);
         const active = choices.find(c => c.value === preselect);
@@ -289,7 +290,7 @@ export class PendingPrompt implements vscode.Disposable {
 
     private pickMany(step: MultiEnumStep, title: string, canGoBack: boolean, previous: string | string[] | undefined): Promise<StepAnswer> {
         const picker = vscode.window.createQuickPick<PickItem>();
-        const placeholder = this.withFullHeading(`${fieldPrompt(step)}${step.required ? '' : ' (pick none to skip)'}`);
+        const placeholder = this.withFullHeading(step.required ? fieldPrompt(step) : vscode.l10n.t({ message: '{0} (pick none to skip)', args: [fieldPrompt(step)], comment: ['{0} names a multiple-choice field'] }));
         picker.title = title;
         picker.placeholder = placeholder;
         picker.canSelectMany = true;
@@ -319,7 +320,7 @@ export class PendingPrompt implements vscode.Disposable {
     }
 
     private buttons(canGoBack: boolean): vscode.QuickInputButton[] {
-        return [...(canGoBack ? [vscode.QuickInputButtons.Back] : []), ...(this.options.allowDecline ? [DECLINE_BUTTON] : [])];
+        return [...(canGoBack ? [vscode.QuickInputButtons.Back] : []), ...(this.options.allowDecline ? [declineButton()] : [])];
     }
 
     private buttonAnswer(button: vscode.QuickInputButton): StepAnswer {

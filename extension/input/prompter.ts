@@ -24,7 +24,9 @@ export async function answerElicitation(params: ElicitRequest['params'], { signa
     }
     const plan = planFromSchema(params.requestedSchema);
     if (!plan.ok) {
-        void vscode.window.showWarningMessage(`${clientName} asked for input that MCP Tasks cannot show, so it was declined. ${plan.error}`);
+        void vscode.window.showWarningMessage(
+            vscode.l10n.t({ message: '{0} asked for input that MCP Tasks cannot show, so it was declined. {1}', args: [clientName, plan.error], comment: ['{0} names who asked, {1} says why the form cannot be shown'] }),
+        );
         return { action: 'decline' };
     }
     const prompt = new PendingPrompt(plan.steps, { heading: `${clientName}: ${params.message}`, allowDecline: true, signal });
@@ -46,22 +48,24 @@ async function answerUrl(params: Extract<ElicitRequest['params'], { mode: 'url' 
         url = new URL('invalid:');
     }
     if (url.protocol !== 'https:' && url.protocol !== 'http:') {
-        void vscode.window.showWarningMessage(`${clientName} asked MCP Tasks to open a link that is not a web page (${params.url}), so it was declined.`);
+        void vscode.window.showWarningMessage(vscode.l10n.t({ message: '{0} asked MCP Tasks to open a link that is not a web page ({1}), so it was declined.', args: [clientName, params.url], comment: ['{0} names who asked, {1} is the link'] }));
         return { action: 'decline' };
     }
+    const open = vscode.l10n.t('Open');
+    const decline = vscode.l10n.t('Decline');
     const choice = await untilAborted(
         vscode.window.showInformationMessage(
-            `${params.message}\n\nOpen ${url.host}?`,
-            { modal: true, detail: `Requested by ${clientName}. This opens ${url.href} in your browser.` },
-            'Open',
-            'Decline',
+            `${params.message}\n\n${vscode.l10n.t({ message: 'Open {0}?', args: [url.host], comment: ['{0} is the host name of a web site'] })}`,
+            { modal: true, detail: vscode.l10n.t({ message: 'Requested by {0}. This opens {1} in your browser.', args: [clientName, url.href], comment: ['{0} names who asked, {1} is the link'] }) },
+            open,
+            decline,
         ),
         signal,
     );
     if (signal.aborted || choice === undefined) {
         return { action: 'cancel' };
     }
-    if (choice === 'Decline') {
+    if (choice === decline) {
         return { action: 'decline' };
     }
     // false means the user backed out of VS Code's own "open external link" check.
@@ -77,7 +81,7 @@ export async function collectToolArguments(tool: { name: string; title?: string;
     const plan = planFromSchema(tool.inputSchema);
     const label = tool.title ?? tool.name;
     if (!plan.ok) {
-        void vscode.window.showErrorMessage(`MCP Tasks cannot ask for the arguments of ${label}. ${plan.error}`);
+        void vscode.window.showErrorMessage(vscode.l10n.t({ message: 'MCP Tasks cannot ask for the arguments of {0}. {1}', args: [label, plan.error], comment: ['{0} is a tool, {1} says why its arguments cannot be asked for'] }));
         return undefined;
     }
     const outcome = await new PendingPrompt(plan.steps, { heading: label, allowDecline: false, signal }).result;

@@ -2,6 +2,7 @@
 // one prompt step per property, and checks and converts what the user types for each.
 // Kept free of `vscode` so every rule here runs under plain node:test. The checks on
 // answers live in stepChecks.ts and are re-exported here.
+import * as l10n from '@vscode/l10n';
 import { compilePattern } from './stepChecks';
 
 export { coerceStep, validateContent, validateStep } from './stepChecks';
@@ -92,27 +93,27 @@ export function planFromSchema(schema: unknown): PlanResult {
 
 function buildSteps(schema: unknown): PromptStep[] {
     if (!isObject(schema)) {
-        throw new PlanError('The schema is not a JSON object.');
+        throw new PlanError(l10n.t('The schema is not a JSON object.'));
     }
     if (schema.type !== undefined && schema.type !== 'object') {
-        throw new PlanError(`The schema's top-level type is ${JSON.stringify(schema.type)}; only "object" with flat properties is supported.`);
+        throw new PlanError(l10n.t('The schema\'s top-level type is {0}; only "object" with flat properties is supported.', JSON.stringify(schema.type)));
     }
     for (const keyword of ['$ref', 'allOf', 'anyOf', 'oneOf', 'not', 'if', 'patternProperties']) {
         if (schema[keyword] !== undefined) {
-            throw new PlanError(`The schema uses "${keyword}" at the top level, which cannot be shown as a form.`);
+            throw new PlanError(l10n.t('The schema uses "{0}" at the top level, which cannot be shown as a form.', keyword));
         }
     }
     const properties = schema.properties ?? {};
     if (!isObject(properties)) {
-        throw new PlanError('The schema\'s "properties" is not an object.');
+        throw new PlanError(l10n.t('The schema\'s "properties" is not an object.'));
     }
     const required = schema.required ?? [];
     if (!Array.isArray(required) || !required.every(k => typeof k === 'string')) {
-        throw new PlanError('The schema\'s "required" is not a list of property names.');
+        throw new PlanError(l10n.t('The schema\'s "required" is not a list of property names.'));
     }
     for (const key of required) {
         if (!Object.hasOwn(properties, key)) {
-            throw new PlanError(`Property "${key}" is required but not defined in "properties".`);
+            throw new PlanError(l10n.t('Property "{0}" is required but not defined in "properties".', key));
         }
     }
     return Object.entries(properties).map(([key, property]) => buildStep(key, property, required.includes(key)));
@@ -120,17 +121,17 @@ function buildSteps(schema: unknown): PromptStep[] {
 
 function buildStep(key: string, property: unknown, required: boolean): PromptStep {
     const fail = (what: string): never => {
-        throw new PlanError(`Property "${key}" ${what}, which cannot be shown as a form field.`);
+        throw new PlanError(l10n.t({ message: 'Property "{0}" {1}, which cannot be shown as a form field.', args: [key, what], comment: ['{1} says what is wrong with the property, such as "is a nested object"'] }));
     };
     if (!isObject(property)) {
-        return fail('is not a schema object');
+        return fail(l10n.t('is not a schema object'));
     }
     if (property.type === 'object' || property.properties !== undefined) {
-        return fail('is a nested object');
+        return fail(l10n.t('is a nested object'));
     }
     for (const keyword of UNSUPPORTED_KEYWORDS) {
         if (property[keyword] !== undefined) {
-            fail(`uses "${keyword}"`);
+            fail(l10n.t('uses "{0}"', keyword));
         }
     }
     const base: StepBase = {
@@ -149,7 +150,7 @@ function buildStep(key: string, property: unknown, required: boolean): PromptSte
     const options = enumOptions(property, fail);
     if (options) {
         if (type !== undefined && type !== 'string') {
-            fail(`is a ${String(type)} enum (only string choices are supported)`);
+            fail(l10n.t('is a {0} enum (only string choices are supported)', String(type)));
         }
         const step: EnumStep = { ...base, kind: 'enum', options };
         if (typeof property.default === 'string' && options.some(o => o.value === property.default)) {
@@ -171,11 +172,11 @@ function buildStep(key: string, property: unknown, required: boolean): PromptSte
             return step;
         }
         case 'object':
-            return fail('is a nested object');
+            return fail(l10n.t('is a nested object'));
         case undefined:
-            return fail('has no "type"');
+            return fail(l10n.t('has no "type"'));
         default:
-            return fail(`has type ${JSON.stringify(type)}`);
+            return fail(l10n.t('has type {0}', JSON.stringify(type)));
     }
 }
 
@@ -188,13 +189,13 @@ function singleType(type: unknown, fail: (what: string) => never): unknown {
         return type;
     }
     const nonNull = type.filter(t => t !== 'null');
-    return nonNull.length === 1 ? nonNull[0] : fail(`has several types (${JSON.stringify(type)})`);
+    return nonNull.length === 1 ? nonNull[0] : fail(l10n.t('has several types ({0})', JSON.stringify(type)));
 }
 
 /** Single-choice options from `enum` (+ legacy `enumNames`), `oneOf: [{const, title}]` or `const`; undefined if none. */
 function enumOptions(property: Json, fail: (what: string) => never): EnumOption[] | undefined {
     if (property.anyOf !== undefined) {
-        fail('uses "anyOf"');
+        fail(l10n.t('uses "{0}"', 'anyOf'));
     }
     if (property.oneOf !== undefined) {
         return constOptions(property.oneOf, 'oneOf', fail);
@@ -202,14 +203,14 @@ function enumOptions(property: Json, fail: (what: string) => never): EnumOption[
     if (property.enum !== undefined) {
         const values = property.enum;
         if (!Array.isArray(values) || values.length === 0 || !values.every(v => typeof v === 'string')) {
-            return fail('has an "enum" that is not a non-empty list of strings');
+            return fail(l10n.t('has an "enum" that is not a non-empty list of strings'));
         }
         const names = Array.isArray(property.enumNames) ? property.enumNames : [];
         return values.map((value, i) => ({ value, label: typeof names[i] === 'string' && names[i] ? names[i] : value }));
     }
     if (property.const !== undefined) {
         if (typeof property.const !== 'string') {
-            return fail('has a non-string "const"');
+            return fail(l10n.t('has a non-string "const"'));
         }
         return [{ value: property.const, label: property.const }];
     }
@@ -218,11 +219,11 @@ function enumOptions(property: Json, fail: (what: string) => never): EnumOption[
 
 function constOptions(list: unknown, keyword: string, fail: (what: string) => never): EnumOption[] {
     if (!Array.isArray(list) || list.length === 0) {
-        return fail(`has an empty or invalid "${keyword}"`);
+        return fail(l10n.t('has an empty or invalid "{0}"', keyword));
     }
     return list.map(entry => {
         if (!isObject(entry) || typeof entry.const !== 'string') {
-            return fail(`uses "${keyword}" with entries other than {const, title}`);
+            return fail(l10n.t('uses "{0}" with entries other than {const, title}', keyword));
         }
         return { value: entry.const, label: typeof entry.title === 'string' && entry.title ? entry.title : entry.const };
     });
@@ -231,7 +232,7 @@ function constOptions(list: unknown, keyword: string, fail: (what: string) => ne
 function multiEnumStep(base: StepBase, property: Json, fail: (what: string) => never): MultiEnumStep {
     const items = property.items;
     if (!isObject(items)) {
-        return fail('is an array without an "items" schema');
+        return fail(l10n.t('is an array without an "items" schema'));
     }
     let options: EnumOption[];
     if (items.anyOf !== undefined) {
@@ -241,7 +242,7 @@ function multiEnumStep(base: StepBase, property: Json, fail: (what: string) => n
     } else if (Array.isArray(items.enum) && items.enum.length > 0 && items.enum.every(v => typeof v === 'string') && (items.type === undefined || items.type === 'string')) {
         options = items.enum.map(value => ({ value, label: value }));
     } else {
-        return fail('is an array whose items are not string choices ("enum" or "anyOf" of {const, title})');
+        return fail(l10n.t('is an array whose items are not string choices ("enum" or "anyOf" of {const, title})'));
     }
     const step: MultiEnumStep = { ...base, kind: 'multiEnum', options };
     const minItems = optionalNumber(property.minItems);
@@ -271,7 +272,7 @@ function stringStep(base: StepBase, property: Json, fail: (what: string) => neve
     }
     if (property.pattern !== undefined) {
         if (typeof property.pattern !== 'string' || !compilePattern(property.pattern)) {
-            fail(`has a "pattern" that is not a valid regular expression (${JSON.stringify(property.pattern)})`);
+            fail(l10n.t('has a "pattern" that is not a valid regular expression ({0})', JSON.stringify(property.pattern)));
         }
         step.pattern = property.pattern as string;
     }
@@ -313,7 +314,7 @@ function definedOnly<T extends object>(value: T): Partial<T> {
 
 /** "step i of n", with i counted from 1. */
 export function stepLabel(i: number, n: number): string {
-    return `step ${i} of ${n}`;
+    return l10n.t({ message: 'step {0} of {1}', args: [i, n], comment: ['Shown after the title of a multi-step form'] });
 }
 
 /** The text an input box starts with: the schema default, or empty. */

@@ -1,5 +1,6 @@
 // Checks and converts what the user enters for one prompt step, and the whole answer at the
 // end. Kept free of `vscode`; the messages are the inline errors the user sees.
+import * as l10n from '@vscode/l10n';
 import type { MultiEnumStep, NumberStep, PromptStep, StepValue, StringFormat, StringStep } from './schemaPlan';
 
 /**
@@ -31,7 +32,7 @@ export function validateContent(steps: readonly PromptStep[], content: Readonly<
         const value = content[step.key];
         if (value === undefined) {
             if (step.required) {
-                return `${step.title}: Required`;
+                return `${step.title}: ${l10n.t('Required')}`;
             }
             continue;
         }
@@ -42,7 +43,7 @@ export function validateContent(steps: readonly PromptStep[], content: Readonly<
     }
     const known = new Set(steps.map(s => s.key));
     const extra = Object.keys(content).find(k => !known.has(k));
-    return extra === undefined ? undefined : `Unexpected property "${extra}"`;
+    return extra === undefined ? undefined : l10n.t('Unexpected property "{0}"', extra);
 }
 
 type Parsed = { value: StepValue | undefined } | { error: string };
@@ -58,12 +59,12 @@ function parse(step: PromptStep, raw: string | readonly string[]): Parsed {
         return { value: values };
     }
     if (typeof raw !== 'string') {
-        return { error: 'Enter a single value' };
+        return { error: l10n.t('Enter a single value') };
     }
     // Free text keeps its spaces; everything else is compared without them.
     const text = step.kind === 'string' && step.format === undefined ? raw : raw.trim();
     if (text === '') {
-        return step.required ? { error: 'Required' } : { value: undefined };
+        return step.required ? { error: l10n.t('Required') } : { value: undefined };
     }
     switch (step.kind) {
         case 'string':
@@ -77,13 +78,13 @@ function parse(step: PromptStep, raw: string | readonly string[]): Parsed {
             if (lower === 'false' || lower === 'no') {
                 return { value: false };
             }
-            return { error: 'Enter yes or no' };
+            return { error: l10n.t('Enter yes or no') };
         }
         case 'number':
         case 'integer': {
             const n = NUMBER_SYNTAX.test(text) ? Number(text) : NaN;
             if (!Number.isFinite(n)) {
-                return { error: step.kind === 'integer' ? 'Must be an integer' : 'Must be a number' };
+                return { error: step.kind === 'integer' ? l10n.t('Must be an integer') : l10n.t('Must be a number') };
             }
             return { value: n };
         }
@@ -94,14 +95,14 @@ function parse(step: PromptStep, raw: string | readonly string[]): Parsed {
 function checkValue(step: PromptStep, value: unknown): string | undefined {
     switch (step.kind) {
         case 'string':
-            return typeof value === 'string' ? checkString(step, value) : 'Must be text';
+            return typeof value === 'string' ? checkString(step, value) : l10n.t('Must be text');
         case 'number':
         case 'integer':
-            return typeof value === 'number' ? checkNumber(step, value) : step.kind === 'integer' ? 'Must be an integer' : 'Must be a number';
+            return typeof value === 'number' ? checkNumber(step, value) : step.kind === 'integer' ? l10n.t('Must be an integer') : l10n.t('Must be a number');
         case 'boolean':
-            return typeof value === 'boolean' ? undefined : 'Must be yes or no';
+            return typeof value === 'boolean' ? undefined : l10n.t('Must be yes or no');
         case 'enum':
-            return typeof value === 'string' && step.options.some(o => o.value === value) ? undefined : `Must be one of: ${step.options.map(o => o.label).join(', ')}`;
+            return typeof value === 'string' && step.options.some(o => o.value === value) ? undefined : l10n.t('Must be one of: {0}', step.options.map(o => o.label).join(', '));
         case 'multiEnum':
             return checkMulti(step, value);
     }
@@ -111,59 +112,59 @@ function checkString(step: StringStep, value: string): string | undefined {
     // JSON Schema counts characters as code points, not UTF-16 units.
     const length = [...value].length;
     if (step.minLength !== undefined && length < step.minLength) {
-        return `Must be at least ${step.minLength} character${step.minLength === 1 ? '' : 's'}`;
+        return step.minLength === 1 ? l10n.t('Must be at least 1 character') : l10n.t('Must be at least {0} characters', step.minLength);
     }
     if (step.maxLength !== undefined && length > step.maxLength) {
-        return `Must be at most ${step.maxLength} character${step.maxLength === 1 ? '' : 's'}`;
+        return step.maxLength === 1 ? l10n.t('Must be at most 1 character') : l10n.t('Must be at most {0} characters', step.maxLength);
     }
     const formatError = step.format === undefined ? undefined : checkFormat(step.format, value);
     if (formatError !== undefined) {
         return formatError;
     }
     if (step.pattern !== undefined && !compilePattern(step.pattern)?.test(value)) {
-        return `Must match the pattern ${step.pattern}`;
+        return l10n.t('Must match the pattern {0}', step.pattern);
     }
     return undefined;
 }
 
 function checkNumber(step: NumberStep, value: number): string | undefined {
     if (!Number.isFinite(value)) {
-        return 'Must be a number';
+        return l10n.t('Must be a number');
     }
     if (step.kind === 'integer' && !Number.isInteger(value)) {
-        return 'Must be an integer';
+        return l10n.t('Must be an integer');
     }
     if (step.minimum !== undefined && value < step.minimum) {
-        return `Must be ≥ ${step.minimum}`;
+        return l10n.t('Must be ≥ {0}', step.minimum);
     }
     if (step.exclusiveMinimum !== undefined && value <= step.exclusiveMinimum) {
-        return `Must be > ${step.exclusiveMinimum}`;
+        return l10n.t('Must be > {0}', step.exclusiveMinimum);
     }
     if (step.maximum !== undefined && value > step.maximum) {
-        return `Must be ≤ ${step.maximum}`;
+        return l10n.t('Must be ≤ {0}', step.maximum);
     }
     if (step.exclusiveMaximum !== undefined && value >= step.exclusiveMaximum) {
-        return `Must be < ${step.exclusiveMaximum}`;
+        return l10n.t('Must be < {0}', step.exclusiveMaximum);
     }
     return undefined;
 }
 
 function checkMulti(step: MultiEnumStep, value: unknown): string | undefined {
     if (!Array.isArray(value) || !value.every(v => typeof v === 'string')) {
-        return 'Must be a list of choices';
+        return l10n.t('Must be a list of choices');
     }
     const unknown = value.find(v => !step.options.some(o => o.value === v));
     if (unknown !== undefined) {
-        return `"${unknown}" is not one of: ${step.options.map(o => o.label).join(', ')}`;
+        return l10n.t('"{0}" is not one of: {1}', unknown, step.options.map(o => o.label).join(', '));
     }
     if (new Set(value).size !== value.length) {
-        return 'Pick each choice at most once';
+        return l10n.t('Pick each choice at most once');
     }
     if (step.minItems !== undefined && value.length < step.minItems) {
-        return `Pick at least ${step.minItems}`;
+        return l10n.t('Pick at least {0}', step.minItems);
     }
     if (step.maxItems !== undefined && value.length > step.maxItems) {
-        return `Pick at most ${step.maxItems}`;
+        return l10n.t('Pick at most {0}', step.maxItems);
     }
     return undefined;
 }
@@ -176,13 +177,13 @@ const URI_SCHEME = /^[A-Za-z][A-Za-z0-9+.-]*:/;
 function checkFormat(format: StringFormat, value: string): string | undefined {
     switch (format) {
         case 'email':
-            return EMAIL.test(value) ? undefined : 'Enter a valid email address';
+            return EMAIL.test(value) ? undefined : l10n.t('Enter a valid email address');
         case 'uri':
-            return isAbsoluteUri(value) ? undefined : 'Enter a valid absolute URI, such as https://example.com';
+            return isAbsoluteUri(value) ? undefined : l10n.t('Enter a valid absolute URI, such as https://example.com');
         case 'date':
-            return isCalendarDate(value) ? undefined : 'Enter a valid date as YYYY-MM-DD';
+            return isCalendarDate(value) ? undefined : l10n.t('Enter a valid date as YYYY-MM-DD');
         case 'date-time':
-            return isDateTime(value) ? undefined : 'Enter a valid date and time, such as 2025-01-31T09:30:00Z';
+            return isDateTime(value) ? undefined : l10n.t('Enter a valid date and time, such as 2025-01-31T09:30:00Z');
     }
 }
 

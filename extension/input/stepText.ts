@@ -1,4 +1,5 @@
 // The words on each prompt, kept free of `vscode` so they are unit-tested with the plan.
+import * as l10n from '@vscode/l10n';
 import { stepLabel, type PromptStep } from './schemaPlan';
 
 const TITLE_LIMIT = 100;
@@ -19,7 +20,7 @@ export function stepTitle(heading: string, i: number, n: number): string {
 
 /** The line under an input box, or the placeholder of a quick pick: which field, and what it is for. */
 export function fieldPrompt(step: PromptStep): string {
-    const name = step.required ? step.title : `${step.title} (optional)`;
+    const name = step.required ? step.title : l10n.t({ message: '{0} (optional)', args: [step.title], comment: ['{0} is the name of a form field'] });
     return step.description ? `${name}: ${step.description}` : name;
 }
 
@@ -44,26 +45,26 @@ export function inputPlaceholder(step: PromptStep): string {
                 parts.push(lengthHint(step.minLength, step.maxLength));
         }
     } else if (step.kind === 'number' || step.kind === 'integer') {
-        parts.push(step.kind === 'integer' ? 'A whole number' : 'A number', rangeHint(step));
+        parts.push(step.kind === 'integer' ? l10n.t('A whole number') : l10n.t('A number'), rangeHint(step));
     }
     if (!step.required) {
-        parts.push('leave empty to skip');
+        parts.push(l10n.t('leave empty to skip'));
     }
     return parts.filter(p => p !== '').join(', ');
 }
 
 function lengthHint(min: number | undefined, max: number | undefined): string {
     if (min !== undefined && max !== undefined) {
-        return `${min} to ${max} characters`;
+        return l10n.t('{0} to {1} characters', min, max);
     }
     if (min !== undefined) {
-        return `At least ${min} characters`;
+        return l10n.t('At least {0} characters', min);
     }
-    return max !== undefined ? `At most ${max} characters` : '';
+    return max !== undefined ? l10n.t('At most {0} characters', max) : '';
 }
 
 function rangeHint(step: { minimum?: number; maximum?: number; exclusiveMinimum?: number; exclusiveMaximum?: number }): string {
     const low = step.minimum !== undefined ? `≥ ${step.minimum}` : step.exclusiveMinimum !== undefined ? `> ${step.exclusiveMinimum}` : undefined;
     const high = step.maximum !== undefined ? `≤ ${step.maximum}` : step.exclusiveMaximum !== undefined ? `< ${step.exclusiveMaximum}` : undefined;
-    return [low, high].filter(Boolean).join(' and ');
+    return low && high ? l10n.t({ message: '{0} and {1}', args: [low, high], comment: ['A number range, such as "≥ 1 and ≤ 10"'] }) : (low ?? high ?? '');
 }

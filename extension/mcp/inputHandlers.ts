@@ -1,3 +1,4 @@
+import * as vscode from 'vscode';
 import { answerElicitation } from '../input/prompter';
 import type { SamplingResponder } from '../lm/sampling';
 import type { PendingInputs, Reopenable } from '../tasks/pendingInputs';
@@ -15,8 +16,9 @@ export function createInputHandlers(model: TaskModel, pending: PendingInputs, sa
         if (!view) {
             return 'MCP Tasks';
         }
-        const client = view.clientName && view.clientName !== OWN_CLIENT_NAME ? ` (for ${view.clientName})` : '';
-        return `${taskLabel(view)}${client}`;
+        return view.clientName && view.clientName !== OWN_CLIENT_NAME
+            ? vscode.l10n.t({ message: '{0} (for {1})', args: [taskLabel(view), view.clientName], comment: ['{0} is a task, {1} the MCP client it runs for'] })
+            : taskLabel(view);
     };
     return {
         elicit: async (params, { signal, taskId }) => {

@@ -63,7 +63,7 @@ export class ServerController extends Disposable {
             }
             const timer = setTimeout(() => {
                 subscription.dispose();
-                reject(new Error('the MCP Tasks server did not come up in time (see MCP Tasks: Show Log)'));
+                reject(new Error(vscode.l10n.t('the MCP Tasks server did not come up in time (see MCP Tasks: Show Log)')));
             }, timeoutMs);
             const subscription = this.owner.onDidChangeState(up => {
                 if (up) {

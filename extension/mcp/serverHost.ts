@@ -105,7 +105,7 @@ export class ServerHost extends Disposable {
         }
         if (this.isDisposed) {
             await proc.stop();
-            throw new Error('the extension is shutting down');
+            throw new Error(vscode.l10n.t('the extension is shutting down'));
         }
         this.lastPort = Number(new URL(proc.url).port);
         this.current = proc;
@@ -125,9 +125,13 @@ export class ServerHost extends Disposable {
         this.current = undefined;
         const delay = backoffDelay(this.attempt++);
         const why = signal ? `signal ${signal}` : `code ${code}`;
-        this.problem = `MCP Tasks server stopped unexpectedly (${why}); restarting`;
         this.log.warn(`server ${proc.pid} exited unexpectedly (${why}); restarting in ${delay / 1000} s`);
-        void vscode.window.showWarningMessage(`MCP Tasks server stopped unexpectedly (${why}); restarting in ${delay / 1000} s.`, 'Show Log').then(choice => {
+        const shownWhy = signal
+            ? vscode.l10n.t({ message: 'signal {0}', args: [signal], comment: ['Why a process ended: {0} is a signal such as SIGKILL'] })
+            : vscode.l10n.t({ message: 'code {0}', args: [String(code)], comment: ['Why a process ended: {0} is its exit code'] });
+        this.problem = vscode.l10n.t({ message: 'MCP Tasks server stopped unexpectedly ({0}); restarting', args: [shownWhy], comment: ['{0} is "signal …" or "code …"'] });
+        const message = vscode.l10n.t({ message: 'MCP Tasks server stopped unexpectedly ({0}); restarting in {1} s.', args: [shownWhy, delay / 1000], comment: ['{0} is "signal …" or "code …", {1} a number of seconds'] });
+        void vscode.window.showWarningMessage(message, vscode.l10n.t('Show Log')).then(choice => {
             if (choice) {
                 void vscode.commands.executeCommand(Commands.showLog);
             }

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
+import * as vscode from 'vscode';
 import type { ScopedLogger } from '../logger';
 
 export interface LaunchSpec {
@@ -48,7 +49,7 @@ export class ServerProcess {
         return new Promise((resolve, reject) => {
             const timer = setTimeout(() => {
                 child.kill('SIGKILL');
-                reject(new Error(`the server did not report its URL within ${timeoutMs} ms`));
+                reject(new Error(vscode.l10n.t('the server did not report its URL within {0} ms', timeoutMs)));
             }, timeoutMs);
             const lines = createInterface({ input: child.stdout! });
             lines.once('line', line => {
@@ -61,7 +62,7 @@ export class ServerProcess {
                     resolve(new ServerProcess(child, url));
                 } catch {
                     child.kill('SIGKILL');
-                    reject(new Error(`unexpected first line from the server: ${line.slice(0, 200)}`));
+                    reject(new Error(vscode.l10n.t('unexpected first line from the server: {0}', line.slice(0, 200))));
                 }
             });
             child.once('error', err => {
@@ -70,7 +71,7 @@ export class ServerProcess {
             });
             child.once('exit', code => {
                 clearTimeout(timer);
-                reject(new Error(`the server exited with code ${code} before listening`));
+                reject(new Error(vscode.l10n.t('the server exited with code {0} before listening', String(code))));
             });
         });
     }

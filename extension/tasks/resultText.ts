@@ -1,4 +1,6 @@
 /** Renders a CallToolResult as Markdown for the read-only result editor (no vscode import). */
+import * as l10n from '@vscode/l10n';
+
 export interface ResultLike {
     content?: { type: string; text?: string; mimeType?: string; uri?: string }[];
     structuredContent?: unknown;
@@ -6,16 +8,18 @@ export interface ResultLike {
 }
 
 export function formatResult(title: string, taskId: string, status: string, result: ResultLike): string {
-    const lines = [`# ${title}`, '', `Task \`${taskId}\` — **${status}**${result.isError ? ' — ⚠ the tool reported an error (isError)' : ''}`, ''];
+    const heading = l10n.t({ message: 'Task {0} — {1}', args: [`\`${taskId}\``, `**${status}**`], comment: ['Markdown: {0} is the task id, {1} its status (both already formatted)'] });
+    const lines = [`# ${title}`, '', `${heading}${result.isError ? ` — ⚠ ${l10n.t('the tool reported an error (isError)')}` : ''}`, ''];
     for (const part of result.content ?? []) {
         if (part.type === 'text') {
             lines.push(part.text ?? '', '');
         } else {
-            lines.push(`_[${part.type}${part.mimeType ? ` ${part.mimeType}` : ''}${part.uri ? ` ${part.uri}` : ''} content]_`, '');
+            const kind = `${part.type}${part.mimeType ? ` ${part.mimeType}` : ''}${part.uri ? ` ${part.uri}` : ''}`;
+            lines.push(`_[${l10n.t({ message: '{0} content', args: [kind], comment: ['{0} is a content type such as "image image/png"'] })}]_`, '');
         }
     }
     if (result.structuredContent !== undefined) {
-        lines.push('## Structured content', '', '```json', JSON.stringify(result.structuredContent, null, 2), '```', '');
+        lines.push(`## ${l10n.t('Structured content')}`, '', '```json', JSON.stringify(result.structuredContent, null, 2), '```', '');
     }
     return lines.join('\n');
 }

@@ -1,4 +1,5 @@
 /** Wire-level facts the sidebar shows about one task (no vscode import: unit-tested). */
+import * as l10n from '@vscode/l10n';
 import { isTerminal, PARENT_TASK_META_KEY, TASK_INFO_META_KEY, type TaskInfo, type TaskStatus } from '@mcp-tasks/server/contract';
 
 export { isTerminal, type TaskStatus };
@@ -55,13 +56,21 @@ export function taskLabel(view: Pick<TaskView, 'toolName' | 'keyArgument'>): str
     return view.keyArgument ? `${view.toolName}: ${view.keyArgument}` : view.toolName;
 }
 
-export const STATUS_TEXT: Record<TaskStatus, string> = {
-    working: 'running',
-    input_required: 'needs input',
-    completed: 'completed',
-    failed: 'failed',
-    cancelled: 'cancelled',
-};
+/** The status as the sidebar words it; a function, so the words follow the display language. */
+export function statusText(status: TaskStatus): string {
+    switch (status) {
+        case 'working':
+            return l10n.t({ message: 'running', comment: ['A task status'] });
+        case 'input_required':
+            return l10n.t({ message: 'needs input', comment: ['A task status: the task waits for an answer from the user'] });
+        case 'completed':
+            return l10n.t({ message: 'completed', comment: ['A task status'] });
+        case 'failed':
+            return l10n.t({ message: 'failed', comment: ['A task status'] });
+        case 'cancelled':
+            return l10n.t({ message: 'cancelled', comment: ['A task status'] });
+    }
+}
 
 export function progressPercent(progress: TaskProgress | undefined): number | undefined {
     if (!progress || !progress.total || progress.total <= 0) {
@@ -73,18 +82,18 @@ export function progressPercent(progress: TaskProgress | undefined): number | un
 export function formatElapsed(ms: number): string {
     const seconds = Math.max(0, Math.floor(ms / 1000));
     if (seconds < 60) {
-        return `${seconds}s`;
+        return l10n.t({ message: '{0}s', args: [seconds], comment: ['Time a task has run: seconds'] });
     }
     const minutes = Math.floor(seconds / 60);
     if (minutes < 60) {
-        return `${minutes}m ${String(seconds % 60).padStart(2, '0')}s`;
+        return l10n.t({ message: '{0}m {1}s', args: [minutes, String(seconds % 60).padStart(2, '0')], comment: ['Time a task has run: minutes and seconds'] });
     }
-    return `${Math.floor(minutes / 60)}h ${String(minutes % 60).padStart(2, '0')}m`;
+    return l10n.t({ message: '{0}h {1}m', args: [Math.floor(minutes / 60), String(minutes % 60).padStart(2, '0')], comment: ['Time a task has run: hours and minutes'] });
 }
 
 /** "running · 40% · 12s": status, progress when known, and time so far (or total time when done). */
 export function taskDescription(view: TaskView, now: number): string {
-    const parts: string[] = [view.lost ? 'lost (server stopped)' : STATUS_TEXT[view.status]];
+    const parts: string[] = [view.lost ? l10n.t('lost (server stopped)') : statusText(view.status)];
     const percent = progressPercent(view.progress);
     if (percent !== undefined && !isTerminal(view.status)) {
         parts.push(`${percent}%`);
@@ -110,11 +119,17 @@ export function clientKind(clientName: string | undefined, ownClientName: string
     return 'other';
 }
 
-export const CLIENT_KIND_TEXT: Record<ClientKind, string> = {
-    copilot: 'Copilot (VS Code MCP client)',
-    editor: 'this editor (Run Tool)',
-    other: 'another MCP client',
-};
+/** Who started a task, as the tooltip's "Started by" row words it. */
+export function clientKindText(kind: ClientKind): string {
+    switch (kind) {
+        case 'copilot':
+            return l10n.t('Copilot (VS Code MCP client)');
+        case 'editor':
+            return l10n.t('this editor (Run Tool)');
+        case 'other':
+            return l10n.t('another MCP client');
+    }
+}
 
 /** Sidebar order: running, then needs input, then finished; newest first within each group. */
 export function compareTasks(a: TaskView, b: TaskView): number {

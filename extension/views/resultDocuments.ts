@@ -16,7 +16,7 @@ export class ResultDocuments extends Disposable implements vscode.TextDocumentCo
     }
 
     provideTextDocumentContent(uri: vscode.Uri): string {
-        return this.contents.get(uri.query) ?? 'This result is no longer available.';
+        return this.contents.get(uri.query) ?? vscode.l10n.t('This result is no longer available.');
     }
 
     async show(taskId: string, title: string, status: string, result: CallToolResult): Promise<vscode.TextEditor> {

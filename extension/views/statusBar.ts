@@ -53,7 +53,7 @@ export class TasksStatusBar extends Disposable {
     private update(): void {
         if (this.serverProblem) {
             this.item.text = '$(error) MCP Tasks';
-            this.item.tooltip = `${this.serverProblem} — click to open the log`;
+            this.item.tooltip = vscode.l10n.t({ message: '{0} — click to open the log', args: [this.serverProblem], comment: ['{0} describes a server problem'] });
             this.item.command = Commands.showLog;
             this.item.backgroundColor = new vscode.ThemeColor('statusBarItem.errorBackground');
             this.item.show();
@@ -67,15 +67,20 @@ export class TasksStatusBar extends Disposable {
         const waiting = running.filter(view => view.status === 'input_required');
         const latest = this.latest && running.includes(this.latest) ? this.latest : running.find(view => view.progress);
         const percent = progressPercent(latest?.progress);
-        const count = `${running.length} ${running.length === 1 ? 'task' : 'tasks'}`;
-        const detail = waiting.length > 0 ? ` · ${waiting.length} needs input` : latest && percent !== undefined ? ` · ${latest.toolName} ${percent}%` : '';
+        const count = running.length === 1 ? vscode.l10n.t('1 task') : vscode.l10n.t('{0} tasks', running.length);
+        const detail =
+            waiting.length > 0
+                ? ` · ${vscode.l10n.t({ message: '{0} needs input', args: [waiting.length], comment: ['{0} is a number of tasks waiting for an answer'] })}`
+                : latest && percent !== undefined
+                  ? ` · ${latest.toolName} ${percent}%`
+                  : '';
         this.item.text = `${waiting.length > 0 ? '$(bell-dot)' : '$(sync~spin)'} ${count}${detail}`;
         this.item.backgroundColor = waiting.length > 0 ? new vscode.ThemeColor('statusBarItem.warningBackground') : undefined;
         const lines = running.map(view => {
             const p = progressPercent(view.progress);
             return `${view.status === 'input_required' ? '$(bell-dot)' : '$(sync~spin)'} ${taskLabel(view)}${p !== undefined ? ` — ${p}%` : ''}`;
         });
-        this.item.tooltip = new vscode.MarkdownString(`**MCP Tasks**\n\n${lines.join('\n\n')}\n\n_Click to show the Tasks view._`, true);
+        this.item.tooltip = new vscode.MarkdownString(`**MCP Tasks**\n\n${lines.join('\n\n')}\n\n_${vscode.l10n.t('Click to show the Tasks view.')}_`, true);
         this.item.command = Commands.focusTasks;
         this.item.show();
     }

@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import { Commands, ContextValues } from '../constants';
 import { OWN_CLIENT_NAME } from '../mcp/ownerConnection';
-import { CLIENT_KIND_TEXT, clientKind, isTerminal, STATUS_TEXT, taskDescription, taskLabel, type TaskView } from '../tasks/taskView';
+import { clientKind, clientKindText, isTerminal, statusText, taskDescription, taskLabel, type TaskView } from '../tasks/taskView';
 
 const ICONS: Record<TaskView['status'], vscode.ThemeIcon> = {
     working: new vscode.ThemeIcon('sync~spin'),
@@ -31,41 +31,41 @@ export function toTreeItem(view: TaskView, hasChildren: boolean, now = Date.now(
     item.tooltip = tooltip(view);
     item.accessibilityInformation = { label: `${taskLabel(view)}, ${item.description}` };
     if (isTerminal(view.status) && !view.lost) {
-        item.command = { command: Commands.showResult, title: 'Show Result', arguments: [view] };
+        item.command = { command: Commands.showResult, title: vscode.l10n.t('Show Result'), arguments: [view] };
     } else if (view.status === 'input_required') {
-        item.command = { command: Commands.respond, title: 'Respond', arguments: [view] };
+        item.command = { command: Commands.respond, title: vscode.l10n.t('Respond'), arguments: [view] };
     }
     return item;
 }
 
 function tooltip(view: TaskView): vscode.MarkdownString {
     const md = new vscode.MarkdownString(undefined, true);
-    md.appendMarkdown(`**${escape(taskLabel(view))}** — ${view.lost ? 'lost (the server stopped)' : STATUS_TEXT[view.status]}\n\n`);
+    md.appendMarkdown(`**${escape(taskLabel(view))}** — ${view.lost ? vscode.l10n.t('lost (the server stopped)') : statusText(view.status)}\n\n`);
     if (view.statusMessage) {
         md.appendMarkdown(`${escape(view.statusMessage)}\n\n`);
     }
     md.appendMarkdown(`| | |\n|---|---|\n`);
-    md.appendMarkdown(`| Task id | \`${view.taskId}\` |\n`);
-    md.appendMarkdown(`| Started by | ${CLIENT_KIND_TEXT[clientKind(view.clientName, OWN_CLIENT_NAME)]}${view.clientName ? ` (${escape(view.clientName)})` : ''} |\n`);
-    md.appendMarkdown(`| Created | ${new Date(view.createdAt).toLocaleString()} |\n`);
-    md.appendMarkdown(`| TTL | ${view.ttl === null ? 'unlimited' : formatTtl(view.ttl)} |\n`);
+    md.appendMarkdown(`| ${vscode.l10n.t('Task id')} | \`${view.taskId}\` |\n`);
+    md.appendMarkdown(`| ${vscode.l10n.t('Started by')} | ${clientKindText(clientKind(view.clientName, OWN_CLIENT_NAME))}${view.clientName ? ` (${escape(view.clientName)})` : ''} |\n`);
+    md.appendMarkdown(`| ${vscode.l10n.t('Created')} | ${new Date(view.createdAt).toLocaleString()} |\n`);
+    md.appendMarkdown(`| ${vscode.l10n.t({ message: 'TTL', comment: ['Time to live: how long the server keeps the task'] })} | ${view.ttl === null ? vscode.l10n.t('unlimited') : formatTtl(view.ttl)} |\n`);
     if (view.parentTaskId) {
-        md.appendMarkdown(`| Parent | \`${view.parentTaskId}\` |\n`);
+        md.appendMarkdown(`| ${vscode.l10n.t({ message: 'Parent', comment: ['The task that started this one'] })} | \`${view.parentTaskId}\` |\n`);
     }
     if (!isTerminal(view.status) && !view.lost) {
-        md.appendMarkdown(`\n_Stopping the chat request does not stop this task: use **Cancel** here._`);
+        md.appendMarkdown(`\n_${vscode.l10n.t({ message: 'Stopping the chat request does not stop this task: use **Cancel** here.', comment: ['Markdown; "Cancel" is the button on the task\'s row'] })}_`);
     }
     return md;
 }
 
 function formatTtl(ms: number): string {
     if (ms % 3_600_000 === 0) {
-        return `${ms / 3_600_000} h`;
+        return vscode.l10n.t({ message: '{0} h', args: [ms / 3_600_000], comment: ['A duration in hours'] });
     }
     if (ms % 60_000 === 0) {
-        return `${ms / 60_000} min`;
+        return vscode.l10n.t({ message: '{0} min', args: [ms / 60_000], comment: ['A duration in minutes'] });
     }
-    return `${Math.round(ms / 1000)} s`;
+    return vscode.l10n.t({ message: '{0} s', args: [Math.round(ms / 1000)], comment: ['A duration in seconds'] });
 }
 
 function escape(text: string): string {

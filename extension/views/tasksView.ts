@@ -15,7 +15,7 @@ export function registerTasksView(context: vscode.ExtensionContext, model: TaskM
     const treeView = vscode.window.createTreeView(Views.tasks, { treeDataProvider: tree, showCollapseAll: true });
     const badge = model.onDidChange(() => {
         const waiting = model.running().filter(view => view.status === 'input_required').length;
-        treeView.badge = waiting > 0 ? { value: waiting, tooltip: `${waiting} task(s) need input` } : undefined;
+        treeView.badge = waiting > 0 ? { value: waiting, tooltip: vscode.l10n.t('{0} task(s) need input', waiting) } : undefined;
     });
     context.subscriptions.push(tree, treeView, badge);
     return { tree, treeView };

@@ -24,6 +24,27 @@ export const EXTENSION_ID = 'mcp-tasks.mcp-tasks';
 /** The tools VS Code should list (deploy_step is internal and hidden). */
 export const TOOL_NAMES = ['greet', 'slow_compute', 'failing_job', 'confirm_delete', 'write_haiku', 'external_job', 'deploy'];
 
+/**
+ * The manifest strings VS Code left as `%key%` (with their paths): VS Code replaces each from
+ * package.nls.json when it reads the extension, so any left means a missing key or file.
+ */
+export function unresolvedManifestStrings(): string[] {
+    const found: string[] = [];
+    const walk = (value: unknown, path: string) => {
+        if (typeof value === 'string') {
+            if (/^%[\w.-]+%$/.test(value)) {
+                found.push(`${path} = ${value}`);
+            }
+        } else if (value && typeof value === 'object') {
+            for (const [key, child] of Object.entries(value)) {
+                walk(child, `${path}/${key}`);
+            }
+        }
+    };
+    walk(vscode.extensions.getExtension(EXTENSION_ID)?.packageJSON, '');
+    return found;
+}
+
 export async function activateExtension(): Promise<McpTasksApi> {
     const ext = vscode.extensions.getExtension<McpTasksApi>(EXTENSION_ID);
     if (!ext) {

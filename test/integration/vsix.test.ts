@@ -1,6 +1,6 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
-import { activateExtension, EXTENSION_ID, invoke, processAlive, startInVsCode, waitFor } from './util';
+import { activateExtension, EXTENSION_ID, invoke, processAlive, startInVsCode, unresolvedManifestStrings, waitFor } from './util';
 
 /** Runs against the packaged .vsix, installed with `code-server --install-extension` as a user would. */
 describe('the installed .vsix', () => {
@@ -9,6 +9,9 @@ describe('the installed .vsix', () => {
         assert.ok(ext, 'installed');
         assert.match(ext.extensionPath, /extensions[/\\]mcp-tasks\.mcp-tasks-/);
         assert.equal(ext.packageJSON.displayName, 'MCP Tasks');
+        // package.nls.json ships in the .vsix: VS Code found the English text of every %key%.
+        assert.deepEqual(unresolvedManifestStrings(), []);
+        assert.equal(ext.packageJSON.contributes.commands.find((c: { command: string }) => c.command === 'mcpTasks.cancelTask')?.title, 'Cancel Task');
     });
 
     it('activates and starts its server', async () => {

@@ -2,6 +2,7 @@
 // responder from node:test. Importing this file first makes `require('vscode')` load it.
 // It models only what those modules touch; the real behaviour is checked in the extension host.
 import Module from 'node:module';
+import * as l10nLib from '@vscode/l10n';
 
 type Listener<T> = (value: T) => void;
 
@@ -255,6 +256,9 @@ export const env = {
 };
 
 export const lm = { selectChatModels: () => Promise.resolve(fake.models) };
+
+/** VS Code with its default language: no bundle, and `t` fills `{0}`/`{name}` as VS Code does (the same rules as @vscode/l10n). */
+export const l10n = { bundle: undefined, uri: undefined, t: l10nLib.t };
 
 // Route `require('vscode')` here.
 const moduleWithResolver = Module as unknown as { _resolveFilename: (request: string, ...rest: unknown[]) => string };

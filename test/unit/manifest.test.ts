@@ -4,7 +4,38 @@ import { join, resolve } from 'node:path';
 import { describe, it } from 'node:test';
 
 const root = resolve(__dirname, '../..');
-const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
+const raw = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as Record<string, unknown>;
+const nls = JSON.parse(readFileSync(join(root, 'package.nls.json'), 'utf8')) as Record<string, string>;
+/** VS Code replaces a string that is exactly `%key%` with the key's text from package.nls.json. */
+const PLACEHOLDER = /^%([\w.-]+)%$/;
+
+/** Every string in the manifest with its JSON path. */
+function strings(value: unknown, path = ''): [path: string, text: string][] {
+    if (typeof value === 'string') {
+        return [[path, value]];
+    }
+    if (value && typeof value === 'object') {
+        return Object.entries(value).flatMap(([key, child]) => strings(child, `${path}/${key}`));
+    }
+    return [];
+}
+
+/** The manifest as VS Code shows it (English): every `%key%` replaced. */
+function localize(value: unknown): unknown {
+    if (typeof value === 'string') {
+        const key = PLACEHOLDER.exec(value)?.[1];
+        return key !== undefined && key in nls ? nls[key] : value;
+    }
+    if (Array.isArray(value)) {
+        return value.map(localize);
+    }
+    if (value && typeof value === 'object') {
+        return Object.fromEntries(Object.entries(value).map(([key, child]) => [key, localize(child)]));
+    }
+    return value;
+}
+
+const manifest = localize(raw) as {
     contributes: {
         commands: { command: string }[];
         menus: Record<string, { command: string }[]>;
@@ -38,6 +69,46 @@ function registeredCommands(): Set<string> {
     walk(join(root, 'extension'));
     return registered;
 }
+
+// Where the manifest holds words a user reads; each must be a %key% so it can be translated.
+const USER_VISIBLE = [
+    /^\/(displayName|description)$/,
+    /^\/capabilities\/untrustedWorkspaces\/description$/,
+    /^\/contributes\/walkthroughs\/\d+\/(title|description)$/,
+    /^\/contributes\/walkthroughs\/\d+\/steps\/\d+\/(title|description)$/,
+    /^\/contributes\/commands\/\d+\/(title|category)$/,
+    /^\/contributes\/configuration\/title$/,
+    /^\/contributes\/configuration\/properties\/[\w.]+\/(description|markdownDescription|enumDescriptions\/\d+)$/,
+    /^\/contributes\/viewsContainers\/\w+\/\d+\/title$/,
+    /^\/contributes\/views\/\w+\/\d+\/(name|contextualTitle)$/,
+    /^\/contributes\/viewsWelcome\/\d+\/contents$/,
+];
+
+describe('package.nls.json', () => {
+    it('every user-visible manifest string is a %key%', () => {
+        const visible = strings(raw).filter(([path]) => USER_VISIBLE.some(re => re.test(path)));
+        assert.ok(visible.length >= 30, `found the user-visible strings (${visible.length})`);
+        for (const [path, text] of visible) {
+            assert.match(text, PLACEHOLDER, `${path} is English text, not a %key% from package.nls.json`);
+        }
+    });
+
+    it('has every %key% package.json uses, and no key it does not use', () => {
+        const used = new Set(strings(raw).flatMap(([, text]) => PLACEHOLDER.exec(text)?.[1] ?? []));
+        for (const key of used) {
+            assert.ok(typeof nls[key] === 'string' && nls[key] !== '', `%${key}% has no text in package.nls.json`);
+        }
+        assert.deepEqual(Object.keys(nls).filter(key => !used.has(key)), [], 'unused keys in package.nls.json');
+    });
+
+    it('ships with the .vsix, with the l10n bundle folder package.json names', () => {
+        const shipped = readFileSync(join(root, '.vscodeignore'), 'utf8').split('\n');
+        assert.equal(raw.l10n, './l10n');
+        assert.ok(shipped.includes('!package.nls.json'), 'package.nls.json is in the .vscodeignore allowlist');
+        assert.ok(shipped.includes('!l10n/*.json'), 'l10n/ is in the .vscodeignore allowlist');
+        assert.ok(existsSync(join(root, 'l10n/bundle.l10n.json')));
+    });
+});
 
 describe('package.json manifest', () => {
     it('registers every contributed command in the code', () => {
