@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { RpcError } from '../../server/src/rpc/errors.js';
 import type { TaskEvent } from '../../server/src/tasks/types.js';
-import { waitUntil } from './helpers.js';
+import { waitUntil } from './wait.js';
 import { done, newTask, redisStoreSkip, RedisStores, testRedis, type TestRedis } from './taskStores.js';
 
 describe('RedisTaskStore', { skip: redisStoreSkip() }, () => {
@@ -29,14 +29,14 @@ describe('RedisTaskStore', { skip: redisStoreSkip() }, () => {
         const subscription = other.onEvent(event => events.push(event));
         const task = await store.create(newTask('a', { ttl: 300, parentTaskId: 'P' }), 1);
         await assert.rejects(store.create(newTask('a'), 1), RpcError);
-        await waitUntil(() => events.length === 1, 2000, 'the created event on the other instance');
+        await waitUntil(() => events.length === 1, 'the created event on the other instance');
         assert.deepEqual(events[0], { type: 'status', task, created: true });
         await new Promise(r => setTimeout(r, 350));
         assert.equal(await other.get(task.taskId), undefined, 'gone at its ttl, before any reaper ran');
         assert.equal(await other.getOutcome(task.taskId), undefined);
         assert.deepEqual((await other.list({ clientKey: 'a', limit: 10 })).tasks, []);
         const next = await store.create(newTask('a'), 1);
-        await waitUntil(() => events.some(e => e.type === 'deleted'), 3000, "the 'deleted' event");
+        await waitUntil(() => events.some(e => e.type === 'deleted'), "the 'deleted' event");
         assert.deepEqual(
             events.find(e => e.type === 'deleted'),
             { type: 'deleted', taskId: task.taskId, clientKey: 'a' },
@@ -58,7 +58,7 @@ describe('RedisTaskStore', { skip: redisStoreSkip() }, () => {
         assert.ok(pttl > 1000 && pttl <= 1500, `PTTL ${pttl} right after finishing`);
         await new Promise(r => setTimeout(r, 800));
         assert.equal((await store.get(task.taskId))?.status, 'completed', 'still there past its first ttl: retention restarted at the finish');
-        await waitUntil(async () => (await store.get(task.taskId)) === undefined, 3000, 'expiry');
+        await waitUntil(async () => (await store.get(task.taskId)) === undefined, 'expiry');
         assert.ok(Date.now() - finishedAt >= 1400, `gone ${Date.now() - finishedAt} ms after finishing`);
     });
 
@@ -74,7 +74,7 @@ describe('RedisTaskStore', { skip: redisStoreSkip() }, () => {
         await store.setStatus(task.taskId, 'input_required', 'Waiting');
         await other.finish(task.taskId, 'completed', done);
         const summary = (events: TaskEvent[]) => events.map(e => (e.type === 'status' ? `${e.task.status}${e.created ? '*' : ''}` : e.type === 'progress' ? `p${e.update.progress}:${String(e.progressToken)}` : e.type));
-        await waitUntil(() => seenHere.length === 4 && seenThere.length === 4, 2000, 'four events on each side');
+        await waitUntil(() => seenHere.length === 4 && seenThere.length === 4, 'four events on each side');
         assert.deepEqual(summary(seenHere), ['working*', 'p1:tok', 'input_required', 'completed']);
         assert.deepEqual(summary(seenThere), ['working*', 'p1:tok', 'input_required', 'completed']);
         await new Promise(r => setTimeout(r, 100));
@@ -91,7 +91,7 @@ describe('RedisTaskStore', { skip: redisStoreSkip() }, () => {
         await store.finish(finished.taskId, 'completed', done);
         // A crash: the heartbeat stops without the clean retire of close().
         (store as unknown as { timers: NodeJS.Timeout[] }).timers.forEach(t => clearInterval(t));
-        await waitUntil(async () => (await survivor.get(running.taskId))?.status === 'failed', 3000, 'the lost task to fail');
+        await waitUntil(async () => (await survivor.get(running.taskId))?.status === 'failed', 'the lost task to fail');
         const failed = await survivor.get(running.taskId);
         assert.match(failed!.statusMessage!, /Worker doomed-worker stopped responding \(no heartbeat within its 300 ms lease\)/);
         assert.match(JSON.stringify(await survivor.getOutcome(running.taskId)), /doomed-worker/);
