@@ -340,7 +340,8 @@ describe('TTL and live-task limits at their edges', () => {
 
     it('refuses a task over the live limit with -32000 and the limit as data, creates nothing, and leaves other clients alone', async () => {
         const live = await Promise.all([1, 2, 3].map(i => a.createTask({ seconds: 30, label: `live-${i}` })));
-        await new Promise(r => setTimeout(r, 1100)); // the earlier 0 s tasks of this client have ended by now
+        // The earlier 0 s tasks of this client must have ended: only the three live ones are working.
+        await waitUntil(async () => ((await a.result('tasks/list')).tasks as { status: string }[]).filter(t => t.status === 'working').length === 3, 'only the three live tasks to be working');
         const listedBefore = ((await a.result('tasks/list')).tasks as unknown[]).length;
         const refused = await a.call('tools/call', { name: 'slow_compute', arguments: { seconds: 30, label: 'one-too-many' }, task: {} });
         assert.equal(refused.error?.code, -32000);

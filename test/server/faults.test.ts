@@ -32,25 +32,21 @@ async function reopenStream(client: RawHttp, onMessage: (m: Msg) => void): Promi
     }, 'the server to accept a new GET stream');
 }
 
-/** POSTs a request on a connection of its own and cuts it after `afterMs`, before any answer. */
-function postAndVanish(url: string, sessionId: string, body: object, afterMs: number): Promise<void> {
-    return new Promise(resolve => {
-        const req = request(url, {
-            method: 'POST',
-            agent: false,
-            headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-session-id': sessionId },
-        });
-        req.on('error', () => resolve());
-        req.on('response', res => {
-            res.resume();
-            resolve();
-        });
-        req.end(JSON.stringify(body));
-        setTimeout(() => {
-            req.destroy();
-            resolve();
-        }, afterMs);
+/**
+ * POSTs a request on a connection of its own; `sent` resolves once it is on the wire and `cut()`
+ * drops the connection before any answer.
+ */
+function postAndVanish(url: string, sessionId: string, body: object): { sent: Promise<void>; cut(): void } {
+    const req = request(url, {
+        method: 'POST',
+        agent: false,
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-session-id': sessionId },
     });
+    req.on('error', () => undefined);
+    req.on('response', res => res.resume());
+    const sent = new Promise<void>(resolve => req.once('finish', () => resolve()));
+    req.end(JSON.stringify(body));
+    return { sent, cut: () => req.destroy() };
 }
 
 describe('a client that disconnects', () => {
@@ -176,7 +172,11 @@ describe('callers that leave a tasks/result behind', () => {
         const released = () => server.log.lines.filter(line => line.includes(`[session] tasks/result for ${taskId} released`)).length;
         const cycle = async (count: number) => {
             const before = released();
-            await Promise.all(Array.from({ length: count }, (_, i) => postAndVanish(server.url, client.sessionId!, { jsonrpc: '2.0', id: `r-${i}`, method: 'tasks/result', params: { taskId } }, 300)));
+            const posts = Array.from({ length: count }, (_, i) => postAndVanish(server.url, client.sessionId!, { jsonrpc: '2.0', id: `r-${i}`, method: 'tasks/result', params: { taskId } }));
+            await Promise.all(posts.map(p => p.sent));
+            // A marker on another connection: answered after the server has read the requests sent before it.
+            await client.call('ping');
+            posts.forEach(p => p.cut());
             await waitUntil(() => released() >= before + count, `${count} released waiters`);
         };
         const pid = server.proc.pid!;
@@ -273,14 +273,19 @@ describe('SIGTERM during load', () => {
 });
 
 describe('the simulated external job system', () => {
-    it('forgets a finished job after its retention, so it does not grow with every job ever run', async () => {
+    it('forgets a finished job after its retention, so it does not grow with every job ever run', async t => {
+        // In-process and timer-driven: the test moves the clock instead of waiting on it.
+        t.mock.timers.enable({ apis: ['setTimeout'] });
         const jobs = new SimulatedJobSystem(10, 50);
         const kept = () => (jobs as unknown as { jobs: Map<string, unknown> }).jobs.size;
         const done = await jobs.start({ job_id: 'a' });
         const cancelled = await jobs.start({ job_id: 'b' });
         await jobs.cancel(cancelled);
+        t.mock.timers.tick(10);
         assert.equal((await jobs.getStatus(done)).status, 'completed');
         assert.deepEqual((await jobs.getResult(done)).content, [{ type: 'text', text: 'External job a completed' }]);
-        await waitUntil(() => kept() === 0, 'the finished jobs to be forgotten');
+        assert.equal(kept(), 2, 'finished jobs are kept for their retention');
+        t.mock.timers.tick(50);
+        assert.equal(kept(), 0, 'the finished jobs are forgotten');
     });
 });

@@ -14,6 +14,7 @@ import { SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js'
 import { startHttpServer, type HttpServer } from './helpers.js';
 import { mib, MiB, rssOf, StdioLines } from './lightRpc.js';
 import { type HttpReply, type Msg, RawHttp } from './rawHttp.js';
+import { waitUntil } from './wait.js';
 
 const TOTAL = Number(process.env.FUZZ_RUNS ?? 6500);
 const SEED = process.env.FUZZ_SEED ? Number(process.env.FUZZ_SEED) : Date.now() % 2 ** 31;
@@ -653,19 +654,6 @@ function answerText(id: unknown, answer: { result?: unknown; error?: unknown; de
     return JSON.stringify({ jsonrpc: '2.0', id, ...('error' in answer ? { error: answer.error } : { result: answer.result ?? null }) });
 }
 
-async function waitFor<T>(check: () => T | undefined, timeoutMs: number, what: string): Promise<T> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-        const value = check();
-        if (value !== undefined) {
-            return value;
-        }
-        if (Date.now() > deadline) {
-            throw new Error(`timed out waiting for ${what}`);
-        }
-        await new Promise(r => setTimeout(r, 10));
-    }
-}
 
 function fuzzSuite(kind: Kind, setup: () => Promise<{ target: Target; pid: number; alive(): boolean; stop(): Promise<void> }>): void {
     describe(`fuzz over ${kind}`, () => {
@@ -813,10 +801,10 @@ function fuzzSuite(kind: Kind, setup: () => Promise<{ target: Target; pid: numbe
                         const created = await request(client.channel, 'tools/call', { name: tool, arguments: args, task: {} });
                         const taskId = (created.result as { task: { taskId: string } }).task.taskId;
                         const method = tool === 'confirm_delete' ? 'elicitation/create' : 'sampling/createMessage';
-                        const asked = await waitFor(
+                        const asked = await waitUntil(
                             () => client.serverRequests.find(m => m.method === method && JSON.stringify(m.params?._meta ?? {}).includes(taskId)),
-                            BOUND_MS,
                             `the server's ${method}`,
+                            { everyMs: 10 },
                         );
                         if (junkFirst) {
                             // An answer to a request the server never sent is dropped.
