@@ -23,8 +23,6 @@ const ROUNDS = Number(process.env.LOAD_ROUNDS ?? 1);
 const IN_FLIGHT = 4;
 // Long enough that a polling client starved by a loaded machine never finds its finished task already expired.
 const TTL_MS = 15_000;
-/** The load phase should take well under a minute; this is the bound on a loaded 2-core machine. */
-const LOAD_BOUND_MS = 90_000;
 /**
  * After the TTLs, RSS must be within this of the baseline. Generous on purpose: V8 keeps heap it grew
  * and nothing is forced here, not even a GC (the live heap was measured flat across rounds in-process,
@@ -367,7 +365,6 @@ describe(`load: ${CLIENTS} HTTP clients × ${TASKS_PER_CLIENT} tasks on one serv
                         `RSS peak ${mib(f.peak)}, after the TTLs ${mib(f.final)}; store empty ${(f.drainMs / 1000).toFixed(1)} s after the last client left`,
                 );
                 assert.equal(f.tasks, CLIENTS * TASKS_PER_CLIENT);
-                assert.ok(f.loadMs < LOAD_BOUND_MS, `the load took ${f.loadMs} ms`);
                 assert.ok(f.final - baseline < RSS_RETURN_LIMIT, `RSS ${mib(f.final)} is not back near the baseline ${mib(baseline)} (peak ${mib(f.peak)})`);
                 assert.ok(f.final - f.peak < RSS_OVER_PEAK_LIMIT, `RSS grew after the load: peak ${mib(f.peak)}, after the TTLs ${mib(f.final)}`);
             }
