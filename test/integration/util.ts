@@ -3,6 +3,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { z } from 'zod';
 import type { McpTasksApi, McpTasksTestApi } from '../../extension/api';
+import { waitUntil } from '../server/wait';
 
 /** The SDK's Task schema drops `_meta`; the owner's view needs it (tool, arguments, client). */
 const LooseTaskList = z.object({ tasks: z.array(z.looseObject({ taskId: z.string(), status: z.string() })), nextCursor: z.string().optional() });
@@ -62,23 +63,9 @@ export async function activateWithHooks(): Promise<McpTasksTestApi> {
     return api as McpTasksTestApi;
 }
 
-export async function waitFor<T>(what: string, check: () => T | undefined | Promise<T | undefined>, timeoutMs = 30_000, everyMs = 200): Promise<T> {
-    const deadline = Date.now() + timeoutMs;
-    let lastError: unknown;
-    for (;;) {
-        try {
-            const value = await check();
-            if (value !== undefined && value !== null && (value as unknown) !== false) {
-                return value;
-            }
-        } catch (err) {
-            lastError = err;
-        }
-        if (Date.now() > deadline) {
-            throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${lastError ? `: ${String(lastError)}` : ''}`);
-        }
-        await new Promise(resolve => setTimeout(resolve, everyMs));
-    }
+/** Polls VS Code state (which has no event to wait on here) through the suites' one wait helper; a check that throws means "not yet". */
+export function waitFor<T>(what: string, check: () => T | undefined | Promise<T | undefined>, timeoutMs = 30_000, everyMs = 200): Promise<T> {
+    return waitUntil(check, what, { timeoutMs, everyMs, retryErrors: true }) as Promise<T>;
 }
 
 /** Our tools as VS Code's MCP client registered them (names like mcp_<server>_<tool>). */

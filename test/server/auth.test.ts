@@ -9,9 +9,11 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { secret, startHttpServer, waitUntil, type HttpServer } from './helpers.js';
-import { LightHttp, StdioLines, type Msg } from './lightRpc.js';
-import { exitWithin, INITIALIZE, nodeRequest, runCli } from './rawHelpers.js';
+import { secret, startHttpServer, type HttpServer } from './helpers.js';
+import { StdioLines } from './lightRpc.js';
+import { exitWithin, runCli } from './rawHelpers.js';
+import { waitUntil } from './wait.js';
+import { exchange, INITIALIZE, type Msg, RawHttp } from './rawHttp.js';
 
 const TASK_INFO = 'dev.mcp-tasks/task-info';
 const PARENT = 'dev.mcp-tasks/parent-task-id';
@@ -24,18 +26,18 @@ describe('the client credential grants no owner rights', () => {
     const token = secret();
     const ownerToken = secret();
     let server: HttpServer;
-    let a: LightHttp;
-    let b: LightHttp;
-    let owner: LightHttp;
+    let a: RawHttp;
+    let b: RawHttp;
+    let owner: RawHttp;
     const pushedToA: Msg[] = [];
     const pushedToB: Msg[] = [];
     const pushedToOwner: Msg[] = [];
 
     before(async () => {
         server = await startHttpServer(['--poll-interval', '100ms'], { MCP_TASKS_TOKEN: token, MCP_TASKS_OWNER_TOKEN: ownerToken });
-        a = new LightHttp(server.url, { authorization: `Bearer ${token}` });
-        b = new LightHttp(server.url, { authorization: `Bearer ${token}` });
-        owner = new LightHttp(server.url, { authorization: `Bearer ${ownerToken}` });
+        a = new RawHttp(server.url, { authorization: `Bearer ${token}` });
+        b = new RawHttp(server.url, { authorization: `Bearer ${token}` });
+        owner = new RawHttp(server.url, { authorization: `Bearer ${ownerToken}` });
         await a.initialize({ name: 'client-a' });
         await b.initialize({ name: 'client-b' });
         await owner.initialize({ name: 'owner' });
@@ -60,7 +62,7 @@ describe('the client credential grants no owner rights', () => {
             ['tasks/cancel', await a.result('tasks/cancel', { taskId: long.taskId })],
         ];
         await a.result('tasks/result', { taskId: created.taskId });
-        await waitUntil(() => pushedToA.some(m => m.params?.taskId === created.taskId && m.params?.status === 'completed'), 5000, "A's notification");
+        await waitUntil(() => pushedToA.some(m => m.params?.taskId === created.taskId && m.params?.status === 'completed'), "A's notification");
         views.push(['notifications/tasks/status', pushedToA.find(m => m.params?.taskId === created.taskId)!.params]);
         for (const [where, view] of views) {
             assert.equal(metaOf(view)?.[TASK_INFO], undefined, `${where} shows a client the owner's task-info`);
@@ -95,7 +97,7 @@ describe('the client credential grants no owner rights', () => {
         const children = await waitUntil(async () => {
             const page = (await owner.result('tasks/list', { _meta: { [PARENT]: deploy.taskId } })).tasks as unknown[];
             return page.length >= 2 ? page : undefined;
-        }, 5000, 'the deploy steps');
+        }, 'the deploy steps');
         assert.ok(children.length >= 2, 'the owner sees the sub-tasks');
         assert.deepEqual((await b.result('tasks/list', { _meta: { [PARENT]: deploy.taskId } })).tasks, []);
         const listedToB = ((await b.result('tasks/list')).tasks as { taskId: string }[]).map(t => t.taskId);
@@ -117,13 +119,13 @@ describe('the client credential grants no owner rights', () => {
             'Bearer ',
         ];
         for (const authorization of variants) {
-            const res = await nodeRequest(server.url, { headers: { 'content-type': 'application/json', accept: 'application/json', authorization }, body: JSON.stringify(INITIALIZE) });
+            const res = await exchange(server.url, { headers: { 'content-type': 'application/json', accept: 'application/json', authorization }, body: JSON.stringify(INITIALIZE) });
             assert.equal(res.status, 401, authorization.replace(token, '<token>').replace(ownerToken, '<owner>'));
             assert.equal(res.headers['mcp-session-id'], undefined);
         }
         for (const authorization of [`Bearer ${token}`, `Bearer ${ownerToken}`]) {
             for (const headers of [{ host: `evil.example:${server.port}` }, { origin: 'http://evil.example' }] as Record<string, string>[]) {
-                const res = await nodeRequest(server.url, { headers: { 'content-type': 'application/json', accept: 'application/json', authorization, ...headers }, body: JSON.stringify(INITIALIZE) });
+                const res = await exchange(server.url, { headers: { 'content-type': 'application/json', accept: 'application/json', authorization, ...headers }, body: JSON.stringify(INITIALIZE) });
                 assert.equal(res.status, 403, JSON.stringify(headers));
             }
         }
@@ -131,7 +133,7 @@ describe('the client credential grants no owner rights', () => {
 
     it("does not let a client's session id stand in for a credential, nor a client use the owner's session", async () => {
         // The owner's session id with the client token: reported like a missing session.
-        const stolen = new LightHttp(server.url, { authorization: `Bearer ${token}` });
+        const stolen = new RawHttp(server.url, { authorization: `Bearer ${token}` });
         stolen.sessionId = owner.sessionId;
         const res = await stolen.send({ jsonrpc: '2.0', id: 1, method: 'tasks/list' });
         assert.equal(res.status, 404);
@@ -155,7 +157,7 @@ describe('the stdio owner channel (--owner-announce)', () => {
         lines = StdioLines.start(['--log-level', 'debug'], { MCP_TASKS_OWNER_TOKEN: ownerToken, MCP_TASKS_OWNER_ANNOUNCE: file, MCP_TASKS_TOKEN: clientToken });
         lines.onNotification = m => pushed.push(m);
         await lines.initialize();
-        await waitUntil(() => existsSync(file), 5000, 'the announce file');
+        await waitUntil(() => existsSync(file), 'the announce file');
         announced = JSON.parse(readFileSync(file, 'utf8')) as { url: string; pid: number };
     });
     after(() => {
@@ -174,18 +176,18 @@ describe('the stdio owner channel (--owner-announce)', () => {
 
     it('opens only to the owner token: no token, the client token or a near miss get 401; a foreign Host or Origin 403', async () => {
         for (const authorization of [undefined, `Bearer ${clientToken}`, `Bearer ${ownerToken}0`, `Basic ${ownerToken}`]) {
-            const res = await nodeRequest(announced.url, { headers: { 'content-type': 'application/json', accept: 'application/json', ...(authorization ? { authorization } : {}) }, body: JSON.stringify(INITIALIZE) });
+            const res = await exchange(announced.url, { headers: { 'content-type': 'application/json', accept: 'application/json', ...(authorization ? { authorization } : {}) }, body: JSON.stringify(INITIALIZE) });
             assert.equal(res.status, 401, String(authorization).replace(clientToken, '<client>').replace(ownerToken, '<owner>'));
         }
         const port = new URL(announced.url).port;
         for (const headers of [{ host: `evil.example:${port}` }, { origin: 'http://evil.example' }] as Record<string, string>[]) {
-            const res = await nodeRequest(announced.url, { headers: { 'content-type': 'application/json', accept: 'application/json', authorization: `Bearer ${ownerToken}`, ...headers }, body: JSON.stringify(INITIALIZE) });
+            const res = await exchange(announced.url, { headers: { 'content-type': 'application/json', accept: 'application/json', authorization: `Bearer ${ownerToken}`, ...headers }, body: JSON.stringify(INITIALIZE) });
             assert.equal(res.status, 403);
         }
     });
 
     it("lets the owner see and cancel the stdio client's task, which learns why", async () => {
-        const owner = new LightHttp(announced.url, { authorization: `Bearer ${ownerToken}` });
+        const owner = new RawHttp(announced.url, { authorization: `Bearer ${ownerToken}` });
         await owner.initialize({ name: 'editor' });
         const created = await lines.call(1, 'tools/call', { name: 'slow_compute', arguments: { seconds: 30, label: 'stdio-task' }, task: {} });
         const taskId = ((created.result as Msg).task as { taskId: string }).taskId;
@@ -194,7 +196,7 @@ describe('the stdio owner channel (--owner-announce)', () => {
         assert.equal((metaOf(entry)?.[TASK_INFO] as { clientName: string }).clientName, 'stdio-light');
         const cancelled = await owner.result('tasks/cancel', { taskId });
         assert.equal(cancelled.statusMessage, 'Cancelled from the MCP Tasks sidebar');
-        await waitUntil(() => pushed.some(m => m.params?.taskId === taskId && m.params?.status === 'cancelled'), 5000, 'the stdio client to be told');
+        await waitUntil(() => pushed.some(m => m.params?.taskId === taskId && m.params?.status === 'cancelled'), 'the stdio client to be told');
         assert.equal(metaOf(pushed.find(m => m.params?.taskId === taskId)?.params)?.[TASK_INFO], undefined, 'the stdio client gets no task-info');
         await owner.close();
     });
@@ -205,7 +207,7 @@ describe('the stdio owner channel (--owner-announce)', () => {
         const exited = exitWithin(lines.proc, 5000);
         lines.proc.stdin.end();
         assert.deepEqual(await exited, { code: 0, signal: null });
-        await waitUntil(() => !existsSync(file), 2000, 'the announce file to go');
+        await waitUntil(() => !existsSync(file), 'the announce file to go');
         const log = lines.log.lines.join('\n');
         assert.ok(log.includes('DEBUG [session] response for unknown request id 424242'), 'debug lines were written');
         for (const [name, value] of [['owner token', ownerToken], ['client token', clientToken]] as const) {
@@ -222,8 +224,8 @@ describe('secrets stay out of logs and error messages (HTTP, debug level)', () =
         const server = await startHttpServer(['--log-level', 'debug'], { MCP_TASKS_TOKEN: token, MCP_TASKS_OWNER_TOKEN: ownerToken });
         const bodies: string[] = [];
         try {
-            const owner = new LightHttp(server.url, { authorization: `Bearer ${ownerToken}` });
-            const client = new LightHttp(server.url, { authorization: `Bearer ${token}` });
+            const owner = new RawHttp(server.url, { authorization: `Bearer ${ownerToken}` });
+            const client = new RawHttp(server.url, { authorization: `Bearer ${token}` });
             await owner.initialize({ name: 'owner' });
             await client.initialize({ name: 'client' });
             const stream = await owner.openStream(() => undefined);
@@ -237,12 +239,12 @@ describe('secrets stay out of logs and error messages (HTTP, debug level)', () =
             assert.equal((await client.send({ jsonrpc: '2.0', id: 424242, result: {} })).status, 202);
             bodies.push(JSON.stringify(await client.call('tasks/get', { taskId: 'nope' })));
             for (const authorization of [`Bearer ${token}x`, `Bearer ${ownerToken}x`, `Basic ${ownerToken}`, `Bearer ${ownerToken.slice(0, 20)}`]) {
-                const res = await nodeRequest(server.url, { headers: { 'content-type': 'application/json', accept: 'application/json', authorization }, body: JSON.stringify(INITIALIZE) });
+                const res = await exchange(server.url, { headers: { 'content-type': 'application/json', accept: 'application/json', authorization }, body: JSON.stringify(INITIALIZE) });
                 assert.equal(res.status, 401);
                 bodies.push(res.body);
             }
             // The owner token as a session id is just an unknown session.
-            const res = await nodeRequest(server.url, { headers: { 'content-type': 'application/json', accept: 'application/json', authorization: `Bearer ${token}`, 'mcp-session-id': ownerToken }, body: '{"jsonrpc":"2.0","id":1,"method":"ping"}' });
+            const res = await exchange(server.url, { headers: { 'content-type': 'application/json', accept: 'application/json', authorization: `Bearer ${token}`, 'mcp-session-id': ownerToken }, body: '{"jsonrpc":"2.0","id":1,"method":"ping"}' });
             assert.equal(res.status, 404);
             bodies.push(res.body);
             stream.close();
@@ -291,7 +293,7 @@ describe('binding and the Host check', () => {
         // Bound to loopback still (tests never listen beyond this machine); only the rules change.
         const server = await startHttpServer(['--allow-remote'], { MCP_TASKS_TOKEN: token });
         try {
-            const post = (headers: Record<string, string>) => nodeRequest(server.url, { headers: { 'content-type': 'application/json', accept: 'application/json', ...headers }, body: JSON.stringify(INITIALIZE) });
+            const post = (headers: Record<string, string>) => exchange(server.url, { headers: { 'content-type': 'application/json', accept: 'application/json', ...headers }, body: JSON.stringify(INITIALIZE) });
             assert.equal((await post({ host: 'tasks.example.com', authorization: `Bearer ${token}` })).status, 200);
             assert.equal((await post({ host: 'tasks.example.com' })).status, 401);
             assert.equal((await post({ host: 'tasks.example.com', authorization: `Bearer ${token}`, origin: 'http://evil.example' })).status, 403);
@@ -303,13 +305,13 @@ describe('binding and the Host check', () => {
 
 describe('TTL and live-task limits at their edges', () => {
     let server: HttpServer;
-    let a: LightHttp;
-    let b: LightHttp;
+    let a: RawHttp;
+    let b: RawHttp;
 
     before(async () => {
         server = await startHttpServer(['--default-ttl', '2s', '--max-ttl', '5s', '--max-tasks-per-client', '3']);
-        a = new LightHttp(server.url);
-        b = new LightHttp(server.url);
+        a = new RawHttp(server.url);
+        b = new RawHttp(server.url);
         await a.initialize();
         await b.initialize();
     });
@@ -338,7 +340,8 @@ describe('TTL and live-task limits at their edges', () => {
 
     it('refuses a task over the live limit with -32000 and the limit as data, creates nothing, and leaves other clients alone', async () => {
         const live = await Promise.all([1, 2, 3].map(i => a.createTask({ seconds: 30, label: `live-${i}` })));
-        await new Promise(r => setTimeout(r, 1100)); // the earlier 0 s tasks of this client have ended by now
+        // The earlier 0 s tasks of this client must have ended: only the three live ones are working.
+        await waitUntil(async () => ((await a.result('tasks/list')).tasks as { status: string }[]).filter(t => t.status === 'working').length === 3, 'only the three live tasks to be working');
         const listedBefore = ((await a.result('tasks/list')).tasks as unknown[]).length;
         const refused = await a.call('tools/call', { name: 'slow_compute', arguments: { seconds: 30, label: 'one-too-many' }, task: {} });
         assert.equal(refused.error?.code, -32000);

@@ -3,8 +3,10 @@ import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { once } from 'node:events';
 import { createInterface } from 'node:readline';
 import { describe, it } from 'node:test';
-import { openGetStream, RawHttp, SERVER_JS, startHttpServer, waitUntil } from './helpers.js';
+import { SERVER_JS, startHttpServer } from './helpers.js';
 import { exitWithin, runCli } from './rawHelpers.js';
+import { RawHttp } from './rawHttp.js';
+import { Changes, Feed, waitUntil } from './wait.js';
 
 type Message = Record<string, unknown>;
 
@@ -42,20 +44,24 @@ function isJsonRpc(value: unknown): boolean {
 
 /** The server in stdio mode, driven line by line, with every stdout line and stderr line kept. */
 class StdioPeer {
-    readonly stdout: string[] = [];
-    readonly stderr: string[] = [];
-    private readonly listeners = new Set<() => void>();
+    private readonly out = new Feed<string>();
+    private readonly err = new Feed<string>();
 
     constructor(readonly proc: ChildProcessWithoutNullStreams) {
-        createInterface({ input: proc.stdout }).on('line', line => {
-            this.stdout.push(line);
-            this.listeners.forEach(l => l());
-        });
-        createInterface({ input: proc.stderr }).on('line', line => this.stderr.push(line));
+        createInterface({ input: proc.stdout }).on('line', line => this.out.push(line));
+        createInterface({ input: proc.stderr }).on('line', line => this.err.push(line));
     }
 
     static start(args: string[] = []): StdioPeer {
         return new StdioPeer(spawn(process.execPath, [SERVER_JS, '--stdio', ...args], { stdio: ['pipe', 'pipe', 'pipe'] }));
+    }
+
+    get stdout(): string[] {
+        return this.out.items;
+    }
+
+    get stderr(): string[] {
+        return this.err.items;
     }
 
     get messages(): Message[] {
@@ -67,23 +73,14 @@ class StdioPeer {
     }
 
     /** The first message (already seen or future) that satisfies `match`. */
-    waitFor(match: (m: Message) => boolean, what: string, timeoutMs = 5000): Promise<Message> {
-        return new Promise((resolve, reject) => {
-            const check = () => {
-                const found = this.messages.find(match);
-                if (found) {
-                    this.listeners.delete(check);
-                    clearTimeout(timer);
-                    resolve(found);
-                }
-            };
-            const timer = setTimeout(() => {
-                this.listeners.delete(check);
-                reject(new Error(`no ${what} within ${timeoutMs} ms; stdout:\n${this.stdout.join('\n')}\nstderr:\n${this.stderr.join('\n')}`));
-            }, timeoutMs);
-            this.listeners.add(check);
-            check();
-        });
+    async waitFor(match: (m: Message) => boolean, what: string): Promise<Message> {
+        const line = await this.out.waitFor(l => match(JSON.parse(l) as Message), what);
+        return JSON.parse(line) as Message;
+    }
+
+    /** The first stderr line (already seen or future) that contains `text`. */
+    waitForLog(text: string): Promise<string> {
+        return this.err.waitFor(line => line.includes(text), `a log line with ${text}`);
     }
 
     async call(id: number, method: string, params?: Message): Promise<Message> {
@@ -147,13 +144,17 @@ describe('command line', () => {
         const closed = once(proc, 'close');
         try {
             let all = '';
-            proc.stdout.setEncoding('utf8').on('data', (chunk: string) => (all += chunk));
+            const arrived = new Changes();
+            proc.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+                all += chunk;
+                arrived.notify();
+            });
             proc.stderr.resume();
-            await waitUntil(() => all.includes('\n'), 5000, 'the URL line');
+            await waitUntil(() => all.includes('\n'), 'the URL line', { on: arrived });
             const url = (JSON.parse(all) as { url: string }).url;
             const raw = new RawHttp(url);
             await raw.initialize();
-            const greeting = await raw.call(1, 'tools/call', { name: 'greet', arguments: { name: 'x' } });
+            const greeting = await raw.call('tools/call', { name: 'greet', arguments: { name: 'x' } });
             assert.ok(greeting.result);
             proc.kill('SIGTERM');
             await closed;
@@ -187,7 +188,7 @@ describe('command line', () => {
             );
             await peer.waitFor(peer.statusOf(taskId, 'completed'), 'a completed status notification');
 
-            const exited = exitWithin(peer.proc, 5000);
+            const exited = exitWithin(peer.proc);
             peer.proc.stdin.end();
             assert.deepEqual(await exited, { code: 0, signal: null });
             assert.ok(peer.stdout.length >= 8, `stdout had ${peer.stdout.length} lines`);
@@ -205,34 +206,28 @@ describe('command line', () => {
 });
 
 describe('shutdown', () => {
-    it('cancels running tasks with "Server shutting down" on SIGTERM (HTTP), then exits 0 within 5 s', async () => {
+    it('cancels running tasks with "Server shutting down" on SIGTERM (HTTP), then exits 0', async () => {
         const server = await startHttpServer();
         try {
             const raw = new RawHttp(server.url);
             await raw.initialize();
-            const pushed: Message[] = [];
-            const stream = await openGetStream(raw, m => pushed.push(m));
-            assert.equal(stream.response.status, 200);
+            const pushed = new Feed<Message>();
+            const stream = await raw.openStream(m => pushed.push(m));
+            assert.equal(stream.status, 200);
             const ids: string[] = [];
             for (const id of [1, 2]) {
-                const created = await raw.call(id, 'tools/call', { name: 'slow_compute', arguments: { seconds: 30, label: `term-${id}` }, task: {} });
+                const created = await raw.call('tools/call', { name: 'slow_compute', arguments: { seconds: 30, label: `term-${id}` }, task: {} });
                 ids.push(((created.result as Message).task as { taskId: string }).taskId);
             }
 
-            const started = Date.now();
-            const exited = exitWithin(server.proc, 5000);
+            const exited = exitWithin(server.proc);
             server.proc.kill('SIGTERM');
             assert.deepEqual(await exited, { code: 0, signal: null });
-            assert.ok(Date.now() - started < 5000);
 
-            const statuses = await waitUntil(
-                () => {
-                    const cancelled = pushed.filter(m => m.method === 'notifications/tasks/status' && (m.params as Message).status === 'cancelled');
-                    return cancelled.length === ids.length ? cancelled : undefined;
-                },
-                1000,
-                'cancelled status notifications for both tasks',
-            );
+            const statuses = await pushed.until(items => {
+                const cancelled = items.filter(m => m.method === 'notifications/tasks/status' && (m.params as Message).status === 'cancelled');
+                return cancelled.length === ids.length ? cancelled : undefined;
+            }, 'cancelled status notifications for both tasks');
             assert.deepEqual(statuses.map(m => (m.params as Message).taskId).sort(), [...ids].sort());
             for (const m of statuses) {
                 assert.equal((m.params as Message).statusMessage, 'Server shutting down');
@@ -244,15 +239,15 @@ describe('shutdown', () => {
         }
     });
 
-    it('cancels running tasks on SIGINT in stdio mode and tells the client, then exits 0 within 5 s', async () => {
+    it('cancels running tasks on SIGINT in stdio mode and tells the client, then exits 0', async () => {
         const peer = StdioPeer.start();
         try {
             await peer.initialize();
             const taskId = await peer.startTask(1, 30, 'sigint');
-            const exited = exitWithin(peer.proc, 5000);
+            const exited = exitWithin(peer.proc);
             peer.proc.kill('SIGINT');
             assert.deepEqual(await exited, { code: 0, signal: null });
-            const status = await peer.waitFor(peer.statusOf(taskId, 'cancelled'), 'a cancelled status notification', 1000);
+            const status = await peer.waitFor(peer.statusOf(taskId, 'cancelled'), 'a cancelled status notification');
             assert.equal((status.params as Message).statusMessage, 'Server shutting down');
             assert.ok(peer.stderr.some(line => line.includes('[stdio] stopping (SIGINT)')));
             assert.ok(peer.stderr.some(line => line.includes('[slow_compute] cancelled "sigint" at 0/30')));
@@ -261,15 +256,15 @@ describe('shutdown', () => {
         }
     });
 
-    it('cancels running tasks and exits 0 within 5 s when stdin closes', async () => {
+    it('cancels running tasks and exits 0 when stdin closes', async () => {
         const peer = StdioPeer.start();
         try {
             await peer.initialize();
             await peer.startTask(1, 30, 'eof');
-            const exited = exitWithin(peer.proc, 5000);
+            const exited = exitWithin(peer.proc);
             peer.proc.stdin.end();
             assert.deepEqual(await exited, { code: 0, signal: null });
-            await waitUntil(() => peer.stderr.some(line => line.includes('[slow_compute] cancelled "eof" at 0/30')), 1000, 'the task to stop');
+            await peer.waitForLog('[slow_compute] cancelled "eof" at 0/30');
             assert.ok(peer.stderr.some(line => line.includes('[stdio] stopping (end of input)')));
         } finally {
             peer.kill();

@@ -12,7 +12,9 @@ import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
 import { SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
 import { startHttpServer, type HttpServer } from './helpers.js';
-import { LightHttp, mib, MiB, rssOf, StdioLines, type HttpReply, type Msg } from './lightRpc.js';
+import { mib, MiB, rssOf, StdioLines } from './lightRpc.js';
+import { type HttpReply, type Msg, RawHttp } from './rawHttp.js';
+import { waitUntil } from './wait.js';
 
 const TOTAL = Number(process.env.FUZZ_RUNS ?? 6500);
 const SEED = process.env.FUZZ_SEED ? Number(process.env.FUZZ_SEED) : Date.now() % 2 ** 31;
@@ -144,7 +146,7 @@ class StdioChannel implements Channel {
 class HttpChannel implements Channel {
     readonly kind = 'http' as const;
 
-    constructor(readonly client: LightHttp) {}
+    constructor(readonly client: RawHttp) {}
 
     async exchange(text: string, timeoutMs = BOUND_MS): Promise<Observed> {
         counts.http.inputs++;
@@ -652,19 +654,6 @@ function answerText(id: unknown, answer: { result?: unknown; error?: unknown; de
     return JSON.stringify({ jsonrpc: '2.0', id, ...('error' in answer ? { error: answer.error } : { result: answer.result ?? null }) });
 }
 
-async function waitFor<T>(check: () => T | undefined, timeoutMs: number, what: string): Promise<T> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-        const value = check();
-        if (value !== undefined) {
-            return value;
-        }
-        if (Date.now() > deadline) {
-            throw new Error(`timed out waiting for ${what}`);
-        }
-        await new Promise(r => setTimeout(r, 10));
-    }
-}
 
 function fuzzSuite(kind: Kind, setup: () => Promise<{ target: Target; pid: number; alive(): boolean; stop(): Promise<void> }>): void {
     describe(`fuzz over ${kind}`, () => {
@@ -812,10 +801,10 @@ function fuzzSuite(kind: Kind, setup: () => Promise<{ target: Target; pid: numbe
                         const created = await request(client.channel, 'tools/call', { name: tool, arguments: args, task: {} });
                         const taskId = (created.result as { task: { taskId: string } }).task.taskId;
                         const method = tool === 'confirm_delete' ? 'elicitation/create' : 'sampling/createMessage';
-                        const asked = await waitFor(
+                        const asked = await waitUntil(
                             () => client.serverRequests.find(m => m.method === method && JSON.stringify(m.params?._meta ?? {}).includes(taskId)),
-                            BOUND_MS,
                             `the server's ${method}`,
+                            { everyMs: 10 },
                         );
                         if (junkFirst) {
                             // An answer to a request the server never sent is dropped.
@@ -906,11 +895,11 @@ async function headerFuzz(target: Target): Promise<void> {
         fc.asyncProperty(arb, async c => {
             const headers: Record<string, string | undefined> = { 'content-type': c.contentType ?? undefined, accept: c.accept ?? undefined, 'mcp-session-id': undefined };
             let sessionId: string | undefined;
-            let disposable: LightHttp | undefined;
+            let disposable: RawHttp | undefined;
             if (c.session === 'main') {
                 if (c.method === 'DELETE') {
                     // Never end the session the other properties use.
-                    disposable = new LightHttp(main.url, main.baseHeaders, main.agent);
+                    disposable = new RawHttp(main.url, main.baseHeaders, main.agent);
                     await disposable.initialize();
                     sessionId = disposable.sessionId;
                 } else {
@@ -926,7 +915,7 @@ async function headerFuzz(target: Target): Promise<void> {
             headers.host = c.host ?? undefined;
             headers.origin = c.origin ?? undefined;
             headers.authorization = c.auth === 'right' ? `Bearer ${TOKEN}` : c.auth === 'wrong' ? 'Bearer nope' : c.auth === 'basic' ? `Basic ${TOKEN}` : undefined;
-            const probeClient = new LightHttp(main.url, {}, main.agent);
+            const probeClient = new RawHttp(main.url, {}, main.agent);
             counts.http.inputs++;
             const reply = await probeClient.send(c.method === 'POST' || c.method === 'PUT' || c.method === 'PATCH' ? c.body : undefined, {
                 method: c.method,
@@ -1070,7 +1059,7 @@ fuzzSuite('stdio', async () => {
 let httpServer: HttpServer;
 fuzzSuite('http', async () => {
     httpServer = await startHttpServer([...SERVER_ARGS, '--token', TOKEN]);
-    const main = new LightHttp(httpServer.url, { authorization: `Bearer ${TOKEN}` });
+    const main = new RawHttp(httpServer.url, { authorization: `Bearer ${TOKEN}` });
     await main.initialize();
     // An open GET stream keeps the main session from being closed as idle while properties that use
     // fresh sessions run (as VS Code's client keeps one open); the header fuzz then sees 409 for it.
@@ -1079,7 +1068,7 @@ fuzzSuite('http', async () => {
         target: {
             channel: new HttpChannel(main),
             fresh: async capabilities => {
-                const client = new LightHttp(httpServer.url, { authorization: `Bearer ${TOKEN}` }, main.agent);
+                const client = new RawHttp(httpServer.url, { authorization: `Bearer ${TOKEN}` }, main.agent);
                 await client.initialize({ capabilities });
                 const serverRequests: Msg[] = [];
                 const stream = capabilities ? await client.openStream(m => m.method !== undefined && m.id !== undefined && serverRequests.push(m)) : undefined;

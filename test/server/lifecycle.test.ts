@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { CallToolResultSchema, CreateTaskResultSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { connectAlone } from './fleet.js';
-import { textOf, TRANSPORTS, waitUntil, type Connected } from './helpers.js';
+import { textOf, TRANSPORTS, type Connected } from './helpers.js';
+import { waitUntil } from './wait.js';
 
 const RELATED = 'io.modelcontextprotocol/related-task';
 
@@ -67,7 +68,7 @@ for (const kind of TRANSPORTS) {
             const result = await c.client.experimental.tasks.getTaskResult(task.taskId, CallToolResultSchema);
             assert.equal(textOf(result), 'Computation "p" completed after 2 seconds. Result: 42.');
             assert.deepEqual(result._meta?.[RELATED], { taskId: task.taskId });
-            await waitUntil(() => progress.length === 2, 2000, 'two progress notifications');
+            await waitUntil(() => progress.length === 2, 'two progress notifications');
             assert.deepEqual(progress, [1, 2]);
 
             const done = await c.client.experimental.tasks.getTask(task.taskId);

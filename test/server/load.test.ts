@@ -9,8 +9,11 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { describe, it } from 'node:test';
-import { sleep, startHttpServer, waitUntil, type HttpServer } from './helpers.js';
-import { cpuSecondsOf, LightHttp, mib, MiB, prng, rssOf, RssSampler, type Msg, type SseHandle } from './lightRpc.js';
+import { setTimeout as delay } from 'node:timers/promises';
+import { startHttpServer, type HttpServer } from './helpers.js';
+import { cpuSecondsOf, mib, MiB, prng, rssOf, RssSampler } from './lightRpc.js';
+import { HUNG_MS, waitUntil } from './wait.js';
+import { type Msg, RawHttp, type StreamHandle } from './rawHttp.js';
 
 const CLIENTS = Number(process.env.LOAD_CLIENTS ?? 50);
 const TASKS_PER_CLIENT = Number(process.env.LOAD_TASKS ?? 200);
@@ -18,9 +21,8 @@ const TASKS_PER_CLIENT = Number(process.env.LOAD_TASKS ?? 200);
 const ROUNDS = Number(process.env.LOAD_ROUNDS ?? 1);
 /** Tasks each client keeps going at once. */
 const IN_FLIGHT = 4;
-const TTL_MS = 5000;
-/** The load phase should take well under a minute; this is the bound on a loaded 2-core machine. */
-const LOAD_BOUND_MS = 90_000;
+// Long enough that a polling client starved by a loaded machine never finds its finished task already expired.
+const TTL_MS = 15_000;
 /**
  * After the TTLs, RSS must be within this of the baseline. Generous on purpose: V8 keeps heap it grew
  * and nothing is forced here, not even a GC (the live heap was measured flat across rounds in-process,
@@ -57,14 +59,14 @@ interface Seen {
 }
 
 class LoadClient {
-    readonly http: LightHttp;
+    readonly http: RawHttp;
     readonly plans: Plan[] = [];
     /** What the GET stream brought, per task id, in order. */
     readonly events = new Map<string, Seen[]>();
     readonly foreign: string[] = [];
     readonly own = new Set<string>();
     readonly listed = new Set<string>();
-    stream?: SseHandle;
+    stream?: StreamHandle;
     private readonly random: () => number;
 
     constructor(
@@ -73,7 +75,7 @@ class LoadClient {
         token: string,
         tasks: number,
     ) {
-        this.http = new LightHttp(url, { authorization: `Bearer ${token}` });
+        this.http = new RawHttp(url, { authorization: `Bearer ${token}` });
         this.http.latencies = [];
         this.random = prng(0x5eed + index);
         for (let i = 0; i < tasks; i++) {
@@ -156,7 +158,7 @@ class LoadClient {
         this.own.add(task.taskId);
 
         if (plan.kind === 'cancel') {
-            await sleep(this.random() * 200);
+            await delay(this.random() * 200); // a client's think time: part of the load, not a wait for anything
             const cancelled = await this.http.result('tasks/cancel', { taskId: task.taskId });
             assert.equal(cancelled.status, 'cancelled', plan.label);
             plan.cancelled = true;
@@ -176,7 +178,7 @@ class LoadClient {
                         assert.match(answer.error!.message, /is already (completed|failed)/, plan.label);
                     }
                 }
-                await sleep(200 + this.random() * 200);
+                await delay(200 + this.random() * 200); // this client's poll interval
             }
         }
         const outcome = await this.http.result('tasks/result', { taskId: task.taskId });
@@ -271,7 +273,7 @@ interface RoundFigures {
 }
 
 /** Runs `clients` to the end, checks every promise of the protocol, then waits for every task to expire. */
-async function runRound(clients: LoadClient[], owner: LightHttp, pid: number, sampler: RssSampler): Promise<RoundFigures> {
+async function runRound(clients: LoadClient[], owner: RawHttp, pid: number, sampler: RssSampler): Promise<RoundFigures> {
     const cpuBefore = cpuSecondsOf(pid);
     const ownCpuBefore = process.cpuUsage();
     sampler.peak = 0;
@@ -283,7 +285,7 @@ async function runRound(clients: LoadClient[], owner: LightHttp, pid: number, sa
     const ownCpu = process.cpuUsage(ownCpuBefore);
 
     // Every terminal notification arrives (each is sent before tasks/result answers, so this is quick).
-    await waitUntil(() => clients.every(c => c.plans.every(p => (c.events.get(p.taskId!) ?? []).some(s => TERMINAL.has(s.status ?? '')))), 10_000, 'every terminal notification');
+    await waitUntil(() => clients.every(c => c.plans.every(p => (c.events.get(p.taskId!) ?? []).some(s => TERMINAL.has(s.status ?? '')))), 'every terminal notification');
     for (const c of clients) {
         c.verifyNotifications();
     }
@@ -307,9 +309,10 @@ async function runRound(clients: LoadClient[], owner: LightHttp, pid: number, sa
             return c.http.close();
         }),
     );
-    await waitUntil(async () => ((await owner.result('tasks/list')).tasks as unknown[]).length === 0, TTL_MS * 6, 'every task to expire');
+    await waitUntil(async () => ((await owner.result('tasks/list')).tasks as unknown[]).length === 0, 'every task to expire', { timeoutMs: Math.max(TTL_MS * 6, HUNG_MS) });
     const drainMs = Date.now() - drainStarted;
-    await sleep(3000);
+    // The memory reading is taken after the server has been idle a while: a measurement, not an assertion on time.
+    await delay(3000);
     const final = sampler.sample();
 
     const byStatus: Record<string, number> = {};
@@ -337,7 +340,7 @@ describe(`load: ${CLIENTS} HTTP clients × ${TASKS_PER_CLIENT} tasks on one serv
         const ownerToken = randomBytes(24).toString('hex');
         const server: HttpServer = await startHttpServer(['--token', token, '--owner-token', ownerToken, '--default-ttl', `${TTL_MS}ms`, '--poll-interval', '100ms', '--log-level', 'warn']);
         const pid = server.proc.pid!;
-        const owner = new LightHttp(server.url, { authorization: `Bearer ${ownerToken}` });
+        const owner = new RawHttp(server.url, { authorization: `Bearer ${ownerToken}` });
         const everyone: LoadClient[] = [];
         const sampler = new RssSampler(pid, 250);
         try {
@@ -362,7 +365,6 @@ describe(`load: ${CLIENTS} HTTP clients × ${TASKS_PER_CLIENT} tasks on one serv
                         `RSS peak ${mib(f.peak)}, after the TTLs ${mib(f.final)}; store empty ${(f.drainMs / 1000).toFixed(1)} s after the last client left`,
                 );
                 assert.equal(f.tasks, CLIENTS * TASKS_PER_CLIENT);
-                assert.ok(f.loadMs < LOAD_BOUND_MS, `the load took ${f.loadMs} ms`);
                 assert.ok(f.final - baseline < RSS_RETURN_LIMIT, `RSS ${mib(f.final)} is not back near the baseline ${mib(baseline)} (peak ${mib(f.peak)})`);
                 assert.ok(f.final - f.peak < RSS_OVER_PEAK_LIMIT, `RSS grew after the load: peak ${mib(f.peak)}, after the TTLs ${mib(f.final)}`);
             }

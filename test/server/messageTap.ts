@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { CreateTaskResultSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import { waitUntil } from './helpers.js';
+import { Changes, waitUntil } from './wait.js';
 
 export const RELATED = 'io.modelcontextprotocol/related-task';
 export const TERMINAL = ['completed', 'failed', 'cancelled'] as const;
@@ -36,6 +36,8 @@ export function relatedOf(message: Message): unknown {
  */
 export class MessageTap {
     readonly seen: Seen[] = [];
+    /** Fires on every message either way. */
+    readonly changes = new Changes();
 
     static attach(client: Client): MessageTap {
         const transport = client.transport;
@@ -47,10 +49,13 @@ export class MessageTap {
         transport.onmessage = (message, extra) => {
             tap.seen.push({ at: performance.now(), dir: 'in', message: message as Message });
             onmessage?.call(transport, message, extra);
+            // After the SDK's handlers (they run a few promise ticks later) have seen it too.
+            setImmediate(() => tap.changes.notify());
         };
         const send = transport.send.bind(transport);
         transport.send = (message, options) => {
             tap.seen.push({ at: performance.now(), dir: 'out', message: message as Message });
+            setImmediate(() => tap.changes.notify());
             return send(message, options);
         };
         return tap;
@@ -94,8 +99,13 @@ export class MessageTap {
         return this.seen.filter(s => s.dir === 'out' && s.message.method === method);
     }
 
-    async waitForStatus(taskId: string, status: string, timeoutMs = 5000): Promise<Seen> {
-        return waitUntil(() => this.statusNotes(taskId).find(s => s.message.params?.status === status), timeoutMs, `a ${status} status notification for ${taskId}`);
+    waitForStatus(taskId: string, status: string, timeoutMs?: number): Promise<Seen> {
+        return this.until(() => this.statusNotes(taskId).find(s => s.message.params?.status === status), `a ${status} status notification for ${taskId}`, timeoutMs);
+    }
+
+    /** Resolves once `check` over what was seen holds, re-checking on each message. */
+    until<T>(check: () => T, what: string, timeoutMs?: number): Promise<NonNullable<T>> {
+        return waitUntil(check, what, { on: this.changes, timeoutMs });
     }
 
     /** Every server-to-client message about the task that came after its first terminal status notification. */
@@ -113,26 +123,38 @@ export async function startTask(client: Client, name: string, args: Record<strin
 }
 
 /** VS Code's loop: tasks/get only, until the task is terminal. */
-export async function pollUntilTerminal(client: Client, taskId: string, timeoutMs = 5000): Promise<string> {
+export async function pollUntilTerminal(client: Client, taskId: string): Promise<string> {
     return waitUntil(
         async () => {
             const { status } = await client.experimental.tasks.getTask(taskId);
             return ['completed', 'failed', 'cancelled'].includes(status) ? status : undefined;
         },
-        timeoutMs,
         `task ${taskId} to end`,
     );
 }
 
-/** Runs a finished task and waits until its status notification arrives, proving the notification path is live (HTTP: the GET stream is open). */
+/**
+ * A marker: a task that ends at once, and its completed notification. The server sends on one
+ * stream in order and handles one connection's messages in order, so whatever it sent or did
+ * before has arrived or happened when this resolves: "nothing more came" needs no quiet window.
+ */
+export async function marker(client: Client, tap: MessageTap): Promise<void> {
+    const taskId = await startTask(client, 'slow_compute', { seconds: 0, label: 'marker' });
+    await tap.waitForStatus(taskId, 'completed');
+}
+
+/**
+ * Runs finished tasks until a status notification of one arrives, proving the notification path
+ * is live (HTTP: the GET stream is open). Nothing says when the SDK's GET stream is up, so each
+ * round starts another task; a notification of any earlier round counts too.
+ */
 export async function warmUp(client: Client, tap: MessageTap): Promise<void> {
-    for (let attempt = 0; attempt < 20; attempt++) {
-        const taskId = await startTask(client, 'slow_compute', { seconds: 0, label: 'warm-up' });
-        try {
-            await tap.waitForStatus(taskId, 'completed', 250);
+    const started: string[] = [];
+    const arrived = () => started.some(id => tap.statuses(id).includes('completed'));
+    for (let round = 0; round < 60; round++) {
+        started.push(await startTask(client, 'slow_compute', { seconds: 0, label: 'warm-up' }));
+        if (await tap.until(arrived, 'a warm-up notification', 500).catch(() => false)) {
             return;
-        } catch {
-            // the stream was not open yet; try again
         }
     }
     throw new Error('no status notification ever arrived');

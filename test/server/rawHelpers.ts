@@ -1,46 +1,15 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { request, type IncomingHttpHeaders } from 'node:http';
 import { SERVER_JS } from './helpers.js';
-
-export interface NodeResponse {
-    status: number;
-    headers: IncomingHttpHeaders;
-    body: string;
-}
-
-/**
- * One HTTP exchange through node:http, for what fetch will not send as given (a forged Host,
- * an Origin). No connection pooling, so nothing outlives the exchange.
- */
-export function nodeRequest(url: string, options: { method?: string; headers?: Record<string, string>; body?: string } = {}): Promise<NodeResponse> {
-    return new Promise((resolve, reject) => {
-        const req = request(url, { method: options.method ?? 'POST', headers: options.headers, agent: false }, res => {
-            const chunks: Buffer[] = [];
-            res.on('data', (chunk: Buffer) => chunks.push(chunk));
-            res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }));
-            res.on('error', reject);
-        });
-        req.on('error', reject);
-        req.end(options.body);
-    });
-}
-
-export const INITIALIZE = { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } };
-
-export interface JsonRpcError {
-    jsonrpc: string;
-    id: unknown;
-    error: { code: number; message: string };
-}
+import { HUNG_MS } from './wait.js';
 
 export interface Exit {
     code: number | null;
     signal: NodeJS.Signals | null;
 }
 
-/** Resolves when `proc` exits; rejects (and kills it) when that takes longer than `timeoutMs`. */
-export async function exitWithin(proc: ChildProcess, timeoutMs: number): Promise<Exit> {
+/** Resolves when `proc` exits; rejects (and kills it) when it hangs past `timeoutMs`. */
+export async function exitWithin(proc: ChildProcess, timeoutMs = HUNG_MS): Promise<Exit> {
     if (proc.exitCode !== null || proc.signalCode !== null) {
         return { code: proc.exitCode, signal: proc.signalCode };
     }
@@ -60,7 +29,7 @@ export async function exitWithin(proc: ChildProcess, timeoutMs: number): Promise
 }
 
 /** Runs `node dist/server.js …args` to completion and returns what it printed. */
-export async function runCli(args: string[], timeoutMs = 10_000, env: NodeJS.ProcessEnv = {}): Promise<Exit & { stdout: string; stderr: string }> {
+export async function runCli(args: string[], timeoutMs = HUNG_MS, env: NodeJS.ProcessEnv = {}): Promise<Exit & { stdout: string; stderr: string }> {
     const proc = spawn(process.execPath, [SERVER_JS, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, MCP_TASKS_TOKEN: '', MCP_TASKS_OWNER_TOKEN: '', ...env } });
     let stdout = '';
     let stderr = '';

@@ -3,7 +3,9 @@ import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { CallToolResultSchema, type McpError } from '@modelcontextprotocol/sdk/types.js';
 import { Fleet } from './fleet.js';
-import { connect, openGetStream, RawHttp, secret, textOf, waitUntil, type Connected, type HttpServer } from './helpers.js';
+import { connect, secret, textOf, type Connected, type HttpServer } from './helpers.js';
+import { Feed, waitUntil } from './wait.js';
+import { RawHttp } from './rawHttp.js';
 import { parseCli } from '../../server/src/options.js';
 import { runCli } from './rawHelpers.js';
 import { freePort, redisSkipReason, startRedis, type RedisServer } from './redisHelpers.js';
@@ -38,7 +40,6 @@ describe('two replicas sharing one Redis', { skip }, () => {
     it('binds tasks to the token: created on A, they are got, listed, awaited and read on B', async () => {
         const onA = await client(a, t1);
         const onB = await client(b, t1);
-        const started = Date.now();
         const task = await startSlowTask(onA.client, 1, 'shared');
         assert.equal((await onB.client.experimental.tasks.getTask(task.taskId)).status, 'working');
         assert.ok((await listAll(onB.client)).includes(task.taskId));
@@ -46,11 +47,10 @@ describe('two replicas sharing one Redis', { skip }, () => {
         // B waits on the store event A publishes when the work ends: no polling.
         const result = await onB.client.experimental.tasks.getTaskResult(task.taskId, CallToolResultSchema);
         assert.equal(textOf(result), 'Computation "shared" completed after 1 seconds. Result: 42.');
-        assert.ok(Date.now() - started < 4000, `result on B after ${Date.now() - started} ms`);
 
         const raw = new RawHttp(b.url, { authorization: `Bearer ${owner}` });
         await raw.initialize();
-        const { tasks } = (await raw.call(1, 'tasks/list')).result as { tasks: { taskId: string; _meta?: Record<string, { worker?: string }> }[] };
+        const { tasks } = (await raw.call('tasks/list')).result as { tasks: { taskId: string; _meta?: Record<string, { worker?: string }> }[] };
         assert.equal(tasks.find(t => t.taskId === task.taskId)?._meta?.['dev.mcp-tasks/task-info']?.worker, 'replica-a', "the owner's view names the replica that ran it");
     });
 
@@ -58,10 +58,9 @@ describe('two replicas sharing one Redis', { skip }, () => {
         const onA = await client(a, t1);
         const onB = await client(b, t1);
         const task = await startSlowTask(onA.client, 30, 'cross-cancel');
-        await a.log.waitFor(/slow_compute|cross-cancel/, 500).catch(() => undefined);
         const cancelled = await onB.client.experimental.tasks.cancelTask(task.taskId);
         assert.equal(cancelled.status, 'cancelled');
-        await a.log.waitFor(/\[slow_compute\] cancelled "cross-cancel" at \d+\/30/, 3000);
+        await a.log.waitFor(/\[slow_compute\] cancelled "cross-cancel" at \d+\/30/);
         assert.ok(!b.log.lines.some(line => line.includes('"cross-cancel"')), 'the work ran on A only');
         assert.equal((await onA.client.experimental.tasks.getTask(task.taskId)).status, 'cancelled');
         const again = await rejection(onA.client.experimental.tasks.cancelTask(task.taskId));
@@ -71,20 +70,16 @@ describe('two replicas sharing one Redis', { skip }, () => {
     it("sends status and progress notifications to the client's stream on the other replica", async () => {
         const listener = new RawHttp(b.url, { authorization: `Bearer ${t2}` });
         await listener.initialize();
-        const seen: Record<string, unknown>[] = [];
-        const stream = await openGetStream(listener, message => seen.push(message));
+        const seen = new Feed<Record<string, unknown>>();
+        const stream = await listener.openStream(message => seen.push(message));
         try {
             const starter = new RawHttp(a.url, { authorization: `Bearer ${t2}` });
             await starter.initialize();
-            const created = await starter.call(1, 'tools/call', { name: 'slow_compute', arguments: { seconds: 2, label: 'notify' }, task: {}, _meta: { progressToken: 'tok-7' } });
+            const created = await starter.call('tools/call', { name: 'slow_compute', arguments: { seconds: 2, label: 'notify' }, task: {}, _meta: { progressToken: 'tok-7' } });
             const taskId = (created.result as { task: { taskId: string } }).task.taskId;
-            await waitUntil(
-                () => seen.some(m => m.method === 'notifications/tasks/status' && (m.params as { taskId: string; status: string }).taskId === taskId && (m.params as { status: string }).status === 'completed'),
-                5000,
-                'the completed status on B',
-            );
-            const progress = seen.filter(m => m.method === 'notifications/progress').map(m => m.params as { progressToken: string; progress: number; _meta: Record<string, { taskId: string }> });
-            assert.ok(progress.length >= 1, JSON.stringify(seen));
+            await seen.waitFor(m => m.method === 'notifications/tasks/status' && (m.params as { taskId: string; status: string }).taskId === taskId && (m.params as { status: string }).status === 'completed', 'the completed status on B');
+            const progress = seen.items.filter(m => m.method === 'notifications/progress').map(m => m.params as { progressToken: string; progress: number; _meta: Record<string, { taskId: string }> });
+            assert.ok(progress.length >= 1, JSON.stringify(seen.items));
             assert.ok(progress.every(p => p.progressToken === 'tok-7' && p._meta['io.modelcontextprotocol/related-task']?.taskId === taskId));
         } finally {
             stream.close();
@@ -114,10 +109,11 @@ describe('two replicas sharing one Redis', { skip }, () => {
     it('does not cancel a principal-bound task when its session closes', async () => {
         const first = await connect('http', a, { token: t2 });
         const task = await startSlowTask(first.client, 30, 'outlives-session');
+        // The DELETE is answered after the server has ended the session: what it did to the task shows now.
         await first.close();
-        await new Promise(r => setTimeout(r, 300));
         const later = await client(b, t2);
         assert.equal((await later.client.experimental.tasks.getTask(task.taskId)).status, 'working');
+        assert.ok(!a.log.lines.some(line => line.includes('"outlives-session"')), 'the work was not stopped');
         await later.client.experimental.tasks.cancelTask(task.taskId);
     });
 
@@ -141,9 +137,7 @@ describe('two replicas sharing one Redis', { skip }, () => {
         const task = await startSlowTask(onA.client, 0, 'short-lived', { ttl: 1000 });
         assert.equal(task.ttl, 1000);
         await onB.client.experimental.tasks.getTaskResult(task.taskId, CallToolResultSchema);
-        const finishedAt = Date.now();
-        await waitUntil(() => onB.client.experimental.tasks.getTask(task.taskId).then(() => false, (err: McpError) => err.code === -32602), 3000, 'expiry');
-        assert.ok(Date.now() - finishedAt >= 800, `expired ${Date.now() - finishedAt} ms after finishing`);
+        await waitUntil(() => onB.client.experimental.tasks.getTask(task.taskId).then(() => false, (err: McpError) => err.code === -32602), 'expiry');
         assert.equal((await rejection(onA.client.experimental.tasks.getTask(task.taskId))).code, -32602);
         assert.ok(!(await listAll(onA.client)).includes(task.taskId));
         assert.equal(await redis.cli('EXISTS', `${prefix}t:${task.taskId}`), '0');
@@ -158,10 +152,7 @@ describe('two replicas sharing one Redis', { skip }, () => {
         const waiting = onB.client.experimental.tasks.getTaskResult(doomed.taskId, CallToolResultSchema);
 
         await a.stop('SIGKILL');
-        const killedAt = Date.now();
         const result = await waiting;
-        const detectedIn = Date.now() - killedAt;
-        assert.ok(detectedIn < 4000, `lost worker detected after ${detectedIn} ms (lease 1 s)`);
         assert.equal(result.isError, true);
         assert.match(textOf(result), /Worker replica-a stopped responding/);
         const failed = await onB.client.experimental.tasks.getTask(doomed.taskId);
@@ -228,11 +219,11 @@ describe('Redis availability', { skip }, () => {
             assert.match(down.message, /Task store unavailable/);
             const refused = await rejection(startSlowTask(c.client, 1, 'refused'));
             assert.equal(refused.code, -32001);
-            await server.log.waitFor(/\[store\] lost the connection to Redis/, 3000);
-            await server.log.waitFor(/task \S+ ended completed while Redis is unreachable/, 5000);
+            await server.log.waitFor(/\[store\] lost the connection to Redis/);
+            await server.log.waitFor(/task \S+ ended completed while Redis is unreachable/);
 
             await redis.restart();
-            await server.log.waitFor(/\[store\] reconnected to Redis/, 10_000);
+            await server.log.waitFor(/\[store\] reconnected to Redis/);
             assert.equal((await c.client.experimental.tasks.getTask(done.taskId)).status, 'completed');
             const result = await waiting;
             assert.equal(textOf(result), 'Computation "across" completed after 2 seconds. Result: 42.', 'the waiter woke after the reconnect');

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { RpcError } from '../../server/src/rpc/errors.js';
 import type { TaskEvent } from '../../server/src/tasks/types.js';
-import { waitUntil } from './helpers.js';
+import { waitUntil } from './wait.js';
 import { done, newTask, redisStoreSkip, RedisStores, testRedis, type TestRedis } from './taskStores.js';
 
 describe('RedisTaskStore', { skip: redisStoreSkip() }, () => {
@@ -29,14 +29,13 @@ describe('RedisTaskStore', { skip: redisStoreSkip() }, () => {
         const subscription = other.onEvent(event => events.push(event));
         const task = await store.create(newTask('a', { ttl: 300, parentTaskId: 'P' }), 1);
         await assert.rejects(store.create(newTask('a'), 1), RpcError);
-        await waitUntil(() => events.length === 1, 2000, 'the created event on the other instance');
+        await waitUntil(() => events.length === 1, 'the created event on the other instance');
         assert.deepEqual(events[0], { type: 'status', task, created: true });
-        await new Promise(r => setTimeout(r, 350));
-        assert.equal(await other.get(task.taskId), undefined, 'gone at its ttl, before any reaper ran');
+        await waitUntil(async () => (await other.get(task.taskId)) === undefined, 'the task to expire at its ttl');
         assert.equal(await other.getOutcome(task.taskId), undefined);
         assert.deepEqual((await other.list({ clientKey: 'a', limit: 10 })).tasks, []);
         const next = await store.create(newTask('a'), 1);
-        await waitUntil(() => events.some(e => e.type === 'deleted'), 3000, "the 'deleted' event");
+        await waitUntil(() => events.some(e => e.type === 'deleted'), "the 'deleted' event");
         assert.deepEqual(
             events.find(e => e.type === 'deleted'),
             { type: 'deleted', taskId: task.taskId, clientKey: 'a' },
@@ -51,15 +50,17 @@ describe('RedisTaskStore', { skip: redisStoreSkip() }, () => {
     it('restarts retention when a task finishes', async () => {
         const store = await stores.open();
         const task = await store.create(newTask('a', { ttl: 1500 }), 10);
-        await new Promise(r => setTimeout(r, 1000));
+        const pttl = async () => Number(await redis.cli('PTTL', `${store.prefix}t:${task.taskId}`));
+        // Redis counts the key down; once over half of it has gone, finishing must set it back to the whole ttl.
+        const before = await waitUntil(async () => {
+            const left = await pttl();
+            return left > 0 && left < 700 ? left : undefined;
+        }, 'the retention to count down', { everyMs: 50 });
         await store.finish(task.taskId, 'completed', done);
-        const finishedAt = Date.now();
-        const pttl = Number(await redis.cli('PTTL', `${store.prefix}t:${task.taskId}`));
-        assert.ok(pttl > 1000 && pttl <= 1500, `PTTL ${pttl} right after finishing`);
-        await new Promise(r => setTimeout(r, 800));
-        assert.equal((await store.get(task.taskId))?.status, 'completed', 'still there past its first ttl: retention restarted at the finish');
-        await waitUntil(async () => (await store.get(task.taskId)) === undefined, 3000, 'expiry');
-        assert.ok(Date.now() - finishedAt >= 1400, `gone ${Date.now() - finishedAt} ms after finishing`);
+        const after = await pttl();
+        assert.ok(after > before && after <= 1500, `PTTL ${before} before finishing, ${after} right after: retention restarted at the finish`);
+        assert.equal((await store.get(task.taskId))?.status, 'completed');
+        await waitUntil(async () => (await store.get(task.taskId)) === undefined, 'expiry');
     });
 
     it('delivers status and progress events of one instance to another, exactly once each', async () => {
@@ -74,11 +75,14 @@ describe('RedisTaskStore', { skip: redisStoreSkip() }, () => {
         await store.setStatus(task.taskId, 'input_required', 'Waiting');
         await other.finish(task.taskId, 'completed', done);
         const summary = (events: TaskEvent[]) => events.map(e => (e.type === 'status' ? `${e.task.status}${e.created ? '*' : ''}` : e.type === 'progress' ? `p${e.update.progress}:${String(e.progressToken)}` : e.type));
-        await waitUntil(() => seenHere.length === 4 && seenThere.length === 4, 2000, 'four events on each side');
+        await waitUntil(() => seenHere.length === 4 && seenThere.length === 4, 'four events on each side');
         assert.deepEqual(summary(seenHere), ['working*', 'p1:tok', 'input_required', 'completed']);
         assert.deepEqual(summary(seenThere), ['working*', 'p1:tok', 'input_required', 'completed']);
-        await new Promise(r => setTimeout(r, 100));
-        assert.equal(seenHere.length + seenThere.length, 8, 'no duplicates');
+        // A marker event after them: Redis delivers one channel in order, so a duplicate would come before it.
+        const marker = await store.create(newTask('m'), 10);
+        const markerSeen = (events: TaskEvent[]) => events.some(e => e.type === 'status' && e.task.taskId === marker.taskId);
+        await waitUntil(() => markerSeen(seenHere) && markerSeen(seenThere), 'the marker event on each side');
+        assert.equal(seenHere.length + seenThere.length, 10, 'no duplicates');
     });
 
     it('fails the live tasks of a worker whose lease lapsed, naming it', async () => {
@@ -91,15 +95,18 @@ describe('RedisTaskStore', { skip: redisStoreSkip() }, () => {
         await store.finish(finished.taskId, 'completed', done);
         // A crash: the heartbeat stops without the clean retire of close().
         (store as unknown as { stopTimers(): void }).stopTimers();
-        await waitUntil(async () => (await survivor.get(running.taskId))?.status === 'failed', 3000, 'the lost task to fail');
+        await waitUntil(async () => (await survivor.get(running.taskId))?.status === 'failed', 'the lost task to fail');
         const failed = await survivor.get(running.taskId);
         assert.match(failed!.statusMessage!, /Worker doomed-worker stopped responding \(no heartbeat within its 300 ms lease\)/);
         assert.match(JSON.stringify(await survivor.getOutcome(running.taskId)), /doomed-worker/);
         assert.equal((await survivor.get(finished.taskId))?.status, 'completed', 'finished results survive');
         assert.ok(events.some(e => e.type === 'status' && e.task.taskId === running.taskId && e.task.status === 'failed'));
         assert.equal((await survivor.get((await survivor.create(newTask('s'), 10)).taskId))?.status, 'working', "the survivor's own tasks are untouched");
-        await new Promise(r => setTimeout(r, 500));
+        // The survivor keeps renewing its heartbeat past the lease, and stays registered; the lost worker does not.
+        const beat = async () => Number(await redis.cli('PTTL', `${store.prefix}hb:survivor`));
+        const seen = await beat();
+        await waitUntil(async () => (await beat()) > seen, "a renewal of the survivor's heartbeat");
+        await waitUntil(async () => (await redis.cli('HEXISTS', `${store.prefix}workers`, 'doomed-worker')) === '0', 'the lost worker to be dropped');
         assert.equal(await redis.cli('HEXISTS', `${store.prefix}workers`, 'survivor'), '1');
-        assert.equal(await redis.cli('HEXISTS', `${store.prefix}workers`, 'doomed-worker'), '0');
     });
 });

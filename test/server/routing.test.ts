@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { CallToolResultSchema, CreateTaskResultSchema, ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import { connect, startHttpServer, textOf, waitUntil, type Connected, type HttpServer } from './helpers.js';
+import { connect, startHttpServer, textOf, type Connected, type HttpServer } from './helpers.js';
+import { waitUntil } from './wait.js';
 
 const TOKEN = 'client-secret-routing';
 const OWNER = 'owner-secret-routing';
@@ -50,7 +51,7 @@ describe('input request routing', () => {
         const mute = await client(TOKEN, false, [], 'mute-cli-2');
         const outcome = await confirmDelete(mute, 'owner-answers.txt');
         assert.equal(outcome.text, "Deleted 'owner-answers.txt'");
-        await waitUntil(() => ownerAnswers.length === 1, 2000, 'the owner to be asked');
+        await waitUntil(() => ownerAnswers.length === 1, 'the owner to be asked');
         assert.match(ownerAnswers[0]!, /owner-answers\.txt/);
     });
 
