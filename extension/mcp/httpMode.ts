@@ -5,14 +5,15 @@ import { Disposable } from '../lifecycle';
 import type { ScopedLogger } from '../logger';
 import type { OwnerEndpoint } from './ownerConnection';
 import { ServerHost } from './serverHost';
-import type { Secrets, ServerMode } from './serverMode';
+import type { ServerMode } from './serverMode';
 
 /** Until the server runs the definition carries a placeholder; resolve fills in the real URL. */
 const PLACEHOLDER_URL = 'http://127.0.0.1/mcp';
 
 /**
  * HTTP: this window runs one server child on loopback. VS Code's MCP client (Copilot) gets its URL
- * and the client token; our owner client gets the same URL with the owner token.
+ * and the client token; our owner client gets the same URL with the owner token. Both tokens are
+ * the current launch's: a restart makes new ones (and VS Code resolves the definition again).
  */
 export class HttpMode extends Disposable implements ServerMode {
     readonly transport = 'http';
@@ -24,12 +25,11 @@ export class HttpMode extends Disposable implements ServerMode {
 
     constructor(
         serverJs: string,
-        private readonly secrets: Secrets,
         config: () => ExtensionConfig,
         log: ScopedLogger,
     ) {
         super();
-        this.host = this.register(new ServerHost(serverJs, secrets, config, log));
+        this.host = this.register(new ServerHost(serverJs, config, log));
         this.register(
             this.host.onDidChange(() => {
                 this.definitionChanged.fire('server restarted');
@@ -50,18 +50,18 @@ export class HttpMode extends Disposable implements ServerMode {
         // The one place the HTTP server starts on VS Code's behalf: only when it is about to connect.
         const server = await this.host.ensureStarted();
         definition.uri = vscode.Uri.parse(server.url);
-        definition.headers = { ...definition.headers, Authorization: `Bearer ${this.secrets.clientToken}` };
+        definition.headers = { ...definition.headers, Authorization: `Bearer ${server.secrets.clientToken}` };
         return definition;
     }
 
     get ownerEndpoint(): OwnerEndpoint | undefined {
-        const url = this.host.url;
-        return url ? { url, token: this.secrets.ownerToken, pid: this.host.pid } : undefined;
+        const { url, secrets } = this.host;
+        return url && secrets ? { url, token: secrets.ownerToken, pid: this.host.pid } : undefined;
     }
 
     get clientEndpoint(): { url: string; token: string } | undefined {
-        const url = this.host.url;
-        return url ? { url, token: this.secrets.clientToken } : undefined;
+        const { url, secrets } = this.host;
+        return url && secrets ? { url, token: secrets.clientToken } : undefined;
     }
 
     get state(): { pid?: number; url?: string } {

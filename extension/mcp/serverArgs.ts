@@ -29,9 +29,14 @@ export function stdioArgs(serverJs: string, settings: LimitSettings): string[] {
     return [serverJs, '--stdio', ...limitArgs(settings)];
 }
 
+/** What every server child needs: VS Code's executable must run as plain Node. */
+export function baseEnv(): Record<string, string> {
+    return { ELECTRON_RUN_AS_NODE: '1' };
+}
+
 /** Secrets travel in the environment, never on the command line (visible in `ps`). */
 export function serverEnv(secrets: { clientToken?: string; ownerToken: string; ownerAnnounce?: string }): Record<string, string> {
-    const env: Record<string, string> = { ELECTRON_RUN_AS_NODE: '1', [Env.ownerToken]: secrets.ownerToken };
+    const env: Record<string, string> = { ...baseEnv(), [Env.ownerToken]: secrets.ownerToken };
     if (secrets.clientToken) {
         env[Env.clientTokens] = secrets.clientToken;
     }

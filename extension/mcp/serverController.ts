@@ -1,5 +1,4 @@
 import * as vscode from 'vscode';
-import { newSecret } from '@mcp-tasks/server/contract';
 import type { ConfigWatcher, LaunchChange, Transport } from '../config';
 import { PROVIDER_ID } from '../constants';
 import { Disposable } from '../lifecycle';
@@ -7,7 +6,7 @@ import type { Logger, ScopedLogger } from '../logger';
 import { TasksMcpProvider } from './definitionProvider';
 import { HttpMode } from './httpMode';
 import type { OwnerConnection } from './ownerConnection';
-import type { Secrets, ServerMode } from './serverMode';
+import type { ServerMode } from './serverMode';
 import { StdioMode } from './stdioMode';
 
 const OWNER_READY_TIMEOUT_MS = 20_000;
@@ -121,9 +120,9 @@ export class ServerController extends Disposable {
 /** Publishes the server to VS Code and keeps our owner connection on it. Nothing starts here. */
 export function registerServer(context: vscode.ExtensionContext, logger: Logger, config: ConfigWatcher, owner: OwnerConnection): ServerController {
     const serverJs = context.asAbsolutePath('dist/server.js');
-    const secrets: Secrets = { clientToken: newSecret(), ownerToken: newSecret() };
+    // Each mode makes fresh credentials for every server it launches.
     const createMode: ModeFactory = transport =>
-        transport === 'http' ? new HttpMode(serverJs, secrets, () => config.current, logger.scoped('server')) : new StdioMode(serverJs, secrets, () => config.current, logger.scoped('stdio'));
+        transport === 'http' ? new HttpMode(serverJs, () => config.current, logger.scoped('server')) : new StdioMode(serverJs, () => config.current, logger.scoped('stdio'));
     const controller = new ServerController(createMode, config, owner, logger.scoped('provider'));
     context.subscriptions.push(controller, vscode.lm.registerMcpServerDefinitionProvider(PROVIDER_ID, controller.provider));
     return controller;

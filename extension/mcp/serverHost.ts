@@ -1,9 +1,11 @@
 import * as vscode from 'vscode';
+import { newSecret } from '@mcp-tasks/server/contract';
 import type { ExtensionConfig } from '../config';
 import { Commands } from '../constants';
 import { Disposable } from '../lifecycle';
 import type { ScopedLogger } from '../logger';
 import { backoffDelay, httpArgs, serverEnv } from './serverArgs';
+import { verifyOwnerEndpoint } from './ownerVerify';
 import type { Secrets } from './serverMode';
 import { ServerProcess } from './serverProcess';
 
@@ -11,7 +13,8 @@ const HEALTHY_AFTER_MS = 60_000;
 
 /**
  * Owns the HTTP-mode server child of this window: starts it on demand, restarts it with backoff
- * when it dies, and stops it on dispose. One process serves VS Code's MCP client and ours.
+ * when it dies, and stops it on dispose. One process serves VS Code's MCP client and ours. Every
+ * launch gets fresh tokens, so a token sent to the port after its server died opens nothing.
  */
 export class ServerHost extends Disposable {
     private current?: ServerProcess;
@@ -29,7 +32,6 @@ export class ServerHost extends Disposable {
 
     constructor(
         private readonly serverJs: string,
-        private readonly secrets: Secrets,
         private readonly config: () => ExtensionConfig,
         private readonly log: ScopedLogger,
     ) {
@@ -45,6 +47,11 @@ export class ServerHost extends Disposable {
 
     get url(): string | undefined {
         return this.current?.exited ? undefined : this.current?.url;
+    }
+
+    /** The running server's credentials; undefined while none runs. */
+    get secrets(): Secrets | undefined {
+        return this.current?.exited ? undefined : this.current?.secrets;
     }
 
     /** True while a server child runs (or is being started). */
@@ -86,11 +93,13 @@ export class ServerHost extends Disposable {
 
     private async launch(): Promise<ServerProcess> {
         const settings = this.config();
-        // Keep the previous port on a restart so the URL VS Code holds stays valid.
+        const secrets: Secrets = { clientToken: newSecret(), ownerToken: newSecret() };
+        // Keep the previous port on a restart: a client still holding the URL gets 401, not a stranger.
         const spec = {
             command: process.execPath,
             args: httpArgs(this.serverJs, settings, this.lastPort),
-            env: serverEnv(this.secrets),
+            env: serverEnv(secrets),
+            secrets,
         };
         let proc: ServerProcess;
         try {
@@ -106,6 +115,11 @@ export class ServerHost extends Disposable {
         if (this.isDisposed) {
             await proc.stop();
             throw new Error(vscode.l10n.t('the extension is shutting down'));
+        }
+        // The URL came from our child's own stdout; the proof also rules out anything else on that port.
+        if (!(await verifyOwnerEndpoint(proc.url, secrets.ownerToken))) {
+            await proc.stop();
+            throw new Error(`the server at ${proc.url} did not prove it holds this launch's owner token`);
         }
         this.lastPort = Number(new URL(proc.url).port);
         this.current = proc;

@@ -2,7 +2,7 @@ import type * as vscode from 'vscode';
 import type { Transport } from '../config';
 import type { OwnerEndpoint } from './ownerConnection';
 
-/** Per-window credentials, made once at activation and kept across restarts and transport switches. */
+/** One server launch's credentials: made fresh for every process, so none outlives its server. */
 export interface Secrets {
     /** Handed to VS Code's MCP client (Copilot): an ordinary, isolated client credential. */
     readonly clientToken: string;

@@ -2,11 +2,14 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import * as vscode from 'vscode';
 import type { ScopedLogger } from '../logger';
+import type { Secrets } from './serverMode';
 
 export interface LaunchSpec {
     command: string;
     args: string[];
     env: Record<string, string>;
+    /** The credentials this process was started with (also in `env`). */
+    secrets: Secrets;
 }
 
 /** One running `dist/server.js --http` child; stderr goes to the log, stdout gives the URL. */
@@ -17,6 +20,7 @@ export class ServerProcess {
     private constructor(
         private readonly child: ChildProcess,
         readonly url: string,
+        readonly secrets: Secrets,
     ) {
         child.once('exit', (code, signal) => {
             for (const listener of this.exitListeners) {
@@ -59,7 +63,7 @@ export class ServerProcess {
                     if (typeof url !== 'string') {
                         throw new Error('no url');
                     }
-                    resolve(new ServerProcess(child, url));
+                    resolve(new ServerProcess(child, url, spec.secrets));
                 } catch {
                     child.kill('SIGKILL');
                     reject(new Error(vscode.l10n.t('unexpected first line from the server: {0}', line.slice(0, 200))));

@@ -4,13 +4,14 @@ import { SERVER_ID, SERVER_LABEL } from '../constants';
 import { Disposable } from '../lifecycle';
 import type { ScopedLogger } from '../logger';
 import type { OwnerEndpoint } from './ownerConnection';
-import { serverEnv, stdioArgs } from './serverArgs';
-import type { Secrets, ServerMode } from './serverMode';
+import { baseEnv, serverEnv, stdioArgs } from './serverArgs';
+import type { ServerMode } from './serverMode';
 import { StdioOwnerChannel } from './stdioOwner';
 
 /**
- * stdio: VS Code spawns the server and owns its pipe. The server announces an owner-only loopback
- * endpoint through a file we watch; our owner client connects there.
+ * stdio: VS Code spawns the server and owns its pipe. Each launch gets its own owner token and
+ * announce file when VS Code resolves the definition; the server announces an owner-only loopback
+ * endpoint through that file, and our owner client connects there once the channel verified it.
  */
 export class StdioMode extends Disposable implements ServerMode {
     readonly transport = 'stdio';
@@ -21,7 +22,6 @@ export class StdioMode extends Disposable implements ServerMode {
 
     constructor(
         private readonly serverJs: string,
-        private readonly secrets: Secrets,
         private readonly config: () => ExtensionConfig,
         log: ScopedLogger,
     ) {
@@ -33,18 +33,23 @@ export class StdioMode extends Disposable implements ServerMode {
         this.channel.start();
     }
 
+    /** Holds no secret: the listed definition may be cached by VS Code; resolve adds the launch's. */
     provide(version: string): vscode.McpServerDefinition {
-        const env = serverEnv({ ownerToken: this.secrets.ownerToken, ownerAnnounce: this.channel.file });
-        return new vscode.McpStdioServerDefinition(SERVER_LABEL, process.execPath, stdioArgs(this.serverJs, this.config()), env, version);
+        return new vscode.McpStdioServerDefinition(SERVER_LABEL, process.execPath, stdioArgs(this.serverJs, this.config()), baseEnv(), version);
     }
 
+    /** VS Code resolves the definition every time it starts the server: each launch gets fresh credentials. */
     async resolve(definition: vscode.McpServerDefinition): Promise<vscode.McpServerDefinition | undefined> {
-        return definition instanceof vscode.McpStdioServerDefinition ? definition : undefined;
+        if (!(definition instanceof vscode.McpStdioServerDefinition)) {
+            return undefined;
+        }
+        const launch = this.channel.newLaunch();
+        definition.env = { ...definition.env, ...serverEnv({ ownerToken: launch.token, ownerAnnounce: launch.file }) };
+        return definition;
     }
 
     get ownerEndpoint(): OwnerEndpoint | undefined {
-        const announced = this.channel.endpoint;
-        return announced ? { url: announced.url, token: this.secrets.ownerToken, pid: announced.pid } : undefined;
+        return this.channel.endpoint;
     }
 
     /** VS Code holds the server's only client pipe. */

@@ -1,36 +1,58 @@
-import { mkdtempSync, readFileSync, rmSync, watch, type FSWatcher } from 'node:fs';
+import { mkdtempSync, rmSync, watch, type FSWatcher } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
+import { newSecret } from '@mcp-tasks/server/contract';
 import { Disposable, toDisposable } from '../lifecycle';
 import type { ScopedLogger } from '../logger';
+import type { OwnerEndpoint } from './ownerConnection';
+import { processAlive, readAnnouncement, verifyOwnerEndpoint } from './ownerVerify';
 
-export interface AnnouncedEndpoint {
-    url: string;
-    pid: number;
+/** How often the announced process is checked: well under the 1 s before a client reconnects a stream. */
+const LIVENESS_POLL_MS = 200;
+/** Launches VS Code asked for and whose servers may still run; older ones are forgotten. */
+const MAX_LAUNCHES = 8;
+
+/** What one stdio server is launched with: its own owner token and its own announce file. */
+export interface StdioLaunch {
+    readonly token: string;
+    readonly file: string;
 }
 
 /**
- * stdio mode: VS Code spawns the server and owns its pipe. The server opens an owner-only
- * loopback endpoint and writes its URL into a file in this private (0700) directory.
+ * stdio mode: VS Code spawns the server and owns its pipe. Each launch gets a fresh owner token
+ * and announce file (in this private 0700 directory); the server opens an owner-only loopback
+ * endpoint and writes its URL and pid there. An announcement counts only while its process
+ * lives and after the endpoint proved it holds that launch's token; it is withdrawn as soon as
+ * the process is gone, before the port it freed can be taken by someone else.
  */
 export class StdioOwnerChannel extends Disposable {
-    readonly file: string;
     private readonly dir: string;
+    private readonly launches: StdioLaunch[] = [];
     private watcher?: FSWatcher;
-    private last?: AnnouncedEndpoint;
-    private readonly changed = this.register(new vscode.EventEmitter<AnnouncedEndpoint | undefined>());
+    private current?: OwnerEndpoint;
+    private checking = false;
+    private recheck = false;
+    private readonly changed = this.register(new vscode.EventEmitter<OwnerEndpoint | undefined>());
     readonly onDidChange = this.changed.event;
 
     constructor(private readonly log: ScopedLogger) {
         super();
         this.dir = mkdtempSync(join(tmpdir(), 'mcp-tasks-'));
-        this.file = join(this.dir, 'owner.json');
         this.register(toDisposable(() => rmSync(this.dir, { recursive: true, force: true })));
     }
 
-    get endpoint(): AnnouncedEndpoint | undefined {
-        return this.last;
+    /** The verified endpoint of the newest live launch, with its token. */
+    get endpoint(): OwnerEndpoint | undefined {
+        return this.current;
+    }
+
+    /** Credentials for a server about to start; nothing of an earlier launch opens it. */
+    newLaunch(): StdioLaunch {
+        const launch = { token: newSecret(), file: join(this.dir, `owner-${newSecret(12)}.json`) };
+        this.launches.push(launch);
+        this.launches.splice(0, Math.max(0, this.launches.length - MAX_LAUNCHES));
+        return launch;
     }
 
     /** Starts watching; cheap, so it can run at activation. */
@@ -38,23 +60,79 @@ export class StdioOwnerChannel extends Disposable {
         if (this.watcher) {
             return;
         }
-        this.watcher = watch(this.dir, () => this.read());
+        this.watcher = watch(this.dir, () => this.refresh());
+        const poll = setInterval(() => this.withdrawIfDead(), LIVENESS_POLL_MS);
+        poll.unref();
         this.log.info(`watching ${this.dir} for the stdio server's owner endpoint`);
-        this.register(toDisposable(() => this.watcher?.close()));
-        this.read();
+        this.register(
+            toDisposable(() => {
+                this.watcher?.close();
+                clearInterval(poll);
+            }),
+        );
+        this.refresh();
     }
 
-    private read(): void {
-        let next: AnnouncedEndpoint | undefined;
-        try {
-            next = JSON.parse(readFileSync(this.file, 'utf8')) as AnnouncedEndpoint;
-        } catch {
-            next = undefined;
-        }
-        if (next?.url !== this.last?.url) {
-            this.last = next;
-            this.log.info(next ? `stdio server ${next.pid} announced its owner endpoint` : 'stdio server owner endpoint gone');
-            this.changed.fire(next);
+    private withdrawIfDead(): void {
+        if (this.current && !processAlive(this.current.pid!)) {
+            this.log.info(`stdio server ${this.current.pid} is gone`);
+            this.publish(undefined);
+            this.refresh();
         }
     }
+
+    /** Re-reads the announcements; one pass at a time, and again if something changed meanwhile. */
+    private refresh(): void {
+        if (this.checking) {
+            this.recheck = true;
+            return;
+        }
+        this.checking = true;
+        void this.choose()
+            .then(next => this.publish(next))
+            .catch(err => this.log.error(`reading the owner announcements failed: ${(err as Error).message}`))
+            .finally(() => {
+                this.checking = false;
+                if (this.recheck && !this.isDisposed) {
+                    this.recheck = false;
+                    this.refresh();
+                }
+            });
+    }
+
+    /** The newest launch whose process lives and whose endpoint proves it holds that launch's token. */
+    private async choose(): Promise<OwnerEndpoint | undefined> {
+        for (const launch of [...this.launches].reverse()) {
+            const announced = readAnnouncement(launch.file);
+            if (!announced) {
+                continue;
+            }
+            if (!processAlive(announced.pid)) {
+                // Left behind by a server that could not clean up (SIGKILL, a crash).
+                this.log.info(`ignoring the stale owner announcement of process ${announced.pid}`);
+                rmSync(launch.file, { force: true });
+                continue;
+            }
+            const candidate: OwnerEndpoint = { url: announced.url, pid: announced.pid, token: launch.token };
+            if (sameEndpoint(candidate, this.current) || (await verifyOwnerEndpoint(candidate.url, candidate.token))) {
+                // The process may have died while we asked.
+                return processAlive(announced.pid) ? candidate : undefined;
+            }
+            this.log.warn(`the endpoint announced for process ${announced.pid} did not prove it is our server; not connecting to it`);
+        }
+        return undefined;
+    }
+
+    private publish(next: OwnerEndpoint | undefined): void {
+        if (this.isDisposed || sameEndpoint(next, this.current)) {
+            return;
+        }
+        this.current = next;
+        this.log.info(next ? `stdio server ${next.pid} announced its owner endpoint` : 'stdio server owner endpoint gone');
+        this.changed.fire(next);
+    }
+}
+
+function sameEndpoint(a: OwnerEndpoint | undefined, b: OwnerEndpoint | undefined): boolean {
+    return a?.url === b?.url && a?.pid === b?.pid && a?.token === b?.token;
 }

@@ -50,6 +50,8 @@ async function main(argv: string[]): Promise<number> {
     const core = createTasksServer({ ...options, ...demoServerOptions(), store, workerId, logger: log });
 
     if (options.transport === 'stdio') {
+        // Listening before the owner endpoint is announced: a signal right after still cleans up.
+        const stopSignal = waitForSignal();
         const connection = connectStdio(core, { maxMessageBytes: options.bodyLimitBytes });
         log.info('[stdio] MCP Tasks server ready on stdin/stdout');
         const owner = options.ownerAnnounce
@@ -61,7 +63,7 @@ async function main(argv: string[]): Promise<number> {
         if (owner) {
             log.info(`[owner] owner endpoint on ${owner.url}`);
         }
-        const signal = await Promise.race([connection.closed.then(() => 'end of input'), waitForSignal()]);
+        const signal = await Promise.race([connection.closed.then(() => 'end of input'), stopSignal]);
         log.info(`[stdio] stopping (${signal})`);
         owner?.stopAccepting();
         await core.close(SHUTDOWN_REASON);

@@ -18,7 +18,6 @@ import type { ServerMode } from '../../extension/mcp/serverMode';
 import { StdioMode } from '../../extension/mcp/stdioMode';
 
 const SERVER_JS = resolve('dist/server.js');
-const secrets = { clientToken: 'client-secret', ownerToken: 'owner-secret' };
 const quiet: ScopedLogger = { trace() {}, debug() {}, info() {}, warn() {}, error() {} };
 const config = (): ExtensionConfig => ({ transport: 'http', defaultTtl: '2h', maxTtl: '24h', maxTasksPerClient: 7, logLevel: 'warn' });
 const asDefinition = (value: object) => value as unknown as vscode.McpServerDefinition;
@@ -29,6 +28,15 @@ function alive(pid: number | undefined): boolean {
     } catch {
         return false;
     }
+}
+
+/** An initialize POST with `token`: 200 opens a session, 401 refuses the token. */
+function initialize(url: string, token: string): Promise<Response> {
+    const body = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'unit', version: '1' } } };
+    return fetch(url, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: JSON.stringify(body) }).then(async res => {
+        await res.arrayBuffer();
+        return res;
+    });
 }
 
 function nextEvent<T>(event: vscode.Event<T>): Promise<T> {
@@ -68,7 +76,7 @@ describe('launch settings', () => {
 
 describe('HttpMode', () => {
     assert.ok(existsSync(SERVER_JS), `${SERVER_JS} is missing: run npm run build first`);
-    const mode = new HttpMode(SERVER_JS, secrets, config, quiet);
+    const mode = new HttpMode(SERVER_JS, config, quiet);
     after(async () => {
         await mode.stop();
         mode.dispose();
@@ -97,21 +105,36 @@ describe('HttpMode', () => {
         assert.ok(alive(mode.state.pid), 'a server process runs');
         assert.match(definition.uri.toString(), /^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
         assert.equal(definition.uri.toString(), mode.state.url);
-        assert.equal(definition.headers.Authorization, 'Bearer client-secret');
-        assert.deepEqual(mode.ownerEndpoint, { url: mode.state.url, token: 'owner-secret', pid: mode.state.pid });
-        assert.deepEqual(mode.clientEndpoint, { url: mode.state.url, token: 'client-secret' });
+        const { token: clientToken } = mode.clientEndpoint!;
+        const { token: ownerToken } = mode.ownerEndpoint!;
+        assert.match(clientToken, /^[\w-]{43}$/);
+        assert.match(ownerToken, /^[\w-]{43}$/);
+        assert.notEqual(clientToken, ownerToken);
+        assert.equal(definition.headers.Authorization, `Bearer ${clientToken}`);
+        assert.deepEqual(mode.ownerEndpoint, { url: mode.state.url, token: ownerToken, pid: mode.state.pid });
+        assert.deepEqual(mode.clientEndpoint, { url: mode.state.url, token: clientToken });
         const refused = await fetch(mode.state.url!, { method: 'POST', headers: { authorization: 'Bearer wrong', 'content-type': 'application/json' }, body: '{}' });
         assert.equal(refused.status, 401, 'the server was launched with our tokens');
+        assert.equal((await initialize(mode.state.url!, ownerToken)).status, 200, 'the owner token opens it');
     });
 
-    it('restarts a running server: a new process, and VS Code is told to reconnect', async () => {
+    it('restarts a running server: a new process with new tokens, which refuses the old ones; VS Code is told to reconnect', async () => {
         const before = mode.state.pid;
+        const old = { owner: mode.ownerEndpoint!.token, client: mode.clientEndpoint!.token };
         const reason = nextEvent(mode.onDidChangeDefinition);
         await mode.restart();
         assert.equal(await reason, 'server restarted');
         assert.ok(alive(mode.state.pid));
         assert.notEqual(mode.state.pid, before);
         assert.ok(!alive(before), 'the old process is gone');
+        assert.notEqual(mode.ownerEndpoint!.token, old.owner);
+        assert.notEqual(mode.clientEndpoint!.token, old.client);
+        for (const token of [old.owner, old.client]) {
+            assert.equal((await initialize(mode.state.url!, token)).status, 401, 'a token of the previous launch is refused');
+        }
+        assert.equal((await initialize(mode.state.url!, mode.ownerEndpoint!.token)).status, 200);
+        const definition = (await mode.resolve(asDefinition(mode.provide('5')))) as unknown as McpHttpServerDefinition;
+        assert.equal(definition.headers.Authorization, `Bearer ${mode.clientEndpoint!.token}`, 'VS Code gets the new client token');
     });
 
     it('stop ends the process', async () => {
@@ -124,16 +147,23 @@ describe('HttpMode', () => {
 });
 
 describe('StdioMode', () => {
-    it('provides a stdio definition with the owner token and announce file in the environment, never the client token', () => {
-        const mode = new StdioMode(SERVER_JS, secrets, config, quiet);
+    it('provides a stdio definition with no secret; each resolve adds a fresh owner token and announce file, never a client token', async () => {
+        const mode = new StdioMode(SERVER_JS, config, quiet);
         try {
             const definition = mode.provide('2') as unknown as McpStdioServerDefinition;
             assert.ok(definition instanceof McpStdioServerDefinition);
             assert.equal(definition.command, process.execPath);
             assert.deepEqual(definition.args, [SERVER_JS, '--stdio', '--default-ttl', '2h', '--max-ttl', '24h', '--max-tasks-per-client', '7', '--log-level', 'warn']);
-            assert.equal(definition.env[Env.ownerToken], 'owner-secret');
-            assert.equal(typeof definition.env[Env.ownerAnnounce], 'string');
-            assert.equal(definition.env[Env.clientTokens], undefined);
+            assert.deepEqual(definition.env, { ELECTRON_RUN_AS_NODE: '1' }, 'the listed definition carries no secret');
+            const first = { ...((await mode.resolve(mode.provide('2'))) as unknown as McpStdioServerDefinition).env };
+            const second = { ...((await mode.resolve(mode.provide('2'))) as unknown as McpStdioServerDefinition).env };
+            for (const env of [first, second]) {
+                assert.match(String(env[Env.ownerToken]), /^[\w-]{43}$/);
+                assert.equal(typeof env[Env.ownerAnnounce], 'string');
+                assert.equal(env[Env.clientTokens], undefined);
+            }
+            assert.notEqual(first[Env.ownerToken], second[Env.ownerToken], 'every launch gets its own token');
+            assert.notEqual(first[Env.ownerAnnounce], second[Env.ownerAnnounce], 'and its own announce file');
             assert.equal(mode.clientEndpoint, undefined);
         } finally {
             mode.dispose();
@@ -141,7 +171,7 @@ describe('StdioMode', () => {
     });
 
     it('resolves only its own kind of definition', async () => {
-        const mode = new StdioMode(SERVER_JS, secrets, config, quiet);
+        const mode = new StdioMode(SERVER_JS, config, quiet);
         try {
             const stdio = mode.provide('1');
             assert.equal(await mode.resolve(stdio), stdio);
@@ -152,8 +182,8 @@ describe('StdioMode', () => {
     });
 
     it('asks VS Code to start the server until one announces its owner endpoint, which the owner then uses', async () => {
-        const mode = new StdioMode(SERVER_JS, secrets, config, quiet);
-        const definition = mode.provide('1') as unknown as McpStdioServerDefinition;
+        const mode = new StdioMode(SERVER_JS, config, quiet);
+        const definition = (await mode.resolve(mode.provide('1'))) as unknown as McpStdioServerDefinition;
         await mode.start();
         assert.deepEqual(fake.commands, [{ id: 'workbench.mcp.startServer', args: [SERVER_ID, { autoTrustChanges: true }] }]);
         // Launch the server the way VS Code does, from the definition.
@@ -163,7 +193,7 @@ describe('StdioMode', () => {
             await announced;
             assert.equal(mode.ownerEndpoint?.pid, child.pid);
             assert.match(mode.ownerEndpoint?.url ?? '', /^http:\/\/127\.0\.0\.1:\d+\//);
-            assert.equal(mode.ownerEndpoint?.token, 'owner-secret');
+            assert.equal(mode.ownerEndpoint?.token, definition.env[Env.ownerToken]);
             fake.commands = [];
             await mode.start();
             assert.deepEqual(fake.commands, [], 'a running server is not started again');
@@ -175,7 +205,7 @@ describe('StdioMode', () => {
     });
 
     it('restarts by giving VS Code a new definition version', async () => {
-        const mode = new StdioMode(SERVER_JS, secrets, config, quiet);
+        const mode = new StdioMode(SERVER_JS, config, quiet);
         const reason = nextEvent(mode.onDidChangeDefinition);
         await mode.restart();
         assert.equal(await reason, 'restart requested');

@@ -5,6 +5,7 @@ import { errorMessage } from '../log.js';
 import { ErrorCodes } from '../rpc/errors.js';
 import { decodeFrame } from '../rpc/messages.js';
 import { SUPPORTED_PROTOCOL_VERSIONS } from '../rpc/protocol.js';
+import { OWNER_PROOF_HEADER } from '../ownerProof.js';
 import type { TasksServer } from '../server.js';
 import { Authenticator, HostCheck, type Caller } from './httpAuth.js';
 import { AcceptCache, readBody } from './httpBody.js';
@@ -119,6 +120,12 @@ export class HttpTransportServer {
         if ((!this.options.allowRemote && !this.hosts.allowed(req.headers.host)) || !originAllowed(req.headers.origin)) {
             req.resume();
             replyError(res, 403, ErrorCodes.InvalidRequest, 'Forbidden: Host or Origin is not an allowed loopback address');
+            return;
+        }
+        const proof = this.auth.ownerProof(req, this.port);
+        if (proof !== undefined) {
+            req.resume();
+            res.writeHead(204, { [OWNER_PROOF_HEADER]: proof, 'cache-control': 'no-store' }).end();
             return;
         }
         const caller = this.auth.authenticate(req);

@@ -1,4 +1,5 @@
 import type { IncomingMessage } from 'node:http';
+import { isOwnerChallenge, OWNER_CHALLENGE_HEADER, ownerProof } from '../ownerProof.js';
 import { bearerToken, hostAllowed, principalOf, SecretSet } from './guards.js';
 
 /** Who sent an HTTP request: the principal its sessions and tasks belong to. */
@@ -21,12 +22,21 @@ export class Authenticator {
 
     constructor(
         clientTokens: string[],
-        ownerToken: string | undefined,
+        private readonly ownerToken: string | undefined,
         private readonly ownerOnly: boolean,
     ) {
         this.owner = ownerToken ? new SecretSet([ownerToken]) : undefined;
         this.clients = new SecretSet(clientTokens);
         this.clientCallers = clientTokens.map(token => ({ principal: principalOf(token), isOwner: false }));
+    }
+
+    /**
+     * The answer to an owner challenge (see ownerProof.ts), or undefined when the request carries
+     * none or this server has no owner token. Needs no credential: it proves, it grants nothing.
+     */
+    ownerProof(req: IncomingMessage, port: number): string | undefined {
+        const challenge = req.headers[OWNER_CHALLENGE_HEADER];
+        return this.ownerToken && isOwnerChallenge(challenge) ? ownerProof(this.ownerToken, port, challenge) : undefined;
     }
 
     /** The caller, or undefined when the request must be refused with 401. */
