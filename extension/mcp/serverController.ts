@@ -121,10 +121,27 @@ export class ServerController extends Disposable {
 /** Publishes the server to VS Code and keeps our owner connection on it. Nothing starts here. */
 export function registerServer(context: vscode.ExtensionContext, logger: Logger, config: ConfigWatcher, owner: OwnerConnection): ServerController {
     const serverJs = context.asAbsolutePath('dist/server.js');
-    const secrets: Secrets = { clientToken: newSecret(), ownerToken: newSecret() };
+    const secrets = lazySecrets();
     const createMode: ModeFactory = transport =>
         transport === 'http' ? new HttpMode(serverJs, secrets, () => config.current, logger.scoped('server')) : new StdioMode(serverJs, secrets, () => config.current, logger.scoped('stdio'));
     const controller = new ServerController(createMode, config, owner, logger.scoped('provider'));
     context.subscriptions.push(controller, vscode.lm.registerMcpServerDefinitionProvider(PROVIDER_ID, controller.provider));
     return controller;
+}
+
+/**
+ * The window's credentials, made on first use (the first launch) and kept: the platform's crypto
+ * module loads then, not during activate() (some 10 ms there).
+ */
+function lazySecrets(): Secrets {
+    let clientToken: string | undefined;
+    let ownerToken: string | undefined;
+    return {
+        get clientToken() {
+            return (clientToken ??= newSecret());
+        },
+        get ownerToken() {
+            return (ownerToken ??= newSecret());
+        },
+    };
 }
