@@ -5,6 +5,8 @@ import { redisClientApart } from './scripts/redisClientApart.mjs';
 
 const production = process.argv.includes('--production');
 const watch = process.argv.includes('--watch');
+// --analyze: print what dist/extension.js is made of, biggest inputs first (a dependency creeping back shows here).
+const analyze = process.argv.includes('--analyze');
 const { version } = JSON.parse(readFileSync(new URL('./package.json', import.meta.url), 'utf8'));
 
 /**
@@ -51,7 +53,7 @@ const contexts = await Promise.all([
     esbuild.context({ ...common, entryPoints: { server: 'server/src/cli.ts' }, outdir: 'dist', plugins: [...common.plugins, redisClientApart] }),
     esbuild.context({ ...common, entryPoints: { 'redis-client': 'server/src/tasks/redisClient.ts' }, outdir: 'dist' }),
     // The extension: vscode is provided by the editor.
-    esbuild.context({ ...common, entryPoints: { extension: 'extension/extension.ts' }, outdir: 'dist', external: ['vscode'] }),
+    esbuild.context({ ...common, entryPoints: { extension: 'extension/extension.ts' }, outdir: 'dist', external: ['vscode'], metafile: analyze }),
     // The integration suite, run inside a real VS Code; mocha comes from node_modules at run time.
     ...(process.argv.includes('--tests')
         ? [esbuild.context({ ...common, minify: false, entryPoints: integrationEntries, outdir: 'out/test/integration', external: ['vscode', 'mocha'] })]
@@ -61,6 +63,9 @@ const contexts = await Promise.all([
 if (watch) {
     await Promise.all(contexts.map(ctx => ctx.watch()));
 } else {
-    await Promise.all(contexts.map(ctx => ctx.rebuild()));
+    const results = await Promise.all(contexts.map(ctx => ctx.rebuild()));
     await Promise.all(contexts.map(ctx => ctx.dispose()));
+    for (const { metafile } of results.filter(result => result.metafile)) {
+        console.log(await esbuild.analyzeMetafile(metafile));
+    }
 }

@@ -1,15 +1,14 @@
 // Answers MCP `sampling/createMessage` with a VS Code language model, after the user agrees.
-// Failures become McpErrors with a readable message, so the task that asked fails with it.
-import { ErrorCode, McpError, type CreateMessageRequest, type CreateMessageResult } from '@modelcontextprotocol/sdk/types.js';
+// Failures become RpcErrors with a readable message, so the task that asked fails with it.
+import type { CreateMessageRequest, CreateMessageResult } from '@modelcontextprotocol/sdk/types.js';
 import * as vscode from 'vscode';
 import { untilAborted } from '../input/untilAborted';
+import { RpcError, RpcErrorCodes } from '../mcp/rpcError';
 import { chooseModel } from './modelChoice';
 import { plainMessages, StopScanner, TokenBudget, UnsupportedSamplingInput } from './samplingText';
 
 /** Memento key: client names the user chose "Allow always" for. */
 const ALWAYS_ALLOWED_KEY = 'mcpTasks.sampling.alwaysAllowedClients';
-// The MCP spec's example code for "user rejected sampling request".
-const USER_REJECTED = -1;
 
 export interface SamplingContext {
     clientName: string;
@@ -41,7 +40,7 @@ export class SamplingResponder {
             messages = plainMessages(params).map(m => (m.role === 'user' ? vscode.LanguageModelChatMessage.User(m.text) : vscode.LanguageModelChatMessage.Assistant(m.text)));
         } catch (err) {
             if (err instanceof UnsupportedSamplingInput) {
-                throw new McpError(ErrorCode.InvalidParams, err.message);
+                throw new RpcError(RpcErrorCodes.InvalidParams, err.message);
             }
             throw err;
         }
@@ -51,12 +50,12 @@ export class SamplingResponder {
         const models = await vscode.lm.selectChatModels();
         const model = chooseModel(models, params.modelPreferences?.hints, this.preferredModel());
         if (!model) {
-            throw new McpError(ErrorCode.InternalError, 'No language model is available in VS Code for sampling');
+            throw new RpcError(RpcErrorCodes.InternalError, 'No language model is available in VS Code for sampling');
         }
         const allowed = await untilAborted(this.consent(clientName, model.name), signal);
         throwIfAborted(signal);
         if (!allowed) {
-            throw new McpError(USER_REJECTED, `The user denied sampling for ${clientName}`);
+            throw new RpcError(RpcErrorCodes.UserRejected, `The user denied sampling for ${clientName}`);
         }
         this.log.info(`${clientName} samples ${model.id} (${messages.length} messages, maxTokens ${params.maxTokens})`);
         return this.sample(model, messages, params, clientName, signal);
@@ -142,7 +141,7 @@ export class SamplingResponder {
             throwIfAborted(signal);
             return { role: 'assistant', content: { type: 'text', text: scanner.text }, model: model.id, stopReason };
         } catch (err) {
-            throw toMcpError(err, signal);
+            throw toRpcError(err, signal);
         } finally {
             // Stops the model when we broke out early; harmless after a full reply.
             source.cancel();
@@ -154,21 +153,21 @@ export class SamplingResponder {
 
 function throwIfAborted(signal: AbortSignal): void {
     if (signal.aborted) {
-        throw new McpError(ErrorCode.InternalError, 'Sampling was cancelled');
+        throw new RpcError(RpcErrorCodes.InternalError, 'Sampling was cancelled');
     }
 }
 
-function toMcpError(err: unknown, signal: AbortSignal): McpError {
-    if (err instanceof McpError) {
+function toRpcError(err: unknown, signal: AbortSignal): RpcError {
+    if (err instanceof RpcError) {
         return err;
     }
     if (signal.aborted) {
-        return new McpError(ErrorCode.InternalError, 'Sampling was cancelled');
+        return new RpcError(RpcErrorCodes.InternalError, 'Sampling was cancelled');
     }
     if (err instanceof vscode.LanguageModelError) {
-        return new McpError(ErrorCode.InternalError, `Language model error (${err.code}): ${err.message}`);
+        return new RpcError(RpcErrorCodes.InternalError, `Language model error (${err.code}): ${err.message}`);
     }
-    return new McpError(ErrorCode.InternalError, `Sampling failed: ${errorText(err)}`);
+    return new RpcError(RpcErrorCodes.InternalError, `Sampling failed: ${errorText(err)}`);
 }
 
 function errorText(err: unknown): string {

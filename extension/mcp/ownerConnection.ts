@@ -1,25 +1,18 @@
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { CallToolResultSchema, ElicitRequestSchema, CreateMessageRequestSchema, type CallToolResult, type CreateMessageResult, type ElicitResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
-import { z } from 'zod';
+import type { CallToolResult, CreateMessageRequest, CreateMessageResult, ElicitRequest, ElicitResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import * as vscode from 'vscode';
 import { Methods, RELATED_TASK_META_KEY } from '@mcp-tasks/server/contract';
 import { Disposable } from '../lifecycle';
 import type { ScopedLogger } from '../logger';
 import type { TaskModel } from '../tasks/taskModel';
+import { RpcClient, type RequestHandler } from './rpcClient';
+import type { StreamOptions } from './streamableHttp';
+import { asCreatedTask, asElicitParams, asSamplingParams, asTask, asTaskPage, asToolResult, asTools, isLooseTask, ownerProgress } from './wireGuards';
 
 /** The name our client gives in initialize: tasks it starts show as "this editor". */
 export const OWN_CLIENT_NAME = 'MCP Tasks for VS Code';
 const RECONCILE_MS = 30_000;
-
-const LooseTask = z.looseObject({ taskId: z.string(), status: z.string() });
-const TaskList = z.object({ tasks: z.array(LooseTask), nextCursor: z.string().optional() });
-const StatusNotification = z.object({ method: z.literal(Methods.taskStatus), params: LooseTask });
-const OwnerProgressNotification = z.object({
-    method: z.literal(Methods.ownerProgress),
-    params: z.looseObject({ taskId: z.string(), progress: z.number(), total: z.number().optional(), message: z.string().optional() }),
-});
-const CreateTaskResult = z.looseObject({ task: LooseTask });
+/** tasks/result and a plain tools/call wait for the tool, however long it runs. */
+const TOOL_TIMEOUT_MS = 24 * 3600_000;
 
 export interface OwnerEndpoint {
     url: string;
@@ -30,8 +23,8 @@ export interface OwnerEndpoint {
 
 /** Answers the server's input requests for tasks of clients that cannot (and for our own). */
 export interface InputHandlers {
-    elicit(params: z.infer<typeof ElicitRequestSchema>['params'], context: { signal: AbortSignal; taskId?: string }): Promise<ElicitResult>;
-    createMessage(params: z.infer<typeof CreateMessageRequestSchema>['params'], context: { signal: AbortSignal; taskId?: string }): Promise<CreateMessageResult>;
+    elicit(params: ElicitRequest['params'], context: { signal: AbortSignal; taskId?: string }): Promise<ElicitResult>;
+    createMessage(params: CreateMessageRequest['params'], context: { signal: AbortSignal; taskId?: string }): Promise<CreateMessageResult>;
 }
 
 /**
@@ -39,7 +32,7 @@ export interface InputHandlers {
  * (Copilot's included), keeps the TaskModel current from pushed notifications, and can cancel.
  */
 export class OwnerConnection extends Disposable {
-    private client?: Client;
+    private client?: RpcClient;
     private endpoint?: OwnerEndpoint;
     private generation = 0;
     private retryTimer?: NodeJS.Timeout;
@@ -53,6 +46,8 @@ export class OwnerConnection extends Disposable {
         private readonly model: TaskModel,
         private readonly log: ScopedLogger,
         private readonly input?: InputHandlers,
+        /** How the GET stream reopens (tests shorten the waits). */
+        private readonly streamOptions?: StreamOptions,
     ) {
         super();
         this.reconcileTimer = setInterval(() => void this.reconcile(), RECONCILE_MS);
@@ -92,7 +87,7 @@ export class OwnerConnection extends Disposable {
             const all: Record<string, unknown>[] = [];
             let cursor: string | undefined;
             do {
-                const page = await client.request({ method: Methods.tasksList, params: cursor ? { cursor } : {} }, TaskList);
+                const page = asTaskPage(await client.request(Methods.tasksList, cursor ? { cursor } : {}));
                 all.push(...page.tasks);
                 cursor = page.nextCursor;
             } while (cursor);
@@ -103,31 +98,31 @@ export class OwnerConnection extends Disposable {
     }
 
     async listTools(): Promise<Tool[]> {
-        return (await this.require().listTools()).tools;
+        return asTools(await this.require().request(Methods.toolsList));
     }
 
     async cancel(taskId: string): Promise<void> {
-        const task = await this.require().request({ method: Methods.tasksCancel, params: { taskId } }, LooseTask);
+        const task = asTask(await this.require().request(Methods.tasksCancel, { taskId }), 'tasks/cancel result');
         this.model.applyWire(task);
     }
 
     async result(taskId: string): Promise<CallToolResult> {
-        return this.require().request({ method: Methods.tasksResult, params: { taskId } }, CallToolResultSchema, { timeout: 24 * 3600_000 });
+        return asToolResult(await this.require().request(Methods.tasksResult, { taskId }, TOOL_TIMEOUT_MS), 'tasks/result result');
     }
 
     /** Starts a tool as a task and returns its id (the model learns of it at once). */
     async startTask(name: string, args: Record<string, unknown>): Promise<string> {
-        const created = await this.require().request({ method: 'tools/call', params: { name, arguments: args, task: {} } }, CreateTaskResult);
-        this.model.applyWire(created.task);
-        return created.task.taskId;
+        const task = asCreatedTask(await this.require().request(Methods.toolsCall, { name, arguments: args, task: {} }));
+        this.model.applyWire(task);
+        return task.taskId;
     }
 
     /** Calls a tool and waits for its result (no task). */
     async callTool(name: string, args: Record<string, unknown>): Promise<CallToolResult> {
-        return this.require().request({ method: 'tools/call', params: { name, arguments: args } }, CallToolResultSchema, { timeout: 24 * 3600_000 });
+        return asToolResult(await this.require().request(Methods.toolsCall, { name, arguments: args }, TOOL_TIMEOUT_MS), 'tools/call result');
     }
 
-    private require(): Client {
+    private require(): RpcClient {
         if (!this.client) {
             throw new Error('The MCP Tasks server is not connected yet');
         }
@@ -141,32 +136,28 @@ export class OwnerConnection extends Disposable {
         }
         const generation = ++this.generation;
         const capabilities = this.input ? { elicitation: { form: {}, url: {} }, sampling: {} } : {};
-        const client = new Client({ name: OWN_CLIENT_NAME, version: '1.0.0' }, { capabilities });
-        client.setNotificationHandler(StatusNotification, notification => {
-            this.model.applyWire(notification.params);
+        const client = new RpcClient({
+            url: endpoint.url,
+            token: endpoint.token,
+            clientInfo: { name: OWN_CLIENT_NAME, version: '1.0.0' },
+            capabilities,
+            handlers: this.input && inputHandlers(this.input),
+            onNotification: (method, params) => this.onNotification(method, params),
+            onLost: reason => this.onLost(generation, reason),
+            onError: message => this.log.debug(`client: ${message}`),
+            stream: this.streamOptions,
         });
-        client.setNotificationHandler(OwnerProgressNotification, ({ params }) => {
-            this.model.applyProgress(params.taskId, { progress: params.progress, total: params.total, message: params.message });
-        });
-        if (this.input) {
-            const input = this.input;
-            client.setRequestHandler(ElicitRequestSchema, (request, extra) => input.elicit(request.params, { signal: extra.signal, taskId: relatedTaskId(request.params) }));
-            client.setRequestHandler(CreateMessageRequestSchema, (request, extra) => input.createMessage(request.params, { signal: extra.signal, taskId: relatedTaskId(request.params) }));
-        }
-        const transport = new StreamableHTTPClientTransport(new URL(endpoint.url), { requestInit: { headers: { authorization: `Bearer ${endpoint.token}` } } });
-        transport.onclose = () => this.onLost(generation, 'closed');
         try {
-            await client.connect(transport);
+            await client.connect();
         } catch (err) {
             this.log.warn(`cannot connect to the server: ${(err as Error).message}`);
             this.scheduleRetry(generation);
             return;
         }
         if (generation !== this.generation) {
-            await client.close();
+            client.close();
             return;
         }
-        client.onerror = err => this.log.debug(`client: ${err.message}`);
         this.client = client;
         this.attempt = 0;
         this.log.info('owner connection established');
@@ -174,11 +165,22 @@ export class OwnerConnection extends Disposable {
         await this.reconcile();
     }
 
+    private onNotification(method: string, params: Record<string, unknown>): void {
+        if (method === Methods.taskStatus && isLooseTask(params)) {
+            this.model.applyWire(params);
+        } else if (method === Methods.ownerProgress) {
+            const progress = ownerProgress(params);
+            if (progress) {
+                this.model.applyProgress(progress.taskId, { progress: progress.progress, total: progress.total, message: progress.message });
+            }
+        }
+    }
+
     private onLost(generation: number, why: string): void {
         if (generation !== this.generation || !this.client) {
             return;
         }
-        this.log.info(`owner connection ${why}`);
+        this.log.info(`owner connection lost: ${why}`);
         this.client = undefined;
         this.stateChanged.fire(false);
         this.scheduleRetry(generation);
@@ -200,9 +202,23 @@ export class OwnerConnection extends Disposable {
         this.client = undefined;
         if (client) {
             this.stateChanged.fire(false);
-            await client.close().catch(() => undefined);
+            client.close();
         }
     }
+}
+
+/** The server's input requests, checked and handed to `input` with the task they are for. */
+function inputHandlers(input: InputHandlers): Record<string, RequestHandler> {
+    return {
+        [Methods.elicitationCreate]: (raw, signal) => {
+            const params = asElicitParams(raw);
+            return input.elicit(params, { signal, taskId: relatedTaskId(params) });
+        },
+        [Methods.samplingCreateMessage]: (raw, signal) => {
+            const params = asSamplingParams(raw);
+            return input.createMessage(params, { signal, taskId: relatedTaskId(params) });
+        },
+    };
 }
 
 function relatedTaskId(params: { _meta?: Record<string, unknown> } | undefined): string | undefined {

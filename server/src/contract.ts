@@ -14,6 +14,29 @@ export const Methods = {
     tasksResult: 'tasks/result',
     tasksList: 'tasks/list',
     tasksCancel: 'tasks/cancel',
+    initialize: 'initialize',
+    initialized: 'notifications/initialized',
+    ping: 'ping',
+    cancelled: 'notifications/cancelled',
+    toolsList: 'tools/list',
+    toolsCall: 'tools/call',
+    elicitationCreate: 'elicitation/create',
+    samplingCreateMessage: 'sampling/createMessage',
+} as const;
+
+/** JSON-RPC 2.0 error codes (the numbers from the spec) that both sides spell. */
+export const JsonRpcErrorCodes = {
+    ParseError: -32700,
+    InvalidRequest: -32600,
+    MethodNotFound: -32601,
+    InvalidParams: -32602,
+    InternalError: -32603,
+} as const;
+
+/** The Streamable HTTP headers that carry the session and the negotiated protocol version. */
+export const HttpHeaders = {
+    sessionId: 'mcp-session-id',
+    protocolVersion: 'mcp-protocol-version',
 } as const;
 
 export const RELATED_TASK_META_KEY = 'io.modelcontextprotocol/related-task';

@@ -13,7 +13,8 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { OWNER_CHALLENGE_HEADER, OWNER_PROOF_HEADER, ownerProof } from '../../server/src/ownerProof.js';
 import { secret, SERVER_JS, startHttpServer, waitUntil, type HttpServer } from './helpers.js';
-import { exitWithin, nodeRequest } from './rawHelpers.js';
+import { exitWithin } from './rawHelpers.js';
+import { exchange } from './rawHttp.js';
 
 const CHALLENGE = 'Q2hhbGxlbmdlLW9mLWEtdGVzdC0wMTIzNDU2Nzg5';
 
@@ -119,17 +120,17 @@ describe('the owner proof', () => {
     });
     after(() => server.stop());
 
-    const challenge = (url: string, value: string, headers: Record<string, string> = {}) => nodeRequest(url, { method: 'GET', headers: { [OWNER_CHALLENGE_HEADER]: value, ...headers } });
+    const challenge = (url: string, value: string, headers: Record<string, string> = {}) => exchange(url, { method: 'GET', headers: { [OWNER_CHALLENGE_HEADER]: value, ...headers } });
 
     it("answers a challenge, unauthenticated, with an HMAC of it and the port under the owner token, and nothing else", async () => {
         const res = await challenge(server.url, CHALLENGE);
         assert.equal(res.status, 204);
-        assert.equal(res.headers[OWNER_PROOF_HEADER], ownerProof(ownerToken, server.port, CHALLENGE));
+        assert.equal(res.header(OWNER_PROOF_HEADER), ownerProof(ownerToken, server.port, CHALLENGE));
         assert.equal(res.body, '');
-        assert.notEqual(res.headers[OWNER_PROOF_HEADER], ownerProof(ownerToken, server.port + 1, CHALLENGE), 'the proof names the port');
-        assert.notEqual(res.headers[OWNER_PROOF_HEADER], ownerProof(clientToken, server.port, CHALLENGE), 'the client token proves nothing');
+        assert.notEqual(res.header(OWNER_PROOF_HEADER), ownerProof(ownerToken, server.port + 1, CHALLENGE), 'the proof names the port');
+        assert.notEqual(res.header(OWNER_PROOF_HEADER), ownerProof(clientToken, server.port, CHALLENGE), 'the client token proves nothing');
         const other = await challenge(server.url, `${CHALLENGE}x`);
-        assert.equal(other.headers[OWNER_PROOF_HEADER], ownerProof(ownerToken, server.port, `${CHALLENGE}x`));
+        assert.equal(other.header(OWNER_PROOF_HEADER), ownerProof(ownerToken, server.port, `${CHALLENGE}x`));
         assert.ok(!JSON.stringify(res.headers).includes(ownerToken.slice(0, 12)));
     });
 
@@ -137,11 +138,11 @@ describe('the owner proof', () => {
         for (const bad of ['short', 'not base64url!not base64url!not base64url', 'A'.repeat(200)]) {
             const res = await challenge(server.url, bad);
             assert.equal(res.status, 401, bad);
-            assert.equal(res.headers[OWNER_PROOF_HEADER], undefined);
+            assert.equal(res.header(OWNER_PROOF_HEADER), undefined);
         }
         const foreign = await challenge(server.url, CHALLENGE, { host: `evil.example:${server.port}` });
         assert.equal(foreign.status, 403);
-        assert.equal(foreign.headers[OWNER_PROOF_HEADER], undefined);
+        assert.equal(foreign.header(OWNER_PROOF_HEADER), undefined);
     });
 
     it('gives no proof when the server has no owner token', async () => {
@@ -149,7 +150,7 @@ describe('the owner proof', () => {
         try {
             const res = await challenge(bare.url, CHALLENGE);
             assert.equal(res.status, 401);
-            assert.equal(res.headers[OWNER_PROOF_HEADER], undefined);
+            assert.equal(res.header(OWNER_PROOF_HEADER), undefined);
         } finally {
             await bare.stop();
         }
@@ -164,7 +165,7 @@ describe('the owner proof', () => {
             const { url } = JSON.parse(readFileSync(file, 'utf8')) as { url: string };
             const res = await challenge(url, CHALLENGE);
             assert.equal(res.status, 204);
-            assert.equal(res.headers[OWNER_PROOF_HEADER], ownerProof(ownerToken, Number(new URL(url).port), CHALLENGE));
+            assert.equal(res.header(OWNER_PROOF_HEADER), ownerProof(ownerToken, Number(new URL(url).port), CHALLENGE));
         } finally {
             proc.kill('SIGKILL');
             rmSync(dir, { recursive: true, force: true });

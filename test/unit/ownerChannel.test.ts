@@ -170,8 +170,10 @@ describe('the stdio owner endpoint against another local user', () => {
         writeFileSync(env[Env.ownerAnnounce]!, JSON.stringify({ url: `http://127.0.0.1:${port}/mcp`, pid: process.pid }), { mode: 0o600 });
         await waitFor(() => log.lines.some(line => line.includes('did not prove it is our server')), 'the endpoint to be refused');
         assert.equal(mode.ownerEndpoint, undefined);
-        assert.equal(squatter.requests.length, 1, 'it was challenged once');
-        assert.deepEqual(squatter.seen, [undefined], 'and sent no credential');
+        // A write can reach the watcher as more than one event, each checked afresh: what matters is that
+        // the port was only ever challenged, never handed a credential.
+        assert.ok(squatter.requests.length >= 1, 'it was challenged');
+        assert.deepEqual(squatter.seen, squatter.seen.map(() => undefined), 'and sent no credential');
     });
 
     it('follows no symlink planted at the announce path', async () => {

@@ -2,8 +2,9 @@
 import { fake, LanguageModelError } from './fakeVscode.js';
 import assert from 'node:assert/strict';
 import { beforeEach, describe, it } from 'node:test';
-import { McpError, type CreateMessageRequest } from '@modelcontextprotocol/sdk/types.js';
+import type { CreateMessageRequest } from '@modelcontextprotocol/sdk/types.js';
 import { SamplingResponder } from '../../extension/lm/sampling.js';
+import { RpcError } from '../../extension/mcp/rpcError';
 
 type Params = CreateMessageRequest['params'];
 
@@ -66,7 +67,7 @@ const ctx = (signal = new AbortController().signal, clientName = 'Demo') => ({ c
 
 async function rejectsWith(promise: Promise<unknown>, pattern: RegExp): Promise<void> {
     await assert.rejects(promise, (err: unknown) => {
-        assert.ok(err instanceof McpError, `expected an McpError, got ${String(err)}`);
+        assert.ok(err instanceof RpcError, `expected an RpcError, got ${String(err)}`);
         assert.match(err.message, pattern);
         return true;
     });
@@ -179,7 +180,7 @@ describe('SamplingResponder', () => {
         assert.equal(fake.messages.length, 0);
     });
 
-    it('turns a LanguageModelError into an McpError with its code', async () => {
+    it('turns a LanguageModelError into an RpcError with its code', async () => {
         fake.models = [fakeModel('m', 'model', new LanguageModelError('quota exceeded', 'Blocked'))];
         await rejectsWith(responder.createMessage(params(), ctx()), /Language model error \(Blocked\): quota exceeded/);
     });

@@ -1,0 +1,42 @@
+// The extension bundle carries only what runs: dist/extension.js (built by `npm run build` or the
+// production build) stays under its size goal, with no zod, ajv or MCP SDK runtime inside. The SDK
+// is for types only in extension/ (`import type`); `node esbuild.mjs --analyze` shows the inputs.
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { describe, it } from 'node:test';
+
+const BUNDLE = resolve('dist/extension.js');
+const MAP = `${BUNDLE}.map`;
+/** Issue 13's goal for dist/extension.js (it was about 806 KB with the SDK client, zod and ajv). */
+const MAX_BYTES = 250 * 1024;
+/** Strings minification keeps, one from each library that must stay out. */
+const SIGNATURES: [library: string, text: string][] = [
+    ['zod', 'ZodError'],
+    ['ajv', 'strictTypes'],
+    ['the MCP SDK client transport', 'Streamable HTTP error'],
+    ['the MCP SDK protocol', 'McpError'],
+];
+const FORBIDDEN_SOURCES = /node_modules\/(zod|ajv|ajv-formats|@modelcontextprotocol\/sdk|eventsource-parser)\//;
+
+describe('dist/extension.js', () => {
+    assert.ok(existsSync(BUNDLE), `${BUNDLE} is missing: run npm run build first`);
+    const code = readFileSync(BUNDLE, 'utf8');
+
+    it(`is at most ${MAX_BYTES / 1024} KB`, () => {
+        const size = statSync(BUNDLE).size;
+        assert.ok(size <= MAX_BYTES, `dist/extension.js is ${(size / 1024).toFixed(0)} KB: something heavy came back in (node esbuild.mjs --analyze)`);
+    });
+
+    it('has no zod, ajv or MCP SDK runtime inside', () => {
+        for (const [library, text] of SIGNATURES) {
+            assert.ok(!code.includes(text), `dist/extension.js contains ${library} ("${text}")`);
+        }
+    });
+
+    it('was built from no zod, ajv or MCP SDK source (the source map lists every input)', { skip: !existsSync(MAP) && 'no source map (production build)' }, () => {
+        const { sources } = JSON.parse(readFileSync(MAP, 'utf8')) as { sources: string[] };
+        assert.ok(sources.some(source => source.endsWith('extension/extension.ts')), 'the map lists the inputs');
+        assert.deepEqual(sources.filter(source => FORBIDDEN_SOURCES.test(source)), []);
+    });
+});
