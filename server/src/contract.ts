@@ -45,6 +45,8 @@ export interface TaskInfo {
     clientName?: string;
     /** Which server process runs the work. */
     worker?: string;
+    /** Started by a model through a task tool (`start_<tool>`): nobody waits on it in a chat turn. */
+    background?: boolean;
     /** The value of the tool's key argument (a label, topic, file, job id) that names this invocation. */
     keyArgument?: string;
 }

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { createLogger, type Logger } from './log.js';
+import { TaskTools } from './mcp/taskTools.js';
 import { McpSession, type SessionChannel, type SessionServices } from './mcp/session.js';
 import type { Clock } from './clock.js';
 import { ClientHub, type ClientIdentity } from './tasks/hub.js';
@@ -18,6 +19,7 @@ export const DEFAULT_LIMITS: RuntimeLimits = {
     pollIntervalMs: 1000,
     maxSubtaskDepth: 4,
     maxChildrenPerTask: 16,
+    abandonAfterMs: 0,
 };
 
 export interface TasksServerOptions extends Partial<RuntimeLimits> {
@@ -28,11 +30,14 @@ export interface TasksServerOptions extends Partial<RuntimeLimits> {
     workerId?: string;
     /** Time for task retention and `ctx.sleep` (the real clock by default; tests pass a virtual one). */
     clock?: Clock;
+    /** Offer the task tools (start_<tool>, get_task, cancel_task, list_tasks) to models; on by default. */
+    taskTools?: boolean;
 }
 
 const INSTRUCTIONS =
     'MCP Tasks server. Long-running tools (slow_compute, failing_job, confirm_delete, write_haiku, external_job, deploy) run as MCP tasks: ' +
-    'the call returns a task at once; poll tasks/get or wait on tasks/result. greet answers immediately.';
+    'the call returns a task at once; poll tasks/get or wait on tasks/result. greet answers immediately. ' +
+    'A client that cannot use tasks, or does not want to wait, starts any of them with start_<tool> (same arguments), follows it with get_task and stops it with cancel_task.';
 
 /** The transport-independent core: one runtime and store, any number of sessions. */
 export class TasksServer {
@@ -51,16 +56,19 @@ export class TasksServer {
             pollIntervalMs: options.pollIntervalMs ?? DEFAULT_LIMITS.pollIntervalMs,
             maxSubtaskDepth: options.maxSubtaskDepth ?? DEFAULT_LIMITS.maxSubtaskDepth,
             maxChildrenPerTask: options.maxChildrenPerTask ?? DEFAULT_LIMITS.maxChildrenPerTask,
+            abandonAfterMs: options.abandonAfterMs ?? DEFAULT_LIMITS.abandonAfterMs,
         };
         if (limits.defaultTtlMs > limits.maxTtlMs) {
             limits.defaultTtlMs = limits.maxTtlMs;
         }
         const store: TaskStore = options.store ?? new MemoryTaskStore({ clock: options.clock });
-        const registry = new ToolRegistry(options.tools ?? defaultTools());
+        const toolList = options.tools ?? defaultTools();
+        const registry = new ToolRegistry(toolList);
         this.runtime = new TaskRuntime(store, registry, this.hub, limits, this.log, options.workerId ?? store.workerId ?? randomUUID(), options.clock);
         this.services = {
             runtime: this.runtime,
             tools: registry,
+            taskTools: options.taskTools === false ? undefined : new TaskTools(toolList),
             hub: this.hub,
             log: this.log,
             serverInfo: { name: 'mcp-tasks', title: 'MCP Tasks', version: SERVER_VERSION },
