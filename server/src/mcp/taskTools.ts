@@ -88,7 +88,7 @@ function startTool(tool: ToolDefinition): ToolDefinition {
         name: startToolName(tool.name),
         title: `Start in background: ${tool.title}`,
         description:
-            `Starts ${tool.name} as a background task and returns at once with its task id, so the conversation can go on while it runs. ` +
+            `Starts ${tool.name} as a background task and returns at once with its task id, so the conversation can go on while it runs (call it without a task: it is a plain tool). ` +
             `Prefer it to calling ${tool.name} directly when the work may take more than a few seconds${tool.taskSupport === 'required' ? ` (or when ${tool.name} says it must run as a task)` : ''}; ` +
             'then call get_task with the task id (optionally waiting a few seconds) for its progress and, once it has ended, its result; cancel_task stops it. ' +
             `Takes exactly the arguments of ${tool.name}. What ${tool.name} does: ${tool.description}`,
@@ -117,7 +117,7 @@ const getTaskTool: ToolDefinition = {
     description:
         "Reports a task's status and latest progress message and, once it has ended (completed, failed or cancelled), the tool's result. " +
         `With wait_seconds (at most ${MAX_WAIT_SECONDS}) it waits up to that long for the task to end before answering; call it again if it is still running. ` +
-        'Use it for tasks started with a start_<tool> tool or listed by list_tasks.',
+        'Use it for tasks started with a start_<tool> tool or listed by list_tasks. A plain tool: call it without a task.',
     inputSchema: z.object({
         task_id: taskIdSchema,
         wait_seconds: z.number().min(0).max(MAX_WAIT_SECONDS).default(0).describe(`How long to wait for the task to end, in seconds (0 to ${MAX_WAIT_SECONDS}), e.g. 10.`),
@@ -129,7 +129,7 @@ const getTaskTool: ToolDefinition = {
 const cancelTaskTool: ToolDefinition = {
     name: 'cancel_task',
     title: 'Cancel a background task',
-    description: 'Stops a running task (and any sub-tasks it started); its status becomes "cancelled". Fails for a task that has already ended.',
+    description: 'Stops a running task (and any sub-tasks it started); its status becomes "cancelled". Fails for a task that has already ended. A plain tool: call it without a task.',
     inputSchema: z.object({ task_id: taskIdSchema }),
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     taskSupport: 'forbidden',
@@ -138,7 +138,7 @@ const cancelTaskTool: ToolDefinition = {
 const listTasksTool: ToolDefinition = {
     name: 'list_tasks',
     title: 'List my background tasks',
-    description: 'Lists the tasks this client started (newest last), with their tool, status and latest message; optionally only those with one status.',
+    description: 'Lists the tasks this client started (oldest first), with their tool, status and latest message; optionally only those with one status. A plain tool: call it without a task.',
     inputSchema: z.object({
         status: z.enum(STATUSES).optional().describe('Only tasks with this status, e.g. "working".'),
         cursor: z.string().max(500).optional().describe('The next_cursor of a previous list_tasks answer, for the next page.'),
