@@ -1,26 +1,65 @@
 import * as vscode from 'vscode';
-import { Commands } from '../constants';
+import { CHAT_OPEN_COMMAND, Commands } from '../constants';
 import type { TaskModel } from '../tasks/taskModel';
-import { isTerminal, STATUS_TEXT, taskLabel } from '../tasks/taskView';
+import { isTerminal, STATUS_TEXT, taskLabel, type TaskView } from '../tasks/taskView';
+import { continueInChatPrompt } from './continuePrompt';
 
-/** A task started from this editor finished while the user looked elsewhere: offer its result. */
-export function notifyCompletions(model: TaskModel, startedHere: Set<string>, view: vscode.TreeView<unknown>): vscode.Disposable {
-    return model.onDidChange(change => {
-        for (const task of change.changed) {
-            if (!startedHere.has(task.taskId) || !isTerminal(task.status)) {
-                continue;
-            }
-            startedHere.delete(task.taskId);
-            if (view.visible && vscode.window.state.focused) {
-                continue;
-            }
-            const show = 'Show Result';
-            const notify = task.status === 'completed' ? vscode.window.showInformationMessage : vscode.window.showWarningMessage;
-            void notify(`MCP Tasks: ${taskLabel(task)} ${STATUS_TEXT[task.status]}${task.statusMessage ? ` — ${task.statusMessage}` : '.'}`, show).then(choice => {
-                if (choice === show) {
-                    void vscode.commands.executeCommand(Commands.showResult, task);
+/** Runs a command; tests swap in one that records what would run. */
+export type CommandRunner = (command: string, ...args: unknown[]) => Thenable<unknown>;
+
+/**
+ * A task started from this editor finished while the user looked elsewhere: offer its result.
+ * A task a model started in the background (start_<tool>) ended: offer to continue in chat, since
+ * the chat turn that started it has moved on and nothing else tells the model.
+ */
+export class CompletionNotifier implements vscode.Disposable {
+    private readonly subscription: { dispose(): void };
+    /** What the notifier offered, newest last (the integration suite reads it). */
+    readonly offered: { taskId: string; actions: string[] }[] = [];
+
+    constructor(
+        model: TaskModel,
+        private readonly startedHere: Set<string>,
+        private readonly view: vscode.TreeView<unknown>,
+        private readonly run: CommandRunner = (command, ...args) => vscode.commands.executeCommand(command, ...args),
+    ) {
+        this.subscription = model.onDidChange(change => {
+            for (const task of change.changed) {
+                if (isTerminal(task.status)) {
+                    this.ended(task);
                 }
-            });
+            }
+        });
+    }
+
+    /** Opens the chat with a prompt that names the task and its outcome, for the user to send. */
+    continueInChat(task: TaskView): Thenable<unknown> {
+        // Pre-filled, not sent: the summary holds tool output, which the user should see before a model acts on it.
+        return this.run(CHAT_OPEN_COMMAND, { query: continueInChatPrompt(task), isPartialQuery: true });
+    }
+
+    dispose(): void {
+        this.subscription.dispose();
+    }
+
+    private ended(task: TaskView): void {
+        const mine = this.startedHere.delete(task.taskId);
+        const background = task.background === true && !task.parentTaskId;
+        if (!background && (!mine || (this.view.visible && vscode.window.state.focused))) {
+            return;
         }
-    });
+        const show = vscode.l10n.t('Show Result');
+        const chat = vscode.l10n.t('Continue in Chat');
+        const actions = background ? [chat, show] : [show];
+        this.offered.push({ taskId: task.taskId, actions });
+        const notify = task.status === 'completed' ? vscode.window.showInformationMessage : vscode.window.showWarningMessage;
+        const outcome = task.statusMessage ? ` — ${task.statusMessage}` : '.';
+        void notify(vscode.l10n.t('MCP Tasks: {0} {1}{2}', taskLabel(task), STATUS_TEXT[task.status], outcome), ...actions).then(choice => {
+            if (choice === show) {
+                void this.run(Commands.showResult, task);
+            } else if (choice === chat) {
+                void this.continueInChat(task);
+            }
+        });
+    }
 }
