@@ -19,6 +19,8 @@ export const Methods = {
 export const RELATED_TASK_META_KEY = 'io.modelcontextprotocol/related-task';
 /** Not in the v1 spec: a child task names its parent under this `_meta` key (and `tasks/list` filters by it). */
 export const PARENT_TASK_META_KEY = 'dev.mcp-tasks/parent-task-id';
+/** In `tools/list`: marks the task tools (start_<tool>, get_task, …), which are for models, not for a person's tool picker. */
+export const TASK_TOOL_META_KEY = 'dev.mcp-tasks/task-tool';
 /** Sent to the owner only: what the task runs and for whom (a TaskInfo). */
 export const TASK_INFO_META_KEY = 'dev.mcp-tasks/task-info';
 

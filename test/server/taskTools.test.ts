@@ -83,6 +83,10 @@ for (const kind of TRANSPORTS) {
                 assert.equal(byName.get(name)?.execution?.taskSupport, undefined, `${name} is plain`);
             }
             assert.equal(byName.get('get_task')?.annotations?.readOnlyHint, true);
+            for (const tool of tools) {
+                const marked = tool._meta?.['dev.mcp-tasks/task-tool'] === true;
+                assert.equal(marked, /^(start_|get_task$|cancel_task$|list_tasks$)/.test(tool.name), `${tool.name}: marked as a task tool in _meta`);
+            }
             assert.equal(byName.get('cancel_task')?.annotations?.readOnlyHint, false);
         });
 

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { TASK_TOOL_META_KEY } from '../contract.js';
 import { errorMessage } from '../log.js';
 import { RpcError } from '../rpc/errors.js';
 import type { RequestAbort } from '../rpc/requestAbort.js';
@@ -61,7 +62,7 @@ export class TaskTools {
     }
 
     list(): Record<string, unknown>[] {
-        this.listing ??= [...this.byName.values()].map(tool => describeTool(tool.definition));
+        this.listing ??= [...this.byName.values()].map(tool => ({ ...describeTool(tool.definition), _meta: { [TASK_TOOL_META_KEY]: true } }));
         return this.listing;
     }
 
