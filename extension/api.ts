@@ -5,6 +5,7 @@ import type { ServerController } from './mcp/serverController';
 import type { PendingInputs } from './tasks/pendingInputs';
 import type { TaskModel } from './tasks/taskModel';
 import type { TaskView } from './tasks/taskView';
+import type { CompletionNotifier } from './views/completionNotifier';
 import type { TasksStatusBar } from './views/statusBar';
 import type { TasksTreeProvider } from './views/tasksTreeProvider';
 
@@ -29,6 +30,10 @@ export interface TestHooks {
     readonly statusBar: TasksStatusBar;
     readonly owner: OwnerConnection;
     readonly pendingInputs: PendingInputs;
+    /** The completion notifier: what it offered, and its continue-in-chat action. */
+    readonly completions: CompletionNotifier;
+    /** Commands the notifier ran, in order. */
+    readonly executedCommands: readonly { command: string; args: unknown[] }[];
 }
 
 /** `activate`'s return value when VS Code runs the extension under test. */

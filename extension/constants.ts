@@ -20,6 +20,9 @@ export const Commands = {
     resetSamplingConsent: 'mcpTasks.resetSamplingConsent',
 } as const;
 
+/** VS Code's own command that opens the chat; `{ query, isPartialQuery }` (chatActions.ts, IChatViewOpenOptions). */
+export const CHAT_OPEN_COMMAND = 'workbench.action.chat.open';
+
 export const Views = {
     container: 'mcpTasks',
     tasks: 'mcpTasks.tasks',
@@ -43,5 +46,7 @@ export const Settings = {
     maxTtl: 'server.maxTtl',
     maxTasksPerClient: 'server.maxTasksPerClient',
     logLevel: 'server.logLevel',
+    taskTools: 'server.taskTools',
+    abandonAfter: 'server.abandonAfter',
     samplingModel: 'sampling.model',
 } as const;

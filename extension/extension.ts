@@ -10,7 +10,7 @@ import { OwnerConnection } from './mcp/ownerConnection';
 import { registerServer, type ServerController } from './mcp/serverController';
 import { PendingInputs } from './tasks/pendingInputs';
 import { TaskModel } from './tasks/taskModel';
-import { notifyCompletions } from './views/completionNotifier';
+import { CompletionNotifier, type CommandRunner } from './views/completionNotifier';
 import { ResultDocuments } from './views/resultDocuments';
 import { registerStatusBar } from './views/statusBar';
 import { registerTasksView } from './views/tasksView';
@@ -43,11 +43,24 @@ export function activate(context: vscode.ExtensionContext): McpTasksApi {
     const statusBar = registerStatusBar(context, model, server);
     const results = new ResultDocuments();
     const startedHere = new Set<string>();
-    context.subscriptions.push(results, notifyCompletions(model, startedHere, treeView));
+    const executedCommands: { command: string; args: unknown[] }[] = [];
+    const completions = new CompletionNotifier(model, startedHere, treeView, commandRunner(context, executedCommands));
+    context.subscriptions.push(results, completions);
     registerCommands(context, { logger, server, owner, model, results, pendingInputs, startedHere, resetSamplingConsent: () => sampling.resetConsent() });
 
     logger.scoped('extension').info(`activated in ${Date.now() - started} ms (transport: ${server.mode.transport})`);
-    return createApi(context, server, { model, tree, treeView, statusBar, owner, pendingInputs });
+    return createApi(context, server, { model, tree, treeView, statusBar, owner, pendingInputs, completions, executedCommands });
+}
+
+/** Under test, the commands the notifier runs are recorded too (the suite asserts on them; chat may be absent). */
+function commandRunner(context: vscode.ExtensionContext, executed: { command: string; args: unknown[] }[]): CommandRunner | undefined {
+    if (context.extensionMode !== vscode.ExtensionMode.Test) {
+        return undefined;
+    }
+    return (command, ...args) => {
+        executed.push({ command, args });
+        return vscode.commands.executeCommand(command, ...args).then(undefined, () => undefined);
+    };
 }
 
 /** VS Code awaits this: the server child must be gone when the extension host moves on. */

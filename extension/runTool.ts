@@ -1,5 +1,6 @@
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import * as vscode from 'vscode';
+import { TASK_TOOL_META_KEY } from '@mcp-tasks/server/contract';
 import type { CommandDeps } from './commands';
 import { Commands } from './constants';
 import { collectToolArguments } from './input/prompter';
@@ -17,7 +18,8 @@ export interface RunToolPreset {
 export async function runTool(deps: CommandDeps, preset?: RunToolPreset): Promise<string | undefined> {
     await deps.server.ready();
     const tools = await deps.owner.listTools();
-    const tool = preset ? tools.find(t => t.name === preset.name) : await pickTool(tools);
+    // The task tools are a model's way to do what this command does for a person.
+    const tool = preset ? tools.find(t => t.name === preset.name) : await pickTool(tools.filter(t => t._meta?.[TASK_TOOL_META_KEY] !== true));
     if (!tool) {
         if (preset) {
             throw new Error(vscode.l10n.t('the server has no tool named {0}', preset.name));

@@ -6,6 +6,9 @@ export interface LimitSettings {
     maxTtl: string;
     maxTasksPerClient: number;
     logLevel: string;
+    taskTools: boolean;
+    /** A duration, or "off" (or empty, or 0) for never. */
+    abandonAfter: string;
 }
 
 export function limitArgs(settings: LimitSettings): string[] {
@@ -18,7 +21,15 @@ export function limitArgs(settings: LimitSettings): string[] {
         String(settings.maxTasksPerClient),
         '--log-level',
         settings.logLevel,
+        ...(settings.taskTools ? [] : ['--no-task-tools']),
+        ...abandonArgs(settings.abandonAfter),
     ];
+}
+
+/** VS Code polls a task-augmented call's task and never cancels it: a stopped chat shows only as polls that stop. */
+function abandonArgs(value: string): string[] {
+    const text = value.trim();
+    return text === '' || text === 'off' || text === '0' ? [] : ['--abandon-after', text];
 }
 
 export function httpArgs(serverJs: string, settings: LimitSettings, port = 0): string[] {

@@ -186,6 +186,7 @@ export class TaskModel {
             existing.args = incoming.args;
             existing.keyArgument = incoming.keyArgument;
             existing.clientName = incoming.clientName;
+            existing.background = incoming.background;
         }
         if (isTerminal(existing.status)) {
             existing.progress = undefined;

@@ -22,6 +22,8 @@ export interface TaskView {
     /** The value of the tool's key argument, as the server names the invocation (a label, topic, file). */
     keyArgument?: string;
     clientName?: string;
+    /** Started by a model through a start_<tool> task tool: nobody waits on it in a chat turn. */
+    background?: boolean;
     parentTaskId?: string;
     progress?: TaskProgress;
     /** The server process that ran it died: its outcome will never come. */
@@ -47,6 +49,7 @@ export function fromWire(wire: Record<string, unknown>): TaskView | undefined {
         args: info.args && typeof info.args === 'object' ? (info.args as Record<string, unknown>) : {},
         keyArgument: typeof info.keyArgument === 'string' && info.keyArgument !== '' ? info.keyArgument : undefined,
         clientName: typeof info.clientName === 'string' ? info.clientName : undefined,
+        background: info.background === true || undefined,
         parentTaskId: typeof parent === 'string' ? parent : undefined,
     };
 }

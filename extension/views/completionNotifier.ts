@@ -1,30 +1,68 @@
 import * as vscode from 'vscode';
-import { Commands } from '../constants';
+import { CHAT_OPEN_COMMAND, Commands } from '../constants';
 import type { TaskModel } from '../tasks/taskModel';
-import { isTerminal, statusText, taskLabel } from '../tasks/taskView';
+import { isTerminal, statusText, taskLabel, type TaskView } from '../tasks/taskView';
+import { continueInChatPrompt } from './continuePrompt';
 
-/** A task started from this editor finished while the user looked elsewhere: offer its result. */
-export function notifyCompletions(model: TaskModel, startedHere: Set<string>, view: vscode.TreeView<unknown>): vscode.Disposable {
-    return model.onDidChange(change => {
-        for (const task of change.changed) {
-            if (!startedHere.has(task.taskId) || !isTerminal(task.status)) {
-                continue;
-            }
-            startedHere.delete(task.taskId);
-            if (view.visible && vscode.window.state.focused) {
-                continue;
-            }
-            const show = vscode.l10n.t('Show Result');
-            const notify = task.status === 'completed' ? vscode.window.showInformationMessage : vscode.window.showWarningMessage;
-            const args = [taskLabel(task), statusText(task.status), task.statusMessage ?? ''];
-            const message = task.statusMessage
-                ? vscode.l10n.t({ message: 'MCP Tasks: {0} {1} — {2}', args, comment: ['{0} is a task, {1} its status (such as "completed"), {2} its final message'] })
-                : vscode.l10n.t({ message: 'MCP Tasks: {0} {1}.', args, comment: ['{0} is a task, {1} its status (such as "completed")'] });
-            void notify(message, show).then(choice => {
-                if (choice === show) {
-                    void vscode.commands.executeCommand(Commands.showResult, task);
+/** Runs a command; tests swap in one that records what would run. */
+export type CommandRunner = (command: string, ...args: unknown[]) => Thenable<unknown>;
+
+/**
+ * A task started from this editor finished while the user looked elsewhere: offer its result.
+ * A task a model started in the background (start_<tool>) ended: offer to continue in chat, since
+ * the chat turn that started it has moved on and nothing else tells the model.
+ */
+export class CompletionNotifier implements vscode.Disposable {
+    private readonly subscription: { dispose(): void };
+    /** What the notifier offered, newest last (the integration suite reads it). */
+    readonly offered: { taskId: string; actions: string[] }[] = [];
+
+    constructor(
+        model: TaskModel,
+        private readonly startedHere: Set<string>,
+        private readonly view: vscode.TreeView<unknown>,
+        private readonly run: CommandRunner = (command, ...args) => vscode.commands.executeCommand(command, ...args),
+    ) {
+        this.subscription = model.onDidChange(change => {
+            for (const task of change.changed) {
+                if (isTerminal(task.status)) {
+                    this.ended(task);
                 }
-            });
+            }
+        });
+    }
+
+    /** Opens the chat with a prompt that names the task and its outcome, for the user to send. */
+    continueInChat(task: TaskView): Thenable<unknown> {
+        // Pre-filled, not sent: the summary holds tool output, which the user should see before a model acts on it.
+        return this.run(CHAT_OPEN_COMMAND, { query: continueInChatPrompt(task), isPartialQuery: true });
+    }
+
+    dispose(): void {
+        this.subscription.dispose();
+    }
+
+    private ended(task: TaskView): void {
+        const mine = this.startedHere.delete(task.taskId);
+        const background = task.background === true && !task.parentTaskId;
+        if (!background && (!mine || (this.view.visible && vscode.window.state.focused))) {
+            return;
         }
-    });
+        const show = vscode.l10n.t('Show Result');
+        const chat = vscode.l10n.t('Continue in Chat');
+        const actions = background ? [chat, show] : [show];
+        this.offered.push({ taskId: task.taskId, actions });
+        const notify = task.status === 'completed' ? vscode.window.showInformationMessage : vscode.window.showWarningMessage;
+        const args = [taskLabel(task), statusText(task.status), task.statusMessage ?? ''];
+        const message = task.statusMessage
+            ? vscode.l10n.t({ message: 'MCP Tasks: {0} {1} — {2}', args, comment: ['{0} is a task, {1} its status (such as "completed"), {2} its final message'] })
+            : vscode.l10n.t({ message: 'MCP Tasks: {0} {1}.', args, comment: ['{0} is a task, {1} its status (such as "completed")'] });
+        void notify(message, ...actions).then(choice => {
+            if (choice === show) {
+                void this.run(Commands.showResult, task);
+            } else if (choice === chat) {
+                void this.continueInChat(task);
+            }
+        });
+    }
 }

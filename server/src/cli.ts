@@ -47,7 +47,7 @@ async function main(argv: string[]): Promise<number> {
         log.error(`[store] ${errorMessage(err)}`);
         return 1;
     }
-    const core = createTasksServer({ ...options, ...demoServerOptions(), store, workerId, logger: log });
+    const core = createTasksServer({ ...options, ...demoServerOptions(options.taskTools), store, workerId, logger: log });
 
     if (options.transport === 'stdio') {
         // Listening before the owner endpoint is announced: a signal right after still cleans up.

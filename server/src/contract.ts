@@ -42,6 +42,8 @@ export const HttpHeaders = {
 export const RELATED_TASK_META_KEY = 'io.modelcontextprotocol/related-task';
 /** Not in the v1 spec: a child task names its parent under this `_meta` key (and `tasks/list` filters by it). */
 export const PARENT_TASK_META_KEY = 'dev.mcp-tasks/parent-task-id';
+/** In `tools/list`: marks the task tools (start_<tool>, get_task, …), which are for models, not for a person's tool picker. */
+export const TASK_TOOL_META_KEY = 'dev.mcp-tasks/task-tool';
 /** Sent to the owner only: what the task runs and for whom (a TaskInfo). */
 export const TASK_INFO_META_KEY = 'dev.mcp-tasks/task-info';
 
@@ -68,6 +70,8 @@ export interface TaskInfo {
     clientName?: string;
     /** Which server process runs the work. */
     worker?: string;
+    /** Started by a model through a task tool (`start_<tool>`): nobody waits on it in a chat turn. */
+    background?: boolean;
     /** The value of the tool's key argument (a label, topic, file, job id) that names this invocation. */
     keyArgument?: string;
 }

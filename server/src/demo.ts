@@ -3,12 +3,16 @@ import { defaultTools } from './tools/index.js';
 import { SERVER_VERSION } from './version.js';
 
 /** What the mcp-tasks-server CLI serves: the demo tools, under the demo's name and instructions. */
-export function demoServerOptions(): Required<Pick<TasksServerOptions, 'serverInfo' | 'instructions' | 'tools'>> {
+export function demoServerOptions(taskTools = true): Required<Pick<TasksServerOptions, 'serverInfo' | 'instructions' | 'tools'>> {
+    const background = taskTools
+        ? ' A client that cannot use tasks, or does not want to wait, starts any of them with start_<tool> (same arguments), follows it with get_task and stops it with cancel_task.'
+        : '';
     return {
         serverInfo: { name: 'mcp-tasks', title: 'MCP Tasks', version: SERVER_VERSION },
         instructions:
             'MCP Tasks server. Long-running tools (slow_compute, failing_job, confirm_delete, write_haiku, external_job, deploy) run as MCP tasks: ' +
-            'the call returns a task at once; poll tasks/get or wait on tasks/result. greet answers immediately.',
+            'the call returns a task at once; poll tasks/get or wait on tasks/result. greet answers immediately.' +
+            background,
         tools: defaultTools(),
     };
 }

@@ -21,6 +21,10 @@ export interface CliOptions {
     maxTtlMs: number;
     maxTasksPerClient: number;
     pollIntervalMs: number;
+    /** Cancel a task-augmented call's task its client stopped polling this long ago; 0 = never. */
+    abandonAfterMs: number;
+    /** Offer start_<tool>, get_task, cancel_task and list_tasks. */
+    taskTools: boolean;
     sessionIdleMs: number;
     bodyLimitBytes: number;
     allowRemote: boolean;
@@ -78,6 +82,17 @@ Tasks:
   --max-ttl DUR                Upper bound applied to client-requested ttl (default 24h).
   --max-tasks-per-client N     Live (non-terminal) tasks one client may hold (default 1000).
   --poll-interval DUR          pollInterval suggested to clients (default 1s).
+  --abandon-after DUR          Cancel the task of a task-augmented tools/call once its client has
+                               stopped following it: no tasks/get, no waiting tasks/result for DUR
+                               (at least 5 poll intervals). Off by default; VS Code, which polls
+                               but never cancels, leaves tasks running when a chat is stopped, so
+                               the extension turns it on. Background tasks (start_<tool>) and the
+                               owner's view are not counted. Not with --store redis.
+  --no-task-tools              Do not offer the task tools. By default every task-capable tool X
+                               also gets a plain tool start_X (same arguments and annotations) that
+                               starts it in the background, plus get_task (status, latest message,
+                               result; can wait up to 20 s), cancel_task and list_tasks, so models in
+                               hosts that never send "task" (Claude Code, Cursor, Codex) can use them.
 
 Other:
   --log-level LEVEL            error | warn | info | debug (default info); logs go to stderr.
@@ -126,6 +141,8 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
             'max-ttl': { type: 'string' },
             'max-tasks-per-client': { type: 'string' },
             'poll-interval': { type: 'string' },
+            'abandon-after': { type: 'string' },
+            'no-task-tools': { type: 'boolean' },
             store: { type: 'string' },
             'store-prefix': { type: 'string' },
             'worker-lease': { type: 'string' },
@@ -181,6 +198,8 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
         maxTtlMs: parseDuration(values['max-ttl'] ?? `${DEFAULT_LIMITS.maxTtlMs}`, '--max-ttl'),
         maxTasksPerClient: parseCount(values['max-tasks-per-client'] ?? String(DEFAULT_LIMITS.maxTasksPerClient), '--max-tasks-per-client', 1),
         pollIntervalMs: parseDuration(values['poll-interval'] ?? `${DEFAULT_LIMITS.pollIntervalMs}`, '--poll-interval'),
+        abandonAfterMs: values['abandon-after'] === undefined ? 0 : parseDuration(values['abandon-after'], '--abandon-after'),
+        taskTools: !values['no-task-tools'],
         logLevel,
         help: values.help ?? false,
         version: values.version ?? false,
@@ -199,6 +218,13 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
     }
     if (options.workerLeaseMs < 100) {
         throw new Error('--worker-lease must be at least 100ms');
+    }
+    if (options.abandonAfterMs > 0 && options.abandonAfterMs < 5 * options.pollIntervalMs) {
+        throw new Error(`--abandon-after must be at least 5 poll intervals (${(5 * options.pollIntervalMs) / 1000}s): a client polling on time must never look gone`);
+    }
+    if (options.abandonAfterMs > 0 && options.storeUrl) {
+        // Polls reach whichever replica serves them; a replica would count only those it sees.
+        throw new Error('--abandon-after is not supported with --store redis');
     }
     if (options.defaultTtlMs > options.maxTtlMs) {
         throw new Error('--default-ttl must not exceed --max-ttl');

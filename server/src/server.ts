@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { createLogger, type Logger } from './log.js';
+import { TaskTools } from './mcp/taskTools.js';
 import { McpSession, type ServerInfo, type SessionChannel, type SessionServices } from './mcp/session.js';
 import type { Clock } from './clock.js';
 import { ClientHub, type ClientIdentity } from './tasks/hub.js';
@@ -17,6 +18,7 @@ export const DEFAULT_LIMITS: RuntimeLimits = {
     pollIntervalMs: 1000,
     maxSubtaskDepth: 4,
     maxChildrenPerTask: 16,
+    abandonAfterMs: 0,
 };
 
 export type { ServerInfo } from './mcp/session.js';
@@ -34,6 +36,8 @@ export interface TasksServerOptions extends Partial<RuntimeLimits> {
     workerId?: string;
     /** Time for task retention and `ctx.sleep` (the real clock by default; tests pass a virtual one). */
     clock?: Clock;
+    /** Offer the task tools (start_<tool>, get_task, cancel_task, list_tasks) to models; on by default. */
+    taskTools?: boolean;
 }
 
 /** The transport-independent core: one runtime and store, any number of sessions. */
@@ -53,16 +57,19 @@ export class TasksServer {
             pollIntervalMs: options.pollIntervalMs ?? DEFAULT_LIMITS.pollIntervalMs,
             maxSubtaskDepth: options.maxSubtaskDepth ?? DEFAULT_LIMITS.maxSubtaskDepth,
             maxChildrenPerTask: options.maxChildrenPerTask ?? DEFAULT_LIMITS.maxChildrenPerTask,
+            abandonAfterMs: options.abandonAfterMs ?? DEFAULT_LIMITS.abandonAfterMs,
         };
         if (limits.defaultTtlMs > limits.maxTtlMs) {
             limits.defaultTtlMs = limits.maxTtlMs;
         }
         const store: TaskStore = options.store ?? new MemoryTaskStore({ clock: options.clock });
-        const registry = new ToolRegistry(options.tools ?? []);
+        const toolList = options.tools ?? [];
+        const registry = new ToolRegistry(toolList);
         this.runtime = new TaskRuntime(store, registry, this.hub, limits, this.log, options.workerId ?? store.workerId ?? randomUUID(), options.clock);
         this.services = {
             runtime: this.runtime,
             tools: registry,
+            taskTools: options.taskTools === false ? undefined : new TaskTools(toolList),
             hub: this.hub,
             log: this.log,
             serverInfo: { ...(options.serverInfo ?? { name: 'mcp-tasks-server', version: SERVER_VERSION }) },

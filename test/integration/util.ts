@@ -23,7 +23,10 @@ export async function listAllTasks(client: Client): Promise<LooseTask[]> {
 
 export const EXTENSION_ID = 'mcp-tasks.mcp-tasks';
 /** The tools VS Code should list (deploy_step is internal and hidden). */
-export const TOOL_NAMES = ['greet', 'slow_compute', 'failing_job', 'confirm_delete', 'write_haiku', 'external_job', 'deploy'];
+export const CORE_TOOL_NAMES = ['greet', 'slow_compute', 'failing_job', 'confirm_delete', 'write_haiku', 'external_job', 'deploy'];
+/** The plain task tools the server adds (the extension leaves them on by default). */
+export const TASK_TOOL_NAMES = [...CORE_TOOL_NAMES.filter(name => name !== 'greet').map(name => `start_${name}`), 'get_task', 'cancel_task', 'list_tasks'];
+export const TOOL_NAMES = [...CORE_TOOL_NAMES, ...TASK_TOOL_NAMES];
 
 /**
  * The manifest strings VS Code left as `%key%` (with their paths): VS Code replaces each from
@@ -73,7 +76,8 @@ export function ourTools(): Map<string, vscode.LanguageModelToolInformation> {
     const found = new Map<string, vscode.LanguageModelToolInformation>();
     for (const tool of vscode.lm.tools) {
         for (const name of TOOL_NAMES) {
-            if (tool.name.startsWith('mcp_') && tool.name.endsWith(`_${name}`) && tool.name.includes('task')) {
+            // start_slow_compute also ends in _slow_compute: it is not taken for slow_compute.
+            if (tool.name.startsWith('mcp_') && tool.name.endsWith(`_${name}`) && !tool.name.endsWith(`_start_${name}`) && tool.name.includes('task')) {
                 found.set(name, tool);
             }
         }

@@ -19,6 +19,8 @@ const FLAGS = [
     '--owner-token',
     '--default-ttl',
     '--max-ttl',
+    '--abandon-after',
+    '--no-task-tools',
     '--max-tasks-per-client',
     '--log-level',
     '--poll-interval',
@@ -129,6 +131,8 @@ describe('command line', () => {
             [['--http', '--port', 'eighty'], /--port/],
             [['--default-ttl', '5 days'], /--default-ttl: "5 days" is not a duration/],
             [['--stdio', '--http'], /Choose one transport/],
+            [['--abandon-after', '2s'], /--abandon-after must be at least 5 poll intervals \(5s\)/],
+            [['--abandon-after', '1m', '--store', 'redis://127.0.0.1:6379'], /--abandon-after is not supported with --store redis/],
         ];
         for (const [args, reason] of cases) {
             const run = await runCli(args);

@@ -21,7 +21,7 @@ for (const kind of TRANSPORTS) {
             assert.deepEqual(caps?.tasks, { list: {}, cancel: {}, requests: { tools: { call: {} } } });
         });
 
-        it('lists seven tools with their taskSupport (deploy_step stays hidden)', async () => {
+        it('lists seven tools with their taskSupport (deploy_step stays hidden), then the plain task tools', async () => {
             const { tools } = await c.client.listTools();
             const support = Object.fromEntries(tools.map(t => [t.name, t.execution?.taskSupport ?? 'forbidden']));
             assert.deepEqual(support, {
@@ -32,6 +32,15 @@ for (const kind of TRANSPORTS) {
                 write_haiku: 'required',
                 external_job: 'required',
                 deploy: 'required',
+                start_slow_compute: 'forbidden',
+                start_failing_job: 'forbidden',
+                start_confirm_delete: 'forbidden',
+                start_write_haiku: 'forbidden',
+                start_external_job: 'forbidden',
+                start_deploy: 'forbidden',
+                get_task: 'forbidden',
+                cancel_task: 'forbidden',
+                list_tasks: 'forbidden',
             });
         });
 

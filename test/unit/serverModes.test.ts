@@ -15,11 +15,12 @@ import { HttpMode } from '../../extension/mcp/httpMode';
 import type { OwnerConnection, OwnerEndpoint } from '../../extension/mcp/ownerConnection';
 import { ServerController } from '../../extension/mcp/serverController';
 import type { ServerMode } from '../../extension/mcp/serverMode';
+import { limitArgs } from '../../extension/mcp/serverArgs';
 import { StdioMode } from '../../extension/mcp/stdioMode';
 
 const SERVER_JS = resolve('dist/server.js');
 const quiet: ScopedLogger = { trace() {}, debug() {}, info() {}, warn() {}, error() {} };
-const config = (): ExtensionConfig => ({ transport: 'http', defaultTtl: '2h', maxTtl: '24h', maxTasksPerClient: 7, logLevel: 'warn' });
+const config = (): ExtensionConfig => ({ transport: 'http', defaultTtl: '2h', maxTtl: '24h', maxTasksPerClient: 7, logLevel: 'warn', taskTools: true, abandonAfter: '30s' });
 const asDefinition = (value: object) => value as unknown as vscode.McpServerDefinition;
 
 function alive(pid: number | undefined): boolean {
@@ -55,9 +56,18 @@ describe('launch settings', () => {
     it('compares exactly the settings a server is launched with', () => {
         assert.equal(launchSettingsChanged(base, { ...base }), false);
         assert.equal(launchSettingsChanged(base, { ...base, samplingModel: 'gpt-4o' }), false, 'the sampling model needs no new server');
-        for (const change of [{ transport: 'stdio' }, { defaultTtl: '3h' }, { maxTtl: '1h' }, { maxTasksPerClient: 8 }, { logLevel: 'debug' }] as const) {
+        for (const change of [{ transport: 'stdio' }, { defaultTtl: '3h' }, { maxTtl: '1h' }, { maxTasksPerClient: 8 }, { logLevel: 'debug' }, { taskTools: false }, { abandonAfter: 'off' }] as const) {
             assert.equal(launchSettingsChanged(base, { ...base, ...change }), true, JSON.stringify(change));
         }
+    });
+
+    it('passes --abandon-after unless it is off, and --no-task-tools when the task tools are turned off', () => {
+        assert.deepEqual(limitArgs(base).slice(-2), ['--abandon-after', '30s']);
+        assert.ok(!limitArgs(base).includes('--no-task-tools'));
+        for (const off of ['off', '0', ' ']) {
+            assert.ok(!limitArgs({ ...base, abandonAfter: off }).includes('--abandon-after'), JSON.stringify(off));
+        }
+        assert.ok(limitArgs({ ...base, taskTools: false }).includes('--no-task-tools'));
     });
 
     it('the watcher re-reads settings and announces only launch changes', () => {
@@ -153,7 +163,7 @@ describe('StdioMode', () => {
             const definition = mode.provide('2') as unknown as McpStdioServerDefinition;
             assert.ok(definition instanceof McpStdioServerDefinition);
             assert.equal(definition.command, process.execPath);
-            assert.deepEqual(definition.args, [SERVER_JS, '--stdio', '--default-ttl', '2h', '--max-ttl', '24h', '--max-tasks-per-client', '7', '--log-level', 'warn']);
+            assert.deepEqual(definition.args, [SERVER_JS, '--stdio', '--default-ttl', '2h', '--max-ttl', '24h', '--max-tasks-per-client', '7', '--log-level', 'warn', '--abandon-after', '30s']);
             assert.deepEqual(definition.env, { ELECTRON_RUN_AS_NODE: '1' }, 'the listed definition carries no secret');
             const first = { ...((await mode.resolve(mode.provide('2'))) as unknown as McpStdioServerDefinition).env };
             const second = { ...((await mode.resolve(mode.provide('2'))) as unknown as McpStdioServerDefinition).env };

@@ -6,6 +6,7 @@ import type { RequestAbort } from '../rpc/requestAbort.js';
 import type { Transport } from '../rpc/transport.js';
 import { PARENT_TASK_META_KEY, relatedTaskMeta, toWireTask, type KeyArguments } from '../tasks/wire.js';
 import { runInline } from './inline.js';
+import { startToolName } from './taskTools.js';
 import type { McpSession } from './session.js';
 
 type Params = Record<string, unknown> | undefined;
@@ -33,7 +34,14 @@ function initialize(session: McpSession, params: Params): Result {
 
 async function callTool(session: McpSession, params: Params, reply: Transport, abort: RequestAbort): Promise<Record<string, unknown>> {
     const name = requireString(params, 'name');
-    const { runtime, tools } = session.services;
+    const { runtime, tools, taskTools } = session.services;
+    const taskTool = taskTools?.get(name);
+    if (taskTool) {
+        if (optionalObject(params, 'task')) {
+            throw methodNotFound(`Tool ${name} cannot run as a task (execution.taskSupport is "forbidden"); call it without "task"`);
+        }
+        return taskTools!.call(session, taskTool, optionalObject(params, 'arguments'), abort);
+    }
     const tool = tools.get(name);
     // A hidden tool answers exactly like a missing one: it exists only for tasks to spawn.
     if (!tool || tool.hidden) {
@@ -49,7 +57,8 @@ async function callTool(session: McpSession, params: Params, reply: Transport, a
         throw methodNotFound(`Tool ${name} cannot run as a task (execution.taskSupport is "forbidden"); call it without "task"`);
     }
     if (!task && tool.taskSupport === 'required') {
-        throw methodNotFound(`Tool ${name} must run as a task (execution.taskSupport is "required"); call it with "task": {}`);
+        const instead = taskTools ? `, or call ${startToolName(name)} with the same arguments to start it in the background and get_task to follow it` : '';
+        throw methodNotFound(`Tool ${name} must run as a task (execution.taskSupport is "required"); call it with "task": {}${instead}`);
     }
     const args = tools.parseArguments(tool, optionalObject(params, 'arguments'));
     const progressToken = progressTokenOf(params);
@@ -58,6 +67,11 @@ async function callTool(session: McpSession, params: Params, reply: Transport, a
         return { task: toWireTask(record, ownerView(session)) };
     }
     return runInline(session, tool, args, progressToken, reply, abort);
+}
+
+function listTools(session: McpSession): Record<string, unknown> {
+    const { tools, taskTools } = session.services;
+    return { tools: taskTools ? [...tools.list(), ...taskTools.list()] : tools.list() };
 }
 
 /** Blocks until the task is terminal; meanwhile this response stream can carry the task's requests. */
@@ -102,7 +116,7 @@ function ownerView(session: McpSession): KeyArguments | undefined {
 export const HANDLERS_2025_11_25: McpHandlers = new Map<string, McpHandler>([
     ['initialize', initialize],
     ['ping', () => ({})],
-    ['tools/list', session => ({ tools: session.services.tools.list() })],
+    ['tools/list', listTools],
     ['tools/call', callTool],
     ['tasks/get', async (session, params) => toWireTask(await session.services.runtime.get(session.identity, requireString(params, 'taskId')), ownerView(session))],
     ['tasks/result', taskResult],

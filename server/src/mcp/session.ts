@@ -10,6 +10,7 @@ import type { Disposable } from '../tasks/types.js';
 import { relatedTaskMeta, type KeyArguments } from '../tasks/wire.js';
 import type { ToolDefinition } from '../tools/types.js';
 import { HANDLERS_2025_11_25, type McpHandlers } from './handlers.js';
+import type { TaskTools } from './taskTools.js';
 
 /** The tools as the handlers see them: their listing, lookup and argument validation. */
 export interface ToolCatalog extends KeyArguments {
@@ -32,6 +33,8 @@ export interface ServerInfo {
 export interface SessionServices {
     runtime: TaskRuntime;
     tools: ToolCatalog;
+    /** The task tools (start_<tool>, get_task, cancel_task, list_tasks), unless turned off. */
+    taskTools?: TaskTools;
     hub: ClientHub;
     log: Logger;
     serverInfo: ServerInfo;

@@ -16,6 +16,7 @@ export function recordBase(input: NewTask, taskId: string, createdAt: string): R
         parentTaskId: input.parentTaskId,
         progressToken: input.progressToken,
         worker: input.worker,
+        background: input.background,
     };
 }
 
@@ -39,6 +40,7 @@ export function taskRecord(base: RecordBase, status: TaskStatus, statusMessage: 
         parentTaskId: base.parentTaskId,
         progressToken: base.progressToken,
         worker: base.worker,
+        background: base.background,
         externalRef,
         seq,
     };

@@ -9,6 +9,7 @@ import { cancelledOutcome } from './outcomes.js';
 import { TaskRun, type ChildOptions, type RunHost, type StopStatus } from './taskRun.js';
 import { isTerminal, type TaskEvent, type TaskOutcome, type TaskPage, type TaskRecord, type TaskStore } from './types.js';
 import { TaskWaiters } from './waiters.js';
+import { AbandonWatch } from './abandon.js';
 
 export { OWNER_PROGRESS_METHOD, TASK_STATUS_METHOD } from './notifier.js';
 export { outcomeOfError, resultText } from './outcomes.js';
@@ -24,6 +25,8 @@ export interface RuntimeLimits {
     maxSubtaskDepth: number;
     /** How many sub-tasks one task may start over its life. */
     maxChildrenPerTask: number;
+    /** Cancel a task-augmented call's task its client stopped following this long ago; 0 = never. */
+    abandonAfterMs?: number;
 }
 
 export interface CreateTaskOptions {
@@ -32,6 +35,8 @@ export interface CreateTaskOptions {
     /** The run of the task that spawns this one (sub-tasks only). */
     parent?: TaskRun;
     onProgress?: ChildOptions['onProgress'];
+    /** Started through a task tool: nobody is expected to poll it, so it is never abandoned. */
+    background?: boolean;
 }
 
 /**
@@ -44,6 +49,7 @@ export class TaskRuntime implements RunHost {
     private readonly runs = new Map<string, TaskRun>();
     private readonly waiters: TaskWaiters;
     private readonly subscription;
+    private readonly abandon?: AbandonWatch;
     private closing = false;
 
     constructor(
@@ -57,6 +63,9 @@ export class TaskRuntime implements RunHost {
     ) {
         this.waiters = new TaskWaiters(taskId => store.get(taskId));
         this.subscription = store.onEvent(event => this.onStoreEvent(event));
+        if (limits.abandonAfterMs) {
+            this.abandon = new AbandonWatch(limits.abandonAfterMs, clock, taskId => this.abandoned(taskId));
+        }
     }
 
     get runningCount(): number {
@@ -84,11 +93,15 @@ export class TaskRuntime implements RunHost {
                 parentTaskId: parent?.taskId,
                 progressToken: options.progressToken,
                 worker: this.workerId,
+                background: options.background || undefined,
             },
             this.limits.maxTasksPerClient,
         );
         const run = new TaskRun(this, record, parent, true, options.onProgress);
         this.runs.set(record.taskId, run);
+        if (this.abandon && !parent && !options.background && !client.isOwner) {
+            this.abandon.watch(record.taskId);
+        }
         run.start(tool, args);
         return record;
     }
@@ -96,6 +109,7 @@ export class TaskRuntime implements RunHost {
     /** A task the caller may see; the same -32602 for unknown, expired and foreign ids. */
     async get(client: ClientIdentity, taskId: string): Promise<TaskRecord> {
         let record = await this.visible(client, taskId);
+        this.followedBy(client, record);
         if (record.externalRef && !isTerminal(record.status)) {
             record = (await this.runFor(record).external?.sync()) ?? record;
         }
@@ -105,9 +119,14 @@ export class TaskRuntime implements RunHost {
     /** Waits (on events, not by polling) until the task is terminal, then returns its outcome. */
     async result(client: ClientIdentity, taskId: string, signal?: AbortSignal): Promise<{ task: TaskRecord; outcome: TaskOutcome }> {
         let record = await this.get(client, taskId);
-        while (!isTerminal(record.status)) {
-            await this.waitForChange(record, signal);
-            record = await this.visible(client, taskId);
+        const endWait = !isTerminal(record.status) && record.clientKey === client.clientKey ? this.abandon?.waiting(taskId) : undefined;
+        try {
+            while (!isTerminal(record.status)) {
+                await this.waitForChange(record, signal);
+                record = await this.visible(client, taskId);
+            }
+        } finally {
+            endWait?.();
         }
         const outcome = (await this.store.getOutcome(taskId)) ?? { result: textResult(`Task ${taskId} ended (${record.status}) without a stored result`, true) };
         return { task: record, outcome };
@@ -134,6 +153,7 @@ export class TaskRuntime implements RunHost {
     /** Stops accepting work and cancels what runs here, each with a status message saying why. */
     async shutdown(reason = 'Server shutting down'): Promise<void> {
         this.closing = true;
+        this.abandon?.stop();
         await this.cancelRoots(() => true, reason);
     }
 
@@ -145,6 +165,7 @@ export class TaskRuntime implements RunHost {
     /** Abandons what still runs here without recording anything (after shutdown, or a store that is gone). */
     dispose(): void {
         this.subscription.dispose();
+        this.abandon?.stop();
         const reason = new Error('Runtime disposed');
         for (const run of this.runs.values()) {
             run.halt(reason);
@@ -171,6 +192,25 @@ export class TaskRuntime implements RunHost {
         await Promise.all(roots.map(run => run.stop('cancelled', { result: textResult(`Task cancelled: ${reason}`, true) }, reason)));
     }
 
+    /** A poll by the task's own client keeps it followed; the owner's view does not. */
+    private followedBy(client: ClientIdentity, record: TaskRecord): void {
+        if (this.abandon && record.clientKey === client.clientKey && !client.isOwner) {
+            this.abandon.seen(record.taskId);
+        }
+    }
+
+    /** Nobody followed the task for the configured window: it is cancelled, saying so. */
+    private abandoned(taskId: string): void {
+        const run = this.runs.get(taskId);
+        if (!run) {
+            return;
+        }
+        const seconds = this.limits.abandonAfterMs! / 1000;
+        const message = `Cancelled: the client that started this task stopped following it (no tasks/get or tasks/result for ${seconds} s)`;
+        this.log.info(`[tasks] ${taskId} (${run.record.toolName}) ${message}`);
+        run.stop('cancelled', cancelledOutcome(message), message).then(undefined, err => this.log.warn(`[tasks] cancelling abandoned ${taskId} failed: ${errorMessage(err)}`));
+    }
+
     private async visible(client: ClientIdentity, taskId: string): Promise<TaskRecord> {
         const record = await this.store.get(taskId);
         if (!record || (!client.isOwner && record.clientKey !== client.clientKey)) {
@@ -190,6 +230,7 @@ export class TaskRuntime implements RunHost {
             case 'status': {
                 const { task } = event;
                 if (isTerminal(task.status)) {
+                    this.abandon?.forget(task.taskId);
                     this.endedElsewhere(task.taskId, task.status, task.statusMessage);
                 }
                 this.waiters.wake(task.taskId);
@@ -197,6 +238,7 @@ export class TaskRuntime implements RunHost {
                 break;
             }
             case 'deleted':
+                this.abandon?.forget(event.taskId);
                 this.endedElsewhere(event.taskId, 'expired');
                 this.waiters.wake(event.taskId);
                 break;

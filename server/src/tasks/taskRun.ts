@@ -60,6 +60,8 @@ export class TaskRun implements ToolContext {
     private reason?: Error;
     private sleeper?: Sleeper;
     private pendingInput = 0;
+    /** A background task's last progress message, written to its statusMessage. */
+    private statusMessage?: string;
     /** Live sub-tasks running here, made on the first. */
     private children?: Set<TaskRun>;
     /** The tool's code has returned or thrown: there is nothing left to abort. */
@@ -286,6 +288,11 @@ export class TaskRun implements ToolContext {
         }
         const update = { progress, total, message };
         this.host.store.publishProgress(this.record, update);
+        // Nobody follows a background task's progress stream: its statusMessage, which get_task reads, keeps in step.
+        if (this.record.background && message !== undefined && message !== this.statusMessage && this.pendingInput === 0) {
+            this.statusMessage = message;
+            this.host.store.setStatus(this.taskId, 'working', message).then(undefined, err => this.host.log.debug(`[tasks] status message of ${this.taskId} not saved: ${errorMessage(err)}`));
+        }
         if (this.onProgress) {
             try {
                 this.onProgress(update);

@@ -25,6 +25,8 @@ export interface TaskRecord {
     progressToken?: string | number;
     /** Which server process runs the work (several replicas may share a store). */
     worker?: string;
+    /** Started through a task tool (`start_<tool>`) rather than a task-augmented `tools/call`. */
+    background?: boolean;
     /** A reference into an external job system, for tools whose tasks live there. */
     externalRef?: string;
     /** Creation order, for pagination. */
@@ -41,6 +43,7 @@ export interface NewTask {
     parentTaskId?: string;
     progressToken?: string | number;
     worker?: string;
+    background?: boolean;
 }
 
 /**

@@ -11,6 +11,9 @@ export interface KeyArguments {
 /** The owner's view of what a task runs and for whom. */
 export function taskInfo(record: TaskRecord, tools: KeyArguments): TaskInfo {
     const info: TaskInfo = { toolName: record.toolName, args: record.args, clientName: record.clientName, worker: record.worker };
+    if (record.background) {
+        info.background = true;
+    }
     const keyName = tools.keyArgumentOf(record.toolName);
     const value = keyName === undefined ? undefined : record.args[keyName];
     if ((typeof value === 'string' && value !== '') || typeof value === 'number') {

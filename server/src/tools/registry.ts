@@ -46,7 +46,8 @@ export class ToolRegistry implements KeyArguments {
     }
 }
 
-function describeTool(tool: ToolDefinition): Record<string, unknown> {
+/** A tool's `tools/list` entry. */
+export function describeTool(tool: ToolDefinition): Record<string, unknown> {
     const entry: Record<string, unknown> = {
         name: tool.name,
         title: tool.title,

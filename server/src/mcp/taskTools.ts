@@ -1,0 +1,214 @@
+import { z } from 'zod';
+import { TASK_TOOL_META_KEY } from '../contract.js';
+import { errorMessage } from '../log.js';
+import { RpcError } from '../rpc/errors.js';
+import type { RequestAbort } from '../rpc/requestAbort.js';
+import type { TaskRecord } from '../tasks/types.js';
+import { isTerminal } from '../tasks/types.js';
+import { describeTool, parseArguments } from '../tools/registry.js';
+import { textResult, type CallToolResult, type ToolDefinition } from '../tools/types.js';
+import type { McpSession } from './session.js';
+
+/** get_task waits at most this long: well under the 60 s most hosts (Codex, the SDK client) give a tool call. */
+export const MAX_WAIT_SECONDS = 20;
+const START_PREFIX = 'start_';
+const STATUSES = ['working', 'input_required', 'completed', 'failed', 'cancelled'] as const;
+
+type TaskToolHandler = (session: McpSession, args: Record<string, unknown>, abort: RequestAbort) => Promise<CallToolResult>;
+
+interface TaskTool {
+    definition: ToolDefinition;
+    handle: TaskToolHandler;
+}
+
+/** The name of the tool that starts `toolName` in the background. */
+export function startToolName(toolName: string): string {
+    return START_PREFIX + toolName;
+}
+
+/**
+ * Plain tools (never task-augmented) through which a model that cannot, or should not, block on a
+ * task starts, follows and cancels tasks: for hosts that never send `task` (Claude Code, Cursor,
+ * Codex), and for VS Code, whose chat turn blocks until a task-augmented call ends. They act on
+ * the same tasks as `tasks/*`, through the runtime, as the calling client.
+ *
+ * One `start_<tool>` per task-capable tool rather than one generic start tool: VS Code asks for
+ * confirmation (and remembers "always allow") per tool, from the tool's own annotations, so each
+ * start tool carries the annotations of the tool it starts. A generic one would be approved once
+ * for every tool behind it, or, marked read-only, never asked about at all.
+ */
+export class TaskTools {
+    private readonly byName = new Map<string, TaskTool>();
+    private listing?: Record<string, unknown>[];
+
+    constructor(tools: readonly ToolDefinition[]) {
+        for (const tool of tools) {
+            if (!tool.hidden && tool.taskSupport !== 'forbidden') {
+                this.add(startTool(tool), startHandler(tool));
+            }
+        }
+        this.add(getTaskTool, getTask);
+        this.add(cancelTaskTool, cancelTask);
+        this.add(listTasksTool, listTasks);
+        for (const tool of tools) {
+            if (this.byName.has(tool.name)) {
+                throw new Error(`Tool name ${tool.name} is taken by a task tool; rename the tool or run without task tools`);
+            }
+        }
+    }
+
+    get(name: string): TaskTool | undefined {
+        return this.byName.get(name);
+    }
+
+    list(): Record<string, unknown>[] {
+        this.listing ??= [...this.byName.values()].map(tool => ({ ...describeTool(tool.definition), _meta: { [TASK_TOOL_META_KEY]: true } }));
+        return this.listing;
+    }
+
+    /** Runs a task tool; tool-level failures (an unknown task, a limit) are results the model can read. */
+    async call(session: McpSession, tool: TaskTool, rawArgs: unknown, abort: RequestAbort): Promise<CallToolResult> {
+        const args = parseArguments(tool.definition, rawArgs);
+        try {
+            return await tool.handle(session, args, abort);
+        } catch (err) {
+            if (err instanceof RpcError || err instanceof Error) {
+                return textResult(errorMessage(err), true);
+            }
+            throw err;
+        }
+    }
+
+    private add(definition: ToolDefinition, handle: TaskToolHandler): void {
+        this.byName.set(definition.name, { definition, handle });
+    }
+}
+
+function startTool(tool: ToolDefinition): ToolDefinition {
+    return {
+        name: startToolName(tool.name),
+        title: `Start in background: ${tool.title}`,
+        description:
+            `Starts ${tool.name} as a background task and returns at once with its task id, so the conversation can go on while it runs (call it without a task: it is a plain tool). ` +
+            `Prefer it to calling ${tool.name} directly when the work may take more than a few seconds${tool.taskSupport === 'required' ? ` (or when ${tool.name} says it must run as a task)` : ''}; ` +
+            'then call get_task with the task id (optionally waiting a few seconds) for its progress and, once it has ended, its result; cancel_task stops it. ' +
+            `Takes exactly the arguments of ${tool.name}. What ${tool.name} does: ${tool.description}`,
+        inputSchema: tool.inputSchema,
+        // The same hints as the tool it starts: a host asks the same confirmation for either way in.
+        annotations: tool.annotations,
+        taskSupport: 'forbidden',
+    };
+}
+
+function startHandler(tool: ToolDefinition): TaskToolHandler {
+    return async (session, args) => {
+        const record = await session.services.runtime.createTask(session.identity, tool, args, { background: true });
+        const text =
+            `Started ${tool.name} in the background as task ${record.taskId} (status: ${record.status}). ` +
+            `Call get_task with task_id "${record.taskId}" for its progress and result (wait_seconds up to ${MAX_WAIT_SECONDS} waits for it to end); cancel_task stops it.`;
+        return { content: [{ type: 'text', text }], structuredContent: { ...taskSummary(record), next: text } };
+    };
+}
+
+const taskIdSchema = z.string().min(1).max(200).describe('The task id that start_<tool> (or list_tasks) returned.');
+
+const getTaskTool: ToolDefinition = {
+    name: 'get_task',
+    title: 'Get a background task',
+    description:
+        "Reports a task's status and latest progress message and, once it has ended (completed, failed or cancelled), the tool's result. " +
+        `With wait_seconds (at most ${MAX_WAIT_SECONDS}) it waits up to that long for the task to end before answering; call it again if it is still running. ` +
+        'Use it for tasks started with a start_<tool> tool or listed by list_tasks. A plain tool: call it without a task.',
+    inputSchema: z.object({
+        task_id: taskIdSchema,
+        wait_seconds: z.number().min(0).max(MAX_WAIT_SECONDS).default(0).describe(`How long to wait for the task to end, in seconds (0 to ${MAX_WAIT_SECONDS}), e.g. 10.`),
+    }),
+    annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+    taskSupport: 'forbidden',
+};
+
+const cancelTaskTool: ToolDefinition = {
+    name: 'cancel_task',
+    title: 'Cancel a background task',
+    description: 'Stops a running task (and any sub-tasks it started); its status becomes "cancelled". Fails for a task that has already ended. A plain tool: call it without a task.',
+    inputSchema: z.object({ task_id: taskIdSchema }),
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    taskSupport: 'forbidden',
+};
+
+const listTasksTool: ToolDefinition = {
+    name: 'list_tasks',
+    title: 'List my background tasks',
+    description: 'Lists the tasks this client started (oldest first), with their tool, status and latest message; optionally only those with one status. A plain tool: call it without a task.',
+    inputSchema: z.object({
+        status: z.enum(STATUSES).optional().describe('Only tasks with this status, e.g. "working".'),
+        cursor: z.string().max(500).optional().describe('The next_cursor of a previous list_tasks answer, for the next page.'),
+    }),
+    annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+    taskSupport: 'forbidden',
+};
+
+async function getTask(session: McpSession, args: Record<string, unknown>, abort: RequestAbort): Promise<CallToolResult> {
+    const { runtime } = session.services;
+    const taskId = args.task_id as string;
+    const waitMs = (args.wait_seconds as number) * 1000;
+    let record = await runtime.get(session.identity, taskId);
+    if (!isTerminal(record.status) && waitMs > 0) {
+        record = await waitForEnd(session, taskId, waitMs, abort);
+    }
+    const summary = taskSummary(record);
+    if (!isTerminal(record.status)) {
+        const text = `Task ${taskId} (${record.toolName}) is ${record.status}${record.statusMessage ? `: ${record.statusMessage}` : ''}. Call get_task again later for its result.`;
+        return { content: [{ type: 'text', text }], structuredContent: summary };
+    }
+    const { outcome } = await runtime.result(session.identity, taskId);
+    const result = 'error' in outcome ? textResult(`Error ${outcome.error.code}: ${outcome.error.message}`, true) : outcome.result;
+    const head = `Task ${taskId} (${record.toolName}) ${record.status}${record.statusMessage ? `: ${record.statusMessage}` : '.'} Its result follows.`;
+    return {
+        content: [{ type: 'text', text: head }, ...result.content],
+        // Hosts that hand the model only structured content (VS Code) still get the whole result.
+        structuredContent: { ...summary, result: { content: result.content, structuredContent: result.structuredContent, isError: result.isError === true } },
+    };
+}
+
+/** Waits on the task's events (not by polling) for at most `ms`, or until the call is withdrawn. */
+async function waitForEnd(session: McpSession, taskId: string, ms: number, abort: RequestAbort): Promise<TaskRecord> {
+    const { runtime } = session.services;
+    const deadline = new AbortController();
+    const timer = runtime.clock.setTimeout(controller => controller.abort(new Error('wait over')), ms, deadline, true);
+    try {
+        return (await runtime.result(session.identity, taskId, AbortSignal.any([deadline.signal, abort.signal]))).task;
+    } catch (err) {
+        if (!deadline.signal.aborted) {
+            throw err;
+        }
+        return runtime.get(session.identity, taskId);
+    } finally {
+        runtime.clock.clearTimeout(timer);
+    }
+}
+
+async function cancelTask(session: McpSession, args: Record<string, unknown>): Promise<CallToolResult> {
+    const record = await session.services.runtime.cancel(session.identity, args.task_id as string);
+    const text = `Task ${record.taskId} (${record.toolName}) is cancelled.`;
+    return { content: [{ type: 'text', text }], structuredContent: taskSummary(record) };
+}
+
+async function listTasks(session: McpSession, args: Record<string, unknown>): Promise<CallToolResult> {
+    const status = args.status as TaskRecord['status'] | undefined;
+    // The caller's own tasks only, even for the owner: this is a model's view, not the sidebar's.
+    const identity = { ...session.identity, isOwner: false };
+    const page = await session.services.runtime.list(identity, args.cursor as string | undefined);
+    const tasks = page.tasks.filter(task => !task.parentTaskId && (status === undefined || task.status === status)).map(taskSummary);
+    const lines = tasks.map(task => `${task.task_id} ${task.tool} ${task.status}${task.status_message ? `: ${task.status_message}` : ''}`);
+    const text = (lines.length > 0 ? lines.join('\n') : `No ${status ?? ''} tasks`.replace('  ', ' ') + '.') + (page.nextCursor ? `\nMore: call list_tasks with cursor "${page.nextCursor}".` : '');
+    return { content: [{ type: 'text', text }], structuredContent: page.nextCursor ? { tasks, next_cursor: page.nextCursor } : { tasks } };
+}
+
+function taskSummary(record: TaskRecord): { task_id: string; tool: string; status: string; status_message?: string; created_at: string; last_updated_at: string } {
+    const summary: ReturnType<typeof taskSummary> = { task_id: record.taskId, tool: record.toolName, status: record.status, created_at: record.createdAt, last_updated_at: record.lastUpdatedAt };
+    if (record.statusMessage !== undefined) {
+        summary.status_message = record.statusMessage;
+    }
+    return summary;
+}
