@@ -63,7 +63,7 @@ describe('documented flags', () => {
         let lines = 0;
         for (const file of files) {
             for (const line of read(file).split('\n')) {
-                const command = /(?:mcp-tasks-server|@mcp-tasks\/server(?:@[\w.]+)?|dist\/server\.js)\s(.*)$/.exec(line);
+                const command = /^.*(?:mcp-tasks-server|@mcp-tasks\/server(?:@[\w.]+)?|dist\/server\.js)\s(.*)$/.exec(line);
                 // The Inspector's and the bench's own flags follow the server's on their command lines.
                 if (!command || /npm install|npm run bench|import |mcp-inspector/.test(line)) {
                     continue;
