@@ -1,5 +1,5 @@
 /**
- * docs/LIBRARY.md's samples, run against the packed package: each ```js title="x.mjs"``` sample is
+ * docs/LIBRARY.md's samples (and the README's), run against the packed package: each ```js title="x.mjs"``` sample is
  * written into the installed app and run with `node` under a real SDK client that checks what the
  * guide says it does; the ```ts title="x.ts"``` samples are type-checked together with the repo's
  * tsc against the published declarations. A sample without a check fails the suite.
@@ -28,6 +28,8 @@ import { secret, textOf } from './helpers.js';
 import { addTypeScriptDeps, ROOT, typeCheck } from './packedPackage.js';
 
 export const GUIDE = join(ROOT, 'docs/LIBRARY.md');
+/** The README's one sample runs here too. */
+export const README = join(ROOT, 'README.md');
 
 export interface Sample {
     lang: 'js' | 'ts';
@@ -160,6 +162,19 @@ const CHECKS: Record<string, Check> = {
             assert.equal(task.statusMessage, textOf(result));
         }),
 
+    /** README.md's sample, the short version of report.mjs. */
+    'first-tool.mjs': (app, file) =>
+        withStdio(app, file, {}, async client => {
+            assert.deepEqual(client.getServerVersion(), { name: 'acme-reports', version: '1.0.0' });
+            const progress: string[] = [];
+            client.setNotificationHandler(ProgressNotificationSchema, ({ params }) => {
+                progress.push(`${params.progress}/${params.total} ${params.message}`);
+            });
+            const taskId = await startTask(client, 'build_report', { quarter: 'Q3' }, { progressToken: 'readme' });
+            assert.equal(textOf(await taskResult(client, taskId)), 'Report for Q3 is ready.');
+            assert.deepEqual(progress, ['0/1 collecting Q3']);
+        }),
+
     'serve-http.mjs': async (app, file) => {
         const refused = spawn(process.execPath, [file], { cwd: app, env: { ...process.env, MCP_TASKS_TOKEN: '' }, stdio: ['ignore', 'pipe', 'pipe'] });
         let refusal = '';
@@ -202,9 +217,9 @@ const CHECKS: Record<string, Check> = {
 
 /** Registers the guide's cases in the caller's describe; `app()` is the folder the package is installed in. */
 export function libraryGuideSamples(app: () => string): void {
-    const samples = samplesOf(readFileSync(GUIDE, 'utf8'));
+    const samples = [...samplesOf(readFileSync(GUIDE, 'utf8')), ...samplesOf(readFileSync(README, 'utf8'))];
 
-    describe('docs/LIBRARY.md samples', () => {
+    describe('docs/LIBRARY.md and README.md samples', () => {
         // The guide's install line: the SDK too, which ctx.elicit and ctx.createMessage load.
         before(() => addTypeScriptDeps(app()));
 
