@@ -5,6 +5,7 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { unsupportedNode } from './nodeRange.mjs';
+import { writeVsixReadme } from './vsixReadme.mjs';
 
 const root = resolve(import.meta.dirname, '..');
 const { version } = JSON.parse(readFileSync(resolve(root, 'package.json'), 'utf8'));
@@ -25,7 +26,9 @@ const run = (command, args) => {
 
 // vsce runs the production build itself (the vscode:prepublish script) before it packs.
 const vsce = resolve(root, 'node_modules/@vscode/vsce/vsce');
-// The repository URL is not final yet: keep README links relative (the .vsix carries the images
-// they name) rather than have vsce rewrite them to that URL.
-run(process.execPath, [vsce, 'package', '--no-dependencies', '--no-rewrite-relative-links', '--out', out]);
+// The Marketplace page and the Extensions view show the editor users' README, not the
+// repository's. The repository URL is not final yet: keep its image links relative (the .vsix
+// carries the images they name) rather than have vsce rewrite them to that URL.
+const readme = writeVsixReadme(root);
+run(process.execPath, [vsce, 'package', '--no-dependencies', '--no-rewrite-relative-links', '--readme-path', readme, '--out', out]);
 console.log(`packaged ${out} (${(statSync(out).size / 1024).toFixed(0)} KB)`);

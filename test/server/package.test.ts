@@ -1,15 +1,15 @@
 /**
  * The npm package as a user gets it: `npm pack` of the server workspace, installed from the
  * tarball into an empty folder, then the `mcp-tasks-server` bin through npx (stdio and HTTP, with
- * the SDK's client), a plain-JavaScript embedder, and a TypeScript embedder type-checked against
- * the published declarations. One pack and one install serve every case.
+ * the SDK's client), a plain-JavaScript embedder, a TypeScript embedder type-checked against the
+ * published declarations, and every sample of docs/LIBRARY.md. One pack and one install serve
+ * every case.
  */
 import assert from 'node:assert/strict';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { existsSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { after, before, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -18,25 +18,10 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { CallToolResultSchema, CreateTaskResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { secret, textOf } from './helpers.js';
+import { libraryGuideSamples } from './librarySamples.js';
+import { cleanEnv, packAndInstall, serverPackage, typeCheck } from './packedPackage.js';
 
-const ROOT = resolve(__dirname, '../..');
-const SERVER_DIR = join(ROOT, 'server');
-const TSC = join(ROOT, 'node_modules/typescript/bin/tsc');
-const pkg = JSON.parse(readFileSync(join(SERVER_DIR, 'package.json'), 'utf8')) as { name: string; version: string; peerDependencies: Record<string, string> };
-
-/** npm and npx as a user runs them: none of the npm_* variables of an outer `npm test`. */
-function cleanEnv(): NodeJS.ProcessEnv {
-    const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !/^npm_/i.test(key)));
-    return { ...env, npm_config_audit: 'false', npm_config_fund: 'false', npm_config_prefer_offline: 'true', npm_config_update_notifier: 'false' };
-}
-
-function run(command: string, args: string[], cwd: string): string {
-    const result = spawnSync(command, args, { cwd, env: cleanEnv(), encoding: 'utf8', timeout: 240_000 });
-    if (result.status !== 0) {
-        throw new Error(`${command} ${args.join(' ')} failed (${result.status ?? result.signal}):\n${result.stdout}\n${result.stderr}`);
-    }
-    return result.stdout;
-}
+const pkg = serverPackage;
 
 /** A client on `transport`; returns what the checks below need. */
 async function connectClient(transport: Transport): Promise<Client> {
@@ -139,17 +124,12 @@ describe('npm package', { timeout: 600_000 }, () => {
     let app: string;
 
     before(() => {
-        work = mkdtempSync(join(tmpdir(), 'mcp-tasks-package-'));
-        app = join(work, 'app');
-        mkdirSync(app);
-        const [packed] = JSON.parse(run('npm', ['pack', '--json', '--pack-destination', work], SERVER_DIR)) as { filename: string; files: { path: string }[] }[];
-        const files = packed!.files.map(file => file.path);
+        let files: string[];
+        ({ work, app, files } = packAndInstall());
         for (const file of ['dist/index.js', 'dist/index.d.ts', 'dist/cli.js', 'package.json', 'README.md', 'LICENSE']) {
             assert.ok(files.includes(file), `${file} in ${files.join(', ')}`);
         }
         assert.ok(!files.some(file => file.startsWith('src/') || file.endsWith('.map')), `only built files ship: ${files.join(', ')}`);
-        writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'app', version: '1.0.0', private: true, type: 'module' }));
-        run('npm', ['install', '--prefer-offline', join(work, packed!.filename)], app);
         // The runtime needs neither optional peer: the cases below run without them.
         for (const peer of Object.keys(pkg.peerDependencies)) {
             assert.ok(!existsSync(join(app, 'node_modules', peer)), `${peer} was not installed`);
@@ -231,23 +211,16 @@ describe('npm package', { timeout: 600_000 }, () => {
     });
 
     it('a TypeScript embedder type-checks against the published declarations', () => {
-        // What a TypeScript user adds: Node's types, and the SDK the declarations take MCP's types from.
-        const versionOf = (name: string) => (JSON.parse(readFileSync(join(ROOT, 'node_modules', name, 'package.json'), 'utf8')) as { version: string }).version;
-        run('npm', ['install', '--prefer-offline', `@types/node@${versionOf('@types/node')}`, `@modelcontextprotocol/sdk@${versionOf('@modelcontextprotocol/sdk')}`], app);
         writeFileSync(join(app, 'typed.ts'), TYPED_TS);
-        writeFileSync(
-            join(app, 'tsconfig.json'),
-            JSON.stringify({
-                compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, noEmit: true, skipLibCheck: true, types: ['node'] },
-                files: ['typed.ts'],
-            }),
-        );
-        const result = spawnSync(process.execPath, [TSC, '-p', 'tsconfig.json'], { cwd: app, encoding: 'utf8' });
-        assert.equal(result.status, 0, result.stdout + result.stderr);
+        const result = typeCheck(app, ['typed.ts']);
+        assert.equal(result.status, 0, result.output);
         // The same check fails on a real type error, so a pass above means something.
         writeFileSync(join(app, 'typed.ts'), `${TYPED_TS}\nexport const broken: number = String(server);\n`);
-        const broken = spawnSync(process.execPath, [TSC, '-p', 'tsconfig.json'], { cwd: app, encoding: 'utf8' });
+        const broken = typeCheck(app, ['typed.ts']);
         assert.notEqual(broken.status, 0);
-        assert.match(broken.stdout, /typed\.ts.*Type 'string' is not assignable to type 'number'/);
+        assert.match(broken.output, /typed\.ts.*Type 'string' is not assignable to type 'number'/);
     });
+
+    // docs/LIBRARY.md: every sample runs here, in the same installed app.
+    libraryGuideSamples(() => app);
 });

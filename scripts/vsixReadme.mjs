@@ -1,0 +1,18 @@
+// The .vsix's README is extension/README.md, written for editor users. In the .vsix it sits at the
+// extension's root, so its links into the repository (../docs/images/…) lose their `../` there.
+import { readFileSync, writeFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+
+export const SOURCE = 'extension/README.md';
+/** Where `npm run package` writes the rebased copy it hands to vsce (--readme-path). */
+export const PACKAGED = 'dist/README.md';
+
+/** Markdown links and images that climb out of extension/ point at the same file from the root. */
+export function rebaseToRoot(markdown) {
+    return markdown.replace(/\]\(\.\.\//g, '](');
+}
+
+export function writeVsixReadme(root) {
+    writeFileSync(resolve(root, PACKAGED), rebaseToRoot(readFileSync(resolve(root, SOURCE), 'utf8')));
+    return PACKAGED;
+}
