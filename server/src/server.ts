@@ -36,7 +36,7 @@ export interface TasksServerOptions extends Partial<RuntimeLimits> {
     workerId?: string;
     /** Time for task retention and `ctx.sleep` (the real clock by default; tests pass a virtual one). */
     clock?: Clock;
-    /** Offer the task tools (start_<tool>, get_task, cancel_task, list_tasks) to models; on by default. */
+    /** Offer the task tools (start_<tool>, get_task, cancel_task, list_tasks) to models; off unless asked (the CLI asks unless --no-task-tools). */
     taskTools?: boolean;
 }
 
@@ -69,7 +69,7 @@ export class TasksServer {
         this.services = {
             runtime: this.runtime,
             tools: registry,
-            taskTools: options.taskTools === false ? undefined : new TaskTools(toolList),
+            taskTools: options.taskTools ? new TaskTools(toolList) : undefined,
             hub: this.hub,
             log: this.log,
             serverInfo: { ...(options.serverInfo ?? { name: 'mcp-tasks-server', version: SERVER_VERSION }) },

@@ -16,7 +16,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { CallToolResultSchema, CreateTaskResultSchema } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolResultSchema, CreateTaskResultSchema, ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { secret, textOf } from './helpers.js';
 import { libraryGuideSamples } from './librarySamples.js';
 import { cleanEnv, packAndInstall, serverPackage, typeCheck } from './packedPackage.js';
@@ -25,7 +25,8 @@ const pkg = serverPackage;
 
 /** A client on `transport`; returns what the checks below need. */
 async function connectClient(transport: Transport): Promise<Client> {
-    const client = new Client({ name: 'package-test', version: '1.0.0' }, { capabilities: {} });
+    const client = new Client({ name: 'package-test', version: '1.0.0' }, { capabilities: { elicitation: { form: {} } } });
+    client.setRequestHandler(ElicitRequestSchema, () => ({ action: 'accept', content: { confirm: true } }));
     await client.connect(transport);
     return client;
 }
@@ -44,6 +45,11 @@ async function exerciseDemo(client: Client): Promise<void> {
     const result = await client.experimental.tasks.getTaskResult(task.taskId, CallToolResultSchema);
     assert.match(textOf(result), /Computation "packed" completed after 1 seconds\. Result: 42\./);
     assert.equal((await client.experimental.tasks.getTask(task.taskId)).status, 'completed');
+    // Elicitation checks the client's answer in the server, which must not need the SDK (an optional peer) for it.
+    const asked = await client.request({ method: 'tools/call', params: { name: 'confirm_delete', arguments: { filename: 'packed.txt' }, task: {} } }, CreateTaskResultSchema);
+    const answered = await client.experimental.tasks.getTaskResult(asked.task.taskId, CallToolResultSchema);
+    assert.equal(answered.isError, undefined, textOf(answered));
+    assert.equal(textOf(answered), "Deleted 'packed.txt'");
 }
 
 /** Ends a process this test started (npx and the server it runs, as one process group). */

@@ -4,6 +4,7 @@ import type { ToolRegistry } from '../tools/registry.js';
 import type { CallToolResult, ChildTask, SpawnOptions, ToolContext, ToolDefinition } from '../tools/types.js';
 import type { Clock, ClockTimer } from '../clock.js';
 import { ExternalJob } from './external.js';
+import { parseCreateMessageResult, parseElicitResult } from './inputReplies.js';
 import type { ClientHub, ClientIdentity, InputCapability } from './hub.js';
 import { cancelledOutcome, outcomeOfError, resultText, stopReason } from './outcomes.js';
 import { spawnChild } from './spawn.js';
@@ -304,12 +305,12 @@ export class TaskRun implements ToolContext {
 
     async elicit(params: ElicitParams) {
         const raw = await this.requestInput('elicitation', 'elicitation/create', params, `Waiting for the user: ${params.message}`);
-        return parseReply((await sdkTypes()).ElicitResultSchema, raw, 'elicitation/create');
+        return parseElicitResult(raw);
     }
 
     async createMessage(params: SamplingParams) {
         const raw = await this.requestInput('sampling', 'sampling/createMessage', params, "Waiting for the client's language model");
-        return parseReply((await sdkTypes()).CreateMessageResultSchema, raw, 'sampling/createMessage');
+        return parseCreateMessageResult(raw);
     }
 
     spawn(toolName: string, args?: Record<string, unknown>, options?: SpawnOptions): Promise<ChildTask> {
@@ -361,17 +362,4 @@ interface Sleeper {
 /** One function for every sleeping task's timer (its argument says whose), instead of a closure each. */
 function wakeSleeper(run: TaskRun): void {
     run.woke();
-}
-
-/** The SDK's schema module, loaded on first use: building its schemas costs some 30 ms at start-up. */
-function sdkTypes(): Promise<typeof import('@modelcontextprotocol/sdk/types.js')> {
-    return import('@modelcontextprotocol/sdk/types.js');
-}
-
-function parseReply<T>(schema: { safeParse(value: unknown): { success: true; data: T } | { success: false; error: { message: string } } }, raw: unknown, method: string): T {
-    const parsed = schema.safeParse(raw);
-    if (!parsed.success) {
-        throw new Error(`The client's answer to ${method} is malformed: ${parsed.error.message}`);
-    }
-    return parsed.data;
 }
