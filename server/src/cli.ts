@@ -2,6 +2,8 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { setFlagsFromString } from 'node:v8';
+import { systemClock } from './clock.js';
+import { CommandsFile } from './commands/commandsFile.js';
 import { demoServerOptions } from './demo.js';
 import { createLogger, errorMessage, type Logger } from './log.js';
 import { HELP, parseCli, type CliOptions } from './options.js';
@@ -47,7 +49,21 @@ async function main(argv: string[]): Promise<number> {
         log.error(`[store] ${errorMessage(err)}`);
         return 1;
     }
-    const core = createTasksServer({ ...options, ...demoServerOptions(options.taskTools), store, workerId, logger: log });
+    const demo = demoServerOptions(options.taskTools);
+    let commands: CommandsFile | undefined;
+    try {
+        commands = options.commandsFile
+            ? new CommandsFile({ file: options.commandsFile, logDir: options.commandsLogDir, clock: systemClock, log, onChange: tools => core.setTools([...demo.tools, ...tools]) })
+            : undefined;
+    } catch (err) {
+        log.error(`[commands] ${errorMessage(err)}`);
+        return 1;
+    }
+    const core = createTasksServer({ ...options, ...demo, tools: [...demo.tools, ...(commands?.tools ?? [])], store, workerId, logger: log });
+    if (commands) {
+        log.info(`[commands] ${commands.tools.length} command tool(s) from ${options.commandsFile}; logs in ${commands.logDir}`);
+        commands.watch();
+    }
 
     if (options.transport === 'stdio') {
         // Listening before the owner endpoint is announced: a signal right after still cleans up.
@@ -66,6 +82,7 @@ async function main(argv: string[]): Promise<number> {
         const signal = await Promise.race([connection.closed.then(() => 'end of input'), stopSignal]);
         log.info(`[stdio] stopping (${signal})`);
         owner?.stopAccepting();
+        commands?.close();
         await core.close(SHUTDOWN_REASON);
         await owner?.close();
         return 0;
@@ -85,6 +102,7 @@ async function main(argv: string[]): Promise<number> {
     const signal = await Promise.race([waitForSignal(), ...stdinClosed]);
     log.info(`[http] stopping (${signal})`);
     http.stopAccepting();
+    commands?.close();
     // Cancelling first lets each client see its tasks end, with the reason, before streams close.
     await core.close(SHUTDOWN_REASON);
     await http.close();

@@ -23,6 +23,9 @@ export interface CliOptions {
     pollIntervalMs: number;
     /** Cancel a task-augmented call's task its client stopped polling this long ago; 0 = never. */
     abandonAfterMs: number;
+    /** A JSON file declaring command tools (watched and reloaded). */
+    commandsFile?: string;
+    commandsLogDir?: string;
     /** Offer start_<tool>, get_task, cancel_task and list_tasks. */
     taskTools: boolean;
     sessionIdleMs: number;
@@ -94,6 +97,14 @@ Tasks:
                                result; can wait up to 20 s), cancel_task and list_tasks, so models in
                                hosts that never send "task" (Claude Code, Cursor, Codex) can use them.
 
+Commands:
+  --commands FILE              Serve the command tools FILE declares (JSON: {"tools": [...]}, see
+                               docs/CLI.md): each runs a program with typed parameters as
+                               whole arguments, in its own process group, cancellable. FILE is
+                               watched; a broken edit is logged and the last good set kept.
+  --commands-log-dir DIR       Where each command run's full output goes (default a fresh private
+                               folder under the system temp dir).
+
 Other:
   --log-level LEVEL            error | warn | info | debug (default info); logs go to stderr.
   --version                    Print the version and exit.
@@ -143,6 +154,8 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
             'poll-interval': { type: 'string' },
             'abandon-after': { type: 'string' },
             'no-task-tools': { type: 'boolean' },
+            commands: { type: 'string' },
+            'commands-log-dir': { type: 'string' },
             store: { type: 'string' },
             'store-prefix': { type: 'string' },
             'worker-lease': { type: 'string' },
@@ -200,6 +213,8 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
         pollIntervalMs: parseDuration(values['poll-interval'] ?? `${DEFAULT_LIMITS.pollIntervalMs}`, '--poll-interval'),
         abandonAfterMs: values['abandon-after'] === undefined ? 0 : parseDuration(values['abandon-after'], '--abandon-after'),
         taskTools: !values['no-task-tools'],
+        commandsFile: values.commands,
+        commandsLogDir: values['commands-log-dir'],
         logLevel,
         help: values.help ?? false,
         version: values.version ?? false,

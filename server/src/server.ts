@@ -47,6 +47,7 @@ export class TasksServer {
     readonly log: Logger;
     private readonly sessions = new Set<McpSession>();
     private readonly services: SessionServices;
+    private readonly registry: ToolRegistry;
 
     constructor(options: TasksServerOptions = {}) {
         this.log = options.logger ?? createLogger();
@@ -64,7 +65,7 @@ export class TasksServer {
         }
         const store: TaskStore = options.store ?? new MemoryTaskStore({ clock: options.clock });
         const toolList = options.tools ?? [];
-        const registry = new ToolRegistry(toolList);
+        const registry = (this.registry = new ToolRegistry(toolList));
         this.runtime = new TaskRuntime(store, registry, this.hub, limits, this.log, options.workerId ?? store.workerId ?? randomUUID(), options.clock);
         this.services = {
             runtime: this.runtime,
@@ -81,6 +82,22 @@ export class TasksServer {
         const session = new McpSession(identity, this.services, channel);
         this.sessions.add(session);
         return session;
+    }
+
+    /**
+     * Replaces the tools at run time (a reloaded commands file): tools/list changes and every
+     * session gets `notifications/tools/list_changed`. Running tasks keep their tool. Throws, and
+     * changes nothing, for a set the registry or the task tools refuse.
+     */
+    setTools(tools: ToolDefinition[]): void {
+        const taskTools = this.services.taskTools ? new TaskTools(tools) : undefined;
+        this.registry.replace(tools);
+        this.services.taskTools = taskTools;
+        for (const session of this.sessions) {
+            if (!session.isClosed) {
+                session.notify('notifications/tools/list_changed', {});
+            }
+        }
     }
 
     /** Ends a session; when it held the only link to its binding key, that client's running tasks are cancelled. */

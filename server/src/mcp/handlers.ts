@@ -19,7 +19,7 @@ export type McpHandler = (session: McpSession, params: Params, reply: Transport,
 export type McpHandlers = ReadonlyMap<string, McpHandler>;
 
 export const SERVER_CAPABILITIES = {
-    tools: { listChanged: false },
+    tools: { listChanged: true },
     tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } },
 } as const;
 

@@ -67,6 +67,8 @@ export class TaskRun implements ToolContext {
     private children?: Set<TaskRun>;
     /** The tool's code has returned or thrown: there is nothing left to abort. */
     private returned: boolean;
+    /** What must settle before a stopped task's end is recorded (holdEnd). */
+    private holding?: Promise<unknown>;
     /** Set by the first stop(): the terminal write (or nothing, when the end was recorded elsewhere). */
     private ending?: Promise<TaskRecord | undefined>;
 
@@ -161,7 +163,7 @@ export class TaskRun implements ToolContext {
         if (!this.returned) {
             this.halt(stopReason(`Task ${status}${message ? `: ${message}` : ''}`));
         }
-        if (this.external === undefined && this.here && !this.children?.size) {
+        if (this.external === undefined && this.here && !this.children?.size && !this.holding) {
             // The common case, kept free of async frames: nothing else to stop.
             this.ending = outcome && status !== 'expired' ? this.host.store.finish(this.taskId, status, outcome, message) : NO_RECORD;
         } else {
@@ -186,6 +188,7 @@ export class TaskRun implements ToolContext {
     }
 
     private async stopAll(status: StopStatus, outcome: TaskOutcome | undefined, message: string | undefined): Promise<TaskRecord | undefined> {
+        await this.holding?.catch(noRecord);
         const job = this.external;
         this.external = undefined;
         await job?.release(status === 'cancelled' && outcome !== undefined);
@@ -241,6 +244,11 @@ export class TaskRun implements ToolContext {
     }
 
     // ToolContext
+
+    holdEnd(work: Promise<unknown>): void {
+        const before = this.holding;
+        this.holding = before ? Promise.all([before, work]) : work;
+    }
 
     /** One pending wait is kept on the run itself, so stopping needs no listener. */
     sleep(ms: number): Promise<void> {

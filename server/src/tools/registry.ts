@@ -9,15 +9,26 @@ export class ToolRegistry implements KeyArguments {
     private listing?: Record<string, unknown>[];
 
     constructor(tools: readonly ToolDefinition[]) {
+        this.replace(tools);
+    }
+
+    /** Swaps the whole set (a reloaded commands file); a bad set throws and leaves the current one. */
+    replace(tools: readonly ToolDefinition[]): void {
+        const next = new Map<string, ToolDefinition>();
         for (const tool of tools) {
-            if (this.tools.has(tool.name)) {
+            if (next.has(tool.name)) {
                 throw new Error(`Duplicate tool name: ${tool.name}`);
             }
             if (!tool.run && !tool.external) {
                 throw new Error(`Tool ${tool.name} needs run() or external`);
             }
-            this.tools.set(tool.name, tool);
+            next.set(tool.name, tool);
         }
+        this.tools.clear();
+        for (const [name, tool] of next) {
+            this.tools.set(name, tool);
+        }
+        this.listing = undefined;
     }
 
     get(name: string): ToolDefinition | undefined {

@@ -40,6 +40,12 @@ export interface ToolContext {
      * cancelled, and cancelling this task cancels them first.
      */
     spawn(toolName: string, args?: Record<string, unknown>, options?: SpawnOptions): Promise<ChildTask>;
+    /**
+     * Tasks only: once the task is stopped (cancelled, shut down), its end is recorded only after
+     * `work` settles, e.g. once a process tree the tool started is gone. Absent in inline calls,
+     * which end when `run` returns anyway.
+     */
+    holdEnd?(work: Promise<unknown>): void;
 }
 
 export interface SpawnOptions {

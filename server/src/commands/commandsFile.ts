@@ -1,0 +1,79 @@
+import { mkdtempSync, readFileSync, watch, type FSWatcher } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, dirname, join, resolve } from 'node:path';
+import type { Clock } from '../clock.js';
+import { errorMessage, type Logger } from '../log.js';
+import type { ToolDefinition } from '../tools/types.js';
+import { parseCommandsFile } from './spec.js';
+import { commandTool } from './tool.js';
+
+/** Changes arriving this close together are read once. */
+const SETTLE_MS = 100;
+
+export interface CommandsFileOptions {
+    file: string;
+    /** Default: a fresh private folder under the system temp dir. */
+    logDir?: string;
+    clock: Clock;
+    log: Logger;
+    /** Called with the new tool set after each good reload. */
+    onChange(tools: ToolDefinition[]): void;
+}
+
+/**
+ * The tools a `--commands` file declares. Loaded at start (an error there stops the server);
+ * watched after, each change re-read: a good file replaces the set, a broken one is logged and
+ * the last good set stays.
+ */
+export class CommandsFile {
+    readonly logDir: string;
+    tools: ToolDefinition[];
+    private watcher?: FSWatcher;
+    private timer?: ReturnType<Clock['setTimeout']>;
+
+    constructor(private readonly options: CommandsFileOptions) {
+        this.logDir = options.logDir ?? mkdtempSync(join(tmpdir(), 'mcp-tasks-commands-'));
+        this.tools = this.read();
+    }
+
+    /** Starts watching the file's folder (editors often replace a file rather than write it). */
+    watch(): void {
+        const file = resolve(this.options.file);
+        this.watcher = watch(dirname(file), (_event, name) => {
+            if (name === null || name === basename(file)) {
+                this.options.clock.clearTimeout(this.timer);
+                this.timer = this.options.clock.setTimeout(() => this.reload(), SETTLE_MS, undefined, true);
+            }
+        });
+        this.watcher.on('error', err => this.options.log.error(`[commands] watching ${file} failed: ${errorMessage(err)}`));
+    }
+
+    reload(): void {
+        let tools: ToolDefinition[];
+        try {
+            tools = this.read();
+        } catch (err) {
+            this.options.log.error(`[commands] ${errorMessage(err)}; keeping the ${this.tools.length} command tool(s) loaded before`);
+            return;
+        }
+        try {
+            this.options.onChange(tools);
+        } catch (err) {
+            this.options.log.error(`[commands] ${this.options.file}: ${errorMessage(err)}; keeping the command tools loaded before`);
+            return;
+        }
+        this.tools = tools;
+        this.options.log.info(`[commands] reloaded ${this.options.file}: ${tools.map(tool => tool.name).join(', ') || 'no tools'}`);
+    }
+
+    close(): void {
+        this.options.clock.clearTimeout(this.timer);
+        this.watcher?.close();
+    }
+
+    private read(): ToolDefinition[] {
+        const { file, clock } = this.options;
+        const specs = parseCommandsFile(readFileSync(file, 'utf8'), file);
+        return specs.map(spec => commandTool(spec, { clock, logDir: this.logDir, env: process.env }));
+    }
+}

@@ -1,0 +1,74 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import type { Clock } from '../clock.js';
+
+const POLL_MS = 20;
+
+/** Sends `signal` to every process of group `pgid`; false when the group has none left. */
+export function signalGroup(pgid: number, signal: NodeJS.Signals): boolean {
+    try {
+        process.kill(-pgid, signal);
+        return true;
+    } catch {
+        return false;
+    }
+}
+
+/**
+ * Whether a live process is left in group `pgid`. On Linux it reads /proc, so zombies (exited,
+ * waiting for a parent that does not reap them, as PID 1 in some containers never does) count as
+ * gone; elsewhere a signal 0 to the group answers.
+ */
+export function groupAlive(pgid: number): boolean {
+    let entries: string[];
+    try {
+        entries = readdirSync('/proc');
+    } catch {
+        return signalGroup(pgid, 0 as unknown as NodeJS.Signals);
+    }
+    for (const entry of entries) {
+        if (!/^\d+$/.test(entry)) {
+            continue;
+        }
+        let stat: string;
+        try {
+            stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+        } catch {
+            continue;
+        }
+        // pid (comm) state ppid pgrp …: comm may hold spaces and parentheses, so read after the last ')'.
+        const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+        if (Number(fields[2]) === pgid && fields[0] !== 'Z' && fields[0] !== 'X') {
+            return true;
+        }
+    }
+    return false;
+}
+
+/** Resolves once group `pgid` has no live process, checking every few milliseconds on `clock`. */
+export function groupGone(pgid: number, clock: Clock): Promise<void> {
+    return new Promise(resolve => {
+        const check = (): void => {
+            if (groupAlive(pgid)) {
+                clock.setTimeout(check, POLL_MS, undefined);
+            } else {
+                resolve();
+            }
+        };
+        check();
+    });
+}
+
+/**
+ * Stops group `pgid`: SIGTERM to all of it, SIGKILL to whatever is left after `graceMs`. Resolves
+ * once `leaderExited` has and no live process is left in the group.
+ */
+export async function stopGroup(pgid: number, leaderExited: Promise<unknown>, graceMs: number, clock: Clock): Promise<void> {
+    if (!signalGroup(pgid, 'SIGTERM')) {
+        await leaderExited;
+        return;
+    }
+    const gone = Promise.all([leaderExited, groupGone(pgid, clock)]);
+    const timer = clock.setTimeout(() => signalGroup(pgid, 'SIGKILL'), graceMs, undefined);
+    await gone;
+    clock.clearTimeout(timer);
+}

@@ -1,0 +1,138 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { createWriteStream } from 'node:fs';
+import { join } from 'node:path';
+import type { Clock } from '../clock.js';
+import type { CallToolResult, ToolContext } from '../tools/types.js';
+import { buildArgv } from './argv.js';
+import { stopGroup } from './group.js';
+import { CommandOutput, percentOf } from './output.js';
+import { commandEnv, redactor, secretValues } from './secrets.js';
+import type { CommandSpec } from './spec.js';
+
+/** At most this many progress notifications per second per task. */
+export const PROGRESS_PER_SECOND = 4;
+
+export interface RunDeps {
+    clock: Clock;
+    /** Where each run's log file goes. */
+    logDir: string;
+    /** The server's environment (commands inherit it, minus the server's own settings). */
+    env: NodeJS.ProcessEnv;
+}
+
+let runs = 0;
+
+/**
+ * Runs one command to its end in its own process group: output to a log file and a tail,
+ * throttled progress, a timeout, and on cancel SIGTERM then SIGKILL to the whole group. Returns
+ * (and, as a task, lets the end be recorded) only once no process of the group is left.
+ */
+export async function runCommand(spec: CommandSpec, args: Record<string, unknown>, ctx: ToolContext, deps: RunDeps): Promise<CallToolResult> {
+    const argv = buildArgv(spec, args);
+    const env = commandEnv(deps.env, spec.env);
+    const redact = redactor(secretValues(env, spec.env));
+    const logPath = join(deps.logDir, `${spec.name}-${ctx.taskId ?? 'inline'}-${process.pid}-${++runs}.log`);
+    const started = deps.clock.now();
+    const log = createWriteStream(logPath, { mode: 0o600 });
+    const throttle = progressThrottle(spec, ctx, deps.clock);
+    const output = new CommandOutput(log, redact, throttle.line);
+    const child = spawn(argv[0]!, argv.slice(1), { cwd: spec.cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    const startError = once(child, 'spawn').then(
+        () => undefined,
+        (err: NodeJS.ErrnoException) => err,
+    );
+    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>(resolve => child.once('exit', (code, signal) => resolve({ code, signal })));
+    const streamsDone = Promise.all([child.stdout && once(child.stdout, 'close'), child.stderr && once(child.stderr, 'close')]);
+    child.stdout?.setEncoding('utf8').on('data', (chunk: string) => output.write('out', chunk));
+    child.stderr?.setEncoding('utf8').on('data', (chunk: string) => output.write('err', chunk));
+
+    let stopping: Promise<void> | undefined;
+    let timedOut = false;
+    const stop = (): Promise<void> => (stopping ??= child.pid === undefined ? Promise.resolve() : stopGroup(child.pid, exited, spec.killGraceMs, deps.clock));
+    const timer = spec.timeoutMs === undefined ? undefined : deps.clock.setTimeout(() => ((timedOut = true), void stop()), spec.timeoutMs, undefined);
+    const onAbort = (): void => void stop();
+    ctx.signal.addEventListener('abort', onAbort, { once: true });
+
+    const finished = (async () => {
+        const failure = await startError;
+        if (failure) {
+            await output.end();
+            return { failure };
+        }
+        const exit = await exited;
+        // The leader is gone; anything it left in its group goes too, so nothing outlives the task.
+        await stop();
+        await streamsDone;
+        await output.end();
+        return { exit };
+    })();
+    ctx.holdEnd?.(finished);
+    const end = await finished;
+    deps.clock.clearTimeout(timer);
+    ctx.signal.removeEventListener('abort', onAbort);
+    // Before the result, so a client sees the final line as progress first.
+    throttle.dispose();
+    const durationMs = deps.clock.now() - started;
+    const base = { command: argv, durationMs, output: output.text(), logPath };
+    if (end.failure) {
+        const err = end.failure;
+        const message = err.code === 'ENOENT' ? `not found: ${argv[0]} (from ${spec.cwd})` : `cannot start ${argv[0]}: ${err.code ?? err.message}`;
+        return { content: [{ type: 'text', text: message }], structuredContent: { ...base, exitCode: null }, isError: true };
+    }
+    if (ctx.signal.aborted) {
+        throw ctx.signal.reason;
+    }
+    const { code, signal } = end.exit!;
+    const last = output.lastLine ? `: ${output.lastLine}` : '';
+    const structuredContent = { ...base, exitCode: code, signal };
+    if (timedOut) {
+        return { content: [{ type: 'text', text: `timed out after ${spec.timeoutMs! / 1000} s${last}` }], structuredContent, isError: true };
+    }
+    if (code !== 0) {
+        return { content: [{ type: 'text', text: `${code === null ? `killed by ${signal}` : `exit ${code}`}${last}\nFull log: ${logPath}` }], structuredContent, isError: true };
+    }
+    return { content: [{ type: 'text', text: `exit 0 in ${(durationMs / 1000).toFixed(1)} s${last}\n\n${output.text()}\n\nFull log: ${logPath}` }], structuredContent };
+}
+
+/** Reports the latest line as progress at most PROGRESS_PER_SECOND times a second: the last line of each window wins. */
+function progressThrottle(spec: CommandSpec, ctx: ToolContext, clock: Clock): { line(line: string): void; dispose(): void } {
+    const interval = 1000 / PROGRESS_PER_SECOND;
+    let sent = 0;
+    let lastAt = -Infinity;
+    let percent: number | undefined;
+    let pending: string | undefined;
+    let timer: ReturnType<Clock['setTimeout']> | undefined;
+    const flush = (): void => {
+        timer = undefined;
+        if (pending === undefined || ctx.signal.aborted) {
+            return;
+        }
+        lastAt = clock.now();
+        const message = pending;
+        pending = undefined;
+        sent += 1;
+        if (percent === undefined) {
+            ctx.progress(sent, undefined, message);
+        } else {
+            ctx.progress(percent, 100, message);
+        }
+    };
+    return {
+        line(line) {
+            percent = percentOf(spec.progressPattern, line) ?? percent;
+            if (!line.trim()) {
+                return;
+            }
+            pending = line;
+            if (timer === undefined) {
+                timer = clock.setTimeout(flush, Math.max(0, lastAt + interval - clock.now()), undefined);
+            }
+        },
+        /** The last line still waiting goes out now: a client sees how the output ended. */
+        dispose() {
+            clock.clearTimeout(timer);
+            flush();
+        },
+    };
+}

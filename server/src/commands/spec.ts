@@ -1,0 +1,241 @@
+import { dirname, resolve } from 'node:path';
+
+/** One typed parameter of a command tool; it fills exactly one argv element. */
+export interface ParamSpec {
+    type: 'string' | 'number' | 'boolean' | 'path';
+    description: string;
+    enum?: string[];
+    /** Anchored: the whole value must match. */
+    pattern?: string;
+    /** An optional parameter that is absent drops its argv element. */
+    optional: boolean;
+}
+
+/** A validated entry of the commands file. */
+export interface CommandSpec {
+    name: string;
+    title: string;
+    description: string;
+    command: string[];
+    shell: boolean;
+    parameters: Record<string, ParamSpec>;
+    /** Absolute, inside one of the file's roots. */
+    cwd: string;
+    env: Record<string, string>;
+    timeoutMs?: number;
+    killGraceMs: number;
+    confirm: boolean;
+    taskSupport: 'optional' | 'required' | 'forbidden';
+    annotations?: Record<string, boolean>;
+    progressPattern?: RegExp;
+}
+
+export const DEFAULT_KILL_GRACE_MS = 5000;
+const NAME = /^[a-zA-Z][a-zA-Z0-9_-]{0,63}$/;
+const PLACEHOLDER = /^\{([a-zA-Z_][a-zA-Z0-9_]*)\}$/;
+const ANY_PLACEHOLDER = /\{[a-zA-Z_][a-zA-Z0-9_]*\}/;
+const ANNOTATIONS = ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'];
+
+/** The parameter an argv element stands for, if it is a placeholder. */
+export function placeholderOf(element: string): string | undefined {
+    return PLACEHOLDER.exec(element)?.[1];
+}
+
+type Json = Record<string, unknown>;
+
+/** Parses the commands file's text; every error names the entry and the field. */
+export function parseCommandsFile(text: string, file: string): CommandSpec[] {
+    let doc: unknown;
+    try {
+        doc = JSON.parse(text);
+    } catch (err) {
+        throw new Error(`${file}: not valid JSON: ${(err as Error).message}`, { cause: err });
+    }
+    if (!isObject(doc) || !Array.isArray(doc.tools)) {
+        throw new Error(`${file}: expected {"tools": [...]}`);
+    }
+    const base = dirname(resolve(file));
+    const roots = doc.roots === undefined ? [base] : stringArray(doc.roots, `${file}: roots`).map(root => resolve(base, root));
+    const seen = new Set<string>();
+    return doc.tools.map((entry, index) => {
+        const spec = parseEntry(entry, `${file}: tools[${index}]`, base, roots);
+        if (seen.has(spec.name)) {
+            throw new Error(`${file}: tools[${index}] (${spec.name}): name: duplicate`);
+        }
+        seen.add(spec.name);
+        return spec;
+    });
+}
+
+function parseEntry(entry: unknown, where: string, base: string, roots: string[]): CommandSpec {
+    if (!isObject(entry)) {
+        throw new Error(`${where}: must be an object`);
+    }
+    if (typeof entry.name !== 'string' || !NAME.test(entry.name)) {
+        throw new Error(`${where}: name: must match ${NAME}`);
+    }
+    const at = `${where} (${entry.name})`;
+    const fail = (field: string, message: string): never => {
+        throw new Error(`${at}: ${field}: ${message}`);
+    };
+    if (typeof entry.description !== 'string' || !entry.description.trim()) {
+        fail('description', 'required: tell the model what the command does');
+    }
+    const command = stringArray(entry.command, `${at}: command`);
+    if (command.length === 0 || !command[0]) {
+        fail('command', 'must name a program');
+    }
+    const shell = optionalBoolean(entry.shell, `${at}: shell`) ?? false;
+    const parameters = parseParameters(entry.parameters, at);
+    command.forEach((element, i) => {
+        const name = placeholderOf(element);
+        if (name === undefined) {
+            if (ANY_PLACEHOLDER.test(element)) {
+                fail(`command[${i}]`, `"${element}": a {parameter} must be a whole argv element`);
+            }
+        } else if (!parameters[name]) {
+            fail(`command[${i}]`, `{${name}} names no declared parameter`);
+        } else if (i === 0) {
+            fail('command[0]', 'the program cannot be a parameter');
+        }
+    });
+    const cwd = resolve(base, optionalString(entry.cwd, `${at}: cwd`) ?? '.');
+    if (!roots.some(root => within(root, cwd))) {
+        fail('cwd', `${cwd} is outside the declared roots (${roots.join(', ')})`);
+    }
+    const env: Record<string, string> = {};
+    if (entry.env !== undefined) {
+        if (!isObject(entry.env)) {
+            fail('env', 'must be an object of strings');
+        }
+        for (const [key, value] of Object.entries(entry.env as Json)) {
+            if (typeof value !== 'string' || !/^[A-Za-z_][A-Za-z0-9_]*$/.test(key)) {
+                fail(`env.${key}`, 'must be a string under a variable name');
+            }
+            env[key] = value as string;
+        }
+    }
+    const taskSupport = entry.taskSupport ?? 'optional';
+    if (taskSupport !== 'optional' && taskSupport !== 'required' && taskSupport !== 'forbidden') {
+        fail('taskSupport', 'must be optional, required or forbidden');
+    }
+    let annotations: Record<string, boolean> | undefined;
+    if (entry.annotations !== undefined) {
+        if (!isObject(entry.annotations)) {
+            fail('annotations', 'must be an object');
+        }
+        annotations = {};
+        for (const [key, value] of Object.entries(entry.annotations as Json)) {
+            if (!ANNOTATIONS.includes(key) || typeof value !== 'boolean') {
+                fail(`annotations.${key}`, `must be one of ${ANNOTATIONS.join(', ')} with a boolean`);
+            }
+            annotations[key] = value as boolean;
+        }
+    }
+    let progressPattern: RegExp | undefined;
+    const pattern = optionalString(entry.progressPattern, `${at}: progressPattern`);
+    if (pattern !== undefined) {
+        try {
+            progressPattern = new RegExp(pattern);
+        } catch (err) {
+            fail('progressPattern', (err as Error).message);
+        }
+    }
+    return {
+        name: entry.name,
+        title: optionalString(entry.title, `${at}: title`) ?? entry.name,
+        description: entry.description as string,
+        command,
+        shell,
+        parameters,
+        cwd,
+        env,
+        timeoutMs: optionalPositive(entry.timeoutMs, `${at}: timeoutMs`),
+        killGraceMs: optionalPositive(entry.killGraceMs, `${at}: killGraceMs`) ?? DEFAULT_KILL_GRACE_MS,
+        confirm: optionalBoolean(entry.confirm, `${at}: confirm`) ?? false,
+        taskSupport: taskSupport as CommandSpec['taskSupport'],
+        annotations,
+        progressPattern,
+    };
+}
+
+function parseParameters(value: unknown, at: string): Record<string, ParamSpec> {
+    const result: Record<string, ParamSpec> = {};
+    if (value === undefined) {
+        return result;
+    }
+    if (!isObject(value)) {
+        throw new Error(`${at}: parameters: must be an object`);
+    }
+    for (const [name, raw] of Object.entries(value)) {
+        const where = `${at}: parameters.${name}`;
+        if (!/^[a-zA-Z_][a-zA-Z0-9_]*$/.test(name) || !isObject(raw)) {
+            throw new Error(`${where}: must be an object under an identifier`);
+        }
+        if (raw.type !== 'string' && raw.type !== 'number' && raw.type !== 'boolean' && raw.type !== 'path') {
+            throw new Error(`${where}: type: must be string, number, boolean or path`);
+        }
+        if (typeof raw.description !== 'string' || !raw.description.trim()) {
+            throw new Error(`${where}: description: required`);
+        }
+        const spec: ParamSpec = { type: raw.type, description: raw.description, optional: optionalBoolean(raw.optional, `${where}: optional`) ?? false };
+        if (raw.enum !== undefined) {
+            spec.enum = stringArray(raw.enum, `${where}: enum`);
+            if (raw.type !== 'string' || spec.enum.length === 0) {
+                throw new Error(`${where}: enum: only for a string, with at least one value`);
+            }
+        }
+        if (raw.pattern !== undefined) {
+            spec.pattern = optionalString(raw.pattern, `${where}: pattern`);
+            try {
+                new RegExp(spec.pattern!);
+            } catch (err) {
+                throw new Error(`${where}: pattern: ${(err as Error).message}`, { cause: err });
+            }
+        }
+        result[name] = spec;
+    }
+    return result;
+}
+
+/** Whether `path` is `root` or below it (both absolute). */
+export function within(root: string, path: string): boolean {
+    const r = resolve(root);
+    const p = resolve(path);
+    return p === r || p.startsWith(r.endsWith('/') ? r : r + '/');
+}
+
+function isObject(value: unknown): value is Json {
+    return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function stringArray(value: unknown, where: string): string[] {
+    if (!Array.isArray(value) || !value.every(v => typeof v === 'string')) {
+        throw new Error(`${where}: must be an array of strings`);
+    }
+    if (value.some(v => (v as string).includes('\0'))) {
+        throw new Error(`${where}: must not contain NUL`);
+    }
+    return value as string[];
+}
+
+function optionalString(value: unknown, where: string): string | undefined {
+    if (value !== undefined && typeof value !== 'string') {
+        throw new Error(`${where}: must be a string`);
+    }
+    return value;
+}
+
+function optionalBoolean(value: unknown, where: string): boolean | undefined {
+    if (value !== undefined && typeof value !== 'boolean') {
+        throw new Error(`${where}: must be true or false`);
+    }
+    return value;
+}
+
+function optionalPositive(value: unknown, where: string): number | undefined {
+    if (value !== undefined && (typeof value !== 'number' || !(value > 0) || !Number.isFinite(value))) {
+        throw new Error(`${where}: must be a positive number of milliseconds`);
+    }
+    return value;
+}

@@ -1,0 +1,48 @@
+import { z } from 'zod';
+import { textResult, type ToolDefinition } from '../tools/types.js';
+import { buildArgv, displayCommand, inputSchemaOf } from './argv.js';
+import { runCommand, type RunDeps } from './run.js';
+import type { CommandSpec } from './spec.js';
+
+const outputSchema = z.object({
+    command: z.array(z.string()),
+    exitCode: z.number().nullable(),
+    signal: z.string().nullable().optional(),
+    durationMs: z.number(),
+    output: z.string().describe('The last lines of stdout and stderr'),
+    logPath: z.string().describe('The full output'),
+});
+
+/** A declared command as a tool: its parameters are the input schema, its run a process. */
+export function commandTool(spec: CommandSpec, deps: RunDeps): ToolDefinition {
+    const inputSchema = inputSchemaOf(spec);
+    const keyArgument = Object.keys(spec.parameters)[0];
+    return {
+        name: spec.name,
+        title: spec.title,
+        description: `${spec.description}\n\nRuns: ${displayCommand(spec.command)} (in ${spec.cwd}).`,
+        inputSchema,
+        outputSchema,
+        annotations: spec.annotations,
+        taskSupport: spec.taskSupport,
+        keyArgument,
+        async run(args, ctx) {
+            if (spec.confirm) {
+                const line = displayCommand(buildArgv(spec, args));
+                const answer = await ctx.elicit({
+                    mode: 'form',
+                    message: `Run this command in ${spec.cwd}?\n\n${line}`,
+                    requestedSchema: {
+                        type: 'object',
+                        properties: { run: { type: 'boolean', title: 'Run it', description: line, default: false } },
+                        required: ['run'],
+                    },
+                });
+                if (answer.action !== 'accept' || answer.content?.run !== true) {
+                    return textResult(`Not run: the user declined ${line}`, true);
+                }
+            }
+            return runCommand(spec, args, ctx, deps);
+        },
+    };
+}
