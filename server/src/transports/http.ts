@@ -55,7 +55,7 @@ export class HttpTransportServer {
     readonly server: Server;
     readonly sessions: HttpSessions;
     private readonly auth: Authenticator;
-    private readonly hosts = new HostCheck();
+    private readonly hosts: HostCheck;
     private readonly accepts = new AcceptCache();
     private readonly unfinished = new Set<ServerResponse>();
     private readonly clock: Clock;
@@ -70,6 +70,7 @@ export class HttpTransportServer {
         }
         const clientTokens = [...new Set([options.token, ...(options.tokens ?? [])])].filter((t): t is string => Boolean(t));
         this.auth = new Authenticator(clientTokens, options.ownerToken, options.ownerOnly ?? false);
+        this.hosts = new HostCheck(options.host);
         this.clock = options.clock ?? systemClock;
         this.keepAliveMs = options.keepAliveMs ?? 25_000;
         this.hosts.port = options.port;
@@ -215,7 +216,8 @@ export class HttpTransportServer {
             replyError(res, 400, ErrorCodes.InvalidRequest, `Invalid Request: ${decoded.reason}`, {}, decoded.id);
             return;
         }
-        const entry = decoded.kind === 'request' && decoded.message.method === 'initialize' ? this.sessions.open(caller) : this.lookup(req, res, caller);
+        const initialize = decoded.kind === 'request' && decoded.message.method === 'initialize';
+        const entry = initialize ? this.sessions.open(caller) : this.lookup(req, res, caller);
         if (!entry) {
             return;
         }
@@ -231,8 +233,13 @@ export class HttpTransportServer {
         }
         const request = decoded.message;
         const exchange = new PostExchange(res, entry, request.id, acceptsSse, acceptsJson);
-        exchange.onclose = () => rpc.abortRequest(request.id, 'The client closed the HTTP connection');
-        void rpc.answer(request, exchange);
+        exchange.onclose = () => rpc.abortRequest(request.id, exchange, 'The client closed the HTTP connection');
+        if (initialize) {
+            // No session without a successful initialize: a failed one is ended, and named to no one.
+            void rpc.answer(request, exchange).then(() => this.sessions.discard(entry));
+        } else {
+            void rpc.answer(request, exchange);
+        }
     }
 
     /** The session a request names, checked against its caller and protocol version; undefined once refused. */

@@ -9,6 +9,8 @@ function frame(message: JsonRpcMessage): string {
     return `event: message\ndata: ${JSON.stringify(message)}\n\n`;
 }
 
+const SSE_HEADERS = { 'content-type': 'text/event-stream', 'cache-control': 'no-cache, no-transform' } as const;
+
 function writable(res: ServerResponse): boolean {
     return !res.writableEnded && !res.destroyed;
 }
@@ -76,9 +78,10 @@ export class SseStream implements Transport {
 
 /** The HTTP session a POST belongs to, as its response stream sees it. */
 export interface ExchangeOwner {
-    readonly id: string;
-    /** Called just before the response goes out (the session is active; what its GET stream holds goes first). */
-    responding(): void;
+    /** The Mcp-Session-Id the response names; undefined until a successful initialize establishes the session. */
+    readonly sessionId: string | undefined;
+    /** Called just before `response` goes out (the session is active; what its GET stream holds goes first). */
+    responding(response: JsonRpcMessage): void;
 }
 
 /**
@@ -111,7 +114,7 @@ export class PostExchange implements Transport {
         }
         if (!this.streaming) {
             this.streaming = true;
-            this.res.writeHead(200, { 'mcp-session-id': this.owner.id, 'content-type': 'text/event-stream', 'cache-control': 'no-cache, no-transform' });
+            this.res.writeHead(200, { 'mcp-session-id': this.owner.sessionId ?? '', 'content-type': 'text/event-stream', 'cache-control': 'no-cache, no-transform' });
         }
         this.res.write(frame(message));
         return true;
@@ -124,7 +127,7 @@ export class PostExchange implements Transport {
     }
 
     private finish(response: JsonRpcMessage): void {
-        this.owner.responding();
+        this.owner.responding(response);
         if (!writable(this.res)) {
             return;
         }
@@ -137,12 +140,15 @@ export class PostExchange implements Transport {
         }
         if (this.streaming || !this.acceptsJson) {
             if (!this.streaming) {
-                this.res.writeHead(200, { 'mcp-session-id': this.owner.id, 'content-type': 'text/event-stream', 'cache-control': 'no-cache, no-transform' });
+                const id = this.owner.sessionId;
+                this.res.writeHead(200, id === undefined ? SSE_HEADERS : { 'mcp-session-id': id, ...SSE_HEADERS });
             }
             this.res.end(text);
             return;
         }
-        this.res.writeHead(200, { 'mcp-session-id': this.owner.id, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(text)) });
+        const id = this.owner.sessionId;
+        const length = String(Buffer.byteLength(text));
+        this.res.writeHead(200, id === undefined ? { 'content-type': 'application/json', 'content-length': length } : { 'mcp-session-id': id, 'content-type': 'application/json', 'content-length': length });
         this.res.end(text);
     }
 
