@@ -16,6 +16,7 @@ export type LogSink = (line: string) => void;
  * argument would otherwise forge a log line (the extension shows logs line by line), an ESC would
  * drive the terminal.
  */
+// eslint-disable-next-line no-control-regex -- matching control characters is the point
 const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g;
 const SHORT_ESCAPES: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
 
