@@ -28,6 +28,28 @@ describe('log lines cannot be forged', () => {
     });
 });
 
+describe('progress tokens', () => {
+    it('are refused with -32602 beyond 256 UTF-8 bytes, inline or as a task, and accepted up to it', async () => {
+        const stdio = StdioLines.start();
+        try {
+            await stdio.initialize();
+            const call = (id: number, progressToken: unknown, task: boolean) =>
+                stdio.call(id, 'tools/call', { name: 'slow_compute', arguments: { seconds: 0 }, _meta: { progressToken }, ...(task ? { task: {} } : {}) });
+            for (const [i, token] of ['x'.repeat(257), '€'.repeat(86), 'x'.repeat(1024 * 1024)].entries()) {
+                for (const task of [true, false]) {
+                    const refused = await call(10 * i + (task ? 1 : 2), token, task);
+                    assert.equal(refused.error?.code, -32602, `${token.length} characters, task ${task}`);
+                    assert.match(refused.error!.message, /progressToken must be at most 256 bytes/);
+                }
+            }
+            assert.ok((await call(100, 'x'.repeat(256), true)).result?.task);
+            assert.ok((await call(101, '€'.repeat(85), false)).result?.content);
+        } finally {
+            stdio.kill();
+        }
+    });
+});
+
 describe('no session before a successful initialize', () => {
     let server: HttpServer;
 

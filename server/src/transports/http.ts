@@ -217,7 +217,7 @@ export class HttpTransportServer {
             return;
         }
         const initialize = decoded.kind === 'request' && decoded.message.method === 'initialize';
-        const entry = initialize ? this.sessions.open(caller) : this.lookup(req, res, caller);
+        const entry = initialize ? this.sessions.begin(caller) : this.lookup(req, res, caller);
         if (!entry) {
             return;
         }

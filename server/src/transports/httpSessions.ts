@@ -3,6 +3,7 @@ import type { Clock, ClockTimer } from '../clock.js';
 import type { Logger } from '../log.js';
 import type { McpSession, SessionChannel } from '../mcp/session.js';
 import type { JsonRpcMessage } from '../rpc/messages.js';
+import { LATEST_PROTOCOL_VERSION } from '../rpc/protocol.js';
 import type { Transport } from '../rpc/transport.js';
 import type { TasksServer } from '../server.js';
 import type { Caller } from './httpAuth.js';
@@ -86,14 +87,23 @@ export class HttpSessions {
 
     /**
      * A session for an initialize request. It is found by its id (and the id issued) only once
-     * initialize succeeds; the caller ends it with `discard` when it does not.
+     * initialize succeeds; `discard` ends it when it does not.
      */
-    open(caller: Caller): HttpSession {
+    begin(caller: Caller): HttpSession {
         const id = randomUUID();
         const clientKey = this.options.bindTo === 'principal' && !caller.isOwner ? `principal:${caller.principal}` : `session:${id}`;
         const entry = new HttpSession(id, caller.principal, this.clock);
         entry.session = this.core.createSession({ clientKey, isOwner: caller.isOwner }, entry);
         entry.onReady = this.admit;
+        return entry;
+    }
+
+    /** An established session, as after a successful initialize with no client capabilities (library use, tests). */
+    open(caller: Caller): HttpSession {
+        const entry = this.begin(caller);
+        entry.session.initialized(LATEST_PROTOCOL_VERSION, {}, undefined);
+        entry.ready = true;
+        this.admit(entry);
         return entry;
     }
 

@@ -4,10 +4,7 @@ import { ErrorCodes } from '../rpc/errors.js';
 import type { JsonRpcMessage, RequestId } from '../rpc/messages.js';
 import type { Transport } from '../rpc/transport.js';
 import { replyError } from './httpReply.js';
-
-function frame(message: JsonRpcMessage): string {
-    return `event: message\ndata: ${JSON.stringify(message)}\n\n`;
-}
+import { frame, SseOutbox } from './sseOutbox.js';
 
 const SSE_HEADERS = { 'content-type': 'text/event-stream', 'cache-control': 'no-cache, no-transform' } as const;
 
@@ -17,22 +14,27 @@ function writable(res: ServerResponse): boolean {
 
 /**
  * The session's standalone stream, opened by GET. Frames sent in one turn of the event loop
- * (a burst of progress from many tasks) are written together: one chunk, one system call.
+ * (a burst of progress from many tasks) are written together: one chunk, one system call. A
+ * reader that does not keep up holds at most the outbox's limit (see SseOutbox).
  */
 export class SseStream implements Transport {
     onclose?: () => void;
     private readonly keepAlive: ClockTimer;
-    private pending = '';
+    private readonly outbox: SseOutbox;
+    private scheduled = false;
 
     constructor(
         private readonly res: ServerResponse,
         keepAliveMs: number,
         private readonly clock: Clock,
+        queueLimit?: number,
     ) {
+        this.outbox = new SseOutbox(res, queueLimit);
         res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache, no-transform', connection: 'keep-alive' });
         res.flushHeaders();
-        // A comment line now and then keeps proxies from closing the stream and reveals dead peers.
-        this.keepAlive = clock.setInterval(() => writable(res) && this.write(': keep-alive\n\n'), keepAliveMs, true);
+        // A comment line now and then keeps proxies from closing the stream and reveals dead peers
+        // (not needed while frames wait: they are the traffic).
+        this.keepAlive = clock.setInterval(() => writable(res) && this.outbox.empty && res.write(': keep-alive\n\n'), keepAliveMs, true);
         res.once('close', () => {
             clock.clearInterval(this.keepAlive);
             this.onclose?.();
@@ -43,35 +45,34 @@ export class SseStream implements Transport {
         return writable(this.res);
     }
 
+    /** Characters queued for a reader that has not taken them yet. */
+    get queued(): number {
+        return this.outbox.queued;
+    }
+
     send(message: JsonRpcMessage): boolean {
-        if (!writable(this.res)) {
+        if (!writable(this.res) || !this.outbox.push(message)) {
             return false;
         }
-        this.write(frame(message));
+        if (!this.scheduled) {
+            this.scheduled = true;
+            setImmediate(this.flush);
+        }
         return true;
     }
 
     close(): void {
         this.clock.clearInterval(this.keepAlive);
         if (writable(this.res)) {
-            this.flush();
-            this.res.end();
+            this.outbox.end();
         }
-    }
-
-    private write(text: string): void {
-        if (this.pending === '') {
-            setImmediate(this.flush);
-        }
-        this.pending += text;
     }
 
     /** Writes what is pending now; the transport calls it before a response that must follow it. */
     readonly flush = (): void => {
-        const text = this.pending;
-        this.pending = '';
-        if (text !== '' && writable(this.res)) {
-            this.res.write(text);
+        this.scheduled = false;
+        if (writable(this.res)) {
+            this.outbox.flush();
         }
     };
 }
@@ -91,7 +92,8 @@ export interface ExchangeOwner {
  */
 export class PostExchange implements Transport {
     onclose?: () => void;
-    private streaming = false;
+    /** Made when the response turns into a stream: a plain JSON answer needs none. */
+    private outbox?: SseOutbox;
 
     constructor(
         private readonly res: ServerResponse,
@@ -112,11 +114,14 @@ export class PostExchange implements Transport {
         if (!writable(this.res) || !this.acceptsSse) {
             return false;
         }
-        if (!this.streaming) {
-            this.streaming = true;
+        if (!this.outbox) {
+            this.outbox = new SseOutbox(this.res);
             this.res.writeHead(200, { 'mcp-session-id': this.owner.sessionId ?? '', 'content-type': 'text/event-stream', 'cache-control': 'no-cache, no-transform' });
         }
-        this.res.write(frame(message));
+        if (!this.outbox.push(message)) {
+            return false;
+        }
+        this.outbox.flush();
         return true;
     }
 
@@ -133,16 +138,18 @@ export class PostExchange implements Transport {
         }
         let text: string;
         try {
-            text = this.streaming || !this.acceptsJson ? frame(response) : JSON.stringify(response);
+            text = this.outbox !== undefined || !this.acceptsJson ? frame(response) : JSON.stringify(response);
         } catch (err) {
             replyError(this.res, 500, ErrorCodes.InternalError, 'Internal error');
             throw err;
         }
-        if (this.streaming || !this.acceptsJson) {
-            if (!this.streaming) {
-                const id = this.owner.sessionId;
-                this.res.writeHead(200, id === undefined ? SSE_HEADERS : { 'mcp-session-id': id, ...SSE_HEADERS });
+        if (this.outbox !== undefined || !this.acceptsJson) {
+            if (this.outbox) {
+                this.outbox.end(text);
+                return;
             }
+            const id = this.owner.sessionId;
+            this.res.writeHead(200, id === undefined ? SSE_HEADERS : { 'mcp-session-id': id, ...SSE_HEADERS });
             this.res.end(text);
             return;
         }
