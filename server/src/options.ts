@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util';
 import { Env, PROTOCOL_VERSION } from './contract.js';
 import { LOG_LEVELS, type LogLevel } from './log.js';
 import { DEFAULT_LIMITS } from './server.js';
+import { DEFAULT_CONNECTION_LIMITS } from './transports/connectionGuard.js';
 
 export interface CliOptions {
     transport: 'stdio' | 'http';
@@ -23,6 +24,7 @@ export interface CliOptions {
     pollIntervalMs: number;
     sessionIdleMs: number;
     bodyLimitBytes: number;
+    maxConnections: number;
     allowRemote: boolean;
     ownerAnnounce?: string;
     exitWithStdin: boolean;
@@ -60,6 +62,12 @@ Transport:
                                leaves the server behind.
   --session-idle-timeout DUR   Close HTTP sessions idle this long with no open stream (default 30m).
   --body-limit BYTES           Largest accepted HTTP body or stdio line (default 4194304 = 4 MiB).
+  --max-connections N          HTTP connections open at once (default 512; keep it well under the
+                               file-descriptor limit, ulimit -n). A connection must send an
+                               authenticated request within 5 s or is cut, and at the cap a new
+                               one displaces the oldest that has not, so peers without a token
+                               cannot lock clients out. Bodies idle 10 s, requests not received
+                               within 30 s and keep-alive connections idle 5 s are closed.
 
 Tasks:
   --store URL                  Where tasks live: memory (the default) or redis://HOST:PORT[/DB]
@@ -122,6 +130,7 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
             'exit-with-stdin': { type: 'boolean' },
             'session-idle-timeout': { type: 'string' },
             'body-limit': { type: 'string' },
+            'max-connections': { type: 'string' },
             'default-ttl': { type: 'string' },
             'max-ttl': { type: 'string' },
             'max-tasks-per-client': { type: 'string' },
@@ -177,6 +186,7 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
         exitWithStdin: values['exit-with-stdin'] ?? false,
         sessionIdleMs: parseDuration(values['session-idle-timeout'] ?? '30m', '--session-idle-timeout'),
         bodyLimitBytes: parseCount(values['body-limit'] ?? String(4 * 1024 * 1024), '--body-limit', 1024),
+        maxConnections: parseCount(values['max-connections'] ?? String(DEFAULT_CONNECTION_LIMITS.maxConnections), '--max-connections', 1),
         defaultTtlMs: parseDuration(values['default-ttl'] ?? `${DEFAULT_LIMITS.defaultTtlMs}`, '--default-ttl'),
         maxTtlMs: parseDuration(values['max-ttl'] ?? `${DEFAULT_LIMITS.maxTtlMs}`, '--max-ttl'),
         maxTasksPerClient: parseCount(values['max-tasks-per-client'] ?? String(DEFAULT_LIMITS.maxTasksPerClient), '--max-tasks-per-client', 1),
