@@ -21,6 +21,8 @@ export interface CliOptions {
     defaultTtlMs: number;
     maxTtlMs: number;
     maxTasksPerClient: number;
+    maxRetainedTasksPerClient: number;
+    maxRetainedBytesPerClient: number;
     pollIntervalMs: number;
     sessionIdleMs: number;
     bodyLimitBytes: number;
@@ -85,6 +87,16 @@ Tasks:
                                VS Code never asks and gives up at receipt + ttl, so keep it long.
   --max-ttl DUR                Upper bound applied to client-requested ttl (default 24h).
   --max-tasks-per-client N     Live (non-terminal) tasks one client may hold (default 1000).
+  --max-retained-tasks-per-client N
+                               Tasks one client may hold, finished ones included until their ttl
+                               runs out (default 10000). Beyond it tools/call with "task" answers
+                               -32000 naming this limit.
+  --max-retained-bytes-per-client BYTES
+                               What one client's tasks may hold together: arguments, progress
+                               tokens and results, as JSON (default 67108864 = 64 MiB); -32000
+                               naming this limit beyond it. Tasks of HTTP sessions that ended (only
+                               the owner still sees them) are held to one such budget for all
+                               ended sessions together, the oldest deleted first.
   --poll-interval DUR          pollInterval suggested to clients (default 1s).
 
 Other:
@@ -134,6 +146,8 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
             'default-ttl': { type: 'string' },
             'max-ttl': { type: 'string' },
             'max-tasks-per-client': { type: 'string' },
+            'max-retained-tasks-per-client': { type: 'string' },
+            'max-retained-bytes-per-client': { type: 'string' },
             'poll-interval': { type: 'string' },
             store: { type: 'string' },
             'store-prefix': { type: 'string' },
@@ -190,6 +204,8 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
         defaultTtlMs: parseDuration(values['default-ttl'] ?? `${DEFAULT_LIMITS.defaultTtlMs}`, '--default-ttl'),
         maxTtlMs: parseDuration(values['max-ttl'] ?? `${DEFAULT_LIMITS.maxTtlMs}`, '--max-ttl'),
         maxTasksPerClient: parseCount(values['max-tasks-per-client'] ?? String(DEFAULT_LIMITS.maxTasksPerClient), '--max-tasks-per-client', 1),
+        maxRetainedTasksPerClient: parseCount(values['max-retained-tasks-per-client'] ?? String(DEFAULT_LIMITS.maxRetainedTasksPerClient), '--max-retained-tasks-per-client', 1),
+        maxRetainedBytesPerClient: parseCount(values['max-retained-bytes-per-client'] ?? String(DEFAULT_LIMITS.maxRetainedBytesPerClient), '--max-retained-bytes-per-client', 1024),
         pollIntervalMs: parseDuration(values['poll-interval'] ?? `${DEFAULT_LIMITS.pollIntervalMs}`, '--poll-interval'),
         logLevel,
         help: values.help ?? false,

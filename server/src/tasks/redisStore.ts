@@ -7,6 +7,7 @@ import { ErrorCodes, RpcError } from '../rpc/errors.js';
 import { decodeCursor, encodeCursor } from './cursor.js';
 import { newTaskId } from './ids.js';
 import { recordBase, taskRecord, type RecordBase } from './records.js';
+import { retentionError } from './retention.js';
 import { SCRIPTS, type LuaScript } from './redisScripts.js';
 import type {
     Disposable,
@@ -14,6 +15,7 @@ import type {
     LiveStatus,
     NewTask,
     ProgressUpdate,
+    RetentionBudget,
     TaskEvent,
     TaskOutcome,
     TaskPage,
@@ -169,7 +171,8 @@ export class RedisTaskStore implements TaskStore {
         return store;
     }
 
-    async create(input: NewTask, maxLive: number): Promise<TaskRecord> {
+    /** The retained-task count of `budget` holds across replicas; its size is not counted in Redis (see SECURITY.md). */
+    async create(input: NewTask, maxLive: number, budget?: RetentionBudget): Promise<TaskRecord> {
         const now = this.isoNow();
         const taskId = newTaskId();
         const base = recordBase(input, taskId, now);
@@ -183,9 +186,13 @@ export class RedisTaskStore implements TaskStore {
             now,
             input.parentTaskId ?? '',
             this.workerId,
+            ...(budget && Number.isFinite(budget.maxTasks) ? [String(budget.maxTasks)] : []),
         ]);
         if (reply === 0) {
             throw new RpcError(ErrorCodes.LimitExceeded, `Too many live tasks for this client (limit ${maxLive}); wait for some to finish or cancel them`, { limit: maxLive });
+        }
+        if (reply === -1) {
+            throw retentionError('tasks', budget!.maxTasks);
         }
         return this.applyOwn(reply as string);
     }
