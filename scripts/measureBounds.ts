@@ -115,12 +115,12 @@ async function retained(extra: string[]): Promise<void> {
     const { proc, url } = await start(extra);
     const agent = new Agent({ keepAlive: true });
     console.log(`retained: RSS before ${mib(proc.pid!)} MiB`);
-    for (let round = 0; round < 5; round++) {
+    for (let round = 0; round < 3; round++) {
         const { session } = await post(url, INIT, undefined, agent);
         let created = 0;
         let refusal = '';
         for (let i = 0; i < 100_000; i++) {
-            const reply = await post(url, { jsonrpc: '2.0', id: i + 1, method: 'tools/call', params: { name: 'greet', arguments: { name: 'y'.repeat(100_000) }, task: {}, _meta: { progressToken: 'q'.repeat(256) } } }, session, agent);
+            const reply = await post(url, { jsonrpc: '2.0', id: i + 1, method: 'tools/call', params: { name: 'slow_compute', arguments: { seconds: 0, label: 'y'.repeat(200) }, task: {}, _meta: { progressToken: 'q'.repeat(256) } } }, session, agent);
             if (reply.text.includes('"error"')) {
                 refusal = (JSON.parse(reply.text) as { error: { message: string } }).error.message;
                 break;
