@@ -34,7 +34,8 @@ export function progressKey(message: JsonRpcMessage): string | undefined {
 /**
  * The frames an SSE response has not written yet. It writes only while the socket keeps up (it
  * waits for 'drain' after a write the socket could not take at once); meanwhile frames queue, a
- * progress frame replacing the queued one with its key (only the latest progress matters). A queue
+ * progress frame replacing the one queued with its key since (only the latest progress matters to
+ * a reader that fell behind; one that keeps up gets every notification). A queue
  * over the limit drops its progress frames; still over, the stream is destroyed (`onOverflow`).
  */
 export class SseOutbox {
@@ -62,7 +63,8 @@ export class SseOutbox {
     push(message: JsonRpcMessage): boolean {
         const text = frame(message);
         const key = progressKey(message);
-        if (key !== undefined) {
+        // Only while the socket is not draining: a reader that keeps up gets every notification.
+        if (key !== undefined && this.blocked) {
             const slots = (this.slots ??= new Map());
             const slot = slots.get(key);
             if (slot !== undefined) {
@@ -110,7 +112,7 @@ export class SseOutbox {
 
     /** Over the limit: progress goes first; a queue still too large means the reader is not reading. */
     private shed(): boolean {
-        if (this.slots?.size) {
+        if (this.keys.some(key => key !== undefined)) {
             const frames: string[] = [];
             const keys: (string | undefined)[] = [];
             let bytes = 0;
@@ -124,7 +126,7 @@ export class SseOutbox {
             this.frames = frames;
             this.keys = keys;
             this.bytes = bytes;
-            this.slots.clear();
+            this.slots?.clear();
             if (bytes <= this.limitBytes) {
                 return true;
             }
