@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util';
 import { Env, PROTOCOL_VERSION } from './contract.js';
 import { LOG_LEVELS, type LogLevel } from './log.js';
 import { DEFAULT_LIMITS } from './server.js';
+import { DEFAULT_CONNECTION_LIMITS } from './transports/connectionGuard.js';
 
 export interface CliOptions {
     transport: 'stdio' | 'http';
@@ -20,6 +21,8 @@ export interface CliOptions {
     defaultTtlMs: number;
     maxTtlMs: number;
     maxTasksPerClient: number;
+    maxRetainedTasksPerClient: number;
+    maxRetainedBytesPerClient: number;
     pollIntervalMs: number;
     /** Cancel a task-augmented call's task its client stopped polling this long ago; 0 = never. */
     abandonAfterMs: number;
@@ -30,6 +33,7 @@ export interface CliOptions {
     taskTools: boolean;
     sessionIdleMs: number;
     bodyLimitBytes: number;
+    maxConnections: number;
     allowRemote: boolean;
     ownerAnnounce?: string;
     exitWithStdin: boolean;
@@ -67,6 +71,12 @@ Transport:
                                leaves the server behind.
   --session-idle-timeout DUR   Close HTTP sessions idle this long with no open stream (default 30m).
   --body-limit BYTES           Largest accepted HTTP body or stdio line (default 4194304 = 4 MiB).
+  --max-connections N          HTTP connections open at once (default 512; keep it well under the
+                               file-descriptor limit, ulimit -n). A connection must send an
+                               authenticated request within 5 s or is cut, and at the cap a new
+                               one displaces the oldest that has not, so peers without a token
+                               cannot lock clients out. Bodies idle 10 s, requests not received
+                               within 30 s and keep-alive connections idle 5 s are closed.
 
 Tasks:
   --store URL                  Where tasks live: memory (the default) or redis://HOST:PORT[/DB]
@@ -84,6 +94,16 @@ Tasks:
                                VS Code never asks and gives up at receipt + ttl, so keep it long.
   --max-ttl DUR                Upper bound applied to client-requested ttl (default 24h).
   --max-tasks-per-client N     Live (non-terminal) tasks one client may hold (default 1000).
+  --max-retained-tasks-per-client N
+                               Tasks one client may hold, finished ones included until their ttl
+                               runs out (default 10000). Beyond it tools/call with "task" answers
+                               -32000 naming this limit.
+  --max-retained-bytes-per-client BYTES
+                               What one client's tasks may hold together: arguments, progress
+                               tokens and results, as JSON (default 67108864 = 64 MiB); -32000
+                               naming this limit beyond it. Tasks of HTTP sessions that ended (only
+                               the owner still sees them) are held to one such budget for all
+                               ended sessions together, the oldest deleted first.
   --poll-interval DUR          pollInterval suggested to clients (default 1s).
   --abandon-after DUR          Cancel the task of a task-augmented tools/call once its client has
                                stopped following it: no tasks/get, no waiting tasks/result for DUR
@@ -148,9 +168,12 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
             'exit-with-stdin': { type: 'boolean' },
             'session-idle-timeout': { type: 'string' },
             'body-limit': { type: 'string' },
+            'max-connections': { type: 'string' },
             'default-ttl': { type: 'string' },
             'max-ttl': { type: 'string' },
             'max-tasks-per-client': { type: 'string' },
+            'max-retained-tasks-per-client': { type: 'string' },
+            'max-retained-bytes-per-client': { type: 'string' },
             'poll-interval': { type: 'string' },
             'abandon-after': { type: 'string' },
             'no-task-tools': { type: 'boolean' },
@@ -207,9 +230,12 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
         exitWithStdin: values['exit-with-stdin'] ?? false,
         sessionIdleMs: parseDuration(values['session-idle-timeout'] ?? '30m', '--session-idle-timeout'),
         bodyLimitBytes: parseCount(values['body-limit'] ?? String(4 * 1024 * 1024), '--body-limit', 1024),
+        maxConnections: parseCount(values['max-connections'] ?? String(DEFAULT_CONNECTION_LIMITS.maxConnections), '--max-connections', 1),
         defaultTtlMs: parseDuration(values['default-ttl'] ?? `${DEFAULT_LIMITS.defaultTtlMs}`, '--default-ttl'),
         maxTtlMs: parseDuration(values['max-ttl'] ?? `${DEFAULT_LIMITS.maxTtlMs}`, '--max-ttl'),
         maxTasksPerClient: parseCount(values['max-tasks-per-client'] ?? String(DEFAULT_LIMITS.maxTasksPerClient), '--max-tasks-per-client', 1),
+        maxRetainedTasksPerClient: parseCount(values['max-retained-tasks-per-client'] ?? String(DEFAULT_LIMITS.maxRetainedTasksPerClient), '--max-retained-tasks-per-client', 1),
+        maxRetainedBytesPerClient: parseCount(values['max-retained-bytes-per-client'] ?? String(DEFAULT_LIMITS.maxRetainedBytesPerClient), '--max-retained-bytes-per-client', 1024),
         pollIntervalMs: parseDuration(values['poll-interval'] ?? `${DEFAULT_LIMITS.pollIntervalMs}`, '--poll-interval'),
         abandonAfterMs: values['abandon-after'] === undefined ? 0 : parseDuration(values['abandon-after'], '--abandon-after'),
         taskTools: !values['no-task-tools'],

@@ -11,10 +11,12 @@ import { ToolRegistry } from './tools/registry.js';
 import type { ToolDefinition } from './tools/types.js';
 import { SERVER_VERSION } from './version.js';
 
-export const DEFAULT_LIMITS: RuntimeLimits = {
+export const DEFAULT_LIMITS: Required<RuntimeLimits> = {
     defaultTtlMs: 60 * 60 * 1000,
     maxTtlMs: 24 * 60 * 60 * 1000,
     maxTasksPerClient: 1000,
+    maxRetainedTasksPerClient: 10_000,
+    maxRetainedBytesPerClient: 64 * 1024 * 1024,
     pollIntervalMs: 1000,
     maxSubtaskDepth: 4,
     maxChildrenPerTask: 16,
@@ -55,6 +57,8 @@ export class TasksServer {
             defaultTtlMs: options.defaultTtlMs ?? DEFAULT_LIMITS.defaultTtlMs,
             maxTtlMs: options.maxTtlMs ?? DEFAULT_LIMITS.maxTtlMs,
             maxTasksPerClient: options.maxTasksPerClient ?? DEFAULT_LIMITS.maxTasksPerClient,
+            maxRetainedTasksPerClient: options.maxRetainedTasksPerClient ?? DEFAULT_LIMITS.maxRetainedTasksPerClient,
+            maxRetainedBytesPerClient: options.maxRetainedBytesPerClient ?? DEFAULT_LIMITS.maxRetainedBytesPerClient,
             pollIntervalMs: options.pollIntervalMs ?? DEFAULT_LIMITS.pollIntervalMs,
             maxSubtaskDepth: options.maxSubtaskDepth ?? DEFAULT_LIMITS.maxSubtaskDepth,
             maxChildrenPerTask: options.maxChildrenPerTask ?? DEFAULT_LIMITS.maxChildrenPerTask,
@@ -106,6 +110,8 @@ export class TasksServer {
         this.sessions.delete(session);
         if (cancelTasks && [...this.hub.linksFor(session.identity.clientKey)].length === 0) {
             await this.runtime.cancelClientTasks(session.identity.clientKey, reason);
+            // No client can reach them any more; the owner still sees them, within one client's budget for all gone clients.
+            this.runtime.store.orphan?.(session.identity.clientKey, this.runtime.budget);
         }
     }
 

@@ -85,6 +85,32 @@ describe('RedisTaskStore', { skip: redisStoreSkip() }, () => {
         assert.equal(seenHere.length + seenThere.length, 10, 'no duplicates');
     });
 
+    it("publishes a task's progress token once, not on every tick, and other instances still deliver it", async () => {
+        const store = await stores.open();
+        const other = await stores.open(store.prefix);
+        const token = 't'.repeat(256);
+        const seen: TaskEvent[] = [];
+        other.onEvent(e => e.type === 'progress' && seen.push(e));
+        const { createClient } = await import('../../server/src/tasks/redisClient.js');
+        const tap = createClient({ url: redis.url });
+        await tap.connect();
+        const published: string[] = [];
+        await tap.subscribe(`${store.prefix}events`, message => published.push(message));
+        const task = await store.create(newTask('a', { progressToken: token }), 10);
+        for (let tick = 1; tick <= 5; tick++) {
+            store.publishProgress(task, { progress: tick, total: 5 });
+        }
+        await waitUntil(() => seen.length === 5, 'five progress events on the other instance');
+        assert.deepEqual(
+            seen.map(e => (e.type === 'progress' ? [e.update.progress, e.progressToken] : [])),
+            [1, 2, 3, 4, 5].map(tick => [tick, token]),
+        );
+        const progress = published.filter(m => m.includes('"t":"p"'));
+        assert.equal(progress.length, 5);
+        assert.equal(progress.filter(m => m.includes(token)).length, 1, 'the token crossed the wire once');
+        await tap.close();
+    });
+
     it('fails the live tasks of a worker whose lease lapsed, naming it', async () => {
         const store = await stores.open(undefined, 'doomed-worker', 300);
         const survivor = await stores.open(store.prefix, 'survivor', 300);

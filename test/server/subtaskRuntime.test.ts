@@ -34,6 +34,8 @@ class PipeClient {
 
     constructor(server: TasksServer) {
         connectStdio(server, { input: this.toServer, output: this.fromServer });
+        // MCP lifecycle: nothing but ping is served before initialize (its answer is the first message).
+        this.toServer.write(JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'pipe', version: '1' } } }) + '\n');
         createInterface({ input: this.fromServer }).on('line', line => {
             const message = JSON.parse(line) as Message;
             this.messages.push(message);

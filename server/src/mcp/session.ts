@@ -1,6 +1,6 @@
 import type { Logger } from '../log.js';
 import { RpcConnection } from '../rpc/connection.js';
-import { methodNotFound } from '../rpc/errors.js';
+import { ErrorCodes, methodNotFound, RpcError } from '../rpc/errors.js';
 import type { JsonRpcRequest } from '../rpc/messages.js';
 import type { RequestAbort } from '../rpc/requestAbort.js';
 import type { Transport } from '../rpc/transport.js';
@@ -117,6 +117,11 @@ export class McpSession implements ClientLink {
         const handler = this.handlers.get(request.method);
         if (!handler) {
             throw methodNotFound(`Method not found: ${request.method}`);
+        }
+        // MCP lifecycle: before initialize has been answered, only ping is served (HTTP has no
+        // session before then; this holds the stdio pipe to the same rule).
+        if (this.protocolVersion === undefined && request.method !== 'initialize' && request.method !== 'ping') {
+            throw new RpcError(ErrorCodes.InvalidRequest, `Server not initialized: send initialize first (only ping is answered before it), not ${request.method}`);
         }
         return handler(this, request.params, reply, abort);
     };

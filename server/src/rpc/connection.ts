@@ -83,7 +83,12 @@ export class RpcConnection {
 
     /** Computes the response to one request; never throws (errors become JSON-RPC error responses). */
     async handleRequest(request: JsonRpcRequest, reply: Transport): Promise<JsonRpcResponse> {
-        const abort = new RequestAbort();
+        // Ids are unique per session while in flight (JSON-RPC, MCP): a duplicate is refused and
+        // leaves the first alone (its abort, its waiter, the session's business for the idle sweep).
+        if (this.inflight.has(request.id)) {
+            return errorResponse(request.id, { code: ErrorCodes.InvalidRequest, message: `Invalid Request: request id ${JSON.stringify(request.id)} is already in flight in this session` });
+        }
+        const abort = new RequestAbort(reply);
         this.inflight.set(request.id, abort);
         try {
             return resultResponse(request.id, await this.dispatch(request, reply, abort));
@@ -108,9 +113,12 @@ export class RpcConnection {
         }
     }
 
-    /** The transport lost the connection a request came on. */
-    abortRequest(id: RequestId, reason: string): void {
-        this.inflight.get(id)?.abort(new RpcError(ErrorCodes.ConnectionClosed, reason));
+    /** `reply` lost the connection a request came on: aborts that request, and none with its id that came another way. */
+    abortRequest(id: RequestId, reply: Transport, reason: string): void {
+        const abort = this.inflight.get(id);
+        if (abort?.reply === reply) {
+            abort.abort(new RpcError(ErrorCodes.ConnectionClosed, reason));
+        }
     }
 
     handleResponse(response: JsonRpcResponse): void {

@@ -28,7 +28,21 @@ export function optionalString(params: Record<string, unknown> | undefined, fiel
     return value;
 }
 
+/**
+ * The longest string progress token accepted, in UTF-8 bytes. A task keeps its token for its whole
+ * retention and repeats it in every progress notification: an unbounded one multiplied memory and
+ * traffic. Clients use short ids (the SDK a number, VS Code a counter), far below this.
+ */
+export const MAX_PROGRESS_TOKEN_BYTES = 256;
+
 export function progressTokenOf(params: Record<string, unknown> | undefined): string | number | undefined {
     const token = optionalObject(params, '_meta')?.progressToken;
-    return typeof token === 'string' || typeof token === 'number' ? token : undefined;
+    if (typeof token === 'string') {
+        // A UTF-16 unit is at most 3 UTF-8 bytes: short tokens need no byte count.
+        if (token.length * 3 > MAX_PROGRESS_TOKEN_BYTES && Buffer.byteLength(token) > MAX_PROGRESS_TOKEN_BYTES) {
+            throw invalidParams(`_meta.progressToken must be at most ${MAX_PROGRESS_TOKEN_BYTES} bytes (UTF-8)`, { limit: MAX_PROGRESS_TOKEN_BYTES });
+        }
+        return token;
+    }
+    return typeof token === 'number' ? token : undefined;
 }

@@ -5,6 +5,9 @@
 export class RequestAbort {
     private controller?: AbortController;
 
+    /** `reply`: the transport (stdio pipe, HTTP POST) the request came on, which only it may abort. */
+    constructor(readonly reply?: object) {}
+
     get signal(): AbortSignal {
         return (this.controller ??= new AbortController()).signal;
     }

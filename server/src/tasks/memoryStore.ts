@@ -4,6 +4,7 @@ import { systemClock, type Clock, type ClockTimer } from '../clock.js';
 import { decodeCursor, encodeCursor } from './cursor.js';
 import { newTaskId } from './ids.js';
 import { recordBase, taskRecord } from './records.js';
+import { retentionError } from './retention.js';
 import {
     isTerminal,
     type Disposable,
@@ -11,6 +12,7 @@ import {
     type LiveStatus,
     type NewTask,
     type ProgressUpdate,
+    type RetentionBudget,
     type TaskEvent,
     type TaskOutcome,
     type TaskPage,
@@ -34,7 +36,18 @@ function isoAt(ms: number): string {
 interface Entry extends Deadline {
     record: TaskRecord;
     outcome?: TaskOutcome;
+    /** What the entry holds, in characters of JSON (arguments, progress token, outcome): its share of the retention budget. */
+    bytes: number;
 }
+
+/** Roughly what a task's record holds beyond its arguments and token (ids, dates, status). */
+const RECORD_OVERHEAD = 300;
+
+function sizeOf(input: NewTask): number {
+    const token = input.progressToken;
+    return RECORD_OVERHEAD + JSON.stringify(input.args).length + (typeof token === 'string' ? token.length : 0);
+}
+
 
 /**
  * The embedded default store. Indexed by client and by parent so listing one client's tasks
@@ -46,6 +59,11 @@ export class MemoryTaskStore implements TaskStore {
     private readonly byClient = new Map<string, Map<string, Entry>>();
     private readonly byParent = new Map<string, Map<string, Entry>>();
     private readonly live = new Map<string, number>();
+    /** Bytes each client's tasks hold (see Entry.bytes). */
+    private readonly held = new Map<string, number>();
+    /** Tasks of clients that are gone, oldest first, and what they hold together. */
+    private readonly orphans = new Map<string, Entry>();
+    private orphanBytes = 0;
     private readonly events = new EventEmitter();
     private readonly clock: Clock;
     private readonly expiries: ExpiryQueue<Entry>;
@@ -61,14 +79,25 @@ export class MemoryTaskStore implements TaskStore {
         return this.entries.size;
     }
 
-    async create(input: NewTask, maxLive: number): Promise<TaskRecord> {
+    async create(input: NewTask, maxLive: number, budget?: RetentionBudget): Promise<TaskRecord> {
         const liveNow = this.live.get(input.clientKey) ?? 0;
         if (liveNow >= maxLive) {
             throw new RpcError(ErrorCodes.LimitExceeded, `Too many live tasks for this client (limit ${maxLive}); wait for some to finish or cancel them`, { limit: maxLive });
         }
+        const bytes = sizeOf(input);
+        const heldNow = this.held.get(input.clientKey) ?? 0;
+        if (budget) {
+            if ((this.byClient.get(input.clientKey)?.size ?? 0) >= budget.maxTasks) {
+                throw retentionError('tasks', budget.maxTasks);
+            }
+            if (heldNow + bytes > budget.maxBytes) {
+                throw retentionError('bytes', budget.maxBytes);
+            }
+        }
+        this.held.set(input.clientKey, heldNow + bytes);
         const now = isoAt(this.clock.now());
         const record = taskRecord(recordBase(input, newTaskId(), now), 'working', undefined, now, undefined, ++this.seq);
-        const entry: Entry = { record, outcome: undefined, at: 0, order: 0, slot: -1 };
+        const entry: Entry = { record, outcome: undefined, at: 0, order: 0, slot: -1, bytes };
         this.expiries.schedule(entry, record.ttl);
         this.entries.set(record.taskId, entry);
         indexAdd(this.byClient, record.clientKey, entry);
@@ -106,6 +135,10 @@ export class MemoryTaskStore implements TaskStore {
         this.expiries.schedule(entry, entry.record.ttl);
         const key = entry.record.clientKey;
         this.live.set(key, (this.live.get(key) ?? 1) - 1);
+        // The outcome is kept whatever its size (losing a result is worse); the next create pays for it.
+        const outcomeBytes = JSON.stringify(outcome).length;
+        entry.bytes += outcomeBytes;
+        this.held.set(key, (this.held.get(key) ?? 0) + outcomeBytes);
         this.emit({ type: 'status', task: entry.record });
         return entry.record;
     }
@@ -151,7 +184,24 @@ export class MemoryTaskStore implements TaskStore {
         return { dispose: () => this.events.off('event', listener) };
     }
 
+    orphan(clientKey: string, budget: RetentionBudget): void {
+        for (const entry of this.byClient.get(clientKey)?.values() ?? []) {
+            if (!this.orphans.has(entry.record.taskId)) {
+                this.orphans.set(entry.record.taskId, entry);
+                this.orphanBytes += entry.bytes;
+            }
+        }
+        for (const [taskId] of this.orphans) {
+            if (this.orphans.size <= budget.maxTasks && this.orphanBytes <= budget.maxBytes) {
+                break;
+            }
+            this.expire(taskId);
+        }
+    }
+
     async close(): Promise<void> {
+        this.orphans.clear();
+        this.held.clear();
         this.expiries.clear();
         this.entries.clear();
         this.byClient.clear();
@@ -166,6 +216,16 @@ export class MemoryTaskStore implements TaskStore {
         }
         const { clientKey, parentTaskId, status } = entry.record;
         this.entries.delete(taskId);
+        this.expiries.remove(entry);
+        if (this.orphans.delete(taskId)) {
+            this.orphanBytes -= entry.bytes;
+        }
+        const held = (this.held.get(clientKey) ?? entry.bytes) - entry.bytes;
+        if (held > 0) {
+            this.held.set(clientKey, held);
+        } else {
+            this.held.delete(clientKey);
+        }
         indexDelete(this.byClient, clientKey, taskId);
         if (parentTaskId) {
             indexDelete(this.byParent, parentTaskId, taskId);
@@ -240,6 +300,21 @@ class ExpiryQueue<T extends Deadline> {
         // A timer left early (the first item moved later) just finds nothing due and re-arms.
         if (this.heap[0]!.at < this.timerAt) {
             this.arm();
+        }
+    }
+
+    /** Takes `item` out of the queue (deleted before its deadline). */
+    remove(item: T): void {
+        const slot = item.slot;
+        if (slot < 0) {
+            return;
+        }
+        const heap = this.heap;
+        const last = heap.pop()!;
+        item.slot = -1;
+        if (last !== item) {
+            this.place(last, slot);
+            this.siftDown(this.siftUp(slot));
         }
     }
 

@@ -86,7 +86,11 @@ local function finish_task(p, channel, origin, id, status, msg, now, outcome)
 end
 `;
 
-/** ARGV: prefix, channel, origin, id, clientKey, maxLive, ttl, base, now, parent, worker → 0 at the limit, else the event. */
+/**
+ * ARGV: prefix, channel, origin, id, clientKey, maxLive, ttl, base, now, parent, worker, maxRetained
+ * → 0 at the live limit, -1 at the retained-task limit (finished tasks count until the reaper
+ * unindexes them), else the event.
+ */
 const CREATE = `
 local p, channel, origin, id, ck = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5]
 local max, ttl, base, now, parent, worker = tonumber(ARGV[6]), tonumber(ARGV[7]), ARGV[8], ARGV[9], ARGV[10], ARGV[11]
@@ -94,6 +98,7 @@ local ms = now_ms()
 local live = p .. 'live:' .. ck
 redis.call('ZREMRANGEBYSCORE', live, '-inf', ms)
 if redis.call('ZCARD', live) >= max then return 0 end
+if ARGV[12] and redis.call('ZCARD', p .. 'c:' .. ck) >= tonumber(ARGV[12]) then return -1 end
 local seq = redis.call('INCR', p .. 'seq')
 local key = p .. 't:' .. id
 local member = id .. '\\n' .. ck .. '\\n' .. parent .. '\\n' .. worker

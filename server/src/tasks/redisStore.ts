@@ -7,6 +7,7 @@ import { ErrorCodes, RpcError } from '../rpc/errors.js';
 import { decodeCursor, encodeCursor } from './cursor.js';
 import { newTaskId } from './ids.js';
 import { recordBase, taskRecord, type RecordBase } from './records.js';
+import { retentionError } from './retention.js';
 import { SCRIPTS, type LuaScript } from './redisScripts.js';
 import type {
     Disposable,
@@ -14,6 +15,7 @@ import type {
     LiveStatus,
     NewTask,
     ProgressUpdate,
+    RetentionBudget,
     TaskEvent,
     TaskOutcome,
     TaskPage,
@@ -43,6 +45,8 @@ export interface RedisStoreOptions {
 
 export const DEFAULT_PREFIX = 'mcp-tasks:';
 export const DEFAULT_LEASE_MS = 10_000;
+/** Progress tokens remembered per replica (the oldest forgotten first); a forgotten one is read again. */
+const TOKEN_CACHE_SIZE = 10_000;
 
 /** The immutable part of a record, stored as one JSON string the Lua scripts never re-encode. */
 type Base = RecordBase;
@@ -51,7 +55,11 @@ type Base = RecordBase;
 type WireEvent =
     | { t: 's'; o: string; c: boolean; b: Base; s: TaskStatus; m: string | null; u: string; x: string | null; q: number }
     | { t: 'd'; o: string; id: string; ck: string }
-    | { t: 'p'; o: string; id: string; ck: string; pt?: string | number; up: ProgressUpdate };
+    /**
+     * Progress: the token goes out with a task's first tick only (repeated, a large one multiplied
+     * the traffic); later ticks say `hp` (has a token) and replicas use the one they kept.
+     */
+    | { t: 'p'; o: string; id: string; ck: string; pt?: string | number; hp: 0 | 1; up: ProgressUpdate };
 
 interface PendingFinish {
     status: TerminalStatus;
@@ -105,6 +113,10 @@ export class RedisTaskStore implements TaskStore {
     private connected = false;
     private closed = false;
     private outageLogged = false;
+    /** Progress tokens of other replicas' tasks, read once per task (see receiveProgress). */
+    private readonly tokens = new Map<string, string | number>();
+    /** Records of this replica's tasks whose token went out with their first progress. */
+    private readonly announced = new WeakSet<TaskRecord>();
 
     private constructor(
         private readonly client: RedisClient,
@@ -169,7 +181,8 @@ export class RedisTaskStore implements TaskStore {
         return store;
     }
 
-    async create(input: NewTask, maxLive: number): Promise<TaskRecord> {
+    /** The retained-task count of `budget` holds across replicas; its size is not counted in Redis (see SECURITY.md). */
+    async create(input: NewTask, maxLive: number, budget?: RetentionBudget): Promise<TaskRecord> {
         const now = this.isoNow();
         const taskId = newTaskId();
         const base = recordBase(input, taskId, now);
@@ -183,9 +196,13 @@ export class RedisTaskStore implements TaskStore {
             now,
             input.parentTaskId ?? '',
             this.workerId,
+            ...(budget && Number.isFinite(budget.maxTasks) ? [String(budget.maxTasks)] : []),
         ]);
         if (reply === 0) {
             throw new RpcError(ErrorCodes.LimitExceeded, `Too many live tasks for this client (limit ${maxLive}); wait for some to finish or cancel them`, { limit: maxLive });
+        }
+        if (reply === -1) {
+            throw retentionError('tasks', budget!.maxTasks);
         }
         return this.applyOwn(reply as string);
     }
@@ -241,7 +258,12 @@ export class RedisTaskStore implements TaskStore {
 
     publishProgress(task: TaskRecord, update: ProgressUpdate): void {
         this.emit({ type: 'progress', taskId: task.taskId, clientKey: task.clientKey, progressToken: task.progressToken, update });
-        const wire: WireEvent = { t: 'p', o: this.origin, id: task.taskId, ck: task.clientKey, pt: task.progressToken, up: update };
+        const token = task.progressToken;
+        const first = token !== undefined && !this.announced.has(task);
+        if (first) {
+            this.announced.add(task);
+        }
+        const wire: WireEvent = { t: 'p', o: this.origin, id: task.taskId, ck: task.clientKey, pt: first ? token : undefined, hp: token === undefined ? 0 : 1, up: update };
         // Progress is advisory: a notification lost during an outage is not worth an error.
         this.command(['PUBLISH', this.channel, JSON.stringify(wire)]).catch(() => undefined);
     }
@@ -377,15 +399,45 @@ export class RedisTaskStore implements TaskStore {
         }
         switch (wire.t) {
             case 's':
+                if (wire.s === 'completed' || wire.s === 'failed' || wire.s === 'cancelled') {
+                    this.tokens.delete(wire.b.taskId);
+                }
                 this.emit(wire.c ? { type: 'status', task: recordOf(wire), created: true } : { type: 'status', task: recordOf(wire) });
                 break;
             case 'd':
+                this.tokens.delete(wire.id);
                 this.emit({ type: 'deleted', taskId: wire.id, clientKey: wire.ck });
                 break;
             case 'p':
-                this.emit({ type: 'progress', taskId: wire.id, clientKey: wire.ck, progressToken: wire.pt, update: wire.up });
+                this.receiveProgress(wire);
                 break;
         }
+    }
+
+    private receiveProgress(wire: Extract<WireEvent, { t: 'p' }>): void {
+        let token = wire.pt;
+        if (token !== undefined) {
+            this.rememberToken(wire.id, token);
+        } else if (wire.hp) {
+            token = this.tokens.get(wire.id);
+            if (token === undefined) {
+                // Missed the first tick (this replica started later, or forgot): this one is dropped
+                // (progress is advisory; a late emit would overtake later events), the token read for the next.
+                void this.get(wire.id).then(
+                    record => record?.progressToken !== undefined && this.rememberToken(wire.id, record.progressToken),
+                    () => undefined,
+                );
+                return;
+            }
+        }
+        this.emit({ type: 'progress', taskId: wire.id, clientKey: wire.ck, progressToken: token, update: wire.up });
+    }
+
+    private rememberToken(taskId: string, token: string | number): void {
+        if (!this.tokens.has(taskId) && this.tokens.size >= TOKEN_CACHE_SIZE) {
+            this.tokens.delete(this.tokens.keys().next().value!);
+        }
+        this.tokens.set(taskId, token);
     }
 
     /** Applies an event this instance caused at once (its pub/sub copy is skipped), and returns the record. */

@@ -7,7 +7,7 @@ import type { ClientHub, ClientIdentity } from './hub.js';
 import { notifyProgress, notifyStatus } from './notifier.js';
 import { cancelledOutcome } from './outcomes.js';
 import { TaskRun, type ChildOptions, type RunHost, type StopStatus } from './taskRun.js';
-import { isTerminal, type TaskEvent, type TaskOutcome, type TaskPage, type TaskRecord, type TaskStore } from './types.js';
+import { isTerminal, type RetentionBudget, type TaskEvent, type TaskOutcome, type TaskPage, type TaskRecord, type TaskStore } from './types.js';
 import { TaskWaiters } from './waiters.js';
 import { AbandonWatch } from './abandon.js';
 
@@ -20,6 +20,10 @@ export interface RuntimeLimits {
     defaultTtlMs: number;
     maxTtlMs: number;
     maxTasksPerClient: number;
+    /** Tasks (finished ones included) one client may hold in the store; unbounded when not given. */
+    maxRetainedTasksPerClient?: number;
+    /** What those tasks may hold together: arguments, progress tokens, results (characters of JSON). */
+    maxRetainedBytesPerClient?: number;
     pollIntervalMs: number;
     /** How many levels of sub-tasks may nest below a task a client started (its children are level 1). */
     maxSubtaskDepth: number;
@@ -51,6 +55,8 @@ export class TaskRuntime implements RunHost {
     private readonly subscription;
     private readonly abandon?: AbandonWatch;
     private closing = false;
+    /** Made once: every create passes it. */
+    readonly budget: RetentionBudget;
 
     constructor(
         readonly store: TaskStore,
@@ -61,6 +67,7 @@ export class TaskRuntime implements RunHost {
         readonly workerId: string,
         readonly clock: Clock = systemClock,
     ) {
+        this.budget = { maxTasks: limits.maxRetainedTasksPerClient ?? Infinity, maxBytes: limits.maxRetainedBytesPerClient ?? Infinity };
         this.waiters = new TaskWaiters(taskId => store.get(taskId));
         this.subscription = store.onEvent(event => this.onStoreEvent(event));
         if (limits.abandonAfterMs) {
@@ -96,6 +103,7 @@ export class TaskRuntime implements RunHost {
                 background: options.background || undefined,
             },
             this.limits.maxTasksPerClient,
+            this.budget,
         );
         const run = new TaskRun(this, record, parent, true, options.onProgress);
         this.runs.set(record.taskId, run);

@@ -80,6 +80,15 @@ export interface ListQuery {
     limit: number;
 }
 
+/**
+ * What one client may keep in the store, finished tasks included (they hold their arguments,
+ * progress token and result until their ttl runs out): a count and a size (characters of JSON).
+ */
+export interface RetentionBudget {
+    maxTasks: number;
+    maxBytes: number;
+}
+
 export interface Disposable {
     dispose(): void;
 }
@@ -92,8 +101,11 @@ export interface Disposable {
 export interface TaskStore {
     /** The replica name a shared store holds leases for; the runtime uses it as its own. */
     readonly workerId?: string;
-    /** Creates a `working` task; rejects with LimitExceeded when the client already has `maxLive` live tasks. */
-    create(input: NewTask, maxLive: number): Promise<TaskRecord>;
+    /**
+     * Creates a `working` task; rejects with LimitExceeded when the client already has `maxLive`
+     * live tasks, or (when a budget is given) holds its count or size of tasks, finished ones included.
+     */
+    create(input: NewTask, maxLive: number, budget?: RetentionBudget): Promise<TaskRecord>;
     get(taskId: string): Promise<TaskRecord | undefined>;
     /** A non-terminal change; undefined when the task is gone or already terminal. */
     setStatus(taskId: string, status: LiveStatus, statusMessage?: string): Promise<TaskRecord | undefined>;
@@ -107,5 +119,11 @@ export interface TaskStore {
     /** Announces progress to every process sharing the store. */
     publishProgress(task: TaskRecord, update: ProgressUpdate): void;
     onEvent(listener: (event: TaskEvent) => void): Disposable;
+    /**
+     * The client is gone for good (its HTTP session ended): no one but the owner can reach its
+     * tasks any more. They stay until their ttl, but all gone clients' tasks together are held to
+     * one `budget`, the oldest deleted first. Optional: a store without it keeps them to their ttl.
+     */
+    orphan?(clientKey: string, budget: RetentionBudget): void;
     close(): Promise<void>;
 }

@@ -7,8 +7,11 @@ export function isLoopbackHost(host: string): boolean {
     return LOOPBACK_NAMES.has(host) || host === '::1' || /^127(\.\d{1,3}){3}$/.test(host);
 }
 
-/** DNS-rebinding protection: the Host header must name a loopback address with our port. */
-export function hostAllowed(hostHeader: string | undefined, port: number): boolean {
+/**
+ * DNS-rebinding protection: the Host header must name a loopback address with our port. `bound`
+ * is the loopback address the server listens on (say 127.0.0.2), which its own URL names.
+ */
+export function hostAllowed(hostHeader: string | undefined, port: number, bound?: string): boolean {
     if (!hostHeader) {
         return false;
     }
@@ -17,7 +20,16 @@ export function hostAllowed(hostHeader: string | undefined, port: number): boole
         return false;
     }
     const [, name, portText] = match;
-    return LOOPBACK_NAMES.has(name!) && Number(portText ?? 80) === port;
+    return (LOOPBACK_NAMES.has(name!) || name === bound) && Number(portText ?? 80) === port;
+}
+
+/** A loopback bind address as a Host header names it (IPv6 in brackets), or undefined for any other. */
+export function hostName(bindHost: string): string | undefined {
+    if (!isLoopbackHost(bindHost)) {
+        return undefined;
+    }
+    const lower = bindHost.toLowerCase();
+    return lower.includes(':') && !lower.startsWith('[') ? `[${lower}]` : lower;
 }
 
 /** Browsers send Origin; only pages served from a loopback origin may talk to us. */

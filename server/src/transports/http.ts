@@ -7,6 +7,7 @@ import { decodeFrame } from '../rpc/messages.js';
 import { SUPPORTED_PROTOCOL_VERSIONS } from '../rpc/protocol.js';
 import { OWNER_PROOF_HEADER } from '../ownerProof.js';
 import type { TasksServer } from '../server.js';
+import { ConnectionGuard, DEFAULT_CONNECTION_LIMITS, type ConnectionLimits } from './connectionGuard.js';
 import { Authenticator, HostCheck, type Caller } from './httpAuth.js';
 import { AcceptCache, readBody } from './httpBody.js';
 import { allFinished, replyError } from './httpReply.js';
@@ -33,6 +34,10 @@ export interface HttpOptions {
     /** What a task is bound to: the HTTP session (default), or the client's credential (shared stores). */
     bindTo?: 'session' | 'principal';
     keepAliveMs?: number;
+    /** Open connections at most (see ConnectionGuard); the default 512. */
+    maxConnections?: number;
+    /** The handshake and body-idle limits of connections (tests shorten them). */
+    connectionLimits?: Partial<ConnectionLimits>;
     /** The timers of the sweep, keep-alives and shutdown; real time unless a test drives it. */
     clock?: Clock;
 }
@@ -50,17 +55,28 @@ export interface HttpHandle {
 const SESSION_HEADER = 'mcp-session-id';
 /** How long close() waits for responses in progress before cutting the connections. */
 const CLOSE_GRACE_MS = 2000;
+/**
+ * Node's own limits, behind the ConnectionGuard's: a keep-alive connection idle between requests
+ * closes after 5 s, a request's headers must arrive within 10 s and the whole request (body
+ * included) within 30 s; Node checks these every second (its default, 30 s, let a stalled peer
+ * stay up to that much longer).
+ */
+const KEEP_ALIVE_TIMEOUT_MS = 5000;
+const HEADERS_TIMEOUT_MS = 10_000;
+const REQUEST_TIMEOUT_MS = 30_000;
+const CONNECTIONS_CHECK_MS = 1000;
 
 /** Streamable HTTP (MCP 2025-11-25) on node:http: POST for messages, GET for the standalone stream, DELETE to end. */
 export class HttpTransportServer {
     readonly server: Server;
     readonly sessions: HttpSessions;
     private readonly auth: Authenticator;
-    private readonly hosts = new HostCheck();
+    private readonly hosts: HostCheck;
     private readonly accepts = new AcceptCache();
     private readonly unfinished = new Set<ServerResponse>();
     private readonly clock: Clock;
     private readonly keepAliveMs: number;
+    private readonly guard: ConnectionGuard;
 
     constructor(
         private readonly core: TasksServer,
@@ -71,16 +87,27 @@ export class HttpTransportServer {
         }
         const clientTokens = [...new Set([options.token, ...(options.tokens ?? [])])].filter((t): t is string => Boolean(t));
         this.auth = new Authenticator(clientTokens, options.ownerToken, options.ownerOnly ?? false);
+        this.hosts = new HostCheck(options.host);
         this.clock = options.clock ?? systemClock;
         this.keepAliveMs = options.keepAliveMs ?? 25_000;
         this.hosts.port = options.port;
         this.sessions = new HttpSessions(core, { idleMs: options.sessionIdleMs, bindTo: options.bindTo ?? 'session' }, core.log, this.clock);
-        this.server = createServer(this.handle);
-        this.server.keepAliveTimeout = 65_000;
+        this.server = createServer({ connectionsCheckingInterval: CONNECTIONS_CHECK_MS, headersTimeout: HEADERS_TIMEOUT_MS, requestTimeout: REQUEST_TIMEOUT_MS }, this.handle);
+        this.server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
+        this.guard = new ConnectionGuard(
+            this.server,
+            { ...DEFAULT_CONNECTION_LIMITS, ...options.connectionLimits, ...(options.maxConnections ? { maxConnections: options.maxConnections } : {}) },
+            this.clock,
+        );
     }
 
     get port(): number {
         return this.hosts.port;
+    }
+
+    /** Open connections (the guard's count). */
+    get connections(): number {
+        return this.guard.connections;
     }
 
     async listen(): Promise<void> {
@@ -98,6 +125,7 @@ export class HttpTransportServer {
     /** Closes every session, then gives answers already on their way a moment before cutting the connections. */
     async close(): Promise<void> {
         this.sessions.close('Server shutting down');
+        this.guard.close();
         this.server.close();
         // Answers already on their way (a tasks/result the shutdown just woke, a stream's last
         // notifications) get a moment to reach the client before the connections are cut.
@@ -134,6 +162,7 @@ export class HttpTransportServer {
             replyError(res, 401, ErrorCodes.InvalidRequest, 'Unauthorized: a valid Authorization: Bearer token is required', { 'www-authenticate': 'Bearer' });
             return;
         }
+        this.guard.trust(req.socket);
         switch (req.method) {
             case 'POST':
                 try {
@@ -167,7 +196,7 @@ export class HttpTransportServer {
             replyError(res, 406, ErrorCodes.InvalidRequest, 'Not Acceptable: Accept must include application/json or text/event-stream');
             return;
         }
-        readBody(req, res, this.options.bodyLimitBytes, this.clock, body => {
+        readBody(req, res, this.options.bodyLimitBytes, this.clock, this.guard, body => {
             if (body !== undefined) {
                 try {
                     this.receive(req, res, caller, body, json, sse);
@@ -222,7 +251,8 @@ export class HttpTransportServer {
             replyError(res, 400, ErrorCodes.InvalidRequest, `Invalid Request: ${decoded.reason}`, {}, decoded.id);
             return;
         }
-        const entry = decoded.kind === 'request' && decoded.message.method === 'initialize' ? this.sessions.open(caller) : this.lookup(req, res, caller);
+        const initialize = decoded.kind === 'request' && decoded.message.method === 'initialize';
+        const entry = initialize ? this.sessions.begin(caller) : this.lookup(req, res, caller);
         if (!entry) {
             return;
         }
@@ -238,8 +268,13 @@ export class HttpTransportServer {
         }
         const request = decoded.message;
         const exchange = new PostExchange(res, entry, request.id, acceptsSse, acceptsJson);
-        exchange.onclose = () => rpc.abortRequest(request.id, 'The client closed the HTTP connection');
-        void rpc.answer(request, exchange);
+        exchange.onclose = () => rpc.abortRequest(request.id, exchange, 'The client closed the HTTP connection');
+        if (initialize) {
+            // No session without a successful initialize: a failed one is ended, and named to no one.
+            void rpc.answer(request, exchange).then(() => this.sessions.discard(entry));
+        } else {
+            void rpc.answer(request, exchange);
+        }
     }
 
     /** The session a request names, checked against its caller and protocol version; undefined once refused. */

@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { isOwnerChallenge, OWNER_CHALLENGE_HEADER, ownerProof } from '../ownerProof.js';
-import { bearerToken, hostAllowed, principalOf, SecretSet } from './guards.js';
+import { bearerToken, hostAllowed, hostName, principalOf, SecretSet } from './guards.js';
 
 /** Who sent an HTTP request: the principal its sessions and tasks belong to. */
 export interface Caller {
@@ -56,16 +56,24 @@ export class Authenticator {
     }
 }
 
-/** Host headers already found to name us; a client sends the same one on every request. */
+/**
+ * Host headers already found to name us; a client sends the same one on every request. Loopback
+ * names and the loopback address actually bound (its own URL's) are accepted, with our port.
+ */
 export class HostCheck {
     private readonly known = new Set<string>();
+    private readonly bound?: string;
     port = 0;
+
+    constructor(bindHost?: string) {
+        this.bound = bindHost === undefined ? undefined : hostName(bindHost);
+    }
 
     allowed(host: string | undefined): boolean {
         if (host !== undefined && this.known.has(host)) {
             return true;
         }
-        const ok = hostAllowed(host, this.port);
+        const ok = hostAllowed(host, this.port, this.bound);
         if (ok && host !== undefined && this.known.size < 64) {
             this.known.add(host);
         }

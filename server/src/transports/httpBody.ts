@@ -7,15 +7,24 @@ import { replyError } from './httpReply.js';
 const LINGER_BYTES = 16 * 1024 * 1024;
 const LINGER_MS = 5000;
 
+/** Who watches bodies being read, to cut one that stalls (the ConnectionGuard). */
+export interface BodyWatch {
+    bodyStarted(req: IncomingMessage): void;
+    bodyProgress(req: IncomingMessage): void;
+    bodyEnded(req: IncomingMessage): void;
+}
+
 /** Reads a POST body, then calls `done` once: with the text, or undefined when it was refused (413 sent) or failed. */
-export function readBody(req: IncomingMessage, res: ServerResponse, limitBytes: number, clock: Clock, done: (body: string | undefined) => void): void {
+export function readBody(req: IncomingMessage, res: ServerResponse, limitBytes: number, clock: Clock, watch: BodyWatch | undefined, done: (body: string | undefined) => void): void {
     let settled = false;
     const resolve = (body: string | undefined) => {
         if (!settled) {
             settled = true;
+            watch?.bodyEnded(req);
             done(body);
         }
     };
+    watch?.bodyStarted(req);
     const chunks: Buffer[] = [];
     let size = 0;
     let refused = false;
@@ -35,6 +44,7 @@ export function readBody(req: IncomingMessage, res: ServerResponse, limitBytes: 
     }
     req.on('data', (chunk: Buffer) => {
         size += chunk.length;
+        watch?.bodyProgress(req);
         if (refused) {
             if (size > limitBytes + LINGER_BYTES) {
                 req.destroy();
@@ -47,6 +57,8 @@ export function readBody(req: IncomingMessage, res: ServerResponse, limitBytes: 
     });
     req.on('end', () => resolve(refused ? undefined : Buffer.concat(chunks).toString('utf8')));
     req.on('error', () => resolve(undefined));
+    // A body cut before its end (a stalled upload, a client gone) ends the read too.
+    req.on('close', () => resolve(undefined));
 }
 
 export interface Accepts {

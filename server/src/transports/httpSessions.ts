@@ -2,6 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { Clock, ClockTimer } from '../clock.js';
 import type { Logger } from '../log.js';
 import type { McpSession, SessionChannel } from '../mcp/session.js';
+import type { JsonRpcMessage } from '../rpc/messages.js';
+import { LATEST_PROTOCOL_VERSION } from '../rpc/protocol.js';
 import type { Transport } from '../rpc/transport.js';
 import type { TasksServer } from '../server.js';
 import type { Caller } from './httpAuth.js';
@@ -12,6 +14,9 @@ export class HttpSession implements SessionChannel, ExchangeOwner {
     session!: McpSession;
     stream?: SseStream;
     lastSeen: number;
+    /** Set by a successful initialize: only then is the id issued and the session found by it. */
+    ready = false;
+    onReady?: (entry: HttpSession) => void;
 
     constructor(
         readonly id: string,
@@ -29,8 +34,16 @@ export class HttpSession implements SessionChannel, ExchangeOwner {
         this.lastSeen = this.clock.now();
     }
 
+    get sessionId(): string | undefined {
+        return this.ready ? this.id : undefined;
+    }
+
     /** A response is going out: what the GET stream holds (say, the status of the task it answers) goes first. */
-    responding(): void {
+    responding(response: JsonRpcMessage): void {
+        if (!this.ready && 'result' in response) {
+            this.ready = true;
+            this.onReady?.(this);
+        }
         this.lastSeen = this.clock.now();
         this.stream?.flush();
     }
@@ -72,14 +85,38 @@ export class HttpSessions {
         return this.byId.get(id);
     }
 
-    open(caller: Caller): HttpSession {
+    /**
+     * A session for an initialize request. It is found by its id (and the id issued) only once
+     * initialize succeeds; `discard` ends it when it does not.
+     */
+    begin(caller: Caller): HttpSession {
         const id = randomUUID();
         const clientKey = this.options.bindTo === 'principal' && !caller.isOwner ? `principal:${caller.principal}` : `session:${id}`;
         const entry = new HttpSession(id, caller.principal, this.clock);
         entry.session = this.core.createSession({ clientKey, isOwner: caller.isOwner }, entry);
-        this.byId.set(id, entry);
+        entry.onReady = this.admit;
         return entry;
     }
+
+    /** An established session, as after a successful initialize with no client capabilities (library use, tests). */
+    open(caller: Caller): HttpSession {
+        const entry = this.begin(caller);
+        entry.session.initialized(LATEST_PROTOCOL_VERSION, {}, undefined);
+        entry.ready = true;
+        this.admit(entry);
+        return entry;
+    }
+
+    /** Ends a session whose initialize failed (or whose client left before the answer). */
+    discard(entry: HttpSession): void {
+        if (!entry.ready) {
+            this.end(entry, 'initialize did not succeed');
+        }
+    }
+
+    private readonly admit = (entry: HttpSession): void => {
+        this.byId.set(entry.id, entry);
+    };
 
     /** Ends one session; bound to the session, its running tasks are cancelled with `reason`. */
     end(entry: HttpSession, reason: string): void {

@@ -4,10 +4,9 @@ import { ErrorCodes } from '../rpc/errors.js';
 import type { JsonRpcMessage, RequestId } from '../rpc/messages.js';
 import type { Transport } from '../rpc/transport.js';
 import { replyError } from './httpReply.js';
+import { frame, SseOutbox } from './sseOutbox.js';
 
-function frame(message: JsonRpcMessage): string {
-    return `event: message\ndata: ${JSON.stringify(message)}\n\n`;
-}
+const SSE_HEADERS = { 'content-type': 'text/event-stream', 'cache-control': 'no-cache, no-transform' } as const;
 
 function writable(res: ServerResponse): boolean {
     return !res.writableEnded && !res.destroyed;
@@ -15,22 +14,27 @@ function writable(res: ServerResponse): boolean {
 
 /**
  * The session's standalone stream, opened by GET. Frames sent in one turn of the event loop
- * (a burst of progress from many tasks) are written together: one chunk, one system call.
+ * (a burst of progress from many tasks) are written together: one chunk, one system call. A
+ * reader that does not keep up holds at most the outbox's limit (see SseOutbox).
  */
 export class SseStream implements Transport {
     onclose?: () => void;
     private readonly keepAlive: ClockTimer;
-    private pending = '';
+    private readonly outbox: SseOutbox;
+    private scheduled = false;
 
     constructor(
         private readonly res: ServerResponse,
         keepAliveMs: number,
         private readonly clock: Clock,
+        queueLimit?: number,
     ) {
+        this.outbox = new SseOutbox(res, queueLimit);
         res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache, no-transform', connection: 'keep-alive' });
         res.flushHeaders();
-        // A comment line now and then keeps proxies from closing the stream and reveals dead peers.
-        this.keepAlive = clock.setInterval(() => writable(res) && this.write(': keep-alive\n\n'), keepAliveMs, true);
+        // A comment line now and then keeps proxies from closing the stream and reveals dead peers
+        // (not needed while frames wait: they are the traffic).
+        this.keepAlive = clock.setInterval(() => writable(res) && this.outbox.empty && res.write(': keep-alive\n\n'), keepAliveMs, true);
         res.once('close', () => {
             clock.clearInterval(this.keepAlive);
             this.onclose?.();
@@ -41,44 +45,44 @@ export class SseStream implements Transport {
         return writable(this.res);
     }
 
+    /** Characters queued for a reader that has not taken them yet. */
+    get queued(): number {
+        return this.outbox.queued;
+    }
+
     send(message: JsonRpcMessage): boolean {
-        if (!writable(this.res)) {
+        if (!writable(this.res) || !this.outbox.push(message)) {
             return false;
         }
-        this.write(frame(message));
+        if (!this.scheduled) {
+            this.scheduled = true;
+            setImmediate(this.flush);
+        }
         return true;
     }
 
     close(): void {
         this.clock.clearInterval(this.keepAlive);
         if (writable(this.res)) {
-            this.flush();
-            this.res.end();
+            this.outbox.end();
         }
-    }
-
-    private write(text: string): void {
-        if (this.pending === '') {
-            setImmediate(this.flush);
-        }
-        this.pending += text;
     }
 
     /** Writes what is pending now; the transport calls it before a response that must follow it. */
     readonly flush = (): void => {
-        const text = this.pending;
-        this.pending = '';
-        if (text !== '' && writable(this.res)) {
-            this.res.write(text);
+        this.scheduled = false;
+        if (writable(this.res)) {
+            this.outbox.flush();
         }
     };
 }
 
 /** The HTTP session a POST belongs to, as its response stream sees it. */
 export interface ExchangeOwner {
-    readonly id: string;
-    /** Called just before the response goes out (the session is active; what its GET stream holds goes first). */
-    responding(): void;
+    /** The Mcp-Session-Id the response names; undefined until a successful initialize establishes the session. */
+    readonly sessionId: string | undefined;
+    /** Called just before `response` goes out (the session is active; what its GET stream holds goes first). */
+    responding(response: JsonRpcMessage): void;
 }
 
 /**
@@ -88,7 +92,8 @@ export interface ExchangeOwner {
  */
 export class PostExchange implements Transport {
     onclose?: () => void;
-    private streaming = false;
+    /** Made when the response turns into a stream: a plain JSON answer needs none. */
+    private outbox?: SseOutbox;
 
     constructor(
         private readonly res: ServerResponse,
@@ -109,11 +114,14 @@ export class PostExchange implements Transport {
         if (!writable(this.res) || !this.acceptsSse) {
             return false;
         }
-        if (!this.streaming) {
-            this.streaming = true;
-            this.res.writeHead(200, { 'mcp-session-id': this.owner.id, 'content-type': 'text/event-stream', 'cache-control': 'no-cache, no-transform' });
+        if (!this.outbox) {
+            this.outbox = new SseOutbox(this.res);
+            this.res.writeHead(200, { 'mcp-session-id': this.owner.sessionId ?? '', 'content-type': 'text/event-stream', 'cache-control': 'no-cache, no-transform' });
         }
-        this.res.write(frame(message));
+        if (!this.outbox.push(message)) {
+            return false;
+        }
+        this.outbox.flush();
         return true;
     }
 
@@ -124,25 +132,30 @@ export class PostExchange implements Transport {
     }
 
     private finish(response: JsonRpcMessage): void {
-        this.owner.responding();
+        this.owner.responding(response);
         if (!writable(this.res)) {
             return;
         }
         let text: string;
         try {
-            text = this.streaming || !this.acceptsJson ? frame(response) : JSON.stringify(response);
+            text = this.outbox !== undefined || !this.acceptsJson ? frame(response) : JSON.stringify(response);
         } catch (err) {
             replyError(this.res, 500, ErrorCodes.InternalError, 'Internal error');
             throw err;
         }
-        if (this.streaming || !this.acceptsJson) {
-            if (!this.streaming) {
-                this.res.writeHead(200, { 'mcp-session-id': this.owner.id, 'content-type': 'text/event-stream', 'cache-control': 'no-cache, no-transform' });
+        if (this.outbox !== undefined || !this.acceptsJson) {
+            if (this.outbox) {
+                this.outbox.end(text);
+                return;
             }
+            const id = this.owner.sessionId;
+            this.res.writeHead(200, id === undefined ? SSE_HEADERS : { 'mcp-session-id': id, ...SSE_HEADERS });
             this.res.end(text);
             return;
         }
-        this.res.writeHead(200, { 'mcp-session-id': this.owner.id, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(text)) });
+        const id = this.owner.sessionId;
+        const length = String(Buffer.byteLength(text));
+        this.res.writeHead(200, id === undefined ? { 'content-type': 'application/json', 'content-length': length } : { 'mcp-session-id': id, 'content-type': 'application/json', 'content-length': length });
         this.res.end(text);
     }
 
