@@ -31,11 +31,17 @@ export function createUiDriver(shotsDir, log = line => console.log(line)) {
         const interrupt = /ui-interrupt-(esc|quickopen)/.exec(title);
         if (interrupt && !done.has(interrupt[0])) {
             // Interrupt once; the prompt that comes back through Respond is answered below.
-            done.add(interrupt[0]);
             if (interrupt[1] === 'esc') {
+                // Escape goes where the focus is: put it in the prompt first (the view may hold it).
                 log(`[ui] pressing Escape on "${title}"`);
+                await input.focus();
                 await page.keyboard.press('Escape');
+                await delay(300);
+                if (!(await widget.isVisible().catch(() => false))) {
+                    done.add(interrupt[0]);
+                }
             } else {
+                done.add(interrupt[0]);
                 log(`[ui] opening Quick Open (Ctrl+P) over "${title}"`);
                 await page.keyboard.press('Control+P');
                 await delay(800);
