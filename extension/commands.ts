@@ -77,7 +77,11 @@ export function registerCommands(context: vscode.ExtensionContext, deps: Command
         }),
         vscode.commands.registerCommand(Commands.clearFinished, () => model.clearFinished()),
         vscode.commands.registerCommand(Commands.refresh, () => owner.reconcile()),
-        vscode.commands.registerCommand(Commands.respond, (view?: TaskView) => {
+        // From a row, or with no argument (the status bar): the one task waiting for input, or a pick.
+        vscode.commands.registerCommand(Commands.respond, async (given?: TaskView) => {
+            const waiting = (v: TaskView) => v.status === 'input_required';
+            const only = model.running().filter(waiting);
+            const view = given ?? (only.length === 1 ? only[0] : await pickTask(model, waiting, vscode.l10n.t('Respond to which task?')));
             const prompt = view && deps.pendingInputs.get(view.taskId);
             if (prompt) {
                 prompt.show();

@@ -1,6 +1,8 @@
 // Walks a prompt plan with VS Code quick inputs, one step at a time.
-// VS Code shows one quick input at a time and opening another hides (and so cancels) the
-// current one, so prompts wait their turn in a queue instead of cancelling each other.
+// VS Code shows one quick input at a time and opening another hides the current one, so
+// prompts wait their turn in a queue instead of cancelling each other. A prompt that can be
+// reopened (a task's, through Respond) is not answered when it is hidden by Escape or by
+// another quick input (Quick Open): it waits, answers kept, until show() brings it back.
 import * as vscode from 'vscode';
 import { coerceStep, defaultRaw, validateContent, validateStep, type MultiEnumStep, type PromptStep, type StepValue } from './schemaPlan';
 import { fieldPrompt, inputPlaceholder, oneLine, stepTitle } from './stepText';
@@ -14,6 +16,11 @@ export interface PromptOptions {
     allowDecline: boolean;
     /** Aborting closes the open prompt and settles as 'cancel'. */
     signal?: AbortSignal;
+    /**
+     * Hiding (Escape, Quick Open) leaves the prompt waiting for show() instead of settling as
+     * 'cancel'. Only for prompts something can bring back; the others would wait unseen.
+     */
+    waitWhenHidden?: boolean;
 }
 
 type StepAnswer =
@@ -22,7 +29,9 @@ type StepAnswer =
     | { kind: 'decline' }
     | { kind: 'cancel' }
     /** Another prompt was brought forward: this one waits, then asks the same step again. */
-    | { kind: 'aside' };
+    | { kind: 'aside' }
+    /** Closed by Escape or another quick input; `draft` is what the user had typed. */
+    | { kind: 'hidden'; draft?: string };
 
 interface PickItem extends vscode.QuickPickItem {
     value?: string;
@@ -63,6 +72,15 @@ class Turns {
     }
 
     /** Makes a waiting prompt the next one and asks the prompt on screen to step aside for it. */
+    /** Puts `prompt` first in line, asking the prompt on screen to step aside; resolves when it may show. */
+    claim(prompt: PendingPrompt, stepAside: (holder: PendingPrompt) => void): Promise<void> {
+        const turn = this.take(prompt, true);
+        if (this.holder && this.holder !== prompt) {
+            stepAside(this.holder);
+        }
+        return turn;
+    }
+
     bringForward(prompt: PendingPrompt, stepAside: (holder: PendingPrompt) => void): void {
         const index = this.waiting.findIndex(entry => entry.prompt === prompt);
         if (index < 0) {
@@ -88,6 +106,8 @@ export class PendingPrompt implements vscode.Disposable {
     /** Set when another prompt was brought forward; the open (or next) step then steps aside. */
     private asideRequested = false;
     private settleEarly: ((outcome: PromptOutcome) => void) | undefined;
+    /** Set while the prompt was hidden and waits to be shown again; calling it wakes it. */
+    private wake: (() => void) | undefined;
     private readonly onAbort = () => this.dispose();
 
     constructor(
@@ -113,7 +133,9 @@ export class PendingPrompt implements vscode.Disposable {
      * prompt, shows it now (the other one steps aside and comes back afterwards, answers kept).
      */
     show(): void {
-        if (this.current) {
+        if (this.wake) {
+            this.wake();
+        } else if (this.current) {
             this.current.show();
         } else if (turns.isWaiting(this)) {
             turns.bringForward(this, holder => holder.stepAside());
@@ -125,6 +147,12 @@ export class PendingPrompt implements vscode.Disposable {
         this.cancelled = true;
         this.settleEarly?.({ action: 'cancel' });
         this.finishCurrent?.({ kind: 'cancel' });
+        this.wake?.();
+    }
+
+    /** True while the prompt was hidden and waits for show() (Respond) to come back. */
+    get hidden(): boolean {
+        return this.wake !== undefined;
     }
 
     private stepAside(): void {
@@ -137,6 +165,29 @@ export class PendingPrompt implements vscode.Disposable {
         this.asideRequested = false;
         turns.release(this);
         await turns.take(this, true);
+    }
+
+    /**
+     * After a hide: gives the screen up, waits for show() or dispose(), then takes the screen
+     * back ahead of any queued prompt. False means the prompt was cancelled meanwhile.
+     */
+    private async waitUntilShown(): Promise<boolean> {
+        turns.release(this);
+        if (this.cancelled) {
+            return false;
+        }
+        await new Promise<void>(resolve => (this.wake = resolve));
+        this.wake = undefined;
+        if (this.cancelled) {
+            return false;
+        }
+        await turns.claim(this, holder => holder.stepAside());
+        return !this.cancelled;
+    }
+
+    /** What a hidden step means: wait to be shown again (true), or the prompt is cancelled (false). */
+    private async resumeAfterHide(): Promise<boolean> {
+        return this.options.waitWhenHidden === true && (await this.waitUntilShown());
     }
 
     private async run(): Promise<PromptOutcome> {
@@ -155,10 +206,21 @@ export class PendingPrompt implements vscode.Disposable {
             return this.options.allowDecline ? this.confirm() : { action: 'accept', content: {} };
         }
         const answers = new Map<string, { raw: string | string[]; value: StepValue | undefined }>();
+        const drafts = new Map<string, string>();
         let i = 0;
         while (i < this.steps.length) {
             const step = this.steps[i]!;
-            const answer = await this.ask(step, i, answers.get(step.key)?.raw);
+            const answer = await this.ask(step, i, drafts.get(step.key) ?? answers.get(step.key)?.raw);
+            drafts.delete(step.key);
+            if (answer.kind === 'hidden') {
+                if (answer.draft !== undefined) {
+                    drafts.set(step.key, answer.draft);
+                }
+                if (await this.resumeAfterHide()) {
+                    continue;
+                }
+                return { action: 'cancel' };
+            }
             if (this.cancelled || answer.kind === 'cancel') {
                 return { action: 'cancel' };
             }
@@ -203,8 +265,12 @@ export class PendingPrompt implements vscode.Disposable {
     /** A form with no fields: the message alone, to accept or decline. */
     private async confirm(): Promise<PromptOutcome> {
         let answer: StepAnswer;
-        while ((answer = await this.askConfirm()).kind === 'aside') {
-            await this.waitTurnAgain();
+        while ((answer = await this.askConfirm()).kind === 'aside' || answer.kind === 'hidden') {
+            if (answer.kind === 'aside') {
+                await this.waitTurnAgain();
+            } else if (!(await this.resumeAfterHide())) {
+                return { action: 'cancel' };
+            }
         }
         return answer.kind === 'value' ? { action: 'accept', content: {} } : answer.kind === 'decline' ? { action: 'decline' } : { action: 'cancel' };
     }
@@ -214,7 +280,7 @@ export class PendingPrompt implements vscode.Disposable {
         picker.title = this.heading.text;
         picker.placeholder = this.heading.truncated ? this.fullHeading : vscode.l10n.t('Accept or decline this request');
         picker.items = [{ label: vscode.l10n.t('Accept'), action: 'accept' }, declineItem()];
-        return this.present(picker, finish => [
+        return this.present(picker, () => undefined, finish => [
             picker.onDidAccept(() => {
                 const item = picker.selectedItems[0];
                 if (item) {
@@ -234,7 +300,7 @@ export class PendingPrompt implements vscode.Disposable {
         if (box.value !== '') {
             box.validationMessage = validateStep(step, box.value);
         }
-        return this.present(box, finish => [
+        return this.present(box, () => box.value, finish => [
             box.onDidChangeValue(value => {
                 box.validationMessage = validateStep(step, value);
             }),
@@ -270,7 +336,7 @@ export class PendingPrompt implements vscode.Disposable {
             picker.activeItems = [active];
         }
         picker.buttons = canGoBack ? [vscode.QuickInputButtons.Back] : [];
-        return this.present(picker, finish => [
+        return this.present(picker, () => undefined, finish => [
             picker.onDidAccept(() => {
                 const item = picker.selectedItems[0] ?? picker.activeItems[0];
                 if (!item) {
@@ -301,7 +367,7 @@ export class PendingPrompt implements vscode.Disposable {
         picker.selectedItems = choices.filter(c => c.value !== undefined && chosen.includes(c.value));
         // Decline is a button here: an item would be one more checkbox.
         picker.buttons = this.buttons(canGoBack);
-        return this.present(picker, finish => [
+        return this.present(picker, () => undefined, finish => [
             picker.onDidAccept(() => {
                 const values = picker.selectedItems.flatMap(item => (item.value === undefined ? [] : [item.value]));
                 const error = validateStep(step, values);
@@ -334,9 +400,9 @@ export class PendingPrompt implements vscode.Disposable {
 
     /**
      * Shows one quick input until `finish` is called: by the step's own handlers, by a hide
-     * (Escape, or another quick input taking the screen) as 'cancel', or by dispose().
+     * (Escape, or another quick input taking the screen) as 'hidden' with `draft()`, or by dispose().
      */
-    private present(input: vscode.QuickInput, wire: (finish: (answer: StepAnswer) => void) => vscode.Disposable[]): Promise<StepAnswer> {
+    private present(input: vscode.QuickInput, draft: () => string | undefined, wire: (finish: (answer: StepAnswer) => void) => vscode.Disposable[]): Promise<StepAnswer> {
         return new Promise<StepAnswer>(resolve => {
             const subscriptions: vscode.Disposable[] = [];
             let done = false;
@@ -357,7 +423,7 @@ export class PendingPrompt implements vscode.Disposable {
                 return;
             }
             try {
-                subscriptions.push(...wire(finish), input.onDidHide(() => finish({ kind: 'cancel' })));
+                subscriptions.push(...wire(finish), input.onDidHide(() => finish({ kind: 'hidden', draft: draft() })));
             } catch (err) {
                 subscriptions.forEach(s => s.dispose());
                 input.dispose();

@@ -13,7 +13,10 @@ export interface ElicitationContext {
     signal: AbortSignal;
     /** Who is asking, as the user knows it; shown in titles and dialogs. */
     clientName: string;
-    /** Gets the form's prompt as soon as it exists, so it can be brought back (Respond). */
+    /**
+     * Gets the form's prompt as soon as it exists, so it can be brought back (Respond). With it,
+     * Escape or another quick input leaves the form waiting instead of answering 'cancel'.
+     */
     onPrompt?(prompt: PendingPrompt): void;
 }
 
@@ -29,7 +32,7 @@ export async function answerElicitation(params: ElicitRequest['params'], { signa
         );
         return { action: 'decline' };
     }
-    const prompt = new PendingPrompt(plan.steps, { heading: `${clientName}: ${params.message}`, allowDecline: true, signal });
+    const prompt = new PendingPrompt(plan.steps, { heading: `${clientName}: ${params.message}`, allowDecline: true, signal, waitWhenHidden: onPrompt !== undefined });
     onPrompt?.(prompt);
     const outcome = await prompt.result;
     return outcome.action === 'accept' ? { action: 'accept', content: outcome.content } : { action: outcome.action };

@@ -25,7 +25,8 @@ export function createInputHandlers(model: TaskModel, pending: PendingInputs, sa
             let registration: { dispose(): void } | undefined;
             try {
                 // Respond on this task's row brings back this task's own prompt, not whichever is on screen.
-                const onPrompt = (prompt: Reopenable) => (registration = taskId ? pending.set(taskId, prompt) : undefined);
+                // Without a task there is no row to Respond from, so that prompt is answered when hidden.
+                const onPrompt = taskId ? (prompt: Reopenable) => (registration = pending.set(taskId, prompt)) : undefined;
                 return await answerElicitation(params, { signal, clientName: askerOf(taskId), onPrompt });
             } finally {
                 registration?.dispose();

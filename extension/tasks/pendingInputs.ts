@@ -1,6 +1,8 @@
 /** Prompts the extension has open for tasks, so clicking a needs-input task can bring one back. */
 export interface Reopenable {
     show(): void;
+    /** True while it was hidden (Escape, Quick Open) and waits for Respond. */
+    readonly hidden: boolean;
 }
 
 export class PendingInputs {

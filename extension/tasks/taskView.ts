@@ -94,7 +94,22 @@ export function formatElapsed(ms: number): string {
     return l10n.t({ message: '{0}h {1}m', args: [Math.floor(minutes / 60), String(minutes % 60).padStart(2, '0')], comment: ['Time a task has run: hours and minutes'] });
 }
 
-/** "running · 40% · 12s": status, progress when known, and time so far (or total time when done). */
+/**
+ * Time so far of a running task, in whole minutes: a row that changes every second is redrawn
+ * every second, and a redraw closes the tooltip the user is reading.
+ */
+export function formatRunningTime(ms: number): string {
+    const minutes = Math.floor(Math.max(0, ms) / 60_000);
+    if (minutes < 1) {
+        return l10n.t({ message: '<1m', comment: ['Time a running task has run: under a minute'] });
+    }
+    if (minutes < 60) {
+        return l10n.t({ message: '{0}m', args: [minutes], comment: ['Time a running task has run: minutes'] });
+    }
+    return l10n.t({ message: '{0}h {1}m', args: [Math.floor(minutes / 60), String(minutes % 60).padStart(2, '0')], comment: ['Time a task has run: hours and minutes'] });
+}
+
+/** "running · 40% · 3m": status, progress when known, and time so far (or total time when done). */
 export function taskDescription(view: TaskView, now: number): string {
     const parts: string[] = [view.lost ? l10n.t('lost (server stopped)') : statusText(view.status)];
     const percent = progressPercent(view.progress);
@@ -104,7 +119,7 @@ export function taskDescription(view: TaskView, now: number): string {
     const started = Date.parse(view.createdAt);
     const ended = isTerminal(view.status) ? Date.parse(view.lastUpdatedAt) : now;
     if (!Number.isNaN(started) && !Number.isNaN(ended)) {
-        parts.push(formatElapsed(ended - started));
+        parts.push(isTerminal(view.status) ? formatElapsed(ended - started) : formatRunningTime(ended - started));
     }
     return parts.join(' · ');
 }

@@ -80,8 +80,9 @@ export class TasksStatusBar extends Disposable {
             const p = progressPercent(view.progress);
             return `${view.status === 'input_required' ? '$(bell-dot)' : '$(sync~spin)'} ${taskLabel(view)}${p !== undefined ? ` — ${p}%` : ''}`;
         });
-        this.item.tooltip = new vscode.MarkdownString(`**MCP Tasks**\n\n${lines.join('\n\n')}\n\n_${vscode.l10n.t('Click to show the Tasks view.')}_`, true);
-        this.item.command = Commands.focusTasks;
+        this.item.tooltip = new vscode.MarkdownString(`**MCP Tasks**\n\n${lines.join('\n\n')}\n\n_${waiting.length > 0 ? vscode.l10n.t('Click to answer.') : vscode.l10n.t('Click to show the Tasks view.')}_`, true);
+        // A prompt hidden by Escape or Quick Open comes back from here, as from the row's Respond.
+        this.item.command = waiting.length > 0 ? Commands.respond : Commands.focusTasks;
         this.item.show();
     }
 }

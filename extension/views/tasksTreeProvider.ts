@@ -8,8 +8,9 @@ const STRUCTURE_DEBOUNCE_MS = 15;
 const TICK_MS = 1000;
 
 /**
- * The Tasks view. A status or progress change refreshes only that item; tasks appearing,
- * vanishing or changing group re-sort the roots once per short burst, never per notification.
+ * The Tasks view. A status or progress change refreshes only that item, and only when what the
+ * row shows changed: a redraw closes the tooltip under the mouse. Tasks appearing, vanishing or
+ * changing group re-sort the roots once per short burst, never per notification.
  */
 export class TasksTreeProvider extends Disposable implements vscode.TreeDataProvider<TaskView> {
     private readonly changed = this.register(new vscode.EventEmitter<TaskView | TaskView[] | undefined>());
@@ -18,6 +19,11 @@ export class TasksTreeProvider extends Disposable implements vscode.TreeDataProv
     private readonly tick: NodeJS.Timeout;
     private pending = new Set<TaskView>();
     private itemTimer?: NodeJS.Timeout;
+    /** What each row showed when last drawn, to skip redraws that would change nothing. */
+    private readonly drawn = new Map<string, string>();
+    private readonly ticked = this.register(new vscode.EventEmitter<TaskView[]>());
+    /** After each once-a-second check: the rows it redrew (often none). */
+    readonly onDidTick = this.ticked.event;
 
     constructor(private readonly model: TaskModel) {
         super();
@@ -33,12 +39,13 @@ export class TasksTreeProvider extends Disposable implements vscode.TreeDataProv
                 }
             }),
         );
-        // Elapsed time moves for running tasks only; refresh just those.
+        // Elapsed time moves for running tasks only; redraw those whose words changed.
         this.tick = setInterval(() => {
-            const running = model.running();
-            if (running.length > 0) {
-                this.changed.fire(running);
+            const redrawn = this.changedRows(model.running());
+            if (redrawn.length > 0) {
+                this.changed.fire(redrawn);
             }
+            this.ticked.fire(redrawn);
         }, TICK_MS);
         this.register({ dispose: () => clearInterval(this.tick) });
         this.register({
@@ -50,7 +57,9 @@ export class TasksTreeProvider extends Disposable implements vscode.TreeDataProv
     }
 
     getTreeItem(view: TaskView): vscode.TreeItem {
-        return toTreeItem(view, this.model.hasChildren(view.taskId));
+        const item = toTreeItem(view, this.model.hasChildren(view.taskId));
+        this.drawn.set(view.taskId, rowText(item));
+        return item;
     }
 
     getChildren(view?: TaskView): TaskView[] {
@@ -65,10 +74,16 @@ export class TasksTreeProvider extends Disposable implements vscode.TreeDataProv
         this.changed.fire(undefined);
     }
 
+    /** The views whose row would now read differently from when it was last drawn. */
+    private changedRows(views: readonly TaskView[]): TaskView[] {
+        return views.filter(view => this.drawn.get(view.taskId) !== rowText(toTreeItem(view, this.model.hasChildren(view.taskId))));
+    }
+
     private scheduleStructure(): void {
         this.structureTimer ??= setTimeout(() => {
             this.structureTimer = undefined;
             this.pending.clear();
+            this.drawn.clear();
             this.changed.fire(undefined);
         }, STRUCTURE_DEBOUNCE_MS);
     }
@@ -78,10 +93,17 @@ export class TasksTreeProvider extends Disposable implements vscode.TreeDataProv
         if (this.structureTimer) {
             return;
         }
-        const views = [...this.pending].filter(view => this.model.get(view.taskId) === view);
+        const views = this.changedRows([...this.pending].filter(view => this.model.get(view.taskId) === view));
         this.pending.clear();
         if (views.length > 0) {
             this.changed.fire(views);
         }
     }
+}
+
+/** Everything a row shows, tooltip included: equal text means a redraw would change nothing. */
+function rowText(item: vscode.TreeItem): string {
+    const tooltip = typeof item.tooltip === 'string' ? item.tooltip : item.tooltip?.value;
+    const icon = item.iconPath instanceof vscode.ThemeIcon ? item.iconPath.id : '';
+    return JSON.stringify([item.label, item.description, item.contextValue, icon, tooltip, item.collapsibleState]);
 }

@@ -28,9 +28,32 @@ export function createUiDriver(shotsDir, log = line => console.log(line)) {
         }
         const title = (await widget.locator('.quick-input-title').textContent().catch(() => '')) ?? '';
         const input = widget.locator('input').first();
-        if (/ui-escape/.test(title)) {
-            log(`[ui] pressing Escape on "${title}"`);
-            await page.keyboard.press('Escape');
+        const interrupt = /ui-interrupt-(esc|quickopen)/.exec(title);
+        if (interrupt && !done.has(interrupt[0])) {
+            // Interrupt once; the prompt that comes back through Respond is answered below.
+            if (interrupt[1] === 'esc') {
+                // Escape goes where the focus is: put it in the prompt first (the view may hold it).
+                log(`[ui] pressing Escape on "${title}"`);
+                await input.focus();
+                await page.keyboard.press('Escape');
+                await delay(300);
+                if (!(await widget.isVisible().catch(() => false))) {
+                    done.add(interrupt[0]);
+                }
+            } else {
+                done.add(interrupt[0]);
+                log(`[ui] opening Quick Open (Ctrl+P) over "${title}"`);
+                await page.keyboard.press('Control+P');
+                await delay(800);
+                const quickOpenTitle = (await widget.locator('.quick-input-title').textContent().catch(() => '')) ?? '';
+                log(`[ui] Quick Open is up (prompt title now "${quickOpenTitle}"); closing it`);
+                await page.keyboard.press('Escape');
+            }
+        } else if (/ui-interrupt/.test(title)) {
+            log(`[ui] answering Yes on the reopened "${title}"`);
+            await input.fill('Yes');
+            await delay(150);
+            await page.keyboard.press('Enter');
         } else if (/ui-tool-titles/.test(title)) {
             log(`[ui] reporting ${approvalRows.length} tool approval rows on "${title}"`);
             await input.fill(JSON.stringify(approvalRows));
@@ -144,10 +167,36 @@ export function createUiDriver(shotsDir, log = line => console.log(line)) {
         }
     }
 
+    /**
+     * The suite asks for Respond with a status bar message "ui-respond <file> via row|status":
+     * the inline Respond on that task's row, or the status bar item's "needs input".
+     */
+    async function respondOnRequest(page) {
+        const request = page.locator('.part.statusbar .statusbar-item', { hasText: /ui-respond \S+ via (row|status)/ }).first();
+        if (!(await request.isVisible().catch(() => false)) || (await page.locator(QUICK_INPUT).isVisible().catch(() => false))) {
+            return;
+        }
+        const [, file, via] = /ui-respond (\S+) via (row|status)/.exec((await request.textContent()) ?? '') ?? [];
+        if (!file || done.has(`respond-${file}`)) {
+            return;
+        }
+        done.add(`respond-${file}`);
+        if (via === 'row') {
+            const row = page.locator('.monaco-list-row', { hasText: file }).first();
+            log(`[ui] clicking the inline Respond of ${file}`);
+            await row.hover();
+            await row.locator('.action-label[aria-label="Respond"]').click();
+        } else {
+            log(`[ui] clicking the status bar's "needs input" for ${file}`);
+            await page.locator('.part.statusbar .statusbar-item', { hasText: 'needs input' }).first().click();
+        }
+        await delay(300);
+    }
+
     /** The runner's onPage hook: acts until the page closes (the suite ended). */
     return async function onPage(page) {
         while (!page.isClosed()) {
-            for (const step of [answerPrompt, readToolApprovals, allowSampling, cancelFromTree, photographDeploy]) {
+            for (const step of [answerPrompt, respondOnRequest, readToolApprovals, allowSampling, cancelFromTree, photographDeploy]) {
                 try {
                     await step(page);
                 } catch (err) {

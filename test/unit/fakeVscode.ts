@@ -26,6 +26,41 @@ export class ThemeIcon {
     constructor(readonly id: string) {}
 }
 
+export class ThemeColor {
+    constructor(readonly id: string) {}
+}
+
+export enum TreeItemCollapsibleState {
+    None = 0,
+    Collapsed = 1,
+    Expanded = 2,
+}
+
+export class TreeItem {
+    id?: string;
+    description?: string;
+    iconPath?: unknown;
+    contextValue?: string;
+    tooltip?: string | MarkdownString;
+    command?: unknown;
+    accessibilityInformation?: unknown;
+    constructor(
+        readonly label: string,
+        readonly collapsibleState?: TreeItemCollapsibleState,
+    ) {}
+}
+
+export class MarkdownString {
+    constructor(
+        public value = '',
+        readonly supportThemeIcons = false,
+    ) {}
+    appendMarkdown(text: string): this {
+        this.value += text;
+        return this;
+    }
+}
+
 export enum QuickPickItemKind {
     Separator = -1,
     Default = 0,

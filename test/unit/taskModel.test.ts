@@ -145,8 +145,8 @@ describe('task labels and descriptions', () => {
 
     it('describes status, progress and elapsed time', () => {
         const now = Date.parse('2026-11-29T10:00:12.000Z');
-        assert.equal(taskDescription({ ...base, progress: { progress: 2, total: 5 } }, now), 'running · 40% · 12s');
-        assert.equal(taskDescription({ ...base, status: 'input_required' }, now), 'needs input · 12s');
+        assert.equal(taskDescription({ ...base, progress: { progress: 2, total: 5 } }, now), 'running · 40% · <1m');
+        assert.equal(taskDescription({ ...base, status: 'input_required' }, now + 125_000), 'needs input · 2m');
         assert.equal(taskDescription({ ...base, status: 'completed', lastUpdatedAt: '2026-11-29T10:00:03.000Z', progress: { progress: 1, total: 2 } }, now), 'completed · 3s');
     });
 
