@@ -7,7 +7,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { ClientCapabilities } from '@modelcontextprotocol/sdk/types.js';
-import { Feed, HUNG_MS, waitUntil as waitFor } from './wait.js';
+import { Feed, type Changes } from './wait.js';
 
 export const SERVER_JS = resolve(__dirname, '../../dist/server.js');
 export const TRANSPORTS = ['stdio', 'http'] as const;
@@ -36,6 +36,11 @@ export class LogTail {
         return this.feed.items;
     }
 
+    /** Fires on each new line: `waitUntil(check, what, { on: log.changes })`. */
+    get changes(): Changes {
+        return this.feed.changes;
+    }
+
     attach(stream: NodeJS.ReadableStream): void {
         createInterface({ input: stream }).on('line', line => {
             if (process.env.MCP_TASKS_TEST_LOGS) {
@@ -45,8 +50,8 @@ export class LogTail {
         });
     }
 
-    /** Resolves with the first line (already seen or future) matching `pattern`. (`_legacyTimeoutMs` is ignored: idle.test.ts still passes one.) */
-    waitFor(pattern: RegExp, _legacyTimeoutMs?: number): Promise<string> {
+    /** Resolves with the first line (already seen or future) matching `pattern`. */
+    waitFor(pattern: RegExp): Promise<string> {
         return this.feed.waitFor(line => pattern.test(line), `a log line matching ${pattern}; the log so far:\n${this.lines.slice(-40).join('\n')}`);
     }
 }
@@ -133,15 +138,4 @@ export const secret = () => randomBytes(24).toString('hex');
 export function textOf(result: unknown): string {
     const content = ((result as { content?: unknown }).content ?? []) as { type: string; text?: string }[];
     return content.map(part => part.text ?? '').join('');
-}
-
-/*
- * Legacy signatures for idle.test.ts and subtaskRuntime.test.ts, which other work owns right now.
- * Both go through the one wait helper (wait.ts); delete these once those suites import it.
- */
-/** @deprecated a fixed delay; wait for the event with wait.ts instead. */
-export const sleep = (ms: number) => new Promise<void>(resolve => setTimeout(resolve, ms));
-/** @deprecated use waitUntil from wait.ts; `timeoutMs` here only bounds a hung test. */
-export function waitUntil<T>(check: () => T | Promise<T>, timeoutMs?: number, what = 'condition'): Promise<NonNullable<T>> {
-    return waitFor(check, what, { timeoutMs: Math.max(timeoutMs ?? 0, HUNG_MS) });
 }

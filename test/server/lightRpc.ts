@@ -28,6 +28,21 @@ export function cpuSecondsOf(pid: number): number {
 export const MiB = 1024 * 1024;
 export const mib = (bytes: number) => `${(bytes / MiB).toFixed(1)} MiB`;
 
+/** RSS once it has stopped falling (the process's GC is done with what it freed): a sample no lower than the one half a second before. */
+export function settledRss(pid: number): Promise<number> {
+    let last = Infinity;
+    return waitUntil(
+        () => {
+            const now = rssOf(pid);
+            const settled = now >= last - MiB / 4;
+            last = now;
+            return settled ? now : undefined;
+        },
+        'RSS to stop falling',
+        { everyMs: 500 },
+    );
+}
+
 /** Samples a process's RSS at an interval and remembers the peak. */
 export class RssSampler {
     peak = 0;
@@ -178,6 +193,3 @@ export function prng(seed: number): () => number {
         return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
     };
 }
-
-/** @deprecated the old name of RawHttp, kept for idle.test.ts (owned elsewhere right now). */
-export { RawHttp as LightHttp } from './rawHttp.js';

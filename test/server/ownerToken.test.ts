@@ -12,7 +12,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { OWNER_CHALLENGE_HEADER, OWNER_PROOF_HEADER, ownerProof } from '../../server/src/ownerProof.js';
-import { secret, SERVER_JS, startHttpServer, waitUntil, type HttpServer } from './helpers.js';
+import { secret, SERVER_JS, startHttpServer, type HttpServer } from './helpers.js';
+import { waitUntil } from './wait.js';
 import { exitWithin } from './rawHelpers.js';
 import { exchange } from './rawHttp.js';
 
@@ -57,7 +58,7 @@ describe('the owner-announce file', () => {
         // The name the server once used for its temp file: pid-based, so known as soon as it starts.
         symlinkSync(victims[1]!, `${file}.${proc.pid}.tmp`);
         try {
-            await waitUntil(() => isFile(file), 10_000, 'the announce file to replace the planted link');
+            await waitUntil(() => isFile(file), 'the announce file to replace the planted link');
             for (const victim of victims) {
                 assert.equal(readFileSync(victim, 'utf8'), 'precious', `${victim} was overwritten through a link`);
             }
@@ -76,7 +77,7 @@ describe('the owner-announce file', () => {
         const file = join(dir, 'owner.json');
         const { proc, stderr } = startStdio(file, secret());
         try {
-            await waitUntil(() => stderr().includes('[owner]'), 10_000, 'the owner endpoint to be refused');
+            await waitUntil(() => stderr().includes('[owner]'), 'the owner endpoint to be refused');
             assert.match(stderr(), /\[owner\] cannot open the owner endpoint: .*private/);
             assert.equal(existsSync(file), false);
             assert.equal(proc.exitCode, null, 'the stdio server still runs');
@@ -98,7 +99,7 @@ describe('the owner-announce file', () => {
             const file = join(dir, 'owner.json');
             const { proc } = startStdio(file, secret(), [...nodeArgs]);
             try {
-                await waitUntil(() => existsSync(file), 10_000, 'the announce file');
+                await waitUntil(() => existsSync(file), 'the announce file');
                 const exited = exitWithin(proc, 10_000);
                 stop(proc);
                 assert.equal((await exited).code, code);
@@ -161,7 +162,7 @@ describe('the owner proof', () => {
         const file = join(dir, 'owner.json');
         const { proc } = startStdio(file, ownerToken);
         try {
-            await waitUntil(() => existsSync(file), 10_000, 'the announce file');
+            await waitUntil(() => existsSync(file), 'the announce file');
             const { url } = JSON.parse(readFileSync(file, 'utf8')) as { url: string };
             const res = await challenge(url, CHALLENGE);
             assert.equal(res.status, 204);

@@ -8,7 +8,8 @@ import { after, before, describe, it } from 'node:test';
 import { CallToolResultSchema, CreateMessageRequestSchema, ElicitRequestSchema, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { Fleet, connectAlone } from './fleet.js';
-import { connect, textOf, TRANSPORTS, waitUntil, type Connected, type HttpServer } from './helpers.js';
+import { connect, textOf, TRANSPORTS, type Connected, type HttpServer } from './helpers.js';
+import { waitUntil } from './wait.js';
 
 interface Summary {
     task_id: string;
@@ -108,7 +109,7 @@ for (const kind of TRANSPORTS) {
             const progressed = await waitUntil(async () => {
                 const summary = summaryOf(await call(c.client, 'get_task', { task_id: taskId }));
                 return summary.status_message?.startsWith('bg: ') ? summary : undefined;
-            }, 5000, 'a progress message in statusMessage');
+            }, 'a progress message in statusMessage');
             assert.match(progressed.status_message!, /^bg: [12]\/2 s$/);
             const { summary, result } = await finish(c.client, taskId);
             assert.equal(summary.status, 'completed');
