@@ -6,7 +6,6 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { request } from 'node:http';
 import { after, before, describe, it } from 'node:test';
-import { setTimeout as delay } from 'node:timers/promises';
 import { SimulatedJobSystem } from '../../server/src/tools/simulatedJobs.js';
 import { startHttpServer, type HttpServer } from './helpers.js';
 import { mib, MiB, rssOf } from './lightRpc.js';
@@ -53,7 +52,7 @@ describe('a client that disconnects', () => {
     let server: HttpServer;
 
     before(async () => {
-        server = await startHttpServer(['--poll-interval', '100ms']);
+        server = await startHttpServer(['--poll-interval', '100ms', '--log-level', 'debug']);
     });
     after(async () => {
         await server.stop();
@@ -67,8 +66,7 @@ describe('a client that disconnects', () => {
         const taskId = (await first.createTask({ seconds: 1.5, label: 'mid-task' })).taskId;
         // Cut everything this client has open, a tasks/result in flight included.
         const waiting = first.call('tasks/result', { taskId }).catch((err: Error) => err);
-        // Not observable from outside: when the server has taken up the tasks/result (see the report).
-        await delay(200);
+        await server.log.waitFor(new RegExp(`\\[session\\] tasks/result for ${taskId} waiting`));
         first.destroy();
         stream.close();
         assert.ok((await waiting) instanceof Error, 'the cut tasks/result never answered');
@@ -88,8 +86,7 @@ describe('a client that disconnects', () => {
         const client = new RawHttp(server.url);
         await client.initialize();
         const waiting = client.call('tools/call', { name: 'slow_compute', arguments: { seconds: 30, label: 'inline-cut' } }).catch((err: Error) => err);
-        // Not observable from outside: when the inline call has started its work (see the report).
-        await delay(300);
+        await server.log.waitFor(/\[session\] tools\/call slow_compute running inline/);
         client.destroy();
         assert.ok((await waiting) instanceof Error);
         await server.log.waitFor(/\[slow_compute\] cancelled "inline-cut" at 0\/30/);
@@ -207,9 +204,10 @@ describe('callers that leave a tasks/result behind', () => {
 describe('SIGTERM during load', () => {
     it('cancels every running task with "Server shutting down", answers the waiting tasks/result calls, and exits 0', { timeout: 60_000 }, async t => {
         const token = randomBytes(16).toString('hex');
-        const server = await startHttpServer(['--token', token]);
+        const server = await startHttpServer(['--token', token, '--log-level', 'debug']);
         const clients: { http: RawHttp; pushed: Msg[]; stream: StreamHandle; long: string[] }[] = [];
         let churning = true;
+        let churned = 0;
         const churn: Promise<unknown>[] = [];
         try {
             for (let i = 0; i < 10; i++) {
@@ -229,6 +227,7 @@ describe('SIGTERM during load', () => {
                             if (!id) {
                                 return;
                             }
+                            churned++;
                             await c.http.call('tasks/get', { taskId: id }).catch(() => undefined);
                         }
                     })(),
@@ -236,8 +235,9 @@ describe('SIGTERM during load', () => {
             }
             // Two waiting tasks/result per client, on its long tasks.
             const waits = clients.flatMap(c => c.long.slice(0, 2).map(taskId => c.http.call('tasks/result', { taskId }).catch((err: Error) => err)));
-            // Let the churn and the waits get going: the signal must land in the middle of load.
-            await delay(500);
+            // The signal must land in the middle of load: every wait taken up, every client churning.
+            await waitUntil(() => server.log.lines.filter(line => / tasks\/result for \S+ waiting$/.test(line)).length >= waits.length, `${waits.length} waiting tasks/result calls`, { on: server.log.changes });
+            await waitUntil(() => churned >= clients.length, 'every client to have churned a task');
 
             const started = Date.now();
             const exited = exitWithin(server.proc);

@@ -240,7 +240,7 @@ describe('input requests over raw Streamable HTTP', () => {
     const closers: (() => void)[] = [];
 
     before(async () => {
-        server = await startHttpServer();
+        server = await startHttpServer(['--log-level', 'debug']);
     });
     after(async () => {
         closers.forEach(close => close());
@@ -310,9 +310,10 @@ describe('input requests over raw Streamable HTTP', () => {
         closers.push(get.close);
         const request = await get.messages.waitFor(isElicitation, 'elicitation/create on the GET stream');
         const pending = streamRequest(raw, 'tasks/result', { taskId });
-        // Not observable from outside: nothing tells when the server has taken up the tasks/result
-        // (a debug line there would be the event to wait for). Until then, give it time to.
-        await new Promise(resolve => setTimeout(resolve, 300));
+        // Once the server has taken up the tasks/result, anything it would repeat there is on the wire;
+        // a ping answered after that line lets those bytes arrive first.
+        await server.log.waitFor(new RegExp(`\\[session\\] tasks/result for ${taskId} waiting`));
+        await raw.call('ping');
         assert.equal(pending.messages.items.filter(isElicitation).length, 0, 'not repeated on the tasks/result stream');
 
         await answer(raw, request, { action: 'decline' });

@@ -11,7 +11,7 @@ import { randomBytes } from 'node:crypto';
 import { describe, it } from 'node:test';
 import { setTimeout as delay } from 'node:timers/promises';
 import { startHttpServer, type HttpServer } from './helpers.js';
-import { cpuSecondsOf, mib, MiB, prng, rssOf, RssSampler } from './lightRpc.js';
+import { cpuSecondsOf, mib, MiB, prng, rssOf, RssSampler, settledRss } from './lightRpc.js';
 import { HUNG_MS, waitUntil } from './wait.js';
 import { type Msg, RawHttp, type StreamHandle } from './rawHttp.js';
 
@@ -311,8 +311,8 @@ async function runRound(clients: LoadClient[], owner: RawHttp, pid: number, samp
     );
     await waitUntil(async () => ((await owner.result('tasks/list')).tasks as unknown[]).length === 0, 'every task to expire', { timeoutMs: Math.max(TTL_MS * 6, HUNG_MS) });
     const drainMs = Date.now() - drainStarted;
-    // The memory reading is taken after the server has been idle a while: a measurement, not an assertion on time.
-    await delay(3000);
+    // The memory reading is taken once the idle server's RSS has stopped falling.
+    await settledRss(pid);
     const final = sampler.sample();
 
     const byStatus: Record<string, number> = {};
