@@ -10,11 +10,11 @@ import {
     type ElicitResult,
     McpError,
 } from '@modelcontextprotocol/sdk/types.js';
-import { connectAlone } from './fleet.js';
-import { connect, startHttpServer, textOf, TRANSPORTS, type Connected, type HttpServer } from './helpers.js';
-import { RawHttp } from './rawHttp.js';
-import { Feed, waitUntil } from './wait.js';
-import { marker, MessageTap, pollUntilTerminal, RELATED, relatedOf, startTask, warmUp, type Message } from './messageTap.js';
+import { connectAlone } from './support/fleet.js';
+import { connect, startHttpServer, textOf, TRANSPORTS, type Connected, type HttpServer } from './support/helpers.js';
+import { RawHttp } from './support/rawHttp.js';
+import { Feed, waitUntil } from './support/wait.js';
+import { marker, MessageTap, pollUntilTerminal, RELATED, relatedOf, startTask, warmUp, type Message } from './support/messageTap.js';
 
 /** A request the client received and has not answered yet. */
 interface Asked<Req, Res> {
