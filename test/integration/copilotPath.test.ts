@@ -1,7 +1,8 @@
 import * as assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import * as vscode from 'vscode';
 import type { McpTasksTestApi } from '../../extension/api';
-import { activateWithHooks, invoke, listAllTasks, ownerClient, processAlive, setTransport, startInVsCode, TOOL_NAMES, waitFor } from './util';
+import { activateWithHooks, invoke, listAllTasks, ownerClient, processAlive, setTransport, startInVsCode, TOOL_NAMES, uiArtifact, waitFor } from './util';
 
 /** The path Copilot agent mode takes: VS Code's own MCP client, tools invoked through vscode.lm. */
 for (const transport of ['http', 'stdio'] as const) {
@@ -74,19 +75,20 @@ describe('tool titles (Playwright reads the real workbench)', () => {
         // tree lists the tools that can ask for approval: all but read-only ones without openWorldHint.
         const approvable = listed.tools.filter(t => !t.annotations?.readOnlyHint || t.annotations.openWorldHint);
         assert.ok(approvable.length >= 3, 'enough tools to see in the approvals tree');
+        // The driver expands our server in the tree and writes the rows it reads to tool-approvals.json.
+        const since = Date.now();
+        await vscode.commands.executeCommand('workbench.action.chat.editToolApproval');
+        const report = (await uiArtifact('tool-approvals.json', since, true))!;
         const rows = await waitFor(
             'the tool titles in the Manage Tool Approval tree',
-            async () => {
-                await vscode.commands.executeCommand('workbench.action.chat.editToolApproval');
-                // The driver expands our server in the tree and reads its rows; our prompt then replaces the tree.
-                await new Promise(resolve => setTimeout(resolve, 1500));
-                const answer = await vscode.window.showInputBox({ title: 'ui-tool-titles: the rows of the tool approvals tree', ignoreFocusOut: true });
-                const seen = JSON.parse(answer ?? '[]') as string[];
+            () => {
+                const seen = JSON.parse(readFileSync(report, 'utf8')) as string[];
                 return approvable.every(t => seen.includes(t.title!)) ? seen : undefined;
             },
             45_000,
-            0,
+            100,
         );
+        await vscode.commands.executeCommand('workbench.action.closeQuickOpen');
         for (const tool of approvable) {
             assert.ok(rows.includes(tool.title!), `"${tool.title}" is shown`);
             assert.ok(!rows.includes(tool.name), `${tool.name} is shown by its title, not its name`);

@@ -28,7 +28,8 @@ if (!only || only === 'dev') {
             extensionTestsPath: suite,
             workspace,
             screenshotDir,
-            env: { MCP_TASKS_SUITE: process.env.MCP_TASKS_SUITE ?? '' },
+            // MCP_TASKS_UI_DIR: where the suite sees what the UI driver has done (util.ts uiArtifact).
+            env: { MCP_TASKS_SUITE: process.env.MCP_TASKS_SUITE ?? '', MCP_TASKS_UI_DIR: screenshotDir },
             onPage: createUiDriver(screenshotDir),
             // The fixture workspace sits inside this repository: keep Git's prompt out of the screenshots.
             settings: { 'git.openRepositoryInParentFolders': 'never' },

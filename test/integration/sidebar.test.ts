@@ -51,7 +51,10 @@ for (const transport of ['http', 'stdio'] as const) {
             const progressAtCancel = view.progress?.progress;
             // VS Code's call ends with the task; no progress arrives for it afterwards.
             assert.match(await settled, /rejected/);
-            await new Promise(resolve => setTimeout(resolve, 1500));
+            // A marker outlasting a progress tick (1 s), whose end comes over the same connection:
+            // a tick the cancelled task still sent would have reached the model before it.
+            const marker = (await vscode.commands.executeCommand('mcpTasks.runTool', { name: 'slow_compute', args: { seconds: 1.5, label: `${label}-marker` }, mode: 'task' })) as string;
+            await waitFor('the marker task to complete', () => sidebar.model.get(marker)?.status === 'completed', 10_000, 20);
             assert.equal(view.progress?.progress, progressAtCancel);
             const item = sidebar.tree.getTreeItem(view);
             assert.match(String(item.description), /^cancelled/);

@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import type { McpTasksTestApi } from '../../extension/api';
-import { readyOverHttp, waitFor } from './util';
+import { readyOverHttp, uiArtifact, waitFor } from './util';
 
 describe('sub-tasks in the sidebar', () => {
     let api: McpTasksTestApi;
@@ -13,6 +13,7 @@ describe('sub-tasks in the sidebar', () => {
 
     it('nests build and test under deploy, and cancelling the parent from the tree cascades', async () => {
         const { model, tree } = api.testing;
+        const since = Date.now();
         const parentId = (await vscode.commands.executeCommand('mcpTasks.runTool', { name: 'deploy', args: { app: 'showcase' }, mode: 'task' })) as string;
         const parent = await waitFor('the deploy task', () => model.get(parentId));
         const children = await waitFor('build and test under deploy', () => {
@@ -23,8 +24,8 @@ describe('sub-tasks in the sidebar', () => {
         assert.ok(children.every(child => child.parentTaskId === parentId));
         assert.ok(!tree.getChildren().some(view => view.parentTaskId === parentId), 'children are not listed at the top level');
         assert.equal(tree.getTreeItem(parent).collapsibleState, vscode.TreeItemCollapsibleState.Expanded);
-        // Give the UI driver a moment to photograph the nested tree.
-        await new Promise(resolve => setTimeout(resolve, 1500));
+        // The UI driver (when there is one) photographs the nested tree before the cancel.
+        await uiArtifact('tree-subtasks.png', since);
 
         await vscode.commands.executeCommand('mcpTasks.cancelTask', parent);
         await waitFor('the parent cancelled', () => parent.status === 'cancelled', 5000, 20);

@@ -1,10 +1,11 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
-import { activateWithHooks, invoke, setTransport, startInVsCode, waitFor } from './util';
+import { activateWithHooks, invoke, setTransport, startInVsCode, uiArtifact, waitFor } from './util';
 
 /** Needs the Playwright UI driver of the code-server host (test/integration/uiDriver.mjs). */
 describe('sidebar UI (Playwright drives the real workbench)', () => {
     it('a running task is listed and its inline Cancel button cancels it', async () => {
+        const since = Date.now();
         const api = await activateWithHooks();
         await setTransport('http');
         await waitFor('transport http', () => api.transport === 'http');
@@ -15,7 +16,8 @@ describe('sidebar UI (Playwright drives the real workbench)', () => {
         const view = await waitFor('the task cancelled by a click', () => api.testing.model.all().find(v => v.args.label === 'ui-cancel' && v.status === 'cancelled'), 60_000, 100);
         assert.equal(view.statusMessage, 'Cancelled from the MCP Tasks sidebar');
         assert.ok(typeof (await call) === 'string', 'the Copilot call ended');
-        await new Promise(resolve => setTimeout(resolve, 1500));
+        // The driver photographs the finished row before the suite moves on.
+        await uiArtifact('tree-finished.png', since, true);
     });
 });
 

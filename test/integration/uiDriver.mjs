@@ -1,8 +1,9 @@
 // Drives the real workbench with Playwright while the suite runs inside it. It acts on what it
 // sees, by name: prompts whose title names a ui-* file, the tree row of the "ui-cancel" task,
 // the sampling consent notification, and VS Code's tool approvals tree (whose row labels it
-// reports back through the "ui-tool-titles" prompt). Screenshots go to test-results/screenshots.
-import { mkdirSync } from 'node:fs';
+// writes to tool-approvals.json). Screenshots go to test-results/screenshots; the suite waits on
+// those files (util.ts uiArtifact) to know the driver has seen a state.
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 
@@ -36,15 +37,17 @@ export function createUiDriver(shotsDir, log = line => console.log(line)) {
                 log(`[ui] pressing Escape on "${title}"`);
                 await input.focus();
                 await page.keyboard.press('Escape');
-                await delay(300);
-                if (!(await widget.isVisible().catch(() => false))) {
+                if (await widget.waitFor({ state: 'hidden', timeout: 2000 }).then(() => true, () => false)) {
                     done.add(interrupt[0]);
                 }
             } else {
                 done.add(interrupt[0]);
                 log(`[ui] opening Quick Open (Ctrl+P) over "${title}"`);
                 await page.keyboard.press('Control+P');
-                await delay(800);
+                // Quick Open takes the widget over: its title is no longer the prompt's.
+                await page
+                    .waitForFunction(prompt => document.querySelector('.quick-input-widget .quick-input-title')?.textContent !== prompt, title, { timeout: 5000 })
+                    .catch(() => log('[ui] Quick Open did not replace the prompt'));
                 const quickOpenTitle = (await widget.locator('.quick-input-title').textContent().catch(() => '')) ?? '';
                 log(`[ui] Quick Open is up (prompt title now "${quickOpenTitle}"); closing it`);
                 await page.keyboard.press('Escape');
@@ -52,12 +55,7 @@ export function createUiDriver(shotsDir, log = line => console.log(line)) {
         } else if (/ui-interrupt/.test(title)) {
             log(`[ui] answering Yes on the reopened "${title}"`);
             await input.fill('Yes');
-            await delay(150);
-            await page.keyboard.press('Enter');
-        } else if (/ui-tool-titles/.test(title)) {
-            log(`[ui] reporting ${approvalRows.length} tool approval rows on "${title}"`);
-            await input.fill(JSON.stringify(approvalRows));
-            await delay(150);
+            await widget.locator('.monaco-list-row.focused', { hasText: 'Yes' }).first().waitFor({ timeout: 5000 }).catch(() => log('[ui] no active "Yes" row seen; pressing Enter anyway'));
             await page.keyboard.press('Enter');
         } else if (/ui-yes|ui-raw/.test(title)) {
             log(`[ui] answering Yes on "${title}"`);
@@ -66,12 +64,21 @@ export function createUiDriver(shotsDir, log = line => console.log(line)) {
                 await shot(page, 'elicitation-prompt');
             }
             await input.fill('Yes');
-            await delay(150);
+            // Enter accepts the pick list's active row: wait for the filter to make it "Yes".
+            await widget.locator('.monaco-list-row.focused', { hasText: 'Yes' }).first().waitFor({ timeout: 5000 }).catch(() => log('[ui] no active "Yes" row seen; pressing Enter anyway'));
             await page.keyboard.press('Enter');
         } else {
             return;
         }
-        await delay(400);
+        // Gone, or replaced by the next prompt: never answer the same one twice.
+        await page.waitForFunction(
+            answered => {
+                const shown = document.querySelector('.quick-input-widget');
+                return !shown || shown.offsetParent === null || shown.querySelector('.quick-input-title')?.textContent !== answered;
+            },
+            title,
+            { timeout: 10_000 },
+        );
     }
 
     /** Expands our server in the tool approvals tree and keeps its row labels (the titles VS Code shows). */
@@ -92,14 +99,19 @@ export function createUiDriver(shotsDir, log = line => console.log(line)) {
         if (await twistie.isVisible().catch(() => false)) {
             log(`[ui] expanding ${SERVER_LABEL} in the tool approvals tree`);
             await twistie.click();
-            await delay(300);
+            await server.locator('.monaco-tl-twistie.collapsed').waitFor({ state: 'detached', timeout: 5000 }).catch(() => undefined);
         }
-        const labels = await widget.locator('.monaco-list-row .label-name').allTextContents();
-        if (labels.length > 1 && labels.join() !== approvalRows.join()) {
-            approvalRows = labels.map(label => label.trim());
+        const labels = (await widget.locator('.monaco-list-row .label-name').allTextContents()).map(label => label.trim());
+        if (labels.length <= 1) {
+            return;
+        }
+        if (labels.join() !== approvalRows.join()) {
+            approvalRows = labels;
             log(`[ui] tool approvals tree shows: ${approvalRows.join(' | ')}`);
             await shot(page, 'tool-approvals', widget);
         }
+        // Rewritten on every look, so its time says the tree was read since the suite opened it.
+        writeFileSync(join(shotsDir, 'tool-approvals.json'), JSON.stringify(approvalRows));
     }
 
     async function allowSampling(page) {
@@ -120,7 +132,7 @@ export function createUiDriver(shotsDir, log = line => console.log(line)) {
                 return;
             }
             await bell.click().catch(() => undefined);
-            await delay(300);
+            await page.locator('.notifications-center').waitFor({ state: 'visible', timeout: 5000 }).catch(() => undefined);
             if (!(await toast.isVisible().catch(() => false))) {
                 // Close the center the way it was opened (the bell toggles it), not with Escape.
                 if (await page.locator('.notifications-center').isVisible().catch(() => false)) {
@@ -132,14 +144,15 @@ export function createUiDriver(shotsDir, log = line => console.log(line)) {
         log('[ui] allowing sampling in the consent notification');
         await toast.getByRole('button', { name: 'Allow', exact: true }).click();
         done.add('sampling');
-        await delay(300);
+        await toast.waitFor({ state: 'hidden', timeout: 5000 }).catch(() => undefined);
     }
 
     async function photographDeploy(page) {
         const row = page.locator('.monaco-list-row', { hasText: 'deploy_step: build' }).first();
         if (!done.has('deploy') && (await row.isVisible().catch(() => false))) {
             done.add('deploy');
-            await delay(600);
+            // Both children rendered under the expanded parent.
+            await page.locator('.monaco-list-row', { hasText: 'deploy_step: test' }).first().waitFor({ timeout: 5000 }).catch(() => undefined);
             await shot(page, 'tree-subtasks', page.locator('.part.sidebar'));
             await shot(page, 'workbench-subtasks');
         }
@@ -153,7 +166,10 @@ export function createUiDriver(shotsDir, log = line => console.log(line)) {
         const text = (await row.textContent()) ?? '';
         if (/running/.test(text) && !done.has('cancel')) {
             done.add('cancel');
-            await delay(1500);
+            // Photograph it with progress showing, in the row and in the status bar.
+            // (A screenshot is no assertion: if that never shows, photograph what there is.)
+            await row.filter({ hasText: /running · [1-9]\d*%/ }).waitFor({ timeout: 10_000 }).catch(() => log('[ui] no progress in the row'));
+            await page.locator('.part.statusbar', { hasText: /slow_compute [1-9]\d*%/ }).waitFor({ timeout: 10_000 }).catch(() => log('[ui] no progress in the status bar'));
             await shot(page, 'tree-running', page.locator('.part.sidebar'));
             await shot(page, 'statusbar', page.locator('.part.statusbar'));
             await shot(page, 'workbench-running');
@@ -162,7 +178,6 @@ export function createUiDriver(shotsDir, log = line => console.log(line)) {
             await row.locator('.action-label[aria-label="Cancel Task"]').click();
         } else if (/cancelled/.test(text) && done.has('cancel') && !done.has('cancelled-shot')) {
             done.add('cancelled-shot');
-            await delay(500);
             await shot(page, 'tree-finished', page.locator('.part.sidebar'));
         }
     }
@@ -190,7 +205,8 @@ export function createUiDriver(shotsDir, log = line => console.log(line)) {
             log(`[ui] clicking the status bar's "needs input" for ${file}`);
             await page.locator('.part.statusbar .statusbar-item', { hasText: 'needs input' }).first().click();
         }
-        await delay(300);
+        // The prompt comes back: the next pass answers it.
+        await page.locator(QUICK_INPUT).waitFor({ timeout: 5000 }).catch(() => log('[ui] no prompt came back after Respond'));
     }
 
     /** The runner's onPage hook: acts until the page closes (the suite ended). */
@@ -206,6 +222,7 @@ export function createUiDriver(shotsDir, log = line => console.log(line)) {
                     log(`[ui] ${step.name}: ${err.message.split('\n')[0]}`);
                 }
             }
+            // The driver watches for five unrelated states at once: this is how often it looks, not a wait for one of them.
             await delay(250);
         }
     };

@@ -1,9 +1,11 @@
+import { statSync } from 'node:fs';
+import { join } from 'node:path';
 import * as vscode from 'vscode';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { z } from 'zod';
 import type { McpTasksApi, McpTasksTestApi } from '../../extension/api';
-import { waitUntil } from '../server/wait';
+import { waitUntil } from '../server/support/wait';
 
 /** The SDK's Task schema drops `_meta`; the owner's view needs it (tool, arguments, client). */
 const LooseTaskList = z.object({ tasks: z.array(z.looseObject({ taskId: z.string(), status: z.string() })), nextCursor: z.string().optional() });
@@ -69,6 +71,23 @@ export async function activateWithHooks(): Promise<McpTasksTestApi> {
 /** Polls VS Code state (which has no event to wait on here) through the suites' one wait helper; a check that throws means "not yet". */
 export function waitFor<T>(what: string, check: () => T | undefined | Promise<T | undefined>, timeoutMs = 30_000, everyMs = 200): Promise<T> {
     return waitUntil(check, what, { timeoutMs, everyMs, retryErrors: true }) as Promise<T>;
+}
+
+/**
+ * Waits for the Playwright UI driver (uiDriver.mjs) to write `file` (a screenshot, a JSON report) at
+ * or after `since`: the driver has seen that state. Without the driver (no MCP_TASKS_UI_DIR) there is
+ * nothing to wait for, unless `required`.
+ */
+export async function uiArtifact(file: string, since: number, required = false): Promise<string | undefined> {
+    const dir = process.env.MCP_TASKS_UI_DIR;
+    if (!dir) {
+        if (required) {
+            throw new Error(`${file}: this test needs the Playwright UI driver of the code-server host`);
+        }
+        return undefined;
+    }
+    const path = join(dir, file);
+    return waitFor(`the UI driver to write ${file}`, () => ((statSync(path, { throwIfNoEntry: false })?.mtimeMs ?? 0) >= since ? path : undefined), 60_000, 100);
 }
 
 /** Our tools as VS Code's MCP client registered them (names like mcp_<server>_<tool>). */

@@ -6,7 +6,7 @@ import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, it } from 'node:test';
-import { SERVER_JS } from './helpers.js';
+import { SERVER_JS } from './support/helpers.js';
 
 const root = resolve(__dirname, '../..');
 const read = (file: string) => readFileSync(join(root, file), 'utf8');

@@ -10,11 +10,11 @@ import {
     type ElicitResult,
     McpError,
 } from '@modelcontextprotocol/sdk/types.js';
-import { connectAlone } from './fleet.js';
-import { connect, startHttpServer, textOf, TRANSPORTS, type Connected, type HttpServer } from './helpers.js';
-import { RawHttp } from './rawHttp.js';
-import { Feed, waitUntil } from './wait.js';
-import { marker, MessageTap, pollUntilTerminal, RELATED, relatedOf, startTask, warmUp, type Message } from './messageTap.js';
+import { connectAlone } from './support/fleet.js';
+import { connect, startHttpServer, textOf, TRANSPORTS, type Connected, type HttpServer } from './support/helpers.js';
+import { RawHttp } from './support/rawHttp.js';
+import { Feed, waitUntil } from './support/wait.js';
+import { marker, MessageTap, pollUntilTerminal, RELATED, relatedOf, startTask, warmUp, type Message } from './support/messageTap.js';
 
 /** A request the client received and has not answered yet. */
 interface Asked<Req, Res> {
@@ -240,7 +240,7 @@ describe('input requests over raw Streamable HTTP', () => {
     const closers: (() => void)[] = [];
 
     before(async () => {
-        server = await startHttpServer();
+        server = await startHttpServer(['--log-level', 'debug']);
     });
     after(async () => {
         closers.forEach(close => close());
@@ -310,9 +310,10 @@ describe('input requests over raw Streamable HTTP', () => {
         closers.push(get.close);
         const request = await get.messages.waitFor(isElicitation, 'elicitation/create on the GET stream');
         const pending = streamRequest(raw, 'tasks/result', { taskId });
-        // Not observable from outside: nothing tells when the server has taken up the tasks/result
-        // (a debug line there would be the event to wait for). Until then, give it time to.
-        await new Promise(resolve => setTimeout(resolve, 300));
+        // Once the server has taken up the tasks/result, anything it would repeat there is on the wire;
+        // a ping answered after that line lets those bytes arrive first.
+        await server.log.waitFor(new RegExp(`\\[session\\] tasks/result for ${taskId} waiting`));
+        await raw.call('ping');
         assert.equal(pending.messages.items.filter(isElicitation).length, 0, 'not repeated on the tasks/result stream');
 
         await answer(raw, request, { action: 'decline' });

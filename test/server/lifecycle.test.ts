@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { CallToolResultSchema, CreateTaskResultSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
-import { connectAlone } from './fleet.js';
-import { textOf, TRANSPORTS, type Connected } from './helpers.js';
-import { waitUntil } from './wait.js';
+import { connectAlone } from './support/fleet.js';
+import { textOf, TRANSPORTS, type Connected } from './support/helpers.js';
+import { waitUntil } from './support/wait.js';
 
 const RELATED = 'io.modelcontextprotocol/related-task';
 

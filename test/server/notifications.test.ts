@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as delay } from 'node:timers/promises';
 import { CallToolResultSchema, CreateTaskResultSchema, ElicitRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
-import { connectAlone } from './fleet.js';
-import { textOf, TRANSPORTS, type Connected } from './helpers.js';
-import { marker, MessageTap, RELATED, relatedOf, startTask, taskIdOf, TERMINAL, warmUp, type Message, type Seen } from './messageTap.js';
+import { connectAlone } from './support/fleet.js';
+import { textOf, TRANSPORTS, type Connected } from './support/helpers.js';
+import { marker, MessageTap, RELATED, relatedOf, startTask, taskIdOf, TERMINAL, warmUp, type Message, type Seen } from './support/messageTap.js';
 
 function assertFullTask(note: Seen, taskId: string): void {
     const params = note.message.params ?? {};

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { CallToolResultSchema, CreateTaskResultSchema, ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import { connect, startHttpServer, textOf, type Connected, type HttpServer } from './helpers.js';
-import { waitUntil } from './wait.js';
+import { connect, startHttpServer, textOf, type Connected, type HttpServer } from './support/helpers.js';
+import { waitUntil } from './support/wait.js';
 
 const TOKEN = 'client-secret-routing';
 const OWNER = 'owner-secret-routing';

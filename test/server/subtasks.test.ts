@@ -3,11 +3,11 @@ import { after, before, describe, it } from 'node:test';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { CallToolResultSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import { connectAlone } from './fleet.js';
-import { startHttpServer, textOf, TRANSPORTS, type Connected, type HttpServer } from './helpers.js';
-import { RawHttp } from './rawHttp.js';
-import { waitUntil } from './wait.js';
-import { marker, MessageTap, startTask, warmUp } from './messageTap.js';
+import { connectAlone } from './support/fleet.js';
+import { startHttpServer, textOf, TRANSPORTS, type Connected, type HttpServer } from './support/helpers.js';
+import { RawHttp } from './support/rawHttp.js';
+import { waitUntil } from './support/wait.js';
+import { marker, MessageTap, startTask, warmUp } from './support/messageTap.js';
 
 const PARENT = 'dev.mcp-tasks/parent-task-id';
 // The SDK's own Task schema drops _meta; these keep every field the server sent.

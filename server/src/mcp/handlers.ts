@@ -79,6 +79,8 @@ async function taskResult(session: McpSession, params: Params, reply: Transport,
     const taskId = requireString(params, 'taskId');
     const { signal } = abort;
     session.rpc.addRoute(taskId, reply);
+    // The suites wait for this line: the request is taken up, queued input requests already flushed to it.
+    session.services.log.debug(`[session] tasks/result for ${taskId} waiting`);
     try {
         const { outcome } = await session.services.runtime.result(session.identity, taskId, signal);
         if ('error' in outcome) {

@@ -47,6 +47,8 @@ export async function runInline(session: McpSession, tool: ToolDefinition, args:
             throw new SpawnError('not_a_task', `Cannot start sub-task ${toolName}: only a tool running as a task can start sub-tasks (call it with "task")`);
         },
     );
+    // The suites wait for this line: from here the work is tied to the request.
+    session.services.log.debug(`[session] tools/call ${tool.name} running inline`);
     try {
         return await tool.run!(args, ctx);
     } catch (err) {

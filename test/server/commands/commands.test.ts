@@ -1,0 +1,227 @@
+/** Command tools: real processes started, watched, failed, timed out and cancelled through a real server and SDK client. */
+import assert from 'node:assert/strict';
+import { mkdtempSync, readdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import {
+    CallToolResultSchema,
+    CreateTaskResultSchema,
+    ElicitRequestSchema,
+    ProgressNotificationSchema,
+    ToolListChangedNotificationSchema,
+} from '@modelcontextprotocol/sdk/types.js';
+import { LogTail, SERVER_JS } from '../support/helpers.js';
+import { Feed } from '../support/wait.js';
+
+const FIXTURES = resolve(__dirname, '../fixtures/commands');
+const node = process.execPath;
+const script = (name: string) => join(FIXTURES, name);
+const SECRET = 'sk-test-9f8e7d6c5b4a';
+
+function commandsJson(extra: object[] = []): string {
+    return JSON.stringify({
+        tools: [
+            { name: 'print', description: 'Prints lines.', command: [node, script('print.js'), '{count}'], parameters: { count: { type: 'number', description: 'How many', optional: true } }, env: { API_TOKEN: SECRET } },
+            { name: 'fail', description: 'Fails.', command: [node, script('fail.js')] },
+            { name: 'sleepy', description: 'Sleeps.', command: [node, script('sleep.js')] },
+            { name: 'slow', description: 'Times out.', command: [node, script('sleep.js')], timeoutMs: 300 },
+            { name: 'stubborn', description: 'Ignores SIGTERM.', command: [node, script('stubborn.js')], killGraceMs: 200 },
+            { name: 'tree', description: 'Starts grandchildren.', command: [node, script('tree.js')] },
+            { name: 'missing', description: 'No such program.', command: ['./no-such-program-here'] },
+            { name: 'echo', description: 'Echoes argv.', command: [node, script('argv.js'), '{text}', 'end'], parameters: { text: { type: 'string', description: 'Any text' } } },
+            { name: 'guarded', description: 'Asks first.', command: [node, script('argv.js'), '{text}'], parameters: { text: { type: 'string', description: 'Any text' } }, confirm: true },
+            ...extra,
+        ],
+    });
+}
+
+interface Progress {
+    progressToken: string | number;
+    progress: number;
+    message?: string;
+}
+
+class Peer {
+    readonly client = new Client({ name: 'commands-test', version: '1' }, { capabilities: { elicitation: { form: {} } } });
+    readonly log = new LogTail();
+    readonly progress = new Feed<Progress>();
+    readonly listChanged = new Feed<number>();
+    answer: 'accept' | 'decline' = 'accept';
+    readonly asked: string[] = [];
+    private next = 0;
+
+    async connect(file: string, logDir: string): Promise<void> {
+        const transport = new StdioClientTransport({ command: node, args: [SERVER_JS, '--stdio', '--commands', file, '--commands-log-dir', logDir], stderr: 'pipe' });
+        this.log.attach(transport.stderr as unknown as NodeJS.ReadableStream);
+        this.client.setNotificationHandler(ProgressNotificationSchema, n => this.progress.push(n.params as Progress));
+        this.client.setNotificationHandler(ToolListChangedNotificationSchema, () => this.listChanged.push(1));
+        this.client.setRequestHandler(ElicitRequestSchema, request => {
+            this.asked.push(request.params.message);
+            return this.answer === 'accept' ? { action: 'accept', content: { run: true } } : { action: 'decline' };
+        });
+        await this.client.connect(transport);
+    }
+
+    /** Starts a tool as a task with a fresh progress token; returns the task id and token. */
+    async start(name: string, args: Record<string, unknown> = {}): Promise<{ taskId: string; token: string }> {
+        const token = `p${++this.next}`;
+        const { task } = await this.client.request({ method: 'tools/call', params: { name, arguments: args, task: {}, _meta: { progressToken: token } } }, CreateTaskResultSchema);
+        return { taskId: task.taskId, token };
+    }
+
+    result(taskId: string) {
+        return this.client.request({ method: 'tasks/result', params: { taskId } }, CallToolResultSchema);
+    }
+
+    status(taskId: string) {
+        return this.client.experimental.tasks.getTask(taskId);
+    }
+
+    line(token: string, pattern: RegExp): Promise<string> {
+        return this.progress.waitFor(p => p.progressToken === token && pattern.test(p.message ?? ''), `progress ${pattern} on ${token}`).then(p => p.message!);
+    }
+}
+
+/** Alive and not a zombie (this container's PID 1 never reaps orphans). */
+function alive(pid: number): boolean {
+    try {
+        process.kill(pid, 0);
+    } catch {
+        return false;
+    }
+    try {
+        const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+        return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
+    } catch {
+        return false;
+    }
+}
+
+describe('command tools', () => {
+    const dir = realpathSync(mkdtempSync(join(tmpdir(), 'cmd-test-')));
+    const file = join(dir, 'commands.json');
+    const logDir = mkdtempSync(join(tmpdir(), 'cmd-logs-'));
+    const peer = new Peer();
+
+    before(async () => {
+        writeFileSync(file, commandsJson());
+        await peer.connect(file, logDir);
+    });
+    after(() => peer.client.close());
+
+    it('lists the declared commands as task-capable tools with their parameters', async () => {
+        const { tools } = await peer.client.listTools();
+        const echo = tools.find(tool => tool.name === 'echo');
+        assert.ok(echo, 'echo is listed');
+        assert.deepEqual(echo.inputSchema.required, ['text']);
+        assert.equal(echo.execution?.taskSupport, 'optional');
+        assert.ok(tools.some(tool => tool.name === 'start_print'), 'a background start tool too');
+    });
+
+    it('exit 0 completes with the output tail, exit code and a complete, redacted log file', async () => {
+        const { taskId } = await peer.start('print', { count: 3 });
+        const result = await peer.result(taskId);
+        assert.notEqual(result.isError, true);
+        const data = result.structuredContent as { exitCode: number; output: string; logPath: string; durationMs: number };
+        assert.equal(data.exitCode, 0);
+        assert.match(data.output, /line 3\/3/);
+        assert.equal((await peer.status(taskId)).status, 'completed');
+        const log = readFileSync(data.logPath, 'utf8');
+        assert.deepEqual(log.split('\n').filter(l => l.startsWith('line')), ['line 1/3', 'line 2/3', 'line 3/3']);
+        assert.match(log, /secret is \*\*\*/);
+        assert.ok(!log.includes(SECRET) && !JSON.stringify(result).includes(SECRET), 'the secret reaches neither log nor result');
+    });
+
+    it('a non-zero exit fails with the exit code and last line in the status message', async () => {
+        const { taskId } = await peer.start('fail');
+        await peer.result(taskId);
+        const task = await peer.status(taskId);
+        assert.equal(task.status, 'failed');
+        assert.match(task.statusMessage ?? '', /^exit 2: 2 tests failed: parser, lexer/);
+    });
+
+    it('a program that does not exist fails with "not found"', async () => {
+        const { taskId } = await peer.start('missing');
+        await peer.result(taskId);
+        const task = await peer.status(taskId);
+        assert.equal(task.status, 'failed');
+        assert.match(task.statusMessage ?? '', /^not found: \.\/no-such-program-here/);
+    });
+
+    it('a timeout kills the process and fails saying so', async () => {
+        const { taskId, token } = await peer.start('slow');
+        const pid = Number((await peer.line(token, /^ready/)).split(' ')[1]);
+        await peer.result(taskId);
+        const task = await peer.status(taskId);
+        assert.equal(task.status, 'failed');
+        assert.match(task.statusMessage ?? '', /^timed out after 0.3 s/);
+        assert.equal(alive(pid), false);
+    });
+
+    it('cancel stops the process; the task is cancelled once it is gone', async () => {
+        const { taskId, token } = await peer.start('sleepy');
+        const pid = Number((await peer.line(token, /^ready/)).split(' ')[1]);
+        const cancelled = await peer.client.experimental.tasks.cancelTask(taskId);
+        assert.equal(cancelled.status, 'cancelled');
+        assert.equal(alive(pid), false, 'the process is gone when cancel answers');
+    });
+
+    it('a process that ignores SIGTERM is killed after the grace period', async () => {
+        const { taskId, token } = await peer.start('stubborn');
+        const pid = Number((await peer.line(token, /^ready/)).split(' ')[1]);
+        await peer.client.experimental.tasks.cancelTask(taskId);
+        assert.equal(alive(pid), false);
+        const log = readdirSync(logDir).find(name => name.startsWith(`stubborn-${taskId}-`))!;
+        assert.match(readFileSync(join(logDir, log), 'utf8'), /ignoring SIGTERM/, 'SIGTERM came first and was ignored');
+    });
+
+    it('cancel takes the grandchildren down too', async () => {
+        const { taskId, token } = await peer.start('tree');
+        const pids = JSON.parse((await peer.line(token, /^pids /)).slice(5)) as number[];
+        assert.equal(pids.length, 3);
+        assert.ok(pids.every(alive), 'all running before the cancel');
+        await peer.client.experimental.tasks.cancelTask(taskId);
+        assert.deepEqual(pids.filter(alive), [], 'no process of the tree is left');
+    });
+
+    it('shell syntax in a parameter arrives as one literal argument', async () => {
+        for (const text of ['; rm -rf /tmp/x', '$(touch /tmp/pwned)', '`id`', 'a\nb', "it's \"quoted\" && echo"]) {
+            const result = await peer.client.callTool({ name: 'echo', arguments: { text } });
+            const line = (result.structuredContent as { output: string }).output.split('\n')[0]!;
+            assert.deepEqual(JSON.parse(line), [text, 'end']);
+        }
+    });
+
+    it('confirm shows the exact command line and runs only on yes', async () => {
+        peer.answer = 'decline';
+        const declined = await peer.client.callTool({ name: 'guarded', arguments: { text: '$(whoami)' } });
+        assert.equal(declined.isError, true);
+        assert.match(peer.asked.at(-1)!, /argv\.js '\$\(whoami\)'/);
+        peer.answer = 'accept';
+        const accepted = await peer.client.callTool({ name: 'guarded', arguments: { text: 'hi' } });
+        assert.notEqual(accepted.isError, true);
+        assert.deepEqual(JSON.parse((accepted.structuredContent as { output: string }).output), ['hi']);
+    });
+
+    it('progress is throttled: 1000 lines give a handful of notifications, the last line among them', async () => {
+        const { taskId, token } = await peer.start('print', { count: 1000 });
+        await peer.result(taskId);
+        const mine = peer.progress.items.filter(p => p.progressToken === token);
+        // The lines arrive within a few reads, so at 4 a second only a few go out; 20 is far below 1000.
+        assert.ok(mine.length >= 1 && mine.length <= 20, `${mine.length} notifications for 1000 lines`);
+        assert.match(mine.at(-1)!.message ?? '', /^(done|secret is \*\*\*)$/, 'the final line is reported last');
+    });
+
+    it('a reload sends tools/list_changed; a broken file keeps the last good set', async () => {
+        const seen = peer.listChanged.items.length;
+        writeFileSync(file, commandsJson([{ name: 'added', description: 'New.', command: [node, script('argv.js')] }]));
+        await peer.listChanged.until(items => items.length > seen || undefined, 'tools/list_changed');
+        assert.ok((await peer.client.listTools()).tools.some(tool => tool.name === 'added'));
+        writeFileSync(file, JSON.stringify({ tools: [{ name: 'bad', description: 'x', command: ['x', '--f={f}'] }] }));
+        await peer.log.waitFor(/tools\[0\] \(bad\): command\[1\]: "--f=\{f\}": a \{parameter\} must be a whole argv element; keeping/);
+        assert.ok((await peer.client.listTools()).tools.some(tool => tool.name === 'added'), 'the last good set stays');
+    });
+});

@@ -1,0 +1,232 @@
+/**
+ * The npm package as a user gets it: `npm pack` of the server workspace, installed from the
+ * tarball into an empty folder, then the `mcp-tasks-server` bin through npx (stdio and HTTP, with
+ * the SDK's client), a plain-JavaScript embedder, a TypeScript embedder type-checked against the
+ * published declarations, and every sample of docs/LIBRARY.md. One pack and one install serve
+ * every case.
+ */
+import assert from 'node:assert/strict';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { existsSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { after, before, describe, it } from 'node:test';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { CallToolResultSchema, CreateTaskResultSchema, ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { secret, textOf } from '../support/helpers.js';
+import { libraryGuideSamples } from '../support/librarySamples.js';
+import { cleanEnv, packAndInstall, serverPackage, typeCheck } from '../support/packedPackage.js';
+
+const pkg = serverPackage;
+
+/** A client on `transport`; returns what the checks below need. */
+async function connectClient(transport: Transport): Promise<Client> {
+    const client = new Client({ name: 'package-test', version: '1.0.0' }, { capabilities: { elicitation: { form: {} } } });
+    client.setRequestHandler(ElicitRequestSchema, () => ({ action: 'accept', content: { confirm: true } }));
+    await client.connect(transport);
+    return client;
+}
+
+/** The demo tools answer like the repo's build: a plain call and one task run to its result. */
+async function exerciseDemo(client: Client): Promise<void> {
+    assert.deepEqual(client.getServerVersion(), { name: 'mcp-tasks', title: 'MCP Tasks', version: pkg.version });
+    assert.match(client.getInstructions() ?? '', /^MCP Tasks server\./);
+    const names = (await client.listTools()).tools.map(tool => tool.name);
+    for (const name of ['greet', 'slow_compute', 'deploy']) {
+        assert.ok(names.includes(name), `${name} in ${names.join(', ')}`);
+    }
+    assert.equal(textOf(await client.callTool({ name: 'greet', arguments: { name: 'npx' } })), 'Hello, npx!');
+    const { task } = await client.request({ method: 'tools/call', params: { name: 'slow_compute', arguments: { seconds: 1, label: 'packed' }, task: {} } }, CreateTaskResultSchema);
+    assert.equal(task.status, 'working');
+    const result = await client.experimental.tasks.getTaskResult(task.taskId, CallToolResultSchema);
+    assert.match(textOf(result), /Computation "packed" completed after 1 seconds\. Result: 42\./);
+    assert.equal((await client.experimental.tasks.getTask(task.taskId)).status, 'completed');
+    // Elicitation checks the client's answer in the server, which must not need the SDK (an optional peer) for it.
+    const asked = await client.request({ method: 'tools/call', params: { name: 'confirm_delete', arguments: { filename: 'packed.txt' }, task: {} } }, CreateTaskResultSchema);
+    const answered = await client.experimental.tasks.getTaskResult(asked.task.taskId, CallToolResultSchema);
+    assert.equal(answered.isError, undefined, textOf(answered));
+    assert.equal(textOf(answered), "Deleted 'packed.txt'");
+}
+
+/** Ends a process this test started (npx and the server it runs, as one process group). */
+async function stopGroup(proc: ChildProcess): Promise<void> {
+    if (proc.exitCode !== null || proc.signalCode !== null) {
+        return;
+    }
+    const exited = once(proc, 'exit');
+    process.kill(-proc.pid!, 'SIGTERM');
+    await exited;
+}
+
+const PLAIN_JS = `// A plain-JavaScript embedder: its own name, instructions and one tool, over stdio.
+import { connectStdio, createTasksServer, defineTool, textResult } from '@mcp-tasks/server';
+import { z } from 'zod';
+
+const shout = defineTool({
+    name: 'shout',
+    title: 'Shout',
+    description: 'Upper-cases the text, as a task when the client asks for one.',
+    inputSchema: z.object({ text: z.string() }),
+    taskSupport: 'optional',
+    async run({ text }, ctx) {
+        ctx.progress(1, 1, 'shouting');
+        return textResult(text.toUpperCase());
+    },
+});
+const core = createTasksServer({ serverInfo: { name: 'shouter', version: '2.3.4' }, instructions: 'Call shout to shout.', tools: [shout] });
+const { closed } = connectStdio(core);
+await closed;
+await core.close();
+`;
+
+const TYPED_TS = `// A TypeScript embedder, checked against the published declarations.
+import { createTasksServer, defineTool, textResult, type ServerInfo, type TasksServer, type ToolContext } from '@mcp-tasks/server';
+import { z } from 'zod';
+
+const info: ServerInfo = { name: 'typed', title: 'Typed', version: '1.0.0' };
+const count = defineTool({
+    name: 'count',
+    title: 'Count',
+    description: 'Counts characters.',
+    inputSchema: z.object({ text: z.string() }),
+    taskSupport: 'required',
+    async run({ text }, ctx: ToolContext) {
+        const answer = await ctx.elicit({ mode: 'form', message: 'Sure?', requestedSchema: { type: 'object', properties: {} } });
+        const length: number = text.length;
+        return textResult(answer.action === 'accept' ? String(length) : 'declined');
+    },
+});
+export const server: TasksServer = createTasksServer({ serverInfo: info, instructions: 'Count things.', tools: [count] });
+
+// skipLibCheck hides an unresolved import in a declaration file, which then reads as any; MCP's
+// types must arrive, so each line below is an error (were they any, the directive would be unused).
+// @ts-expect-error an ElicitResult is not a number
+export const elicitResult: number = null as unknown as Awaited<ReturnType<ToolContext['elicit']>>;
+// @ts-expect-error a CallToolResult is not a number
+export const toolResult: number = textResult('');
+
+// @ts-expect-error serverInfo needs a version
+createTasksServer({ serverInfo: { name: 'no-version' } });
+defineTool({
+    name: 'wrong',
+    title: 'Wrong',
+    description: 'Its run reads the arguments with the schema types.',
+    inputSchema: z.object({ n: z.number() }),
+    taskSupport: 'forbidden',
+    async run({ n }) {
+        // @ts-expect-error n is a number
+        const s: string = n;
+        return textResult(s);
+    },
+});
+`;
+
+describe('npm package', { timeout: 600_000 }, () => {
+    let work: string;
+    let app: string;
+
+    before(() => {
+        let files: string[];
+        ({ work, app, files } = packAndInstall());
+        for (const file of ['dist/index.js', 'dist/index.d.ts', 'dist/cli.js', 'package.json', 'README.md', 'LICENSE']) {
+            assert.ok(files.includes(file), `${file} in ${files.join(', ')}`);
+        }
+        assert.ok(!files.some(file => file.startsWith('src/') || file.endsWith('.map')), `only built files ship: ${files.join(', ')}`);
+        // The runtime needs neither optional peer: the cases below run without them.
+        for (const peer of Object.keys(pkg.peerDependencies)) {
+            assert.ok(!existsSync(join(app, 'node_modules', peer)), `${peer} was not installed`);
+        }
+    });
+
+    after(() => {
+        rmSync(work, { recursive: true, force: true });
+    });
+
+    it('npx mcp-tasks-server --stdio serves the demo tools to a real client', async () => {
+        const transport = new StdioClientTransport({ command: 'npx', args: ['mcp-tasks-server', '--stdio'], cwd: app, env: cleanEnv() as Record<string, string>, stderr: 'pipe' });
+        const client = await connectClient(transport);
+        try {
+            await exerciseDemo(client);
+        } finally {
+            await client.close();
+        }
+    });
+
+    it('npx mcp-tasks-server --http prints its URL and serves the demo tools behind the token', async () => {
+        const token = secret();
+        const proc = spawn('npx', ['mcp-tasks-server', '--http', '--port', '0', '--exit-with-stdin'], {
+            cwd: app,
+            env: { ...cleanEnv(), MCP_TASKS_TOKEN: token },
+            stdio: ['pipe', 'pipe', 'pipe'],
+            detached: true,
+        });
+        const stderr: string[] = [];
+        proc.stderr!.on('data', chunk => stderr.push(String(chunk)));
+        try {
+            const [line] = (await Promise.race([
+                once(createInterface({ input: proc.stdout! }), 'line'),
+                once(proc, 'exit').then(([code]) => assert.fail(`npx exited with ${code}: ${stderr.join('')}`)),
+            ])) as [string];
+            const url = new URL((JSON.parse(line) as { url: string }).url);
+            assert.equal(url.hostname, '127.0.0.1');
+            const refused = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+            assert.equal(refused.status, 401, 'no token, no entry');
+            const transport = new StreamableHTTPClientTransport(url, { requestInit: { headers: { authorization: `Bearer ${token}` } } });
+            const client = await connectClient(transport);
+            try {
+                await exerciseDemo(client);
+            } finally {
+                await transport.terminateSession();
+                await client.close();
+            }
+            // --exit-with-stdin: closing its stdin stops the server, and npx with it.
+            const exited = once(proc, 'exit');
+            proc.stdin!.end();
+            assert.deepEqual(await exited, [0, null]);
+        } finally {
+            await stopGroup(proc);
+        }
+    });
+
+    it('--store redis without the optional redis package says how to add it (npx by package name, as hosts write it)', () => {
+        const result = spawnSync('npx', ['-y', '@mcp-tasks/server', '--stdio', '--store', 'redis://127.0.0.1:1'], { cwd: app, env: cleanEnv(), encoding: 'utf8', input: '', timeout: 60_000 });
+        assert.equal(result.status, 1, result.stderr);
+        assert.match(result.stderr, /--store redis needs the optional "redis" package .*npm install redis/);
+    });
+
+    it('a plain node script imports the package and serves its own tool under its own name', async () => {
+        writeFileSync(join(app, 'serve.mjs'), PLAIN_JS);
+        const transport = new StdioClientTransport({ command: process.execPath, args: ['serve.mjs'], cwd: app, stderr: 'pipe' });
+        const client = await connectClient(transport);
+        try {
+            assert.deepEqual(client.getServerVersion(), { name: 'shouter', version: '2.3.4' });
+            assert.equal(client.getInstructions(), 'Call shout to shout.');
+            assert.deepEqual(
+                (await client.listTools()).tools.map(tool => tool.name),
+                ['shout'],
+            );
+            const { task } = await client.request({ method: 'tools/call', params: { name: 'shout', arguments: { text: 'quiet' }, task: {} } }, CreateTaskResultSchema);
+            assert.equal(textOf(await client.experimental.tasks.getTaskResult(task.taskId, CallToolResultSchema)), 'QUIET');
+        } finally {
+            await client.close();
+        }
+    });
+
+    it('a TypeScript embedder type-checks against the published declarations', () => {
+        writeFileSync(join(app, 'typed.ts'), TYPED_TS);
+        const result = typeCheck(app, ['typed.ts']);
+        assert.equal(result.status, 0, result.output);
+        // The same check fails on a real type error, so a pass above means something.
+        writeFileSync(join(app, 'typed.ts'), `${TYPED_TS}\nexport const broken: number = String(server);\n`);
+        const broken = typeCheck(app, ['typed.ts']);
+        assert.notEqual(broken.status, 0);
+        assert.match(broken.output, /typed\.ts.*Type 'string' is not assignable to type 'number'/);
+    });
+
+    // docs/LIBRARY.md: every sample runs here, in the same installed app.
+    libraryGuideSamples(() => app);
+});
