@@ -140,6 +140,8 @@ const vscodeStub = shaped({
     commands: shaped({ registerCommand: () => new Disposable(() => undefined), executeCommand: async () => undefined }),
     lm: shaped({ registerMcpServerDefinitionProvider: () => new Disposable(() => undefined), selectChatModels: async () => [] }),
     env: shaped({ machineId: 'bench', sessionId: 'bench', appName: 'bench' }),
+    // English: no bundle, and t() returns the message (placeholders are not needed at activation).
+    l10n: { bundle: undefined, t: (message: string | { message: string }) => (typeof message === 'string' ? message : message.message) },
 });
 
 const STUB_ID = join(__dirname, '__vscode_stub__.js');
