@@ -1,6 +1,6 @@
 // Starting the programs under test: our dist/server.js, the stock-SDK baseline and the floors
 // (the last two bundled by esbuild into a temporary directory, like dist/server.js is).
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -99,8 +99,22 @@ export async function buildPrograms(overrides: { ours?: string; vs?: string } = 
  */
 export const CHILD_ENV: NodeJS.ProcessEnv = { ...process.env, MCP_TASKS_TOKEN: '', MCP_TASKS_OWNER_TOKEN: '', MCP_TASKS_OWNER_ANNOUNCE: '', MCP_TASKS_STORE: '', MCP_TASKS_STORE_PREFIX: '' };
 
-/** Ours may hold any number of live tasks per client in the bench. */
-const OURS_FLAGS = ['--max-tasks-per-client', '1000000'];
+/** The limit flags a build of ours understands, read once from its --help (older builds lack the retention budget). */
+const flagsByProgram = new Map<string, string[]>();
+
+/** Ours may hold any number of live and finished tasks per client in the bench. */
+function oursFlags(program: string): string[] {
+    let flags = flagsByProgram.get(program);
+    if (!flags) {
+        const help = spawnSync(process.execPath, [program, '--help'], { encoding: 'utf8' }).stdout ?? '';
+        flags = ['--max-tasks-per-client', '1000000'];
+        if (help.includes('--max-retained-tasks-per-client')) {
+            flags.push('--max-retained-tasks-per-client', '100000000', '--max-retained-bytes-per-client', String(2 ** 40));
+        }
+        flagsByProgram.set(program, flags);
+    }
+    return flags;
+}
 
 /** The store flags of the `redis` kind; session binding unless `args` choose, as the memory store binds. */
 function redisFlags(programs: Programs, args: string[]): string[] {
@@ -114,11 +128,11 @@ function redisFlags(programs: Programs, args: string[]): string[] {
 export function httpCommand(kind: Kind, programs: Programs, args: string[] = []): string[] {
     switch (kind) {
         case 'ours':
-            return [programs.ours, '--http', '--port', '0', ...OURS_FLAGS, ...args];
+            return [programs.ours, '--http', '--port', '0', ...oursFlags(programs.ours), ...args];
         case 'redis':
-            return [programs.ours, '--http', '--port', '0', ...OURS_FLAGS, ...redisFlags(programs, args), ...args];
+            return [programs.ours, '--http', '--port', '0', ...oursFlags(programs.ours), ...redisFlags(programs, args), ...args];
         case 'baseline':
-            return [programs.baseline, '--http', '--port', '0', ...(programs.baselineIsOurs ? OURS_FLAGS : [])];
+            return [programs.baseline, '--http', '--port', '0', ...(programs.baselineIsOurs ? oursFlags(programs.baseline) : [])];
         case 'floor':
             return [programs.httpFloor, '--port', '0'];
     }
@@ -127,9 +141,9 @@ export function httpCommand(kind: Kind, programs: Programs, args: string[] = [])
 export function stdioCommand(kind: Kind, programs: Programs): string[] {
     switch (kind) {
         case 'ours':
-            return [programs.ours, '--stdio', ...OURS_FLAGS];
+            return [programs.ours, '--stdio', ...oursFlags(programs.ours)];
         case 'baseline':
-            return [programs.baseline, '--stdio', ...(programs.baselineIsOurs ? OURS_FLAGS : [])];
+            return [programs.baseline, '--stdio', ...(programs.baselineIsOurs ? oursFlags(programs.baseline) : [])];
         case 'floor':
             return [programs.stdioEcho];
         case 'redis':
