@@ -134,6 +134,25 @@ describe('package.json manifest', () => {
         }
     });
 
+    it('decides for every command when the palette offers it, with keys the code sets', () => {
+        const palette = new Map((manifest.contributes.menus.commandPalette as { command: string; when?: string }[]).map(item => [item.command, item.when]));
+        const keys = readFileSync(join(root, 'extension/views/contextKeys.ts'), 'utf8');
+        for (const { command } of manifest.contributes.commands) {
+            const when = palette.get(command);
+            assert.ok(when, `${command} has no commandPalette when clause`);
+            for (const key of when.match(/mcpTasks\.\w+/g) ?? []) {
+                assert.ok(keys.includes(`'${key}'`), `${command}'s when clause uses ${key}, which contextKeys.ts never sets`);
+            }
+        }
+        // Row commands act on the row they are invoked on: the palette would only offer a pick.
+        for (const command of ['mcpTasks.cancelTask', 'mcpTasks.showResult', 'mcpTasks.copyTaskId']) {
+            assert.equal(palette.get(command), 'false', `${command} is offered in the palette`);
+        }
+        assert.equal(palette.get('mcpTasks.respond'), 'mcpTasks.needsInput');
+        assert.equal(palette.get('mcpTasks.clearFinished'), 'mcpTasks.hasFinished');
+        assert.equal(palette.get('mcpTasks.restartServer'), 'mcpTasks.serverRunning');
+    });
+
     it('gives the MCP provider an id and a label, and never activates on *', () => {
         assert.deepEqual(manifest.contributes.mcpServerDefinitionProviders, [{ id: 'mcpTasks.servers', label: 'MCP Tasks' }]);
         assert.ok(!manifest.activationEvents.includes('*'));
