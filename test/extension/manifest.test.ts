@@ -174,6 +174,18 @@ describe('package.json manifest', () => {
         }
     });
 
+    it('binds Enter and Delete on a focused task row, by the selected row\'s state', () => {
+        const bindings = (raw.contributes as { keybindings: { command: string; key: string; when: string }[] }).keybindings;
+        const contributed = new Set(manifest.contributes.commands.map(c => c.command));
+        const keys = readFileSync(join(root, 'extension/views/contextKeys.ts'), 'utf8');
+        for (const binding of bindings) {
+            assert.ok(contributed.has(binding.command), `keybinding names unknown command ${binding.command}`);
+            assert.match(binding.when, /^focusedView == mcpTasks\.tasks && !inputFocus && mcpTasks\.selectedState /);
+            assert.ok(keys.includes("'mcpTasks.selectedState'"));
+        }
+        assert.deepEqual(bindings.map(b => `${b.key} ${b.command}`), ['enter mcpTasks.showResult', 'enter mcpTasks.respond', 'delete mcpTasks.cancelTask']);
+    });
+
     it('gives the MCP provider an id and a label, and never activates on *', () => {
         assert.deepEqual(manifest.contributes.mcpServerDefinitionProviders, [{ id: 'mcpTasks.servers', label: 'MCP Tasks' }]);
         assert.ok(!manifest.activationEvents.includes('*'));
