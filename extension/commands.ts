@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import { Commands } from './constants';
+import { showCancelOutcome, showCommandError } from './errorNotice';
 import type { Logger } from './logger';
 import type { OwnerConnection } from './mcp/ownerConnection';
 import type { ServerController } from './mcp/serverController';
@@ -63,7 +64,7 @@ export function registerCommands(context: vscode.ExtensionContext, deps: Command
     // The log keeps English (`logged`); the user reads `shown`, in the display language.
     const report = (logged: string, shown: string) => (err: unknown) => {
         deps.logger.scoped('commands').error(`${logged}: ${(err as Error).message}`);
-        void vscode.window.showErrorMessage(vscode.l10n.t({ message: 'MCP Tasks: {0}: {1}', args: [shown, (err as Error).message], comment: ['{0} says what failed, {1} is the error message'] }));
+        showCommandError(shown, err);
     };
 
     context.subscriptions.push(
@@ -76,7 +77,11 @@ export function registerCommands(context: vscode.ExtensionContext, deps: Command
             const fromKeyboard = view ? undefined : selected(cancellable);
             const target = view ?? fromKeyboard ?? (await pickTask(model, cancellable, vscode.l10n.t('Cancel which task?')));
             if (target && (!fromKeyboard || (await confirmCancel(target)))) {
-                await owner.cancel(target.taskId).catch(report(`cannot cancel ${taskLabel(target)}`, vscode.l10n.t('cannot cancel {0}', taskLabel(target))));
+                await owner.cancel(target.taskId).catch((err: unknown) => {
+                    if (!showCancelOutcome(taskLabel(target), err)) {
+                        report(`cannot cancel ${taskLabel(target)}`, vscode.l10n.t('cannot cancel {0}', taskLabel(target)))(err);
+                    }
+                });
             }
         }),
         vscode.commands.registerCommand(Commands.showResult, async (view?: TaskView) => {
