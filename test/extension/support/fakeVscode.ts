@@ -164,9 +164,6 @@ export const fake = {
     openedExternal: [] as string[],
     openExternalResult: true,
     onInformation: undefined as MessageHandler | undefined,
-    onWarning: undefined as MessageHandler | undefined,
-    /** Command handlers registered with commands.registerCommand, by id. */
-    registered: new Map<string, (...args: unknown[]) => unknown>(),
     models: [] as unknown[],
     /** Every command executed, with its arguments. */
     commands: [] as { id: string; args: unknown[] }[],
@@ -202,8 +199,6 @@ export const fake = {
         this.openedExternal = [];
         this.openExternalResult = true;
         this.onInformation = undefined;
-        this.onWarning = undefined;
-        this.registered.clear();
         this.models = [];
         this.commands = [];
         this.settings = {};
@@ -258,10 +253,6 @@ export class McpStdioServerDefinition {
 }
 
 export const commands = {
-    registerCommand: (id: string, handler: (...args: unknown[]) => unknown) => {
-        fake.registered.set(id, handler);
-        return { dispose: () => fake.registered.delete(id) };
-    },
     executeCommand: (id: string, ...args: unknown[]) => {
         fake.commands.push({ id, args });
         return Promise.resolve(undefined);
@@ -284,11 +275,7 @@ export const window = {
     },
     showWarningMessage: (message: string, ...args: unknown[]) => {
         fake.messages.push({ level: 'warning', message, args });
-        return Promise.resolve(fake.onWarning?.(message, ...args));
-    },
-    setStatusBarMessage: (message: string) => {
-        fake.messages.push({ level: 'status', message, args: [] });
-        return { dispose: () => undefined };
+        return Promise.resolve(undefined);
     },
     showErrorMessage: (message: string, ...args: unknown[]) => {
         fake.messages.push({ level: 'error', message, args });
