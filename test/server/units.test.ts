@@ -135,8 +135,6 @@ describe('options', () => {
         assert.equal(options.bodyLimitBytes, 4 * 1024 * 1024);
         assert.equal(options.allowRemote, false);
         assert.equal(options.logLevel, 'info');
-        assert.equal(options.demoTools, true);
-        assert.equal(options.taskTools, true);
     });
 
     it('reads every flag', () => {
@@ -166,7 +164,6 @@ describe('options', () => {
                 '250',
                 '--log-level',
                 'debug',
-                '--no-demo-tools',
             ],
             {},
         );
@@ -184,7 +181,6 @@ describe('options', () => {
             maxTasksPerClient: 3,
             pollIntervalMs: 250,
             logLevel: 'debug',
-            demoTools: false,
             help: false,
             version: false,
         };
