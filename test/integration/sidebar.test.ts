@@ -27,17 +27,19 @@ for (const transport of ['http', 'stdio'] as const) {
             await vscode.commands.executeCommand('mcpTasks.tasks.focus');
         });
 
-        it("shows Copilot's task within a second, with progress, and Cancel stops the server work", async () => {
+        it("shows Copilot's task while it runs, with progress, and Cancel stops the server work", async () => {
             const label = `tree-${transport}-${Date.now()}`;
-            const started = Date.now();
             const call = invoke(tools.get('slow_compute')!, { seconds: 30, label });
+            let callEnded = false;
             const settled = call.then(
                 () => 'resolved',
                 (err: Error) => `rejected: ${err.message}`,
             );
+            void settled.then(() => (callEnded = true));
             const view = await waitFor('the task in the tree', () => findTask(sidebar, label), 5000, 20);
-            const appearedMs = Date.now() - started;
-            assert.ok(appearedMs < 1000, `appeared after ${appearedMs} ms`);
+            // Pushed to the tree while the call still runs (how fast is for npm run bench:extension, not a test).
+            assert.equal(callEnded, false, 'the task appeared only after the call had ended');
+            assert.equal(view.status, 'working');
             assert.ok(sidebar.tree.getChildren().includes(view), 'listed at the top level of the tree');
             assert.equal(clientKind(view.clientName, OWN_CLIENT_NAME), 'copilot', `started by VS Code's MCP client (${view.clientName})`);
             assert.match(String(sidebar.tree.getTreeItem(view).label), new RegExp(`slow_compute: ${label}`));
