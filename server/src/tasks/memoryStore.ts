@@ -113,14 +113,16 @@ export class MemoryTaskStore implements TaskStore {
         return this.entries.get(taskId)?.record;
     }
 
-    async setStatus(taskId: string, status: LiveStatus, statusMessage?: string): Promise<TaskRecord | undefined> {
+    async setStatus(taskId: string, status: LiveStatus, statusMessage?: string, quiet?: boolean): Promise<TaskRecord | undefined> {
         const entry = this.entries.get(taskId);
         if (!entry || isTerminal(entry.record.status)) {
             return undefined;
         }
         const was = entry.record;
         entry.record = taskRecord(was, status, statusMessage, isoAt(this.clock.now()), was.externalRef, was.seq);
-        this.emit({ type: 'status', task: entry.record });
+        if (!quiet) {
+            this.emit({ type: 'status', task: entry.record });
+        }
         return entry.record;
     }
 

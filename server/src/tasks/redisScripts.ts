@@ -116,7 +116,10 @@ redis.call('PUBLISH', channel, event)
 return event
 `;
 
-/** ARGV: prefix, channel, origin, id, status, hasMessage ('1'|'0'), message, now → the event, or nil. */
+/**
+ * ARGV: prefix, channel, origin, id, status, hasMessage ('1'|'0'), message, now, quiet ('1': not
+ * published) → the event, or nil.
+ */
 const SET_STATUS = `
 local p, channel, origin, id, status, has_msg, msg, now = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6], ARGV[7], ARGV[8]
 local key = p .. 't:' .. id
@@ -124,7 +127,7 @@ local h = load(key)
 if not h or is_terminal(h.status) then return false end
 set_status(key, h, status, has_msg == '1' and msg or nil, now)
 local event = status_event(origin, h, false)
-redis.call('PUBLISH', channel, event)
+if ARGV[9] ~= '1' then redis.call('PUBLISH', channel, event) end
 return event
 `;
 

@@ -215,9 +215,12 @@ export class RedisTaskStore implements TaskStore {
         return recordOf({ t: 's', o: '', c: false, b: JSON.parse(base) as Base, s: status as TaskStatus, m: msg ?? null, u: updated, x: ext ?? null, q: Number(seq) });
     }
 
-    async setStatus(taskId: string, status: LiveStatus, statusMessage?: string): Promise<TaskRecord | undefined> {
-        const reply = await this.run(SCRIPTS.setStatus, [taskId, status, statusMessage === undefined ? '0' : '1', statusMessage ?? '', this.isoNow()]);
-        return typeof reply === 'string' ? this.applyOwn(reply) : undefined;
+    async setStatus(taskId: string, status: LiveStatus, statusMessage?: string, quiet?: boolean): Promise<TaskRecord | undefined> {
+        const reply = await this.run(SCRIPTS.setStatus, [taskId, status, statusMessage === undefined ? '0' : '1', statusMessage ?? '', this.isoNow(), quiet ? '1' : '0']);
+        if (typeof reply !== 'string') {
+            return undefined;
+        }
+        return quiet ? recordOf(JSON.parse(reply) as Extract<WireEvent, { t: 's' }>) : this.applyOwn(reply);
     }
 
     async finish(taskId: string, status: TerminalStatus, outcome: TaskOutcome, statusMessage?: string): Promise<TaskRecord | undefined> {

@@ -55,6 +55,19 @@ for (const backend of storeBackends()) {
             assert.equal((await store.setStatus(task.taskId, 'working'))?.statusMessage, undefined);
         });
 
+        it('stores a quiet message-only change without a status event', async () => {
+            const store = await backend.open();
+            const task = await store.create(newTask('a'), 10);
+            const seen: string[] = [];
+            const subscription = store.onEvent(event => event.type === 'status' && seen.push(event.task.statusMessage ?? ''));
+            const quiet = await store.setStatus(task.taskId, 'working', 'step 1/3', true);
+            assert.equal(quiet?.statusMessage, 'step 1/3');
+            assert.equal((await store.get(task.taskId))?.statusMessage, 'step 1/3');
+            await store.setStatus(task.taskId, 'input_required', 'Waiting');
+            subscription.dispose();
+            assert.deepEqual(seen, ['Waiting'], 'only the status change is announced');
+        });
+
         it('counts live tasks per client against the limit, across instances', async () => {
             const store = await backend.open();
             const other = await backend.peer(store);
