@@ -4,7 +4,7 @@ import { systemClock, type Clock, type ClockTimer } from '../clock.js';
 import { decodeCursor, encodeCursor } from './cursor.js';
 import { newTaskId } from './ids.js';
 import { recordBase, taskRecord } from './records.js';
-import { retentionError } from './retention.js';
+import { retainedSize, retentionError } from './retention.js';
 import {
     isTerminal,
     type Disposable,
@@ -38,14 +38,6 @@ interface Entry extends Deadline {
     outcome?: TaskOutcome;
     /** What the entry holds, in characters of JSON (arguments, progress token, outcome): its share of the retention budget. */
     bytes: number;
-}
-
-/** Roughly what a task's record holds beyond its arguments and token (ids, dates, status). */
-const RECORD_OVERHEAD = 300;
-
-function sizeOf(input: NewTask): number {
-    const token = input.progressToken;
-    return RECORD_OVERHEAD + JSON.stringify(input.args).length + (typeof token === 'string' ? token.length : 0);
 }
 
 
@@ -84,7 +76,7 @@ export class MemoryTaskStore implements TaskStore {
         if (liveNow >= maxLive) {
             throw new RpcError(ErrorCodes.LimitExceeded, `Too many live tasks for this client (limit ${maxLive}); wait for some to finish or cancel them`, { limit: maxLive });
         }
-        const bytes = sizeOf(input);
+        const bytes = retainedSize(input);
         const heldNow = this.held.get(input.clientKey) ?? 0;
         if (budget) {
             if ((this.byClient.get(input.clientKey)?.size ?? 0) >= budget.maxTasks) {
