@@ -35,7 +35,12 @@ function isoAt(ms: number): string {
 
 interface Entry extends Deadline {
     record: TaskRecord;
-    outcome?: TaskOutcome;
+    /**
+     * The outcome as JSON: one flat string per finished task instead of a graph of objects, which
+     * the garbage collector would copy and trace for as long as the task is retained (most of the
+     * collector's work when thousands of results are held). Measured for the budget on the way.
+     */
+    outcome?: string;
     /** What the entry holds, in characters of JSON (arguments, progress token, outcome): its share of the retention budget. */
     bytes: number;
 }
@@ -123,14 +128,16 @@ export class MemoryTaskStore implements TaskStore {
         if (!entry || isTerminal(entry.record.status)) {
             return undefined;
         }
+        // Encoded before anything changes: an outcome JSON cannot hold (a BigInt) leaves the task as it was.
+        const outcomeJson = JSON.stringify(outcome);
         const was = entry.record;
         entry.record = taskRecord(was, status, statusMessage, isoAt(this.clock.now()), was.externalRef, was.seq);
-        entry.outcome = outcome;
+        entry.outcome = outcomeJson;
         this.expiries.schedule(entry, entry.record.ttl);
         const key = entry.record.clientKey;
         this.live.set(key, (this.live.get(key) ?? 1) - 1);
         // The outcome is kept whatever its size (losing a result is worse); the next create pays for it.
-        const outcomeBytes = JSON.stringify(outcome).length;
+        const outcomeBytes = outcomeJson.length;
         entry.bytes += outcomeBytes;
         this.held.set(key, (this.held.get(key) ?? 0) + outcomeBytes);
         this.emit({ type: 'status', task: entry.record });
@@ -146,7 +153,8 @@ export class MemoryTaskStore implements TaskStore {
     }
 
     async getOutcome(taskId: string): Promise<TaskOutcome | undefined> {
-        return this.entries.get(taskId)?.outcome;
+        const json = this.entries.get(taskId)?.outcome;
+        return json === undefined ? undefined : (JSON.parse(json) as TaskOutcome);
     }
 
     async list(query: ListQuery): Promise<TaskPage> {
