@@ -95,6 +95,34 @@ for (const kind of TRANSPORTS) {
             });
         }
 
+        it('tells a client that gave a progress token each step of confirm_delete as progress, in step with statusMessage', async () => {
+            const askedBefore = elicit.asked.length;
+            const token = `tok-input-${kind}`;
+            const taskId = await startTask(c.client, 'confirm_delete', { filename: 'p.txt' }, { progressToken: token });
+            const ask = await waitUntil(() => elicit.asked[askedBefore], 'the elicitation request');
+            const waitingNote = await tap.until(() => tap.progressFor(taskId)[0], 'the waiting progress note');
+            const waiting = await c.client.experimental.tasks.getTask(taskId);
+            assert.equal(waiting.status, 'input_required');
+            assert.match(waiting.statusMessage ?? '', /^Waiting for the user: Delete 'p\.txt'\?/);
+            assert.equal(waitingNote.message.params?.message, waiting.statusMessage, 'what the client is shown is what tasks/get says');
+            assert.equal(waitingNote.message.params?.progressToken, token);
+
+            ask.answer({ action: 'accept', content: { confirm: true } });
+            await tap.waitForStatus(taskId, 'completed');
+            await marker(c.client, tap);
+            const notes = tap.progressFor(taskId).map(p => p.message.params ?? {});
+            const working = tap.statusNotes(taskId).filter(n => n.message.params?.status !== 'completed');
+            assert.deepEqual(
+                notes.map(n => n.message),
+                working.map(n => n.message.params?.statusMessage),
+                'each progress message is the statusMessage of the status it announces',
+            );
+            assert.deepEqual(notes.map(n => n.message), [waiting.statusMessage, "Got the user's answer; continuing"]);
+            const values = notes.map(n => Number(n.progress));
+            assert.ok(values.every((v, i) => i === 0 || v > values[i - 1]!), `progress increases: ${values.join(', ')}`);
+            assert.deepEqual(tap.afterTerminal(taskId), []);
+        });
+
         it('write_haiku samples through the client with the prompt, maxTokens and related-task _meta', async () => {
             const askedBefore = sample.asked.length;
             const taskId = await startTask(c.client, 'write_haiku', { topic: 'autumn rain' });

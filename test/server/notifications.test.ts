@@ -82,6 +82,40 @@ for (const kind of TRANSPORTS) {
             assert.deepEqual(tap.afterTerminal(taskId), []);
         });
 
+        it('keeps statusMessage in step with the progress messages of a task-augmented slow_compute, without a status notification per tick', async () => {
+            const token = `tok-step-${kind}`;
+            const taskId = await startTask(c.client, 'slow_compute', { seconds: 2, label: 'step' }, { progressToken: token });
+            const first = await tap.until(() => tap.progressFor(taskId)[0], 'the first progress notification');
+            const seen = await c.client.experimental.tasks.getTask(taskId);
+            if (seen.status === 'working') {
+                // What tasks/get says is a message the client is shown (over HTTP the note may come on the other stream, so wait for it).
+                await tap.until(() => tap.progressFor(taskId).some(p => p.message.params?.message === seen.statusMessage), `a progress note saying "${seen.statusMessage}"`);
+            }
+            assert.equal(first.message.params?.message, 'step: 1/2 s');
+            await tap.waitForStatus(taskId, 'completed');
+            await marker(c.client, tap);
+            assert.deepEqual(
+                tap.progressFor(taskId).map(p => p.message.params?.message),
+                ['step: 1/2 s', 'step: 2/2 s'],
+            );
+            assert.deepEqual(tap.statuses(taskId), ['completed']);
+        });
+
+        it('sends a failure as the last progress note, the same words as the failed statusMessage', async () => {
+            const token = `tok-fail-${kind}`;
+            const taskId = await startTask(c.client, 'failing_job', {}, { progressToken: token });
+            const failed = await tap.waitForStatus(taskId, 'failed');
+            await marker(c.client, tap);
+            const notes = tap.progressFor(taskId);
+            assert.ok(notes.length >= 1, 'a progress note before the end');
+            const last = notes.at(-1)!;
+            assert.equal(last.message.params?.progressToken, token);
+            assert.equal(last.message.params?.message, failed.message.params?.statusMessage);
+            assert.equal((await c.client.experimental.tasks.getTask(taskId)).statusMessage, last.message.params?.message);
+            assert.ok(last.at <= failed.at, 'no progress after the terminal status');
+            assert.deepEqual(tap.afterTerminal(taskId), []);
+        });
+
         it('stops progress and status notifications at cancellation', async () => {
             const token = `tok-cancel-${kind}`;
             const label = `stop-${kind}`;

@@ -4,7 +4,7 @@ import { systemClock, type Clock, type ClockTimer } from '../clock.js';
 import { decodeCursor, encodeCursor } from './cursor.js';
 import { newTaskId } from './ids.js';
 import { recordBase, taskRecord } from './records.js';
-import { retentionError } from './retention.js';
+import { retainedSize, retentionError } from './retention.js';
 import {
     isTerminal,
     type Disposable,
@@ -35,17 +35,14 @@ function isoAt(ms: number): string {
 
 interface Entry extends Deadline {
     record: TaskRecord;
-    outcome?: TaskOutcome;
+    /**
+     * The outcome as JSON: one flat string per finished task instead of a graph of objects, which
+     * the garbage collector would copy and trace for as long as the task is retained (most of the
+     * collector's work when thousands of results are held). Measured for the budget on the way.
+     */
+    outcome?: string;
     /** What the entry holds, in characters of JSON (arguments, progress token, outcome): its share of the retention budget. */
     bytes: number;
-}
-
-/** Roughly what a task's record holds beyond its arguments and token (ids, dates, status). */
-const RECORD_OVERHEAD = 300;
-
-function sizeOf(input: NewTask): number {
-    const token = input.progressToken;
-    return RECORD_OVERHEAD + JSON.stringify(input.args).length + (typeof token === 'string' ? token.length : 0);
 }
 
 
@@ -84,7 +81,7 @@ export class MemoryTaskStore implements TaskStore {
         if (liveNow >= maxLive) {
             throw new RpcError(ErrorCodes.LimitExceeded, `Too many live tasks for this client (limit ${maxLive}); wait for some to finish or cancel them`, { limit: maxLive });
         }
-        const bytes = sizeOf(input);
+        const bytes = retainedSize(input);
         const heldNow = this.held.get(input.clientKey) ?? 0;
         if (budget) {
             if ((this.byClient.get(input.clientKey)?.size ?? 0) >= budget.maxTasks) {
@@ -113,14 +110,16 @@ export class MemoryTaskStore implements TaskStore {
         return this.entries.get(taskId)?.record;
     }
 
-    async setStatus(taskId: string, status: LiveStatus, statusMessage?: string): Promise<TaskRecord | undefined> {
+    async setStatus(taskId: string, status: LiveStatus, statusMessage?: string, quiet?: boolean): Promise<TaskRecord | undefined> {
         const entry = this.entries.get(taskId);
         if (!entry || isTerminal(entry.record.status)) {
             return undefined;
         }
         const was = entry.record;
         entry.record = taskRecord(was, status, statusMessage, isoAt(this.clock.now()), was.externalRef, was.seq);
-        this.emit({ type: 'status', task: entry.record });
+        if (!quiet) {
+            this.emit({ type: 'status', task: entry.record });
+        }
         return entry.record;
     }
 
@@ -129,14 +128,16 @@ export class MemoryTaskStore implements TaskStore {
         if (!entry || isTerminal(entry.record.status)) {
             return undefined;
         }
+        // Encoded before anything changes: an outcome JSON cannot hold (a BigInt) leaves the task as it was.
+        const outcomeJson = JSON.stringify(outcome);
         const was = entry.record;
         entry.record = taskRecord(was, status, statusMessage, isoAt(this.clock.now()), was.externalRef, was.seq);
-        entry.outcome = outcome;
+        entry.outcome = outcomeJson;
         this.expiries.schedule(entry, entry.record.ttl);
         const key = entry.record.clientKey;
         this.live.set(key, (this.live.get(key) ?? 1) - 1);
         // The outcome is kept whatever its size (losing a result is worse); the next create pays for it.
-        const outcomeBytes = JSON.stringify(outcome).length;
+        const outcomeBytes = outcomeJson.length;
         entry.bytes += outcomeBytes;
         this.held.set(key, (this.held.get(key) ?? 0) + outcomeBytes);
         this.emit({ type: 'status', task: entry.record });
@@ -152,7 +153,8 @@ export class MemoryTaskStore implements TaskStore {
     }
 
     async getOutcome(taskId: string): Promise<TaskOutcome | undefined> {
-        return this.entries.get(taskId)?.outcome;
+        const json = this.entries.get(taskId)?.outcome;
+        return json === undefined ? undefined : (JSON.parse(json) as TaskOutcome);
     }
 
     async list(query: ListQuery): Promise<TaskPage> {

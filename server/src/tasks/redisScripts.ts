@@ -15,6 +15,8 @@ import { createHash } from 'node:crypto';
  * - P c:<clientKey>   zset seq → id: one client's tasks
  * - P p:<parentId>    zset seq → id: one parent's sub-tasks
  * - P live:<client>   zset expiry-ms → id: a client's live tasks (the --max-tasks-per-client count)
+ * - P held:<client>   integer: what the client's tasks hold, in characters of JSON (--max-retained-bytes-per-client)
+ * - P sizes:<client>  hash id → that task's share of held; both freed by the reaper with the task
  * - P exp             zset expiry-ms → member "id\nclient\nparent\nworker": what the reaper unindexes
  * - P workers         hash worker → lease ms: replicas that run tasks
  * - P hb:<worker>     string with PEXPIRE = lease: the replica's heartbeat
@@ -68,13 +70,20 @@ local function set_status(key, h, status, msg, now)
   end
 end
 
--- The terminal guard: false when the task is gone or already terminal.
-local function finish_task(p, channel, origin, id, status, msg, now, outcome)
+-- The terminal guard: false when the task is gone or already terminal. The outcome, kept
+-- whatever its size (losing a result is worse), adds its size to what the client holds.
+local function finish_task(p, channel, origin, id, status, msg, now, outcome, size)
   local key = p .. 't:' .. id
   local h = load(key)
   if not h or is_terminal(h.status) then return false end
   set_status(key, h, status, msg, now)
   redis.call('HSET', key, 'outcome', outcome)
+  if redis.call('HINCRBY', p .. 'sizes:' .. h.client, id, size) > size then
+    redis.call('INCRBY', p .. 'held:' .. h.client, size)
+  else
+    -- A task from before byte accounting: nothing to add to.
+    redis.call('HDEL', p .. 'sizes:' .. h.client, id)
+  end
   local ttl = tonumber(h.ttl)
   redis.call('PEXPIRE', key, ttl)
   redis.call('ZADD', p .. 'exp', now_ms() + ttl, h.member)
@@ -87,9 +96,10 @@ end
 `;
 
 /**
- * ARGV: prefix, channel, origin, id, clientKey, maxLive, ttl, base, now, parent, worker, maxRetained
- * → 0 at the live limit, -1 at the retained-task limit (finished tasks count until the reaper
- * unindexes them), else the event.
+ * ARGV: prefix, channel, origin, id, clientKey, maxLive, ttl, base, now, parent, worker,
+ * maxRetainedTasks ('' = none), maxRetainedBytes ('' = none), size (the task's share of the bytes)
+ * → 0 at the live limit, -1 at the retained-task limit, -2 at the retained-bytes limit (finished
+ * tasks count, with their outcomes, until the reaper unindexes them), else the event.
  */
 const CREATE = `
 local p, channel, origin, id, ck = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5]
@@ -98,7 +108,11 @@ local ms = now_ms()
 local live = p .. 'live:' .. ck
 redis.call('ZREMRANGEBYSCORE', live, '-inf', ms)
 if redis.call('ZCARD', live) >= max then return 0 end
-if ARGV[12] and redis.call('ZCARD', p .. 'c:' .. ck) >= tonumber(ARGV[12]) then return -1 end
+if ARGV[12] ~= '' and redis.call('ZCARD', p .. 'c:' .. ck) >= tonumber(ARGV[12]) then return -1 end
+local held, size = p .. 'held:' .. ck, tonumber(ARGV[14])
+if ARGV[13] ~= '' and tonumber(redis.call('GET', held) or '0') + size > tonumber(ARGV[13]) then return -2 end
+redis.call('INCRBY', held, size)
+redis.call('HSET', p .. 'sizes:' .. ck, id, size)
 local seq = redis.call('INCR', p .. 'seq')
 local key = p .. 't:' .. id
 local member = id .. '\\n' .. ck .. '\\n' .. parent .. '\\n' .. worker
@@ -116,7 +130,10 @@ redis.call('PUBLISH', channel, event)
 return event
 `;
 
-/** ARGV: prefix, channel, origin, id, status, hasMessage ('1'|'0'), message, now → the event, or nil. */
+/**
+ * ARGV: prefix, channel, origin, id, status, hasMessage ('1'|'0'), message, now, quiet ('1': not
+ * published) → the event, or nil.
+ */
 const SET_STATUS = `
 local p, channel, origin, id, status, has_msg, msg, now = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6], ARGV[7], ARGV[8]
 local key = p .. 't:' .. id
@@ -124,15 +141,15 @@ local h = load(key)
 if not h or is_terminal(h.status) then return false end
 set_status(key, h, status, has_msg == '1' and msg or nil, now)
 local event = status_event(origin, h, false)
-redis.call('PUBLISH', channel, event)
+if ARGV[9] ~= '1' then redis.call('PUBLISH', channel, event) end
 return event
 `;
 
-/** ARGV: prefix, channel, origin, id, status, hasMessage, message, now, outcome → the event, or nil. */
+/** ARGV: prefix, channel, origin, id, status, hasMessage, message, now, outcome, outcome size → the event, or nil. */
 const FINISH = `
 local msg = false
 if ARGV[6] == '1' then msg = ARGV[7] end
-return finish_task(ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], msg, ARGV[8], ARGV[9])
+return finish_task(ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], msg, ARGV[8], ARGV[9], tonumber(ARGV[10]))
 `;
 
 /** ARGV: prefix, id, ref. Never creates a task that is gone. */
@@ -191,6 +208,16 @@ for _, member in ipairs(redis.call('ZRANGEBYSCORE', p .. 'exp', '-inf', ms, 'LIM
     if parent ~= '' then redis.call('ZREM', p .. 'p:' .. parent, id) end
     redis.call('ZREM', p .. 'live:' .. ck, id)
     if worker ~= '' then redis.call('SREM', p .. 'run:' .. worker, id) end
+    local sizes = p .. 'sizes:' .. ck
+    local size = redis.call('HGET', sizes, id)
+    if size then
+      redis.call('HDEL', sizes, id)
+      if redis.call('HLEN', sizes) == 0 then
+        redis.call('DEL', sizes, p .. 'held:' .. ck)
+      else
+        redis.call('DECRBY', p .. 'held:' .. ck, size)
+      end
+    end
     redis.call('PUBLISH', channel, '{"t":"d","o":"","id":' .. cjson.encode(id) .. ',"ck":' .. cjson.encode(ck) .. '}')
     expired = expired + 1
   end
@@ -202,7 +229,7 @@ for i = 1, #workers, 2 do
     local msg = 'Worker ' .. w .. ' stopped responding (no heartbeat within its ' .. lease .. ' ms lease); the work of this task was lost'
     local outcome = '{"result":{"content":[{"type":"text","text":' .. cjson.encode('Task failed: ' .. msg) .. '}],"isError":true}}'
     for _, id in ipairs(redis.call('SMEMBERS', p .. 'run:' .. w)) do
-      if finish_task(p, channel, '', id, 'failed', msg, now, outcome) then failed = failed + 1 end
+      if finish_task(p, channel, '', id, 'failed', msg, now, outcome, #outcome) then failed = failed + 1 end
     end
     redis.call('DEL', p .. 'run:' .. w)
     redis.call('HDEL', p .. 'workers', w)

@@ -7,7 +7,7 @@ import { ErrorCodes, RpcError } from '../rpc/errors.js';
 import { decodeCursor, encodeCursor } from './cursor.js';
 import { newTaskId } from './ids.js';
 import { recordBase, taskRecord, type RecordBase } from './records.js';
-import { retentionError } from './retention.js';
+import { retainedSize, retentionError } from './retention.js';
 import { SCRIPTS, type LuaScript } from './redisScripts.js';
 import type {
     Disposable,
@@ -181,7 +181,7 @@ export class RedisTaskStore implements TaskStore {
         return store;
     }
 
-    /** The retained-task count of `budget` holds across replicas; its size is not counted in Redis (see SECURITY.md). */
+    /** Both limits of `budget` (count and bytes) hold across replicas: one script checks and counts. */
     async create(input: NewTask, maxLive: number, budget?: RetentionBudget): Promise<TaskRecord> {
         const now = this.isoNow();
         const taskId = newTaskId();
@@ -196,13 +196,18 @@ export class RedisTaskStore implements TaskStore {
             now,
             input.parentTaskId ?? '',
             this.workerId,
-            ...(budget && Number.isFinite(budget.maxTasks) ? [String(budget.maxTasks)] : []),
+            budget && Number.isFinite(budget.maxTasks) ? String(budget.maxTasks) : '',
+            budget && Number.isFinite(budget.maxBytes) ? String(budget.maxBytes) : '',
+            String(retainedSize(input)),
         ]);
         if (reply === 0) {
             throw new RpcError(ErrorCodes.LimitExceeded, `Too many live tasks for this client (limit ${maxLive}); wait for some to finish or cancel them`, { limit: maxLive });
         }
         if (reply === -1) {
             throw retentionError('tasks', budget!.maxTasks);
+        }
+        if (reply === -2) {
+            throw retentionError('bytes', budget!.maxBytes);
         }
         return this.applyOwn(reply as string);
     }
@@ -215,9 +220,12 @@ export class RedisTaskStore implements TaskStore {
         return recordOf({ t: 's', o: '', c: false, b: JSON.parse(base) as Base, s: status as TaskStatus, m: msg ?? null, u: updated, x: ext ?? null, q: Number(seq) });
     }
 
-    async setStatus(taskId: string, status: LiveStatus, statusMessage?: string): Promise<TaskRecord | undefined> {
-        const reply = await this.run(SCRIPTS.setStatus, [taskId, status, statusMessage === undefined ? '0' : '1', statusMessage ?? '', this.isoNow()]);
-        return typeof reply === 'string' ? this.applyOwn(reply) : undefined;
+    async setStatus(taskId: string, status: LiveStatus, statusMessage?: string, quiet?: boolean): Promise<TaskRecord | undefined> {
+        const reply = await this.run(SCRIPTS.setStatus, [taskId, status, statusMessage === undefined ? '0' : '1', statusMessage ?? '', this.isoNow(), quiet ? '1' : '0']);
+        if (typeof reply !== 'string') {
+            return undefined;
+        }
+        return quiet ? recordOf(JSON.parse(reply) as Extract<WireEvent, { t: 's' }>) : this.applyOwn(reply);
     }
 
     async finish(taskId: string, status: TerminalStatus, outcome: TaskOutcome, statusMessage?: string): Promise<TaskRecord | undefined> {
@@ -345,7 +353,7 @@ export class RedisTaskStore implements TaskStore {
 
     private async writeFinish(taskId: string, finish: PendingFinish): Promise<TaskRecord | undefined> {
         const outcome = JSON.stringify(finish.outcome);
-        const reply = await this.run(SCRIPTS.finish, [taskId, finish.status, finish.statusMessage === undefined ? '0' : '1', finish.statusMessage ?? '', finish.at, outcome]);
+        const reply = await this.run(SCRIPTS.finish, [taskId, finish.status, finish.statusMessage === undefined ? '0' : '1', finish.statusMessage ?? '', finish.at, outcome, String(outcome.length)]);
         return typeof reply === 'string' ? this.applyOwn(reply) : undefined;
     }
 

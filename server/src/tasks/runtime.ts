@@ -149,8 +149,10 @@ export class TaskRuntime implements RunHost {
         if (isTerminal(record.status)) {
             throw invalidParams(`Task ${taskId} is already ${record.status} and cannot be cancelled`);
         }
-        const message = client.isOwner && client.clientKey !== record.clientKey ? 'Cancelled from the MCP Tasks sidebar' : 'Cancelled by the client';
-        const finished = await this.runFor(record).stop('cancelled', cancelledOutcome(message), message);
+        const byOwner = client.isOwner && client.clientKey !== record.clientKey;
+        const message = byOwner ? 'Cancelled from the MCP Tasks sidebar' : 'Cancelled by the client';
+        // The client that cancels its own task knows why it ended: no progress note repeats it.
+        const finished = await this.runFor(record).stop('cancelled', cancelledOutcome(message), message, byOwner);
         if (!finished) {
             const now = await this.store.get(taskId);
             throw invalidParams(now ? `Task ${taskId} is already ${now.status} and cannot be cancelled` : `Task not found: ${taskId}`);

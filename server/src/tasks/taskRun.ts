@@ -8,7 +8,7 @@ import { parseCreateMessageResult, parseElicitResult } from './inputReplies.js';
 import type { ClientHub, ClientIdentity, InputCapability } from './hub.js';
 import { cancelledOutcome, outcomeOfError, resultText, stopReason } from './outcomes.js';
 import { spawnChild } from './spawn.js';
-import { isTerminal, type ProgressUpdate, type TaskOutcome, type TaskRecord, type TaskStore, type TerminalStatus } from './types.js';
+import { isTerminal, type LiveStatus, type ProgressUpdate, type TaskOutcome, type TaskRecord, type TaskStore, type TerminalStatus } from './types.js';
 import { relatedTaskMeta } from './wire.js';
 
 type ElicitParams = Parameters<ToolContext['elicit']>[0];
@@ -61,8 +61,11 @@ export class TaskRun implements ToolContext {
     private reason?: Error;
     private sleeper?: Sleeper;
     private pendingInput = 0;
-    /** A background task's last progress message, written to its statusMessage. */
+    /** The statusMessage this run last stored (see tell). */
     private statusMessage?: string;
+    /** The highest progress value sent, and the total last given: status notes continue from them. */
+    private progressSent?: number;
+    private progressTotal?: number;
     /** Live sub-tasks running here, made on the first. */
     private children?: Set<TaskRun>;
     /** The tool's code has returned or thrown: there is nothing left to abort. */
@@ -152,7 +155,7 @@ export class TaskRun implements ToolContext {
      * the task), its live sub-tasks are cancelled depth-first (each child's end is published before
      * its parent's), and last the store records the one terminal transition.
      */
-    stop(status: StopStatus, outcome?: TaskOutcome, message?: string): Promise<TaskRecord | undefined> {
+    stop(status: StopStatus, outcome?: TaskOutcome, message?: string, news = true): Promise<TaskRecord | undefined> {
         if (this.ending) {
             return this.ending.then(noRecord);
         }
@@ -165,9 +168,9 @@ export class TaskRun implements ToolContext {
         }
         if (this.external === undefined && this.here && !this.children?.size && !this.holding) {
             // The common case, kept free of async frames: nothing else to stop.
-            this.ending = outcome && status !== 'expired' ? this.host.store.finish(this.taskId, status, outcome, message) : NO_RECORD;
+            this.ending = outcome && status !== 'expired' ? this.recordEnd(status, outcome, message, news) : NO_RECORD;
         } else {
-            this.ending = this.stopAll(status, outcome, message);
+            this.ending = this.stopAll(status, outcome, message, news);
         }
         return this.ending;
     }
@@ -187,7 +190,7 @@ export class TaskRun implements ToolContext {
         this.controller?.abort(reason);
     }
 
-    private async stopAll(status: StopStatus, outcome: TaskOutcome | undefined, message: string | undefined): Promise<TaskRecord | undefined> {
+    private async stopAll(status: StopStatus, outcome: TaskOutcome | undefined, message: string | undefined, news: boolean): Promise<TaskRecord | undefined> {
         await this.holding?.catch(noRecord);
         const job = this.external;
         this.external = undefined;
@@ -200,7 +203,19 @@ export class TaskRun implements ToolContext {
         } else {
             await this.cancelChildrenInStore(how).catch(err => this.host.log.warn(`[subtasks] cancelling the children of ${this.taskId} failed: ${errorMessage(err)}`));
         }
-        return outcome && status !== 'expired' ? this.host.store.finish(this.taskId, status, outcome, message) : undefined;
+        return outcome && status !== 'expired' ? this.recordEnd(status, outcome, message, news) : undefined;
+    }
+
+    /**
+     * The terminal write. Its statusMessage, when it has one the task's follower did not ask for
+     * (not its own client's cancel), is first sent as the last progress note: after the terminal
+     * status no progress may follow. Only the process running the task knows where progress stands.
+     */
+    private recordEnd(status: TerminalStatus, outcome: TaskOutcome, message: string | undefined, news: boolean): Promise<TaskRecord | undefined> {
+        if (message !== undefined && news && this.here && this.followed) {
+            this.publish(this.nextProgress(), this.progressTotal, message);
+        }
+        return this.host.store.finish(this.taskId, status, outcome, message);
     }
 
     private async cancelChild(child: TaskRun, how: string): Promise<void> {
@@ -295,13 +310,13 @@ export class TaskRun implements ToolContext {
         if (this.stopping) {
             return;
         }
-        const update = { progress, total, message };
-        this.host.store.publishProgress(this.record, update);
-        // Nobody follows a background task's progress stream: its statusMessage, which get_task reads, keeps in step.
-        if (this.record.background && message !== undefined && message !== this.statusMessage && this.pendingInput === 0) {
+        // A new message is stored first (quietly: the progress note announces it), so a tasks/get
+        // sent on seeing the note reads it.
+        if (message !== undefined && message !== this.statusMessage && this.pendingInput === 0 && this.followed) {
             this.statusMessage = message;
-            this.host.store.setStatus(this.taskId, 'working', message).then(undefined, err => this.host.log.debug(`[tasks] status message of ${this.taskId} not saved: ${errorMessage(err)}`));
+            this.host.store.setStatus(this.taskId, 'working', message, true).then(undefined, err => this.host.log.debug(`[tasks] status message of ${this.taskId} not saved: ${errorMessage(err)}`));
         }
+        const update = this.publish(progress, total, message);
         if (this.onProgress) {
             try {
                 this.onProgress(update);
@@ -311,13 +326,48 @@ export class TaskRun implements ToolContext {
         }
     }
 
+    /**
+     * Whether a person follows this task's messages: its client gave a progress token (VS Code
+     * shows progress messages, not statusMessage), or it runs in the background (get_task reads
+     * statusMessage). Such a task's person-relevant changes (progress messages, waiting for input,
+     * resuming, ending) are both sent as progress and stored as statusMessage, in step.
+     */
+    private get followed(): boolean {
+        return this.record.progressToken !== undefined || this.record.background === true;
+    }
+
+    private publish(progress: number, total: number | undefined, message: string | undefined): ProgressUpdate {
+        const update = { progress, total, message };
+        if (this.progressSent === undefined || progress > this.progressSent) {
+            this.progressSent = progress;
+        }
+        this.progressTotal = total;
+        this.host.store.publishProgress(this.record, update);
+        return update;
+    }
+
+    /** The value of a status note: progress must increase with each notification, so a hair above the last (0 first). */
+    private nextProgress(): number {
+        const last = this.progressSent;
+        return last === undefined ? 0 : last + Math.max(Math.abs(last), 1) * PROGRESS_STEP;
+    }
+
+    /** A live status change a person should hear of: stored (with its event) and, for a followed task, sent as progress. */
+    private async tell(status: LiveStatus, message: string): Promise<void> {
+        this.statusMessage = message;
+        const stored = await this.host.store.setStatus(this.taskId, status, message);
+        if (stored && this.followed && !this.stopping) {
+            this.publish(this.nextProgress(), this.progressTotal, message);
+        }
+    }
+
     async elicit(params: ElicitParams) {
-        const raw = await this.requestInput('elicitation', 'elicitation/create', params, `Waiting for the user: ${params.message}`);
+        const raw = await this.requestInput('elicitation', 'elicitation/create', params, `Waiting for the user: ${params.message}`, "Got the user's answer; continuing");
         return parseElicitResult(raw);
     }
 
     async createMessage(params: SamplingParams) {
-        const raw = await this.requestInput('sampling', 'sampling/createMessage', params, "Waiting for the client's language model");
+        const raw = await this.requestInput('sampling', 'sampling/createMessage', params, "Waiting for the client's language model", "Got the language model's answer; continuing");
         return parseCreateMessageResult(raw);
     }
 
@@ -325,8 +375,8 @@ export class TaskRun implements ToolContext {
         return spawnChild(this, toolName, args, options);
     }
 
-    private async requestInput(capability: InputCapability, method: string, params: object, waitingMessage: string): Promise<Record<string, unknown>> {
-        const { hub, store } = this.host;
+    private async requestInput(capability: InputCapability, method: string, params: object, waitingMessage: string, resumedMessage: string): Promise<Record<string, unknown>> {
+        const { hub } = this.host;
         const { taskId, clientKey } = this.record;
         // The task's own client answers when it can; otherwise the owner (the editor) answers for it.
         const link = hub.pickFor(clientKey, capability) ?? hub.pickOwner(capability);
@@ -338,7 +388,7 @@ export class TaskRun implements ToolContext {
         const signal = this.signal;
         this.pendingInput++;
         if (this.pendingInput === 1) {
-            await store.setStatus(taskId, 'input_required', waitingMessage);
+            await this.tell('input_required', waitingMessage);
         }
         try {
             const withMeta = params as { _meta?: Record<string, unknown> };
@@ -353,13 +403,16 @@ export class TaskRun implements ToolContext {
         } finally {
             this.pendingInput--;
             if (this.pendingInput === 0 && !signal.aborted) {
-                await store.setStatus(taskId, 'working');
+                await this.tell('working', resumedMessage);
             }
         }
     }
 }
 
 export const CHILDREN_PAGE_SIZE = 100;
+
+/** How far above the last progress value a status note goes (relative; invisible in any percentage). */
+const PROGRESS_STEP = 1e-6;
 
 interface Sleeper {
     timer: ClockTimer;

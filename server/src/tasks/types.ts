@@ -107,8 +107,11 @@ export interface TaskStore {
      */
     create(input: NewTask, maxLive: number, budget?: RetentionBudget): Promise<TaskRecord>;
     get(taskId: string): Promise<TaskRecord | undefined>;
-    /** A non-terminal change; undefined when the task is gone or already terminal. */
-    setStatus(taskId: string, status: LiveStatus, statusMessage?: string): Promise<TaskRecord | undefined>;
+    /**
+     * A non-terminal change; undefined when the task is gone or already terminal. `quiet`: no
+     * status event (a message-only change, announced by the progress notification that carries it).
+     */
+    setStatus(taskId: string, status: LiveStatus, statusMessage?: string, quiet?: boolean): Promise<TaskRecord | undefined>;
     /** The atomic terminal guard: stores the outcome, restarts retention; undefined if gone or already terminal. */
     finish(taskId: string, status: TerminalStatus, outcome: TaskOutcome, statusMessage?: string): Promise<TaskRecord | undefined>;
     /** Records an external reference for a task (see ExternalTaskHandler). */

@@ -167,6 +167,54 @@ describe('two replicas sharing one Redis', { skip }, () => {
     });
 });
 
+describe('two replicas sharing one retention budget per token', { skip }, () => {
+    const token = secret();
+    const prefix = `budget-${randomUUID()}:`;
+    const fleet = new Fleet();
+    let redis: RedisServer;
+    let a: HttpServer;
+    let b: HttpServer;
+
+    before(async () => {
+        redis = await startRedis();
+        const replica = (name: string) =>
+            fleet.server([...['--store', redis.url, '--store-prefix', prefix, '--worker-id', name], ...['--token', token, '--max-retained-bytes-per-client', '20000']]);
+        [a, b] = await Promise.all([replica('budget-a'), replica('budget-b')]);
+    });
+    after(async () => {
+        await fleet.close();
+        await redis.stop();
+    });
+
+    it('counts the bytes finished tasks hold on either replica against one budget, names the limit on both, and frees it when they expire', async () => {
+        const clients = [await fleet.client(a, { token }), await fleet.client(b, { token })];
+        const label = 'b'.repeat(200);
+        let created = 0;
+        let refused: McpError | undefined;
+        while (!refused && created < 200) {
+            // Alternating replicas: each create sees what the other's tasks hold.
+            const task = await startSlowTask(clients[created % 2]!.client, 0, label, { ttl: 1000 }).catch((err: McpError) => {
+                refused = err;
+                return undefined;
+            });
+            if (task) {
+                created++;
+            }
+        }
+        assert.ok(created > 5 && created < 40, `${created} tasks of about 1 KB each in 20,000 bytes, across both replicas`);
+        for (const c of clients) {
+            const again = refused ?? (await rejection(startSlowTask(c.client, 0, label)));
+            assert.equal(again.code, -32000);
+            assert.match(again.message, /limit 20000 bytes, --max-retained-bytes-per-client/);
+            refused = undefined;
+        }
+        // Their ttl of 1 s runs out and the reaper frees what they held: both replicas accept again.
+        for (const c of clients) {
+            await waitUntil(() => startSlowTask(c.client, 0, label, { ttl: 1000 }).then(() => true, () => false), 'room in the budget again');
+        }
+    });
+});
+
 describe('Redis availability', { skip }, () => {
     it('refuses to start when Redis cannot be reached, saying where', async () => {
         const port = await freePort();

@@ -47,6 +47,30 @@ describe('RedisTaskStore', { skip: redisStoreSkip() }, () => {
         await store.finish(next.taskId, 'completed', done);
     });
 
+    it('frees what an expired task held of its client\'s byte budget, on every instance, and leaves no budget keys behind', async () => {
+        const store = await stores.open();
+        const other = await stores.open(store.prefix);
+        const budget = { maxTasks: Infinity, maxBytes: 1000 };
+        const short = await store.create(newTask('a', { ttl: 300 }), 10, budget);
+        await store.finish(short.taskId, 'completed', { result: { content: [{ type: 'text', text: 'x'.repeat(200) }] } });
+        const kept = await other.create(newTask('a'), 10, budget);
+        await assert.rejects(store.create(newTask('a'), 10, budget), RpcError, 'the finished task and its result still count');
+        await waitUntil(async () => (await other.get(short.taskId)) === undefined, 'the short task to expire');
+        await waitUntil(() => other.create(newTask('a'), 10, budget).then(
+            () => true,
+            () => other.reap().then(() => false),
+        ), 'the reaper to free its bytes');
+        assert.equal(await redis.cli('HEXISTS', `${store.prefix}sizes:a`, short.taskId), '0');
+        assert.equal(await redis.cli('HEXISTS', `${store.prefix}sizes:a`, kept.taskId), '1');
+        // A client whose last task is reaped leaves no counter behind.
+        const lone = await store.create(newTask('lone', { ttl: 300 }), 10, budget);
+        await store.finish(lone.taskId, 'completed', done);
+        await waitUntil(async () => {
+            await other.reap();
+            return (await redis.cli('EXISTS', `${store.prefix}held:lone`, `${store.prefix}sizes:lone`)) === '0';
+        }, 'the budget keys of a client with no tasks to go');
+    });
+
     it('restarts retention when a task finishes', async () => {
         const store = await stores.open();
         const task = await store.create(newTask('a', { ttl: 1500 }), 10);

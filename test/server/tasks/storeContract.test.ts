@@ -55,6 +55,19 @@ for (const backend of storeBackends()) {
             assert.equal((await store.setStatus(task.taskId, 'working'))?.statusMessage, undefined);
         });
 
+        it('stores a quiet message-only change without a status event', async () => {
+            const store = await backend.open();
+            const task = await store.create(newTask('a'), 10);
+            const seen: string[] = [];
+            const subscription = store.onEvent(event => event.type === 'status' && seen.push(event.task.statusMessage ?? ''));
+            const quiet = await store.setStatus(task.taskId, 'working', 'step 1/3', true);
+            assert.equal(quiet?.statusMessage, 'step 1/3');
+            assert.equal((await store.get(task.taskId))?.statusMessage, 'step 1/3');
+            await store.setStatus(task.taskId, 'input_required', 'Waiting');
+            subscription.dispose();
+            assert.deepEqual(seen, ['Waiting'], 'only the status change is announced');
+        });
+
         it('counts live tasks per client against the limit, across instances', async () => {
             const store = await backend.open();
             const other = await backend.peer(store);
@@ -68,6 +81,28 @@ for (const backend of storeBackends()) {
             await assert.rejects(store.create(newTask('a'), 2), RpcError);
             await store.finish(a1.taskId, 'failed', done);
             await assert.rejects(other.create(newTask('a'), 2), RpcError, 'a repeated finish must not free a second slot');
+        });
+
+        it('counts what a client\'s tasks hold against its byte budget, outcomes included, across instances, naming the limit', async () => {
+            const store = await backend.open();
+            const other = await backend.peer(store);
+            const budget = { maxTasks: Infinity, maxBytes: 1000 };
+            // An argument-less task holds some 300 characters: three fit in 1,000, until one ends with a result.
+            const first = await store.create(newTask('a'), 10, budget);
+            await other.create(newTask('a'), 10, budget);
+            await other.finish(first.taskId, 'completed', { result: textResult('x'.repeat(300)) });
+            const refused = (limit: number) => (err: unknown) =>
+                err instanceof RpcError &&
+                err.code === -32000 &&
+                err.message.includes(`limit ${limit} bytes, --max-retained-bytes-per-client`) &&
+                (err.data as { kind?: string }).kind === 'retainedBytes';
+            await assert.rejects(store.create(newTask('a'), 10, budget), refused(1000));
+            await assert.rejects(other.create(newTask('a'), 10, budget), refused(1000));
+            await assert.rejects(store.create(newTask('a', { args: { note: 'y'.repeat(1000) } }), 10, { maxTasks: Infinity, maxBytes: 1900 }), refused(1900));
+            await store.create(newTask('a'), 10, { maxTasks: Infinity, maxBytes: 1900 });
+            // Another client has its own budget; no budget, no limit.
+            await store.create(newTask('b'), 10, budget);
+            await other.create(newTask('a'), 10);
         });
 
         it('lets exactly one of many concurrent finishes win, across instances', async () => {

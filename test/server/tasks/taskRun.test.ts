@@ -10,6 +10,7 @@ import { createLogger } from '../../../server/src/log.js';
 import { ClientHub, type ClientLink } from '../../../server/src/tasks/hub.js';
 import { MemoryTaskStore } from '../../../server/src/tasks/memoryStore.js';
 import { TASK_STATUS_METHOD, TaskRuntime } from '../../../server/src/tasks/runtime.js';
+import { RELATED_TASK_META_KEY } from '../../../server/src/tasks/wire.js';
 import type { TaskOutcome, TaskRecord, TerminalStatus } from '../../../server/src/tasks/types.js';
 import { ToolRegistry } from '../../../server/src/tools/registry.js';
 import { defineTool, textResult, type ToolDefinition } from '../../../server/src/tools/types.js';
@@ -319,5 +320,74 @@ describe('TaskRun as the tool context: sleep and signal (virtual clock)', () => 
         assert.equal(clock.pending, 1, 'no sleep timer left behind');
         const outcome = await store.getOutcome(task.taskId);
         assert.deepEqual(outcome, { result: textResult('Task cancelled: Cancelled by the client', true) });
+    });
+});
+
+const ticker = defineTool({
+    name: 'ticker',
+    title: 'Ticker',
+    description: 'Reports `ticks` progress messages a second apart, then completes.',
+    inputSchema: z.object({ ticks: z.number() }),
+    taskSupport: 'required',
+    async run({ ticks }, ctx) {
+        for (let i = 1; i <= ticks; i++) {
+            await ctx.sleep(1000);
+            ctx.progress(i, ticks, `tick ${i}/${ticks}`);
+        }
+        return textResult('done');
+    },
+});
+
+/** What the task's client receives, in order: status notifications and progress notifications. */
+function followSetup() {
+    const clock = new ManualClock();
+    const store = new MemoryTaskStore({ clock });
+    const hub = new ClientHub();
+    const seen: { method: string; params: Record<string, unknown> }[] = [];
+    hub.add({ identity: CLIENT, supports: () => false, notify: (method, params) => void seen.push({ method, params }), request: () => Promise.reject(new Error('no requests')) });
+    const runtime = new TaskRuntime(store, new ToolRegistry([ticker]), hub, LIMITS, createLogger('error', () => undefined), 'w1', clock);
+    const start = (args: Record<string, unknown>, progressToken?: string) => runtime.createTask(CLIENT, ticker, args, { progressToken });
+    const progress = () => seen.filter(s => s.method === 'notifications/progress').map(s => s.params);
+    const statuses = () => seen.filter(s => s.method === TASK_STATUS_METHOD).map(s => s.params.status);
+    return { clock, store, runtime, seen, start, progress, statuses };
+}
+
+describe('TaskRun: progress and statusMessage in step (virtual clock)', () => {
+    it('stores each progress message of a task with a progress token as its statusMessage, without a status notification per tick', async () => {
+        const { clock, store, start, progress, statuses } = followSetup();
+        const task = await start({ ticks: 2 }, 'tok');
+        await clock.tick(1000);
+        assert.deepEqual(progress().map(p => p.message), ['tick 1/2']);
+        assert.equal((await store.get(task.taskId))?.statusMessage, 'tick 1/2');
+        await clock.tick(1000);
+        await settled(() => statuses().includes('completed'), 'the completed notification');
+        assert.deepEqual(progress().map(p => p.message), ['tick 1/2', 'tick 2/2']);
+        assert.deepEqual(statuses(), ['completed']);
+    });
+
+    it('leaves statusMessage alone for a task nobody follows (no token, not in the background)', async () => {
+        const { clock, store, start, progress } = followSetup();
+        const task = await start({ ticks: 2 });
+        await clock.tick(1000);
+        assert.equal(progress().length, 0, 'no token, no progress notification to the client');
+        assert.equal((await store.get(task.taskId))?.statusMessage, undefined);
+    });
+
+    it('tells an end the client did not ask for as the last progress, above the last value, before the terminal status; not its own cancel', async () => {
+        const { clock, runtime, seen, start, progress } = followSetup();
+        const cancelled = await start({ ticks: 5 }, 'own');
+        const shut = await start({ ticks: 5 }, 'shut');
+        await clock.tick(1000);
+        await runtime.cancel(CLIENT, cancelled.taskId);
+        await runtime.shutdown('Server shutting down');
+        const notesOf = (token: string) => progress().filter(p => p.progressToken === token);
+        assert.deepEqual(notesOf('own').map(p => p.message), ['tick 1/5']);
+        const [tick, end] = notesOf('shut');
+        assert.equal(end?.message, 'Server shutting down');
+        assert.ok(Number(end?.progress) > Number(tick?.progress), `${String(end?.progress)} > ${String(tick?.progress)}`);
+        assert.equal(end?.total, 5);
+        const about = (s: (typeof seen)[number]) => s.params.taskId === shut.taskId || (s.params._meta as Record<string, { taskId?: string }> | undefined)?.[RELATED_TASK_META_KEY]?.taskId === shut.taskId;
+        const order = seen.filter(about).map(s => s.method);
+        assert.deepEqual(order.slice(-2), ['notifications/progress', TASK_STATUS_METHOD]);
     });
 });
