@@ -4,6 +4,7 @@ import { ErrorCodes, RpcError } from '../rpc/errors.js';
 import { errorResponse, resultResponse, type JsonRpcMessage, type JsonRpcRequest } from '../rpc/messages.js';
 import { RequestAbort } from '../rpc/requestAbort.js';
 import type { Envelope } from '../mcp/v2/envelope.js';
+import type { ToolCatalog } from '../mcp/session.js';
 import { serveStateless } from '../mcp/v2/serve.js';
 import type { TasksServer } from '../server.js';
 import type { ClientIdentity } from '../tasks/hub.js';
@@ -28,11 +29,46 @@ const NO_SESSION: ExchangeOwner = {
 };
 
 const SENTINEL = /^=\?base64\?(.*)\?=$/;
+const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
+/** Visible ASCII, space and tab: what a header value may hold unencoded (SEP-2243). */
+const HEADER_SAFE = /^[\x20-\x7e\t]*$/;
 
-/** A header value as SEP-2243 encodes it: plain, or Base64 between the sentinel markers. */
-function decodeHeader(value: string): string {
+/** A header value as SEP-2243 encodes it: plain, or Base64 between the sentinel markers; undefined when malformed. */
+function decodeHeader(value: string): string | undefined {
+    if (!HEADER_SAFE.test(value)) {
+        return undefined;
+    }
     const match = SENTINEL.exec(value);
-    return match ? Buffer.from(match[1] ?? '', 'base64').toString('utf8') : value;
+    if (!match) {
+        return value;
+    }
+    const encoded = match[1] ?? '';
+    return encoded.length % 4 === 0 && BASE64.test(encoded) ? Buffer.from(encoded, 'base64').toString('utf8') : undefined;
+}
+
+/** The arguments a tool's input schema marks with `x-mcp-header`, and the header each goes in. */
+const headerParamsByListing = new WeakMap<readonly Record<string, unknown>[], Map<string, [string, string][]>>();
+function headerParamsOf(tools: ToolCatalog, toolName: string): [string, string][] | undefined {
+    const listing = tools.list();
+    let byTool = headerParamsByListing.get(listing);
+    if (!byTool) {
+        byTool = new Map();
+        for (const tool of listing) {
+            const properties = (tool.inputSchema as { properties?: Record<string, Record<string, unknown>> } | undefined)?.properties ?? {};
+            const params = Object.entries(properties)
+                .filter(([, schema]) => typeof schema?.['x-mcp-header'] === 'string')
+                .map(([prop, schema]): [string, string] => [prop, schema['x-mcp-header'] as string]);
+            if (params.length > 0) {
+                byTool.set(tool.name as string, params);
+            }
+        }
+        headerParamsByListing.set(listing, byTool);
+    }
+    return byTool.get(toolName);
+}
+
+function sameValue(header: string, value: unknown): boolean {
+    return typeof value === 'number' ? header.trim() !== '' && Number(header) === value : header === String(value);
 }
 
 /** Where `Mcp-Name` comes from in the body (SEP-2243, and SEP-2663 for the task methods). */
@@ -62,7 +98,7 @@ function mismatch(message: string): RpcError {
 }
 
 /** The headers a 2026-07-28 POST must mirror from its body: present, and equal to it (-32020). */
-export function checkHeaders(req: IncomingMessage, request: JsonRpcRequest, envelope: Envelope): void {
+export function checkHeaders(req: IncomingMessage, request: JsonRpcRequest, envelope: Envelope, tools: ToolCatalog): void {
     const version = header(req, 'mcp-protocol-version');
     if (version !== envelope.version) {
         throw mismatch(version === undefined ? 'the MCP-Protocol-Version header is required' : `MCP-Protocol-Version header value '${version}' does not match _meta value '${envelope.version}'`);
@@ -79,6 +115,27 @@ export function checkHeaders(req: IncomingMessage, request: JsonRpcRequest, enve
         }
         if (decodeHeader(name) !== bodyName) {
             throw mismatch(`Mcp-Name header value '${name}' does not match body value '${bodyName}'`);
+        }
+    }
+    const params = request.method === 'tools/call' && typeof bodyName === 'string' ? headerParamsOf(tools, bodyName) : undefined;
+    if (params) {
+        const args = request.params?.arguments as Record<string, unknown> | undefined;
+        for (const [prop, headerName] of params) {
+            const value = args?.[prop];
+            if (value === undefined || value === null) {
+                continue;
+            }
+            const raw = header(req, `mcp-param-${headerName.toLowerCase()}`);
+            if (raw === undefined) {
+                throw mismatch(`the Mcp-Param-${headerName} header is required when arguments.${prop} is given`);
+            }
+            const decoded = decodeHeader(raw);
+            if (decoded === undefined) {
+                throw mismatch(`Mcp-Param-${headerName} header value is not valid (bad characters or Base64)`);
+            }
+            if (!sameValue(decoded, value)) {
+                throw mismatch(`Mcp-Param-${headerName} header value does not match arguments.${prop}`);
+            }
         }
     }
 }
@@ -120,7 +177,7 @@ export class StatelessHttp {
         const { log } = this.core;
         let response;
         try {
-            response = resultResponse(request.id, await serveStateless(this.core.services, identity, request, exchange, abort, envelope => checkHeaders(req, request, envelope)));
+            response = resultResponse(request.id, await serveStateless(this.core.services, identity, request, exchange, abort, envelope => checkHeaders(req, request, envelope, this.core.services.tools)));
         } catch (err) {
             if (err instanceof RpcError) {
                 response = errorResponse(request.id, err.toJSON());

@@ -10,7 +10,7 @@ import { META_SERVER_INFO } from '../revision.js';
 import type { SessionServices } from '../session.js';
 import { ADVERTISED_VERSIONS, hasTasksExtension, requireTasksExtension, TASKS_EXTENSION, type Envelope } from './envelope.js';
 import { listen } from './listen.js';
-import { runPlainCall } from './mrtr.js';
+import { inRound, runPlainCall, type PausableCall } from './mrtr.js';
 import { createTaskResult, detailedTask } from './taskView.js';
 
 /** One 2026-07-28 request: who sent it (the identity its tasks bind to) and what its `_meta` declared. */
@@ -95,18 +95,24 @@ async function callTool(call: StatelessCall, params: Params, reply: Transport, a
         requireTasksExtension(call.envelope, `Tool ${name} runs only as a task, which`);
     }
     const args = tools.parseArguments(tool, optionalObject(params, 'arguments'));
+    const pausable: PausableCall = { tool, args, params, envelope: call.envelope, clientKey: call.identity.clientKey, states: requestStates, log, now: runtime.clock.now(), progressToken: progressTokenOf(params) };
     if (asTask) {
-        const record = await runtime.createTask(call.identity, tool, args, { statelessCapabilities: call.envelope.capabilities });
+        let taskArgs = args;
+        if (tool.gather) {
+            // Input the task needs before it exists is asked first, in the call itself (SEP-2663 with SEP-2322).
+            const gathered = await inRound(pausable, round => tool.gather!(args, round.ask), abort);
+            if ('inputRequired' in gathered) {
+                return gathered.inputRequired;
+            }
+            taskArgs = { ...args, ...gathered.value };
+        }
+        const record = await runtime.createTask(call.identity, tool, taskArgs, { statelessCapabilities: call.envelope.capabilities });
         return createTaskResult(record, ownerView(call));
     }
     if (tool.external) {
         throw new RpcError(ErrorCodes.InternalError, `Tool ${name} has no inline form`);
     }
-    return runPlainCall(
-        { tool, args, params, envelope: call.envelope, clientKey: call.identity.clientKey, states: requestStates, log, now: runtime.clock.now(), progressToken: progressTokenOf(params) },
-        reply,
-        abort,
-    );
+    return runPlainCall(pausable, reply, abort);
 }
 
 async function getTask(call: StatelessCall, params: Params): Promise<Record<string, unknown>> {

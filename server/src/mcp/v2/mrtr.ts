@@ -4,18 +4,21 @@ import { optionalObject, optionalString } from '../../rpc/params.js';
 import { RequestAbort } from '../../rpc/requestAbort.js';
 import type { Transport } from '../../rpc/transport.js';
 import { parseCreateMessageResult, parseElicitResult } from '../../tasks/inputReplies.js';
+import type { InputRequest } from '../../tasks/inputRequests.js';
 import { SpawnError } from '../../tools/subtasks.js';
-import { sleep, textResult, type CallToolResult, type ToolContext, type ToolDefinition } from '../../tools/types.js';
+import { sleep, textResult, type ToolContext, type ToolDefinition } from '../../tools/types.js';
 import { missingCapability, type Envelope } from './envelope.js';
 import { digest, REQUEST_STATE_TTL_MS, type PausedCall, type RequestStates } from './requestState.js';
 
-interface Asked {
-    key: string;
-    method: string;
-    params: Record<string, unknown>;
-}
+/** The client capability an input request needs. */
+const CAPABILITY_OF: Record<string, string> = {
+    'elicitation/create': 'elicitation',
+    'sampling/createMessage': 'sampling',
+    'roots/list': 'roots',
+};
 
-export interface PlainCall {
+/** One tools/call of a 2026-07-28 client that may pause for input (SEP-2322). */
+export interface PausableCall {
     tool: ToolDefinition;
     args: Record<string, unknown>;
     params: Record<string, unknown> | undefined;
@@ -28,113 +31,148 @@ export interface PlainCall {
 }
 
 /** The answers a retry brings: those of earlier rounds, from a state that must check out, and this round's. */
-function answersOf(call: PlainCall): Record<string, unknown> {
+function answersOf(call: PausableCall): Record<string, unknown> {
     const token = optionalString(call.params, 'requestState');
+    const responses = optionalObject(call.params, 'inputResponses') ?? {};
     if (token === undefined) {
-        return {};
+        // A first-round answer with no state: the client's own answers, taken by the keys the tool asks.
+        return Object.fromEntries(Object.entries(responses).filter(([, answer]) => typeof answer === 'object' && answer !== null && !Array.isArray(answer)));
     }
     const state = call.states.open(token);
     if (!state || state.tool !== call.tool.name || state.args !== digest(call.args) || state.caller !== digest(call.clientKey) || !(call.now - state.issued < REQUEST_STATE_TTL_MS)) {
         throw invalidParams('requestState is not valid for this call: it was altered, has expired, or was issued for another call or client');
     }
     const answers = { ...state.answers };
-    const responses = optionalObject(call.params, 'inputResponses') ?? {};
     // Only what the last round asked for is taken; anything else is ignored (SEP-2322).
     for (const key of state.asked) {
-        if (responses[key] !== undefined) {
-            answers[key] = responses[key];
+        const answer = responses[key];
+        if (typeof answer === 'object' && answer !== null && !Array.isArray(answer)) {
+            answers[key] = answer;
         }
     }
     return answers;
 }
 
 /**
- * A plain tools/call of a 2026-07-28 client (SEP-2322, multi round-trip). The tool runs; when it
- * asks for input the answer is not in yet, the call ends with an InputRequiredResult whose
- * requestState carries the answers so far, and the retry runs the tool again from the start,
- * answering its first questions from that state. So a tool asked this way must be repeatable
- * up to its questions (ours are: they ask first). Questions asked together (Promise.all) come
- * in one round.
+ * One round of a paused call: questions with an answer in hand are answered at once; the others
+ * are collected (those asked in the same turn come together) and end the round.
  */
-export async function runPlainCall(call: PlainCall, reply: Transport, abort: RequestAbort): Promise<Record<string, unknown>> {
-    const answers = answersOf(call);
-    const asked: Asked[] = [];
-    let endRound!: () => void;
-    const roundOver = new Promise<undefined>(resolve => (endRound = () => resolve(undefined)));
-    // The tool's own stop: the request's, or the end of this round.
-    const work = new RequestAbort();
-    const onAbort = () => work.abort(abort.signal.reason);
-    abort.signal.addEventListener('abort', onAbort, { once: true });
-    let sequence = 0;
+class InputRound {
+    readonly asked = new Map<string, InputRequest>();
+    readonly over: Promise<undefined>;
+    private end!: () => void;
+    private sequence = 0;
 
-    const ask = (capability: 'elicitation' | 'sampling', method: string, params: object): Promise<Record<string, unknown>> => {
-        const key = `${capability}-${++sequence}`;
-        if (answers[key] !== undefined) {
-            return Promise.resolve(answers[key] as Record<string, unknown>);
+    constructor(
+        readonly answers: Record<string, unknown>,
+        private readonly capabilities: Record<string, unknown>,
+        private readonly toolName: string,
+    ) {
+        this.over = new Promise(resolve => (this.end = () => resolve(undefined)));
+    }
+
+    /** Keys for questions a tool asks through ctx.elicit / ctx.createMessage: the same on every run of the call. */
+    nextKey(capability: string): string {
+        return `${capability}-${++this.sequence}`;
+    }
+
+    readonly ask = (requests: Record<string, InputRequest>): Promise<Record<string, unknown>> => {
+        const missing = Object.entries(requests).filter(([key]) => this.answers[key] === undefined);
+        if (missing.length === 0) {
+            return Promise.resolve(Object.fromEntries(Object.keys(requests).map(key => [key, this.answers[key]])));
         }
-        if (call.envelope.capabilities[capability] === undefined) {
-            throw missingCapability(`Tool ${call.tool.name} needs the ${capability} capability, which the request did not declare`, { [capability]: {} });
+        for (const [, request] of missing) {
+            const capability = CAPABILITY_OF[request.method];
+            if (capability !== undefined && this.capabilities[capability] === undefined) {
+                return Promise.reject(missingCapability(`Tool ${this.toolName} needs the ${capability} capability, which the request did not declare`, { [capability]: {} }));
+            }
         }
-        if (asked.length === 0) {
-            setImmediate(endRound);
+        if (this.asked.size === 0) {
+            setImmediate(this.end);
         }
-        asked.push({ key, method, params: params as Record<string, unknown> });
+        for (const [key, request] of missing) {
+            this.asked.set(key, request);
+        }
+        // Never settles: the round ends instead, and the retry runs the tool again.
         return new Promise(() => {});
     };
-    const ctx: ToolContext = {
-        get signal() {
-            return work.signal;
-        },
-        sleep: ms => sleep(ms, work.signal),
-        log: call.log,
-        progress: (progress, total, message) => {
-            if (call.progressToken !== undefined && !work.aborted) {
-                reply.send({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: call.progressToken, progress, total, message } });
-            }
-        },
-        elicit: params => parsed(async () => parseElicitResult(await ask('elicitation', 'elicitation/create', params))),
-        createMessage: params => parsed(async () => parseCreateMessageResult(await ask('sampling', 'sampling/createMessage', params))),
-        spawn: async toolName => {
-            throw new SpawnError('not_a_task', `Cannot start sub-task ${toolName}: only a tool running as a task can start sub-tasks`);
-        },
-    };
+}
+
+/**
+ * Runs `work` for one round of a call: its value, or the InputRequiredResult that ends the round
+ * when it asks something not answered yet. The requestState carries the answers so far, signed;
+ * the retry runs `work` again from the start, answering its first questions from it. So what a
+ * tool does before its questions must be repeatable (ours ask first).
+ */
+export async function inRound<T>(call: PausableCall, work: (round: InputRound, stop: RequestAbort) => Promise<T>, abort: RequestAbort): Promise<{ value: T } | { inputRequired: Record<string, unknown> }> {
+    const round = new InputRound(answersOf(call), call.envelope.capabilities, call.tool.name);
+    const stop = new RequestAbort();
+    const onAbort = () => stop.abort(abort.signal.reason);
+    abort.signal.addEventListener('abort', onAbort, { once: true });
     try {
-        let running: Promise<CallToolResult>;
+        let running: Promise<T>;
         try {
-            running = call.tool.run!(call.args, ctx);
+            running = work(round, stop);
         } catch (err) {
             running = Promise.reject(err);
         }
-        const result = await Promise.race([running, roundOver]);
-        if (result === undefined) {
-            work.abort(new Error('Waiting for input'));
-            running.catch(() => undefined);
-            const state: PausedCall = { tool: call.tool.name, args: digest(call.args), caller: digest(call.clientKey), answers, asked: asked.map(a => a.key), issued: call.now };
-            return {
-                resultType: 'input_required',
-                inputRequests: Object.fromEntries(asked.map(a => [a.key, { method: a.method, params: a.params }])),
-                requestState: call.states.seal(state),
-            };
+        const value = await Promise.race([running, round.over]);
+        if (value !== undefined || round.asked.size === 0) {
+            return { value: value as T };
         }
-        return { resultType: 'complete', ...result };
-    } catch (err) {
-        if (err instanceof RpcError) {
-            throw err;
-        }
-        return { resultType: 'complete', ...textResult(`Tool ${call.tool.name} failed: ${errorMessage(err)}`, true) };
+        stop.abort(new Error('Waiting for input'));
+        running.catch(() => undefined);
+        const state: PausedCall = { tool: call.tool.name, args: digest(call.args), caller: digest(call.clientKey), answers: round.answers, asked: [...round.asked.keys()], issued: call.now };
+        return { inputRequired: { resultType: 'input_required', inputRequests: Object.fromEntries(round.asked), requestState: call.states.seal(state) } };
     } finally {
         abort.signal.removeEventListener('abort', onAbort);
     }
 }
 
-/** A malformed answer is the client's error (-32602), not the tool's. */
-async function parsed<T>(read: () => Promise<T>): Promise<T> {
+/** A plain tools/call of a 2026-07-28 client: the tool runs in the request, pausing for input as SEP-2322 describes. */
+export async function runPlainCall(call: PausableCall, reply: Transport, abort: RequestAbort): Promise<Record<string, unknown>> {
     try {
-        return await read();
+        const outcome = await inRound(call, (round, stop) => call.tool.run!(call.args, plainContext(call, round, stop, reply)), abort);
+        return 'inputRequired' in outcome ? outcome.inputRequired : { resultType: 'complete', ...outcome.value };
     } catch (err) {
         if (err instanceof RpcError) {
             throw err;
         }
+        return { resultType: 'complete', ...textResult(`Tool ${call.tool.name} failed: ${errorMessage(err)}`, true) };
+    }
+}
+
+function plainContext(call: PausableCall, round: InputRound, stop: RequestAbort, reply: Transport): ToolContext {
+    const one = async (capability: string, method: string, params: object) => {
+        const key = round.nextKey(capability);
+        return (await round.ask({ [key]: { method, params: params as Record<string, unknown> } }))[key];
+    };
+    return {
+        get signal() {
+            return stop.signal;
+        },
+        sleep: ms => sleep(ms, stop.signal),
+        log: call.log,
+        progress: (progress, total, message) => {
+            if (call.progressToken !== undefined && !stop.aborted) {
+                reply.send({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: call.progressToken, progress, total, message } });
+            }
+        },
+        elicit: async params => parseAnswer(parseElicitResult, await one('elicitation', 'elicitation/create', params)),
+        createMessage: async params => parseAnswer(parseCreateMessageResult, await one('sampling', 'sampling/createMessage', params)),
+        spawn: async toolName => {
+            throw new SpawnError('not_a_task', `Cannot start sub-task ${toolName}: only a tool running as a task can start sub-tasks`);
+        },
+        input: round.ask,
+        clientCapabilities: call.envelope.capabilities,
+    };
+}
+
+/** A malformed answer is the client's error (-32602), not the tool's. */
+function parseAnswer<T>(parse: (raw: unknown) => T, raw: unknown): T {
+    try {
+        return parse(raw);
+    } catch (err) {
         throw invalidParams(`Invalid inputResponses: ${errorMessage(err)}`);
     }
 }
