@@ -79,7 +79,11 @@ class InputRound {
     readonly ask = (requests: Record<string, InputRequest>): Promise<Record<string, unknown>> => {
         const missing = Object.entries(requests).filter(([key]) => this.answers[key] === undefined);
         if (missing.length === 0) {
-            return Promise.resolve(Object.fromEntries(Object.keys(requests).map(key => [key, this.answers[key]])));
+            try {
+                return Promise.resolve(Object.fromEntries(Object.entries(requests).map(([key, request]) => [key, checkedAnswer(request.method, this.answers[key])])));
+            } catch (err) {
+                return Promise.reject(err);
+            }
         }
         for (const [, request] of missing) {
             const capability = CAPABILITY_OF[request.method];
@@ -166,6 +170,23 @@ function plainContext(call: PausableCall, round: InputRound, stop: RequestAbort,
         input: round.ask,
         clientCapabilities: call.envelope.capabilities,
     };
+}
+
+/** An answer of the shape its request's method returns (ElicitResult, CreateMessageResult, ListRootsResult); -32602 otherwise. */
+function checkedAnswer(method: string, answer: unknown): unknown {
+    switch (method) {
+        case 'elicitation/create':
+            return parseAnswer(parseElicitResult, answer);
+        case 'sampling/createMessage':
+            return parseAnswer(parseCreateMessageResult, answer);
+        case 'roots/list':
+            if (!Array.isArray((answer as { roots?: unknown }).roots)) {
+                throw invalidParams('Invalid inputResponses: a roots/list answer needs a roots array');
+            }
+            return answer;
+        default:
+            return answer;
+    }
 }
 
 /** A malformed answer is the client's error (-32602), not the tool's. */
