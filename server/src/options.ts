@@ -47,7 +47,9 @@ export interface CliOptions {
 export const HELP = `Usage: mcp-tasks-server [--stdio | --http] [options]
 
 An MCP server implementing MCP Tasks v1 (protocol ${PROTOCOL_VERSION}): task-augmented tools with
-tasks/get, tasks/result, tasks/list, tasks/cancel, progress and status notifications.
+tasks/get, tasks/result, tasks/list, tasks/cancel, progress and status notifications; and, on the
+same endpoint, protocol 2026-07-28 (stateless, no initialize) with the Tasks extension
+(io.modelcontextprotocol/tasks): each request is served by the revision it names (docs/PROTOCOL.md).
 
 Transport:
   --stdio                      Speak MCP on stdin/stdout (the default). Logs go to stderr.
