@@ -1,7 +1,7 @@
 import { errorMessage, type Logger } from '../../log.js';
 import { invalidParams, RpcError } from '../../rpc/errors.js';
 import { optionalObject, optionalString } from '../../rpc/params.js';
-import { RequestAbort } from '../../rpc/requestAbort.js';
+import type { RequestAbort } from '../../rpc/requestAbort.js';
 import type { Transport } from '../../rpc/transport.js';
 import { parseCreateMessageResult, parseElicitResult } from '../../tasks/inputReplies.js';
 import type { InputRequest } from '../../tasks/inputRequests.js';
@@ -30,11 +30,16 @@ export interface PausableCall {
     progressToken?: string | number;
 }
 
+const NO_ANSWERS: Record<string, unknown> = Object.freeze({});
+
 /** The answers a retry brings: those of earlier rounds, from a state that must check out, and this round's. */
 function answersOf(call: PausableCall): Record<string, unknown> {
     const token = optionalString(call.params, 'requestState');
     const responses = optionalObject(call.params, 'inputResponses') ?? {};
     if (token === undefined) {
+        if (call.params?.inputResponses === undefined) {
+            return NO_ANSWERS;
+        }
         // A first-round answer with no state: the client's own answers, taken by the keys the tool asks.
         return Object.fromEntries(Object.entries(responses).filter(([, answer]) => typeof answer === 'object' && answer !== null && !Array.isArray(answer)));
     }
@@ -59,17 +64,15 @@ function answersOf(call: PausableCall): Record<string, unknown> {
  */
 class InputRound {
     readonly asked = new Map<string, InputRequest>();
-    readonly over: Promise<undefined>;
-    private end!: () => void;
+    /** Called once, on the turn after the first unanswered question. */
+    onEnd?: () => void;
     private sequence = 0;
 
     constructor(
         readonly answers: Record<string, unknown>,
         private readonly capabilities: Record<string, unknown>,
         private readonly toolName: string,
-    ) {
-        this.over = new Promise(resolve => (this.end = () => resolve(undefined)));
-    }
+    ) {}
 
     /** Keys for questions a tool asks through ctx.elicit / ctx.createMessage: the same on every run of the call. */
     nextKey(capability: string): string {
@@ -92,7 +95,7 @@ class InputRound {
             }
         }
         if (this.asked.size === 0) {
-            setImmediate(this.end);
+            setImmediate(() => this.onEnd?.());
         }
         for (const [key, request] of missing) {
             this.asked.set(key, request);
@@ -106,37 +109,32 @@ class InputRound {
  * Runs `work` for one round of a call: its value, or the InputRequiredResult that ends the round
  * when it asks something not answered yet. The requestState carries the answers so far, signed;
  * the retry runs `work` again from the start, answering its first questions from it. So what a
- * tool does before its questions must be repeatable (ours ask first).
+ * tool does before its questions must be repeatable (ours ask first). The request's own abort
+ * stops the work, also when the round ends (the request is answered then: nothing else uses it).
  */
-export async function inRound<T>(call: PausableCall, work: (round: InputRound, stop: RequestAbort) => Promise<T>, abort: RequestAbort): Promise<{ value: T } | { inputRequired: Record<string, unknown> }> {
+export async function inRound<T>(call: PausableCall, work: (round: InputRound) => Promise<T>, abort: RequestAbort): Promise<{ value: T } | { inputRequired: Record<string, unknown> }> {
     const round = new InputRound(answersOf(call), call.envelope.capabilities, call.tool.name);
-    const stop = new RequestAbort();
-    const onAbort = () => stop.abort(abort.signal.reason);
-    abort.signal.addEventListener('abort', onAbort, { once: true });
-    try {
-        let running: Promise<T>;
+    // One promise for the work or the end of the round, whichever comes first.
+    const value = await new Promise<T | undefined>((resolve, reject) => {
+        round.onEnd = () => resolve(undefined);
         try {
-            running = work(round, stop);
+            work(round).then(resolve, reject);
         } catch (err) {
-            running = Promise.reject(err);
+            reject(err);
         }
-        const value = await Promise.race([running, round.over]);
-        if (value !== undefined || round.asked.size === 0) {
-            return { value: value as T };
-        }
-        stop.abort(new Error('Waiting for input'));
-        running.catch(() => undefined);
-        const state: PausedCall = { tool: call.tool.name, args: digest(call.args), caller: digest(call.clientKey), answers: round.answers, asked: [...round.asked.keys()], issued: call.now };
-        return { inputRequired: { resultType: 'input_required', inputRequests: Object.fromEntries(round.asked), requestState: call.states.seal(state) } };
-    } finally {
-        abort.signal.removeEventListener('abort', onAbort);
+    });
+    if (round.asked.size === 0 || value !== undefined) {
+        return { value: value as T };
     }
+    abort.abort(new Error('Waiting for input'));
+    const state: PausedCall = { tool: call.tool.name, args: digest(call.args), caller: digest(call.clientKey), answers: round.answers, asked: [...round.asked.keys()], issued: call.now };
+    return { inputRequired: { resultType: 'input_required', inputRequests: Object.fromEntries(round.asked), requestState: call.states.seal(state) } };
 }
 
 /** A plain tools/call of a 2026-07-28 client: the tool runs in the request, pausing for input as SEP-2322 describes. */
 export async function runPlainCall(call: PausableCall, reply: Transport, abort: RequestAbort): Promise<Record<string, unknown>> {
     try {
-        const outcome = await inRound(call, (round, stop) => call.tool.run!(call.args, plainContext(call, round, stop, reply)), abort);
+        const outcome = await inRound(call, round => call.tool.run!(call.args, new PlainContext(call, round, abort, reply)), abort);
         return 'inputRequired' in outcome ? outcome.inputRequired : { resultType: 'complete', ...outcome.value };
     } catch (err) {
         if (err instanceof RpcError) {
@@ -146,30 +144,61 @@ export async function runPlainCall(call: PausableCall, reply: Transport, abort: 
     }
 }
 
-function plainContext(call: PausableCall, round: InputRound, stop: RequestAbort, reply: Transport): ToolContext {
-    const one = async (capability: string, method: string, params: object) => {
-        const key = round.nextKey(capability);
-        return (await round.ask({ [key]: { method, params: params as Record<string, unknown> } }))[key];
-    };
-    return {
-        get signal() {
-            return stop.signal;
-        },
-        sleep: ms => sleep(ms, stop.signal),
-        log: call.log,
-        progress: (progress, total, message) => {
-            if (call.progressToken !== undefined && !stop.aborted) {
-                reply.send({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: call.progressToken, progress, total, message } });
-            }
-        },
-        elicit: async params => parseAnswer(parseElicitResult, await one('elicitation', 'elicitation/create', params)),
-        createMessage: async params => parseAnswer(parseCreateMessageResult, await one('sampling', 'sampling/createMessage', params)),
-        spawn: async toolName => {
-            throw new SpawnError('not_a_task', `Cannot start sub-task ${toolName}: only a tool running as a task can start sub-tasks`);
-        },
-        input: round.ask,
-        clientCapabilities: call.envelope.capabilities,
-    };
+/**
+ * What a plain 2026-07-28 call's tool gets. A class with its methods on the prototype and `signal`
+ * a getter (as InlineContext): a tool that never looks at its signal (greet) costs no AbortController.
+ */
+class PlainContext implements ToolContext {
+    readonly input: NonNullable<ToolContext['input']>;
+
+    constructor(
+        private readonly call: PausableCall,
+        private readonly round: InputRound,
+        private readonly abort: RequestAbort,
+        private readonly reply: Transport,
+    ) {
+        this.input = round.ask;
+    }
+
+    get signal(): AbortSignal {
+        return this.abort.signal;
+    }
+
+    get log(): Logger {
+        return this.call.log;
+    }
+
+    get clientCapabilities(): Record<string, unknown> {
+        return this.call.envelope.capabilities;
+    }
+
+    sleep(ms: number): Promise<void> {
+        return sleep(ms, this.abort.signal);
+    }
+
+    progress(progress: number, total?: number, message?: string): void {
+        const { progressToken } = this.call;
+        if (progressToken !== undefined && !this.abort.aborted) {
+            this.reply.send({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken, progress, total, message } });
+        }
+    }
+
+    async elicit(params: Parameters<ToolContext['elicit']>[0]) {
+        return parseAnswer(parseElicitResult, await this.one('elicitation', 'elicitation/create', params));
+    }
+
+    async createMessage(params: Parameters<ToolContext['createMessage']>[0]) {
+        return parseAnswer(parseCreateMessageResult, await this.one('sampling', 'sampling/createMessage', params));
+    }
+
+    async spawn(toolName: string): Promise<never> {
+        throw new SpawnError('not_a_task', `Cannot start sub-task ${toolName}: only a tool running as a task can start sub-tasks`);
+    }
+
+    private async one(capability: string, method: string, params: object): Promise<unknown> {
+        const key = this.round.nextKey(capability);
+        return (await this.round.ask({ [key]: { method, params: params as Record<string, unknown> } }))[key];
+    }
 }
 
 /** An answer of the shape its request's method returns (ElicitResult, CreateMessageResult, ListRootsResult); -32602 otherwise. */
