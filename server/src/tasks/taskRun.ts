@@ -64,6 +64,7 @@ export class TaskRun implements ToolContext {
     private reason?: Error;
     private sleeper?: Sleeper;
     private pendingInput = 0;
+    private askedBefore = false;
     /** A background task's last progress message, written to its statusMessage. */
     private statusMessage?: string;
     /** Live sub-tasks running here, made on the first. */
@@ -348,6 +349,14 @@ export class TaskRun implements ToolContext {
         try {
             if (inputs) {
                 return await inputs.ask(this, capability, { method, params: params as Record<string, unknown> }, signal);
+            }
+            if (!this.askedBefore) {
+                // The task's first request to the client waits one turn, so that the answer to the
+                // call that created the task (its CreateTaskResult) is out first: a client that
+                // matches input requests to the tasks it knows (ext-tasks) otherwise meets an
+                // unknown task id on a pipe, where both go out in the same write.
+                this.askedBefore = true;
+                await new Promise(resolve => setImmediate(resolve));
             }
             const withMeta = params as { _meta?: Record<string, unknown> };
             return await link!.request(method, { ...params, _meta: { ...withMeta._meta, ...relatedTaskMeta(taskId) } }, { relatedTaskId: taskId, signal });
