@@ -1,3 +1,4 @@
+import { errorMessage, type Logger } from '../log.js';
 import { isTerminal, type Disposable, type TaskStore } from './types.js';
 
 /** One input request a task waits on, as `tasks/get` shows it under `inputRequests`. */
@@ -8,11 +9,11 @@ export interface InputRequest {
 
 interface Waiting extends InputRequest {
     resolve(answer: Record<string, unknown>): void;
-    reject(reason: unknown): void;
 }
 
 interface RootInputs {
     capabilities: Record<string, unknown>;
+    ttlMs: number;
     waiting: Map<string, Waiting>;
     issued: number;
 }
@@ -23,32 +24,44 @@ interface RunLike {
     readonly parent?: RunLike;
 }
 
+/** A task's open input requests as some process knows them; `here` when this process runs the task. */
+export interface OpenInputs {
+    requests?: Record<string, InputRequest>;
+    here: boolean;
+}
+
 /**
  * The input requests of tasks created by 2026-07-28 clients (SEP-2663): instead of a request to
  * the client, a task's elicitation or sampling waits here, `tasks/get` lists it in the task's
  * `inputRequests`, and `tasks/update` answers it. A sub-task's requests show on the task its
  * client created (the only one the client knows). Keys are never reused within a task.
  *
- * Held in the process that runs the task: with a shared store, `tasks/get` and `tasks/update`
- * for such a task must reach this process (see docs/PROTOCOL.md).
+ * The waiting itself is in the process that runs the task. A shared store (Redis) also holds the
+ * open requests, so `tasks/get` on any replica lists them, and carries answers given on any
+ * replica to this one (`input` events).
  */
 export class TaskInputRequests {
     private readonly roots = new Map<string, RootInputs>();
     private readonly subscription: Disposable;
 
-    constructor(store: TaskStore) {
+    constructor(
+        private readonly store: TaskStore,
+        private readonly log: Logger,
+    ) {
         this.subscription = store.onEvent(event => {
             if (event.type === 'deleted') {
                 this.release(event.taskId);
             } else if (event.type === 'status' && isTerminal(event.task.status)) {
                 this.release(event.task.taskId);
+            } else if (event.type === 'input') {
+                this.answerHere(event.taskId, event.responses);
             }
         });
     }
 
     /** A task of a stateless client: its input goes through inputRequests. */
-    adopt(taskId: string, capabilities: Record<string, unknown>): void {
-        this.roots.set(taskId, { capabilities, waiting: new Map(), issued: 0 });
+    adopt(taskId: string, capabilities: Record<string, unknown>, ttlMs: number): void {
+        this.roots.set(taskId, { capabilities, ttlMs, waiting: new Map(), issued: 0 });
     }
 
     /** Whether `run` (or the task that started it) belongs to a stateless client. */
@@ -58,7 +71,8 @@ export class TaskInputRequests {
 
     /** Waits for the client's answer to one request; rejects when `signal` aborts. */
     ask(run: RunLike, capability: 'elicitation' | 'sampling', request: InputRequest, signal: AbortSignal): Promise<Record<string, unknown>> {
-        const root = this.rootOf(run);
+        const rootId = this.rootIdOf(run);
+        const root = this.roots.get(rootId);
         if (!root) {
             return Promise.reject(new Error('Not a task of a stateless client'));
         }
@@ -72,6 +86,7 @@ export class TaskInputRequests {
         return new Promise((resolve, reject) => {
             const onAbort = () => {
                 root.waiting.delete(key);
+                this.share(rootId, root);
                 reject(signal.reason);
             };
             signal.addEventListener('abort', onAbort, { once: true });
@@ -81,37 +96,30 @@ export class TaskInputRequests {
                     signal.removeEventListener('abort', onAbort);
                     resolve(answer);
                 },
-                reject,
             });
+            this.share(rootId, root);
         });
     }
 
-    /** The outstanding requests of a task, by key; undefined when this process holds none for it. */
-    pending(taskId: string): Record<string, InputRequest> | undefined {
+    /** The open requests of a task: this process's when it runs it, else (a shared store, status input_required) the store's. */
+    async open(taskId: string, inputRequired: boolean): Promise<OpenInputs> {
         const root = this.roots.get(taskId);
-        if (!root) {
-            return undefined;
+        if (root) {
+            return { requests: snapshot(root), here: true };
         }
-        const out: Record<string, InputRequest> = {};
-        for (const [key, { method, params }] of root.waiting) {
-            out[key] = { method, params };
-        }
-        return out;
+        return { requests: inputRequired ? await this.store.getInputRequests?.(taskId) : undefined, here: false };
     }
 
-    /** Answers outstanding requests; keys not outstanding (unknown, answered, malformed answers) are ignored, as SEP-2663 asks. */
-    answer(taskId: string, responses: Record<string, unknown>): number {
-        const root = this.roots.get(taskId);
-        let answered = 0;
-        for (const [key, value] of Object.entries(responses)) {
-            const waiting = root?.waiting.get(key);
-            if (waiting && typeof value === 'object' && value !== null && !Array.isArray(value)) {
-                root!.waiting.delete(key);
-                waiting.resolve(value as Record<string, unknown>);
-                answered++;
-            }
+    /**
+     * Answers open requests; keys not open (unknown, answered, malformed answers) are ignored, as
+     * SEP-2663 asks. A task running in another process gets them through the store.
+     */
+    async answer(taskId: string, responses: Record<string, unknown>): Promise<void> {
+        if (this.roots.has(taskId)) {
+            this.answerHere(taskId, responses);
+        } else {
+            await this.store.publishInputResponses?.(taskId, responses);
         }
-        return answered;
     }
 
     dispose(): void {
@@ -119,15 +127,54 @@ export class TaskInputRequests {
         this.roots.clear();
     }
 
-    private release(taskId: string): void {
-        this.roots.delete(taskId);
+    private answerHere(taskId: string, responses: Record<string, unknown>): void {
+        const root = this.roots.get(taskId);
+        if (!root) {
+            return;
+        }
+        let answered = false;
+        for (const [key, value] of Object.entries(responses)) {
+            const waiting = root.waiting.get(key);
+            if (waiting && typeof value === 'object' && value !== null && !Array.isArray(value)) {
+                root.waiting.delete(key);
+                waiting.resolve(value as Record<string, unknown>);
+                answered = true;
+            }
+        }
+        if (answered) {
+            this.share(taskId, root);
+        }
     }
 
-    private rootOf(run: RunLike): RootInputs | undefined {
+    /** Tells a shared store what is open now (nothing to do for a memory store). */
+    private share(taskId: string, root: RootInputs): void {
+        const open = root.waiting.size > 0 ? snapshot(root) : undefined;
+        this.store.setInputRequests?.(taskId, open, root.ttlMs).catch(err => this.log.warn(`[tasks] input requests of ${taskId} not shared: ${errorMessage(err)}`));
+    }
+
+    private release(taskId: string): void {
+        if (this.roots.delete(taskId)) {
+            this.store.setInputRequests?.(taskId, undefined, 0).catch(() => undefined);
+        }
+    }
+
+    private rootIdOf(run: RunLike): string {
         let top = run;
         while (top.parent) {
             top = top.parent;
         }
-        return this.roots.get(top.taskId);
+        return top.taskId;
     }
+
+    private rootOf(run: RunLike): RootInputs | undefined {
+        return this.roots.get(this.rootIdOf(run));
+    }
+}
+
+function snapshot(root: RootInputs): Record<string, InputRequest> {
+    const out: Record<string, InputRequest> = {};
+    for (const [key, { method, params }] of root.waiting) {
+        out[key] = { method, params };
+    }
+    return out;
 }

@@ -75,7 +75,7 @@ export class TaskRuntime implements RunHost {
         this.budget = { maxTasks: limits.maxRetainedTasksPerClient ?? Infinity, maxBytes: limits.maxRetainedBytesPerClient ?? Infinity };
         this.waiters = new TaskWaiters(taskId => store.get(taskId));
         this.subscription = store.onEvent(event => this.onStoreEvent(event));
-        this.inputs = new TaskInputRequests(store);
+        this.inputs = new TaskInputRequests(store, log);
         if (limits.abandonAfterMs) {
             this.abandon = new AbandonWatch(limits.abandonAfterMs, clock, taskId => this.abandoned(taskId));
         }
@@ -117,7 +117,7 @@ export class TaskRuntime implements RunHost {
             this.abandon.watch(record.taskId);
         }
         if (options.statelessCapabilities) {
-            this.inputs.adopt(record.taskId, options.statelessCapabilities);
+            this.inputs.adopt(record.taskId, options.statelessCapabilities, record.ttl);
         }
         run.start(tool, args);
         return record;
@@ -270,6 +270,9 @@ export class TaskRuntime implements RunHost {
                 break;
             case 'progress':
                 notifyProgress(this.hub, event);
+                break;
+            case 'input':
+                // TaskInputRequests listens for these itself.
                 break;
         }
     }

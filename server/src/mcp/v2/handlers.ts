@@ -131,7 +131,7 @@ async function updateTask(call: StatelessCall, params: Params): Promise<Record<s
     }
     const { runtime } = call.services;
     await runtime.get(call.identity, taskId);
-    runtime.inputs.answer(taskId, responses);
+    await runtime.inputs.answer(taskId, responses);
     return { resultType: 'complete' };
 }
 

@@ -55,14 +55,13 @@ export async function detailedTask(runtime: TaskRuntime, record: TaskRecord, own
         return task;
     }
     const task = taskFields(record, owner);
-    // What this process holds is current (a sub-task's requests show on its root task; an answered
-    // one is gone before the store says "working" again); without it, the store's status stands.
-    const pending = runtime.inputs.pending(record.taskId);
-    const open = pending !== undefined && Object.keys(pending).length > 0;
-    if (open) {
+    // What the running process holds is current (a sub-task's requests show on its root task; an
+    // answered one is gone before the store says "working" again); elsewhere, the shared store's.
+    const open = await runtime.inputs.open(record.taskId, record.status === 'input_required');
+    if (open.requests && Object.keys(open.requests).length > 0) {
         task.status = 'input_required';
-        task.inputRequests = pending;
-    } else if (pending !== undefined && record.status === 'input_required') {
+        task.inputRequests = open.requests;
+    } else if (open.here && record.status === 'input_required') {
         task.status = 'working';
     } else if (record.status === 'input_required') {
         task.inputRequests = {};
