@@ -62,7 +62,15 @@ async function main(argv: string[]): Promise<number> {
         log.error(`[commands] ${errorMessage(err)}`);
         return 1;
     }
-    const core = createTasksServer({ ...options, ...demo, tools: [...fixtures, ...demo.tools, ...(commands?.tools ?? [])], store, workerId, logger: log });
+    // Replicas sharing a store sign a paused call's requestState with one key, so a retry may land on any of them.
+    let requestStateKey: string | undefined;
+    try {
+        requestStateKey = await store?.sharedSecret?.('request-state');
+    } catch (err) {
+        log.error(`[store] ${errorMessage(err)}`);
+        return 1;
+    }
+    const core = createTasksServer({ ...options, ...demo, requestStateKey, tools: [...fixtures, ...demo.tools, ...(commands?.tools ?? [])], store, workerId, logger: log });
     if (commands) {
         log.info(`[commands] ${commands.tools.length} command tool(s) from ${options.commandsFile}; logs in ${commands.logDir}`);
         commands.watch();

@@ -29,7 +29,7 @@ function untilStatus(client: StatelessHttpClient, taskId: string, status: string
 describe('protocol 2026-07-28 across two replicas', { skip: TEST_STORE ? false : 'needs a shared store (run under scripts/withRedis.ts)' }, () => {
     before(async () => {
         const prefix = ['--store-prefix', `test-${randomUUID()}:`, '--store', TEST_STORE!];
-        [one, two] = await Promise.all([startHttpServer(['--token', TOKEN, ...prefix]), startHttpServer(['--token', TOKEN, ...prefix])]);
+        [one, two] = await Promise.all([startHttpServer(['--token', TOKEN, '--conformance-fixtures', ...prefix]), startHttpServer(['--token', TOKEN, '--conformance-fixtures', ...prefix])]);
         a = new StatelessHttpClient(one.url, TOKEN);
         b = new StatelessHttpClient(two.url, TOKEN);
     });
@@ -46,6 +46,14 @@ describe('protocol 2026-07-28 across two replicas', { skip: TEST_STORE ? false :
         assert.deepEqual(await b.call('tasks/update', { taskId, inputResponses: { [key!]: { action: 'accept', content: { confirm: true } } } }), { resultType: 'complete' });
         const done = await untilStatus(b, taskId, 'completed');
         assert.equal((done.result as { content: { text: string }[] }).content[0]!.text, "Deleted 'replica.txt'");
+    });
+
+    it('takes a multi round-trip retry on the other replica (one requestState key for both)', async () => {
+        const name = 'test_input_required_result_multi_round';
+        const r1 = await a.call('tools/call', { name, arguments: {} });
+        const r2 = await b.call('tools/call', { name, arguments: {}, inputResponses: { step1: { action: 'accept', content: { name: 'Ada' } } }, requestState: r1.requestState });
+        const r3 = await a.call('tools/call', { name, arguments: {}, inputResponses: { step2: { action: 'accept', content: { color: 'blue' } } }, requestState: r2.requestState });
+        assert.equal((r3.content as { text: string }[])[0]!.text, 'Ada likes blue');
     });
 
     it('cancels from the other replica', async () => {

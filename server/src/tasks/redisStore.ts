@@ -1,5 +1,6 @@
 import { EventEmitter } from 'node:events';
 import { randomUUID } from 'node:crypto';
+import { newSecret } from '../contract.js';
 import { createClient, ErrorReply } from './redisClient.js';
 import { errorMessage, silentLogger, type Logger } from '../log.js';
 import { systemClock, type Clock, type ClockTimer } from '../clock.js';
@@ -284,6 +285,12 @@ export class RedisTaskStore implements TaskStore {
         this.emit({ type: 'input', taskId, responses });
         const wire: WireEvent = { t: 'i', o: this.origin, id: taskId, r: responses };
         await this.command(['PUBLISH', this.channel, JSON.stringify(wire)]);
+    }
+
+    async sharedSecret(name: string): Promise<string> {
+        const key = `${this.prefix}secret:${name}`;
+        await this.command(['SET', key, newSecret(), 'NX']);
+        return (await this.command(['GET', key])) as string;
     }
 
     onEvent(listener: (event: TaskEvent) => void): Disposable {

@@ -135,5 +135,7 @@ export interface TaskStore {
     setInputRequests?(taskId: string, requests: Record<string, { method: string; params: Record<string, unknown> }> | undefined, ttlMs: number): Promise<void>;
     getInputRequests?(taskId: string): Promise<Record<string, { method: string; params: Record<string, unknown> }> | undefined>;
     publishInputResponses?(taskId: string, responses: Record<string, unknown>): Promise<void>;
+    /** Shared stores: a random secret made by the first process that asks for `name`, the same for every later one (the requestState key of replicas). */
+    sharedSecret?(name: string): Promise<string>;
     close(): Promise<void>;
 }
