@@ -92,6 +92,13 @@ describe('the official conformance suite (2026-07-28 and tasks-*)', { timeout: 3
         assert.deepEqual(failing, []);
     });
 
+    it('draws no warning but for resources, which it does not offer', () => {
+        const warned = [...results]
+            .filter(([name]) => !(name in NOT_OFFERED) && name !== 'sep-2164-resource-not-found')
+            .flatMap(([name, checks]) => checks.filter(check => check.status === 'WARNING').map(check => `${name}: ${check.id}: ${check.errorMessage ?? ''}`));
+        assert.deepEqual(warned, []);
+    });
+
     it('fails the scenarios it does not offer only for the missing method', () => {
         for (const [name, why] of Object.entries(NOT_OFFERED)) {
             const checks = results.get(name);
