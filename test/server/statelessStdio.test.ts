@@ -60,6 +60,23 @@ describe('protocol 2026-07-28 over stdio', () => {
         assert.deepEqual(server.garbage, []);
     });
 
+    it('streams notifications/tasks on stdout after subscriptions/listen, until the client cancels it', async () => {
+        server = StdioLines.start();
+        const notifications: Msg[] = [];
+        server.onNotification = message => notifications.push(message);
+        const taskId = (await result('tools/call', { name: 'slow_compute', arguments: { seconds: 1, label: 'piped' } })).taskId as string;
+        const listenId = ++id;
+        server.write({ jsonrpc: '2.0', id: listenId, method: 'subscriptions/listen', params: { notifications: { taskIds: [taskId] }, _meta: meta() } });
+        await waitUntil(() => notifications.some(n => n.method === 'notifications/tasks' && n.params?.status === 'completed'), 'the completed notification', { everyMs: 20 });
+        assert.equal(notifications[0]!.method, 'notifications/subscriptions/acknowledged');
+        const done = notifications.find(n => n.method === 'notifications/tasks' && n.params?.status === 'completed')!;
+        assert.equal((done.params!._meta as Record<string, unknown>)['io.modelcontextprotocol/subscriptionId'], String(listenId));
+        server.write({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: listenId } });
+        const closed = await server.next();
+        assert.equal(closed.id, listenId);
+        assert.equal((closed.result!._meta as Record<string, unknown>)['io.modelcontextprotocol/subscriptionId'], String(listenId));
+    });
+
     it('answers a bad version with -32022 and missing _meta with -32602', async () => {
         server = StdioLines.start();
         const wrong = await call('tools/list', {}, undefined);

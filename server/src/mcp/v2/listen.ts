@@ -71,16 +71,17 @@ export async function listen(call: StatelessCall, params: Record<string, unknown
     for (const taskId of taskIds) {
         send(taskId);
     }
-    try {
-        await new Promise<void>(resolve => {
-            if (abort.signal.aborted) {
-                resolve();
-            } else {
-                abort.signal.addEventListener('abort', () => resolve(), { once: true });
-            }
-        });
-    } finally {
-        registration.dispose();
-    }
+    await new Promise<void>(resolve => {
+        // Left at once, not a turn later: a stdio pipe that closes counts its client's links right away.
+        const end = () => {
+            registration.dispose();
+            resolve();
+        };
+        if (abort.signal.aborted) {
+            end();
+        } else {
+            abort.signal.addEventListener('abort', end, { once: true });
+        }
+    });
     return { resultType: 'complete', _meta: meta };
 }
