@@ -75,6 +75,11 @@ describe('protocol 2026-07-28 over HTTP', () => {
         assert.ok(init.header('mcp-session-id'));
         assert.equal(init.messages[0]!.result!.protocolVersion, '2025-11-25');
         assert.ok((init.messages[0]!.result!.capabilities as Record<string, unknown>).tasks);
+        const sessionHeaders = { 'content-type': 'application/json', accept: 'application/json', authorization: `Bearer ${TOKEN_A}`, 'mcp-session-id': init.header('mcp-session-id')!, 'mcp-protocol-version': '2025-11-25' };
+        const list = await exchange(server.url, { headers: sessionHeaders, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }) });
+        const names = (list.messages[0]!.result!.tools as { name: string }[]).map(tool => tool.name);
+        assert.ok(names.includes('greet') && !names.some(name => name.startsWith('test_') || name === 'protocol_error_job'), 'no conformance fixture without --conformance-fixtures');
+        assert.equal(list.messages[0]!.result!.resultType, undefined, 'no 2026-07-28 fields in a session');
         const noSession = await exchange(server.url, {
             headers: { 'content-type': 'application/json', accept: 'application/json', authorization: `Bearer ${TOKEN_A}`, 'mcp-protocol-version': '2025-11-25' },
             body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
