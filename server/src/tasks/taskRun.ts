@@ -60,11 +60,12 @@ export class TaskRun implements ToolContext {
     spawned = 0;
     /** The external job behind the task, for tools whose tasks live in another system. */
     external?: ExternalJob;
+    /** Set by the task's first request to a 2025-11-25 client (see requestInput). */
+    private askedBefore = false;
     private controller?: AbortController;
     private reason?: Error;
     private sleeper?: Sleeper;
     private pendingInput = 0;
-    private askedBefore = false;
     /** A background task's last progress message, written to its statusMessage. */
     private statusMessage?: string;
     /** Live sub-tasks running here, made on the first. */
