@@ -4,7 +4,8 @@ import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { StepFailure, type DemoContext } from './demo/context.js';
 import { DemoServer } from './demo/server.js';
-import { STEPS, STEP_TITLES } from './demo/steps.js';
+import { STEPS, STEP_TITLES, type Step } from './demo/steps.js';
+import { STEPS_2026 } from './demo/steps2026.js';
 import { Terminal } from './demo/ui.js';
 import { CurlCommands } from './demo/wire.js';
 
@@ -21,6 +22,9 @@ Options:
   --non-interactive   Do not pause between steps; answer the elicitation "yes" automatically.
   --url URL           Use a running server (its /mcp URL) instead of starting dist/server.js.
                       Sends MCP_TASKS_TOKEN, if set, as the bearer token.
+  --protocol VERSION  2025-11-25 (the default: the steps above) or 2026-07-28: the same tools
+                      over the stateless revision with the Tasks extension (server/discover,
+                      server-decided tasks, tasks/get with the result inline, tasks/update).
   --list-steps        Print the step titles and exit.
   -h, --help          Print this help and exit.
 `;
@@ -35,6 +39,7 @@ async function main(argv: string[]): Promise<number> {
             'non-interactive': { type: 'boolean' },
             url: { type: 'string' },
             'list-steps': { type: 'boolean' },
+            protocol: { type: 'string', default: '2025-11-25' },
             help: { type: 'boolean', short: 'h' },
         },
     });
@@ -42,8 +47,14 @@ async function main(argv: string[]): Promise<number> {
         process.stdout.write(HELP);
         return 0;
     }
+    if (values.protocol !== '2025-11-25' && values.protocol !== '2026-07-28') {
+        process.stderr.write(`demo: --protocol must be 2025-11-25 or 2026-07-28, not ${values.protocol}\n`);
+        return 2;
+    }
+    const stateless = values.protocol === '2026-07-28';
+    const steps: readonly Step[] = stateless ? STEPS_2026 : STEPS;
     if (values['list-steps']) {
-        STEP_TITLES.forEach((title, i) => process.stdout.write(`${i + 1}. ${title}\n`));
+        steps.forEach((step, i) => process.stdout.write(`${i + 1}. ${step.title}\n`));
         return 0;
     }
 
@@ -55,11 +66,11 @@ async function main(argv: string[]): Promise<number> {
     const ctx: DemoContext = { term, curl: new CurlCommands(Boolean(token)), url: values.url ?? server!.url, token, server };
     process.once('SIGINT', () => void Promise.resolve(server?.stop()).finally(() => process.exit(130)));
 
-    term.print(paint.bold('MCP Tasks v1 walkthrough') + paint.dim(` — ${server ? `started dist/server.js at ${ctx.url}` : `using ${ctx.url}`}`));
+    term.print(paint.bold(stateless ? 'MCP Tasks walkthrough, protocol 2026-07-28 (Tasks extension)' : 'MCP Tasks v1 walkthrough') + paint.dim(` — ${server ? `started dist/server.js at ${ctx.url}` : `using ${ctx.url}`}`));
     term.note('→ client to server   ← the server\'s response   ⇠ sent by the server on its own (notifications, requests)');
     const passed: boolean[] = [];
     try {
-        for (const [index, step] of STEPS.entries()) {
+        for (const [index, step] of steps.entries()) {
             if (index > 0) {
                 await term.pause(`step ${index + 1}: ${step.title}`);
             }
@@ -85,11 +96,11 @@ async function main(argv: string[]): Promise<number> {
         term.close();
     }
     const ok = passed.filter(Boolean).length;
-    const summary = `${ok}/${STEPS.length} steps passed`;
+    const summary = `${ok}/${steps.length} steps passed`;
     term.print();
-    term.print(ok === STEPS.length ? paint.bold(paint.green(summary)) : paint.bold(paint.red(summary)));
+    term.print(ok === steps.length ? paint.bold(paint.green(summary)) : paint.bold(paint.red(summary)));
     term.print(paint.dim('The same steps, explained: docs/WALKTHROUGH.md'));
-    return ok === STEPS.length ? 0 : 1;
+    return ok === steps.length ? 0 : 1;
 }
 
 function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {

@@ -4,6 +4,7 @@ import { hostname } from 'node:os';
 import { setFlagsFromString } from 'node:v8';
 import { systemClock } from './clock.js';
 import { CommandsFile } from './commands/commandsFile.js';
+import { conformanceFixtures } from './tools/conformance/index.js';
 import { demoServerOptions } from './demo.js';
 import { createLogger, errorMessage, type Logger } from './log.js';
 import { HELP, parseCli, type CliOptions } from './options.js';
@@ -50,16 +51,26 @@ async function main(argv: string[]): Promise<number> {
         return 1;
     }
     const demo = demoServerOptions(options.taskTools);
+    // Fixtures first: the conformance suite calls the first listed tool with no arguments.
+    const fixtures = options.conformanceFixtures ? conformanceFixtures(() => core.setTools([...fixtures, ...demo.tools, ...(commands?.tools ?? [])])) : [];
     let commands: CommandsFile | undefined;
     try {
         commands = options.commandsFile
-            ? new CommandsFile({ file: options.commandsFile, logDir: options.commandsLogDir, clock: systemClock, log, onChange: tools => core.setTools([...demo.tools, ...tools]) })
+            ? new CommandsFile({ file: options.commandsFile, logDir: options.commandsLogDir, clock: systemClock, log, onChange: tools => core.setTools([...fixtures, ...demo.tools, ...tools]) })
             : undefined;
     } catch (err) {
         log.error(`[commands] ${errorMessage(err)}`);
         return 1;
     }
-    const core = createTasksServer({ ...options, ...demo, tools: [...demo.tools, ...(commands?.tools ?? [])], store, workerId, logger: log });
+    // Replicas sharing a store sign a paused call's requestState with one key, so a retry may land on any of them.
+    let requestStateKey: string | undefined;
+    try {
+        requestStateKey = await store?.sharedSecret?.('request-state');
+    } catch (err) {
+        log.error(`[store] ${errorMessage(err)}`);
+        return 1;
+    }
+    const core = createTasksServer({ ...options, ...demo, requestStateKey, tools: [...fixtures, ...demo.tools, ...(commands?.tools ?? [])], store, workerId, logger: log });
     if (commands) {
         log.info(`[commands] ${commands.tools.length} command tool(s) from ${options.commandsFile}; logs in ${commands.logDir}`);
         commands.watch();

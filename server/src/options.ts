@@ -31,6 +31,8 @@ export interface CliOptions {
     commandsLogDir?: string;
     /** Offer start_<tool>, get_task, cancel_task and list_tasks. */
     taskTools: boolean;
+    /** Also serve the tools the official conformance suite calls (test_*, protocol_error_job, …). */
+    conformanceFixtures: boolean;
     sessionIdleMs: number;
     bodyLimitBytes: number;
     maxConnections: number;
@@ -45,7 +47,9 @@ export interface CliOptions {
 export const HELP = `Usage: mcp-tasks-server [--stdio | --http] [options]
 
 An MCP server implementing MCP Tasks v1 (protocol ${PROTOCOL_VERSION}): task-augmented tools with
-tasks/get, tasks/result, tasks/list, tasks/cancel, progress and status notifications.
+tasks/get, tasks/result, tasks/list, tasks/cancel, progress and status notifications; and, on the
+same endpoint, protocol 2026-07-28 (stateless, no initialize) with the Tasks extension
+(io.modelcontextprotocol/tasks): each request is served by the revision it names (docs/PROTOCOL.md).
 
 Transport:
   --stdio                      Speak MCP on stdin/stdout (the default). Logs go to stderr.
@@ -116,6 +120,10 @@ Tasks:
                                starts it in the background, plus get_task (status, latest message,
                                result; can wait up to 20 s), cancel_task and list_tasks, so models in
                                hosts that never send "task" (Claude Code, Cursor, Codex) can use them.
+  --conformance-fixtures       Also serve the fixture tools the official MCP conformance suite
+                               (@modelcontextprotocol/conformance) calls: test_*, protocol_error_job,
+                               multi_input, test_tool_with_task, json_schema_2020_12_tool. For
+                               testing only; they are never in the default tool list.
 
 Commands:
   --commands FILE              Serve the command tools FILE declares (JSON: {"tools": [...]}, see
@@ -177,6 +185,7 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
             'poll-interval': { type: 'string' },
             'abandon-after': { type: 'string' },
             'no-task-tools': { type: 'boolean' },
+            'conformance-fixtures': { type: 'boolean' },
             commands: { type: 'string' },
             'commands-log-dir': { type: 'string' },
             store: { type: 'string' },
@@ -239,6 +248,7 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
         pollIntervalMs: parseDuration(values['poll-interval'] ?? `${DEFAULT_LIMITS.pollIntervalMs}`, '--poll-interval'),
         abandonAfterMs: values['abandon-after'] === undefined ? 0 : parseDuration(values['abandon-after'], '--abandon-after'),
         taskTools: !values['no-task-tools'],
+        conformanceFixtures: values['conformance-fixtures'] ?? false,
         commandsFile: values.commands,
         commandsLogDir: values['commands-log-dir'],
         logLevel,

@@ -3,6 +3,8 @@ import { createLogger, type Logger } from './log.js';
 import { TaskTools } from './mcp/taskTools.js';
 import { McpSession, type ServerInfo, type SessionChannel, type SessionServices } from './mcp/session.js';
 import type { Clock } from './clock.js';
+import { newSecret } from './contract.js';
+import { RequestStates } from './mcp/v2/requestState.js';
 import { ClientHub, type ClientIdentity } from './tasks/hub.js';
 import { MemoryTaskStore } from './tasks/memoryStore.js';
 import { TaskRuntime, type RuntimeLimits } from './tasks/runtime.js';
@@ -40,6 +42,11 @@ export interface TasksServerOptions extends Partial<RuntimeLimits> {
     clock?: Clock;
     /** Offer the task tools (start_<tool>, get_task, cancel_task, list_tasks) to models; off unless asked (the CLI asks unless --no-task-tools). */
     taskTools?: boolean;
+    /**
+     * The key that signs the requestState of 2026-07-28 calls waiting for input; a fresh one per
+     * launch by default. Replicas behind one endpoint need the same key to accept each other's.
+     */
+    requestStateKey?: string;
 }
 
 /** The transport-independent core: one runtime and store, any number of sessions. */
@@ -48,7 +55,8 @@ export class TasksServer {
     readonly runtime: TaskRuntime;
     readonly log: Logger;
     private readonly sessions = new Set<McpSession>();
-    private readonly services: SessionServices;
+    /** What every session, and every stateless (2026-07-28) request, is served with. */
+    readonly services: SessionServices;
     private readonly registry: ToolRegistry;
 
     constructor(options: TasksServerOptions = {}) {
@@ -79,6 +87,7 @@ export class TasksServer {
             log: this.log,
             serverInfo: { ...(options.serverInfo ?? { name: 'mcp-tasks-server', version: SERVER_VERSION }) },
             instructions: options.instructions,
+            requestStates: new RequestStates(options.requestStateKey ?? newSecret()),
         };
     }
 
@@ -100,6 +109,12 @@ export class TasksServer {
         for (const session of this.sessions) {
             if (!session.isClosed) {
                 session.notify('notifications/tools/list_changed', {});
+            }
+        }
+        // And every subscriptions/listen stream of a 2026-07-28 client (sessions were told above).
+        for (const link of [...this.hub.all()]) {
+            if (!(link instanceof McpSession)) {
+                link.notify('notifications/tools/list_changed', {});
             }
         }
     }

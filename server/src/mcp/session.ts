@@ -10,7 +10,10 @@ import type { Disposable } from '../tasks/types.js';
 import { relatedTaskMeta, type KeyArguments } from '../tasks/wire.js';
 import type { ToolDefinition } from '../tools/types.js';
 import { HANDLERS_2025_11_25, type McpHandlers } from './handlers.js';
+import { revisionOf } from './revision.js';
 import type { TaskTools } from './taskTools.js';
+import type { RequestStates } from './v2/requestState.js';
+import { serveStateless } from './v2/serve.js';
 
 /** The tools as the handlers see them: their listing, lookup and argument validation. */
 export interface ToolCatalog extends KeyArguments {
@@ -40,6 +43,8 @@ export interface SessionServices {
     serverInfo: ServerInfo;
     /** Guidance for the model, sent in `initialize`; left out of the JSON when absent. */
     instructions?: string;
+    /** Signs the requestState of 2026-07-28 calls that wait for input. */
+    requestStates: RequestStates;
 }
 
 /** What a transport lends a session: its standalone stream (GET SSE, or stdout) when one is open. */
@@ -90,7 +95,10 @@ export class McpSession implements ClientLink {
     }
 
     notify(method: string, params: Record<string, unknown>, relatedTaskId?: string): void {
-        this.rpc.notify(method, params, relatedTaskId);
+        // A pipe that never sent initialize speaks 2026-07-28, where nothing is sent unasked (subscriptions/listen).
+        if (this.protocolVersion !== undefined) {
+            this.rpc.notify(method, params, relatedTaskId);
+        }
     }
 
     /** A request to the client; a task's goes also on the streams waiting on that task's result. */
@@ -114,6 +122,11 @@ export class McpSession implements ClientLink {
     }
 
     private readonly dispatch = (request: JsonRpcRequest, reply: Transport, abort: RequestAbort): Promise<Record<string, unknown>> | Record<string, unknown> => {
+        // stdio: a pipe that has sent initialize is a 2025-11-25 session; before that, a request
+        // naming a later version is served statelessly (HTTP decides in its transport).
+        if (this.protocolVersion === undefined && revisionOf(request.method, request.params, false) === 'stateless') {
+            return serveStateless(this.services, this.identity, request, reply, abort);
+        }
         const handler = this.handlers.get(request.method);
         if (!handler) {
             throw methodNotFound(`Method not found: ${request.method}`);

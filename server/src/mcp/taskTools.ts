@@ -14,7 +14,10 @@ export const MAX_WAIT_SECONDS = 20;
 const START_PREFIX = 'start_';
 const STATUSES = ['working', 'input_required', 'completed', 'failed', 'cancelled'] as const;
 
-type TaskToolHandler = (session: McpSession, args: Record<string, unknown>, abort: RequestAbort) => Promise<CallToolResult>;
+/** Who calls a task tool: a 2025-11-25 session, or a 2026-07-28 request's caller. */
+export type TaskToolCaller = Pick<McpSession, 'services' | 'identity'>;
+
+type TaskToolHandler = (session: TaskToolCaller, args: Record<string, unknown>, abort: RequestAbort) => Promise<CallToolResult>;
 
 interface TaskTool {
     definition: ToolDefinition;
@@ -67,7 +70,7 @@ export class TaskTools {
     }
 
     /** Runs a task tool; tool-level failures (an unknown task, a limit) are results the model can read. */
-    async call(session: McpSession, tool: TaskTool, rawArgs: unknown, abort: RequestAbort): Promise<CallToolResult> {
+    async call(session: TaskToolCaller, tool: TaskTool, rawArgs: unknown, abort: RequestAbort): Promise<CallToolResult> {
         const args = parseArguments(tool.definition, rawArgs);
         try {
             return await tool.handle(session, args, abort);
@@ -148,7 +151,7 @@ const listTasksTool: ToolDefinition = {
     taskSupport: 'forbidden',
 };
 
-async function getTask(session: McpSession, args: Record<string, unknown>, abort: RequestAbort): Promise<CallToolResult> {
+async function getTask(session: TaskToolCaller, args: Record<string, unknown>, abort: RequestAbort): Promise<CallToolResult> {
     const { runtime } = session.services;
     const taskId = args.task_id as string;
     const waitMs = (args.wait_seconds as number) * 1000;
@@ -172,7 +175,7 @@ async function getTask(session: McpSession, args: Record<string, unknown>, abort
 }
 
 /** Waits on the task's events (not by polling) for at most `ms`, or until the call is withdrawn. */
-async function waitForEnd(session: McpSession, taskId: string, ms: number, abort: RequestAbort): Promise<TaskRecord> {
+async function waitForEnd(session: TaskToolCaller, taskId: string, ms: number, abort: RequestAbort): Promise<TaskRecord> {
     const { runtime } = session.services;
     const deadline = new AbortController();
     const timer = runtime.clock.setTimeout(controller => controller.abort(new Error('wait over')), ms, deadline, true);
@@ -188,13 +191,13 @@ async function waitForEnd(session: McpSession, taskId: string, ms: number, abort
     }
 }
 
-async function cancelTask(session: McpSession, args: Record<string, unknown>): Promise<CallToolResult> {
+async function cancelTask(session: TaskToolCaller, args: Record<string, unknown>): Promise<CallToolResult> {
     const record = await session.services.runtime.cancel(session.identity, args.task_id as string);
     const text = `Task ${record.taskId} (${record.toolName}) is cancelled.`;
     return { content: [{ type: 'text', text }], structuredContent: taskSummary(record) };
 }
 
-async function listTasks(session: McpSession, args: Record<string, unknown>): Promise<CallToolResult> {
+async function listTasks(session: TaskToolCaller, args: Record<string, unknown>): Promise<CallToolResult> {
     const status = args.status as TaskRecord['status'] | undefined;
     // The caller's own tasks only, even for the owner: this is a model's view, not the sidebar's.
     const identity = { ...session.identity, isOwner: false };

@@ -11,6 +11,12 @@ export const ErrorCodes = {
     StoreUnavailable: -32001,
     /** Server-defined: a request to the client timed out or its connection closed. */
     ConnectionClosed: -32002,
+    /** 2026-07-28: an HTTP header disagrees with the body it mirrors, or a required one is missing. */
+    HeaderMismatch: -32020,
+    /** 2026-07-28: serving the request needs a client capability the request did not declare. */
+    MissingRequiredClientCapability: -32021,
+    /** 2026-07-28: the request's protocol version is not one this server speaks. */
+    UnsupportedProtocolVersion: -32022,
 } as const;
 
 /** An error that travels to the peer as a JSON-RPC error object. */

@@ -49,6 +49,13 @@ export class ClientHub {
         return this.byKey.get(clientKey) ?? [];
     }
 
+    /** Every link, of every client. */
+    *all(): Iterable<ClientLink> {
+        for (const links of this.byKey.values()) {
+            yield* links;
+        }
+    }
+
     owners(): Iterable<ClientLink> {
         return this.ownerLinks;
     }

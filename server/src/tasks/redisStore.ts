@@ -1,5 +1,6 @@
 import { EventEmitter } from 'node:events';
 import { randomUUID } from 'node:crypto';
+import { newSecret } from '../contract.js';
 import { createClient, ErrorReply } from './redisClient.js';
 import { errorMessage, silentLogger, type Logger } from '../log.js';
 import { systemClock, type Clock, type ClockTimer } from '../clock.js';
@@ -59,7 +60,9 @@ type WireEvent =
      * Progress: the token goes out with a task's first tick only (repeated, a large one multiplied
      * the traffic); later ticks say `hp` (has a token) and replicas use the one they kept.
      */
-    | { t: 'p'; o: string; id: string; ck: string; pt?: string | number; hp: 0 | 1; up: ProgressUpdate };
+    | { t: 'p'; o: string; id: string; ck: string; pt?: string | number; hp: 0 | 1; up: ProgressUpdate }
+    /** A 2026-07-28 client's answers to a task's input requests, for the replica that runs it. */
+    | { t: 'i'; o: string; id: string; r: Record<string, unknown> };
 
 interface PendingFinish {
     status: TerminalStatus;
@@ -276,6 +279,28 @@ export class RedisTaskStore implements TaskStore {
         this.command(['PUBLISH', this.channel, JSON.stringify(wire)]).catch(() => undefined);
     }
 
+    async setInputRequests(taskId: string, requests: Record<string, { method: string; params: Record<string, unknown> }> | undefined, ttlMs: number): Promise<void> {
+        const key = `${this.prefix}in:${taskId}`;
+        await this.command(requests === undefined ? ['DEL', key] : ['SET', key, JSON.stringify(requests), 'PX', String(Math.max(1000, Math.round(ttlMs)))]);
+    }
+
+    async getInputRequests(taskId: string): Promise<Record<string, { method: string; params: Record<string, unknown> }> | undefined> {
+        const raw = (await this.command(['GET', `${this.prefix}in:${taskId}`])) as string | null;
+        return raw === null ? undefined : (JSON.parse(raw) as Record<string, { method: string; params: Record<string, unknown> }>);
+    }
+
+    async publishInputResponses(taskId: string, responses: Record<string, unknown>): Promise<void> {
+        this.emit({ type: 'input', taskId, responses });
+        const wire: WireEvent = { t: 'i', o: this.origin, id: taskId, r: responses };
+        await this.command(['PUBLISH', this.channel, JSON.stringify(wire)]);
+    }
+
+    async sharedSecret(name: string): Promise<string> {
+        const key = `${this.prefix}secret:${name}`;
+        await this.command(['SET', key, newSecret(), 'NX']);
+        return (await this.command(['GET', key])) as string;
+    }
+
     onEvent(listener: (event: TaskEvent) => void): Disposable {
         this.events.on('event', listener);
         return { dispose: () => this.events.off('event', listener) };
@@ -418,6 +443,9 @@ export class RedisTaskStore implements TaskStore {
                 break;
             case 'p':
                 this.receiveProgress(wire);
+                break;
+            case 'i':
+                this.emit({ type: 'input', taskId: wire.id, responses: wire.r });
                 break;
         }
     }

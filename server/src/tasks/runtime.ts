@@ -10,6 +10,7 @@ import { TaskRun, type ChildOptions, type RunHost, type StopStatus } from './tas
 import { isTerminal, type RetentionBudget, type TaskEvent, type TaskOutcome, type TaskPage, type TaskRecord, type TaskStore } from './types.js';
 import { TaskWaiters } from './waiters.js';
 import { AbandonWatch } from './abandon.js';
+import { TaskInputRequests } from './inputRequests.js';
 
 export { OWNER_PROGRESS_METHOD, TASK_STATUS_METHOD } from './notifier.js';
 export { outcomeOfError, resultText } from './outcomes.js';
@@ -41,6 +42,8 @@ export interface CreateTaskOptions {
     onProgress?: ChildOptions['onProgress'];
     /** Started through a task tool: nobody is expected to poll it, so it is never abandoned. */
     background?: boolean;
+    /** A stateless (2026-07-28) client's task: its input requests wait for tasks/update, within these capabilities. */
+    statelessCapabilities?: Record<string, unknown>;
 }
 
 /**
@@ -57,6 +60,8 @@ export class TaskRuntime implements RunHost {
     private closing = false;
     /** Made once: every create passes it. */
     readonly budget: RetentionBudget;
+    /** The input requests of stateless clients' tasks (SEP-2663 inputRequests / tasks/update). */
+    readonly inputs: TaskInputRequests;
 
     constructor(
         readonly store: TaskStore,
@@ -70,6 +75,7 @@ export class TaskRuntime implements RunHost {
         this.budget = { maxTasks: limits.maxRetainedTasksPerClient ?? Infinity, maxBytes: limits.maxRetainedBytesPerClient ?? Infinity };
         this.waiters = new TaskWaiters(taskId => store.get(taskId));
         this.subscription = store.onEvent(event => this.onStoreEvent(event));
+        this.inputs = new TaskInputRequests(store, log);
         if (limits.abandonAfterMs) {
             this.abandon = new AbandonWatch(limits.abandonAfterMs, clock, taskId => this.abandoned(taskId));
         }
@@ -109,6 +115,9 @@ export class TaskRuntime implements RunHost {
         this.runs.set(record.taskId, run);
         if (this.abandon && !parent && !options.background && !client.isOwner) {
             this.abandon.watch(record.taskId);
+        }
+        if (options.statelessCapabilities) {
+            this.inputs.adopt(record.taskId, options.statelessCapabilities, record.ttl);
         }
         run.start(tool, args);
         return record;
@@ -175,6 +184,7 @@ export class TaskRuntime implements RunHost {
     /** Abandons what still runs here without recording anything (after shutdown, or a store that is gone). */
     dispose(): void {
         this.subscription.dispose();
+        this.inputs.dispose();
         this.abandon?.stop();
         const reason = new Error('Runtime disposed');
         for (const run of this.runs.values()) {
@@ -262,6 +272,9 @@ export class TaskRuntime implements RunHost {
                 break;
             case 'progress':
                 notifyProgress(this.hub, event);
+                break;
+            case 'input':
+                // TaskInputRequests listens for these itself.
                 break;
         }
     }

@@ -6,6 +6,7 @@ import type { Clock, ClockTimer } from '../clock.js';
 import { ExternalJob } from './external.js';
 import { parseCreateMessageResult, parseElicitResult } from './inputReplies.js';
 import type { ClientHub, ClientIdentity, InputCapability } from './hub.js';
+import type { TaskInputRequests } from './inputRequests.js';
 import { cancelledOutcome, outcomeOfError, resultText, stopReason } from './outcomes.js';
 import { spawnChild } from './spawn.js';
 import { isTerminal, type LiveStatus, type ProgressUpdate, type TaskOutcome, type TaskRecord, type TaskStore, type TerminalStatus } from './types.js';
@@ -31,6 +32,8 @@ export interface RunHost {
     readonly log: Logger;
     readonly clock: Clock;
     readonly limits: { maxSubtaskDepth: number; maxChildrenPerTask: number };
+    /** Where the input requests of 2026-07-28 clients' tasks wait for tasks/update. */
+    readonly inputs?: TaskInputRequests;
     /** The run of `taskId` in this process, if it runs here. */
     runOf(taskId: string): TaskRun | undefined;
     /** Drops a run that is stopping from the runtime's map. */
@@ -57,6 +60,8 @@ export class TaskRun implements ToolContext {
     spawned = 0;
     /** The external job behind the task, for tools whose tasks live in another system. */
     external?: ExternalJob;
+    /** Set by the task's first request to a 2025-11-25 client (see requestInput). */
+    private askedBefore = false;
     private controller?: AbortController;
     private reason?: Error;
     private sleeper?: Sleeper;
@@ -378,9 +383,11 @@ export class TaskRun implements ToolContext {
     private async requestInput(capability: InputCapability, method: string, params: object, waitingMessage: string, resumedMessage: string): Promise<Record<string, unknown>> {
         const { hub } = this.host;
         const { taskId, clientKey } = this.record;
-        // The task's own client answers when it can; otherwise the owner (the editor) answers for it.
-        const link = hub.pickFor(clientKey, capability) ?? hub.pickOwner(capability);
-        if (!link) {
+        // A stateless (2026-07-28) client's task asks through its inputRequests; otherwise the
+        // task's own client answers when it can, or else the owner (the editor) answers for it.
+        const inputs = this.host.inputs?.handles(this) ? this.host.inputs : undefined;
+        const link = inputs ? undefined : (hub.pickFor(clientKey, capability) ?? hub.pickOwner(capability));
+        if (!inputs && !link) {
             throw new Error(
                 `The client that started this task cannot answer ${capability} requests (it did not declare the ${capability} capability), and no editor is connected to answer for it`,
             );
@@ -391,8 +398,19 @@ export class TaskRun implements ToolContext {
             await this.tell('input_required', waitingMessage);
         }
         try {
+            if (inputs) {
+                return await inputs.ask(this, capability, { method, params: params as Record<string, unknown> }, signal);
+            }
+            if (!this.askedBefore) {
+                // The task's first request to the client waits one turn, so that the answer to the
+                // call that created the task (its CreateTaskResult) is out first: a client that
+                // matches input requests to the tasks it knows (ext-tasks) otherwise meets an
+                // unknown task id on a pipe, where both go out in the same write.
+                this.askedBefore = true;
+                await new Promise(resolve => setImmediate(resolve));
+            }
             const withMeta = params as { _meta?: Record<string, unknown> };
-            return await link.request(method, { ...params, _meta: { ...withMeta._meta, ...relatedTaskMeta(taskId) } }, { relatedTaskId: taskId, signal });
+            return await link!.request(method, { ...params, _meta: { ...withMeta._meta, ...relatedTaskMeta(taskId) } }, { relatedTaskId: taskId, signal });
         } catch (err) {
             // The client's error answer is this tool's failure, not the error tools/call would return:
             // passed through, a -32602 from tasks/result would read as "no such task".

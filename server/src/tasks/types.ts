@@ -65,7 +65,9 @@ export type TaskEvent =
     | { type: 'deleted'; taskId: string; clientKey: string }
     | { type: 'progress'; taskId: string; clientKey: string; progressToken?: string | number; update: ProgressUpdate }
     /** A shared store reconnected: events may have been missed, so listeners re-read what they wait on. */
-    | { type: 'resync' };
+    | { type: 'resync' }
+    /** A 2026-07-28 client answered input requests of a task (tasks/update), in whatever process. */
+    | { type: 'input'; taskId: string; responses: Record<string, unknown> };
 
 export interface TaskPage {
     tasks: TaskRecord[];
@@ -128,5 +130,15 @@ export interface TaskStore {
      * one `budget`, the oldest deleted first. Optional: a store without it keeps them to their ttl.
      */
     orphan?(clientKey: string, budget: RetentionBudget): void;
+    /**
+     * Shared stores only (a memory store's process holds them itself): the open input requests of a
+     * 2026-07-28 client's task, readable from every process (undefined clears them), and the way a
+     * client's answers reach the process that runs the task (an `input` event there).
+     */
+    setInputRequests?(taskId: string, requests: Record<string, { method: string; params: Record<string, unknown> }> | undefined, ttlMs: number): Promise<void>;
+    getInputRequests?(taskId: string): Promise<Record<string, { method: string; params: Record<string, unknown> }> | undefined>;
+    publishInputResponses?(taskId: string, responses: Record<string, unknown>): Promise<void>;
+    /** Shared stores: a random secret made by the first process that asks for `name`, the same for every later one (the requestState key of replicas). */
+    sharedSecret?(name: string): Promise<string>;
     close(): Promise<void>;
 }

@@ -63,7 +63,7 @@ export function describeTool(tool: ToolDefinition): Record<string, unknown> {
         name: tool.name,
         title: tool.title,
         description: tool.description,
-        inputSchema: jsonSchema(tool.inputSchema, 'input'),
+        inputSchema: tool.jsonInputSchema ?? jsonSchema(tool.inputSchema, 'input'),
     };
     if (tool.outputSchema) {
         entry.outputSchema = jsonSchema(tool.outputSchema, 'output');

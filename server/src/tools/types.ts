@@ -46,6 +46,16 @@ export interface ToolContext {
      * which end when `run` returns anyway.
      */
     holdEnd?(work: Promise<unknown>): void;
+    /**
+     * 2026-07-28 plain calls only (SEP-2322): asks the client several things at once, by key
+     * (`{ method, params }` each: elicitation/create, sampling/createMessage, roots/list), and
+     * resolves with the answers by key. The call ends with an InputRequiredResult and the tool runs
+     * again on the retry, when the answers are in; so a tool must ask before doing anything it
+     * cannot repeat. Absent elsewhere.
+     */
+    input?(requests: Record<string, { method: string; params: Record<string, unknown> }>): Promise<Record<string, unknown>>;
+    /** 2026-07-28 plain calls only: the capabilities the request declared. */
+    readonly clientCapabilities?: Record<string, unknown>;
 }
 
 export interface SpawnOptions {
@@ -92,6 +102,8 @@ export interface ToolDefinition<S extends z.ZodObject = z.ZodObject> {
     title: string;
     description: string;
     inputSchema: S;
+    /** The JSON Schema `tools/list` shows instead of the one derived from `inputSchema` (keywords zod cannot express). */
+    jsonInputSchema?: Record<string, unknown>;
     outputSchema?: z.ZodObject;
     annotations?: ToolAnnotations;
     taskSupport: TaskSupport;
@@ -100,6 +112,11 @@ export interface ToolDefinition<S extends z.ZodObject = z.ZodObject> {
     /** Internal: not in `tools/list` and unknown to `tools/call`; only tasks can run it, through `ctx.spawn`. */
     hidden?: boolean;
     run?(args: z.output<S>, ctx: ToolContext): Promise<CallToolResult>;
+    /**
+     * 2026-07-28 only: input gathered (multi round-trip, through `ask`) before a call of a
+     * 2026-07-28 client becomes a task; what it returns is added to the arguments the task runs with.
+     */
+    gather?(args: z.output<S>, ask: NonNullable<ToolContext['input']>): Promise<Record<string, unknown>>;
     external?: ExternalTaskHandler<z.output<S>>;
 }
 

@@ -14,6 +14,8 @@ import { allFinished, replyError } from './httpReply.js';
 import { HttpSessions, type HttpSession } from './httpSessions.js';
 import { isLoopbackHost, originAllowed } from './guards.js';
 import { PostExchange, SseStream } from './sse.js';
+import { StatelessHttp } from './statelessHttp.js';
+import { revisionOf } from '../mcp/revision.js';
 
 export interface HttpOptions {
     host: string;
@@ -77,6 +79,7 @@ export class HttpTransportServer {
     private readonly clock: Clock;
     private readonly keepAliveMs: number;
     private readonly guard: ConnectionGuard;
+    private readonly stateless: StatelessHttp;
 
     constructor(
         private readonly core: TasksServer,
@@ -91,6 +94,7 @@ export class HttpTransportServer {
         this.clock = options.clock ?? systemClock;
         this.keepAliveMs = options.keepAliveMs ?? 25_000;
         this.hosts.port = options.port;
+        this.stateless = new StatelessHttp(core);
         this.sessions = new HttpSessions(core, { idleMs: options.sessionIdleMs, bindTo: options.bindTo ?? 'session' }, core.log, this.clock);
         this.server = createServer({ connectionsCheckingInterval: CONNECTIONS_CHECK_MS, headersTimeout: HEADERS_TIMEOUT_MS, requestTimeout: REQUEST_TIMEOUT_MS }, this.handle);
         this.server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
@@ -249,6 +253,12 @@ export class HttpTransportServer {
         if (decoded.kind === 'invalid') {
             // Echo the id when it could be read, as stdio does.
             replyError(res, 400, ErrorCodes.InvalidRequest, `Invalid Request: ${decoded.reason}`, {}, decoded.id);
+            return;
+        }
+        // Which revision answers: decided in one place (revisionOf), from the session header, the body's _meta and the version header.
+        const message = decoded.message;
+        if ('method' in message && revisionOf(message.method, message.params, req.headers[SESSION_HEADER] !== undefined, req.headers['mcp-protocol-version'] as string | undefined) === 'stateless') {
+            this.stateless.receive(req, res, caller, message, acceptsJson, acceptsSse);
             return;
         }
         const initialize = decoded.kind === 'request' && decoded.message.method === 'initialize';

@@ -83,6 +83,8 @@ export interface ExchangeOwner {
     readonly sessionId: string | undefined;
     /** Called just before `response` goes out (the session is active; what its GET stream holds goes first). */
     responding(response: JsonRpcMessage): void;
+    /** The HTTP status of a plain JSON answer; 200 when absent (2026-07-28 answers some errors with 400 or 404). */
+    statusOf?(response: JsonRpcMessage): number;
 }
 
 /**
@@ -116,7 +118,8 @@ export class PostExchange implements Transport {
         }
         if (!this.outbox) {
             this.outbox = new SseOutbox(this.res);
-            this.res.writeHead(200, { 'mcp-session-id': this.owner.sessionId ?? '', 'content-type': 'text/event-stream', 'cache-control': 'no-cache, no-transform' });
+            const id = this.owner.sessionId;
+            this.res.writeHead(200, id === undefined ? SSE_HEADERS : { 'mcp-session-id': id, ...SSE_HEADERS });
         }
         if (!this.outbox.push(message)) {
             return false;
@@ -149,13 +152,13 @@ export class PostExchange implements Transport {
                 return;
             }
             const id = this.owner.sessionId;
-            this.res.writeHead(200, id === undefined ? SSE_HEADERS : { 'mcp-session-id': id, ...SSE_HEADERS });
+            this.res.writeHead(this.owner.statusOf?.(response) ?? 200, id === undefined ? SSE_HEADERS : { 'mcp-session-id': id, ...SSE_HEADERS });
             this.res.end(text);
             return;
         }
         const id = this.owner.sessionId;
         const length = String(Buffer.byteLength(text));
-        this.res.writeHead(200, id === undefined ? { 'content-type': 'application/json', 'content-length': length } : { 'mcp-session-id': id, 'content-type': 'application/json', 'content-length': length });
+        this.res.writeHead(this.owner.statusOf?.(response) ?? 200, id === undefined ? { 'content-type': 'application/json', 'content-length': length } : { 'mcp-session-id': id, 'content-type': 'application/json', 'content-length': length });
         this.res.end(text);
     }
 

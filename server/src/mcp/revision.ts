@@ -1,0 +1,34 @@
+import { SUPPORTED_PROTOCOL_VERSIONS } from '../rpc/protocol.js';
+
+/** The stateless revision (SEP-2575): no initialize, no session, everything per request. */
+export const STATELESS_VERSION = '2026-07-28';
+/** Where a 2026-07-28 request carries its protocol version, capabilities and client name. */
+export const META_PROTOCOL_VERSION = 'io.modelcontextprotocol/protocolVersion';
+export const META_CLIENT_CAPABILITIES = 'io.modelcontextprotocol/clientCapabilities';
+export const META_CLIENT_INFO = 'io.modelcontextprotocol/clientInfo';
+export const META_SERVER_INFO = 'io.modelcontextprotocol/serverInfo';
+
+export type Revision = 'session' | 'stateless';
+
+/**
+ * The one rule that picks the protocol a message is served with (docs/PROTOCOL.md, "Which
+ * revision answers"). A message that belongs to a session (an HTTP Mcp-Session-Id, or a stdio
+ * pipe that has sent initialize) is 2025-11-25, whatever it carries. Otherwise a message that
+ * names a protocol version that is not one of the session revisions' (in `_meta`, or else the
+ * MCP-Protocol-Version header) is stateless, and so is `server/discover`; everything else,
+ * `initialize` first of all, is the 2025-11-25 handshake's. So a 2025-11-25 client sees exactly
+ * today's server, and a stateless request with an unknown version reaches the code that answers
+ * it with UnsupportedProtocolVersionError.
+ */
+export function revisionOf(method: string, params: Record<string, unknown> | undefined, inSession: boolean, headerVersion?: string): Revision {
+    if (inSession) {
+        return 'session';
+    }
+    const meta = params?._meta;
+    const metaVersion = typeof meta === 'object' && meta !== null ? (meta as Record<string, unknown>)[META_PROTOCOL_VERSION] : undefined;
+    const version = metaVersion ?? headerVersion;
+    if (version !== undefined && !(typeof version === 'string' && SUPPORTED_PROTOCOL_VERSIONS.includes(version))) {
+        return 'stateless';
+    }
+    return method === 'server/discover' ? 'stateless' : 'session';
+}

@@ -1,0 +1,63 @@
+import { ErrorCodes, invalidParams, RpcError } from '../../rpc/errors.js';
+import { META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_PROTOCOL_VERSION, STATELESS_VERSION } from '../revision.js';
+import { LATEST_PROTOCOL_VERSION } from '../../rpc/protocol.js';
+
+export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
+/** What server/discover and UnsupportedProtocolVersionError list: the stateless revision, and the session one (after initialize). */
+export const ADVERTISED_VERSIONS: readonly string[] = [STATELESS_VERSION, LATEST_PROTOCOL_VERSION];
+
+/** What a stateless request says about its client, read from its `_meta` (SEP-2575). */
+export interface Envelope {
+    version: string;
+    capabilities: Record<string, unknown>;
+    clientName?: string;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+    return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * Reads and checks a stateless request's `_meta`: a -32602 when a required field is missing or
+ * malformed (clientInfo is optional), -32022 for a version this server does not speak. HTTP
+ * checks its headers against it in between (see statelessHttp.ts).
+ */
+export function readEnvelope(params: Record<string, unknown> | undefined): Envelope {
+    const meta = params?._meta;
+    if (!isObject(meta)) {
+        throw invalidParams('A 2026-07-28 request needs _meta with io.modelcontextprotocol/protocolVersion and io.modelcontextprotocol/clientCapabilities');
+    }
+    const version = meta[META_PROTOCOL_VERSION];
+    if (typeof version !== 'string' || version === '') {
+        throw invalidParams(`_meta["${META_PROTOCOL_VERSION}"] must be a protocol version string`);
+    }
+    const capabilities = meta[META_CLIENT_CAPABILITIES];
+    if (!isObject(capabilities)) {
+        throw invalidParams(`_meta["${META_CLIENT_CAPABILITIES}"] must be an object (empty when the client declares none)`);
+    }
+    const info = meta[META_CLIENT_INFO];
+    const clientName = isObject(info) && typeof info.name === 'string' ? info.name.slice(0, 200) : undefined;
+    return { version, capabilities, clientName };
+}
+
+export function checkVersion(envelope: Envelope): void {
+    if (envelope.version !== STATELESS_VERSION) {
+        throw new RpcError(ErrorCodes.UnsupportedProtocolVersion, `Unsupported protocol version: ${envelope.version}`, { supported: ADVERTISED_VERSIONS, requested: envelope.version });
+    }
+}
+
+export function hasTasksExtension(envelope: Envelope): boolean {
+    const extensions = envelope.capabilities.extensions;
+    return isObject(extensions) && extensions[TASKS_EXTENSION] !== undefined;
+}
+
+/** -32021, naming what is missing as a ClientCapabilities object. */
+export function missingCapability(message: string, required: Record<string, unknown>): RpcError {
+    return new RpcError(ErrorCodes.MissingRequiredClientCapability, message, { requiredCapabilities: required });
+}
+
+export function requireTasksExtension(envelope: Envelope, what: string): void {
+    if (!hasTasksExtension(envelope)) {
+        throw missingCapability(`${what} needs the ${TASKS_EXTENSION} extension: declare it in _meta["${META_CLIENT_CAPABILITIES}"].extensions`, { extensions: { [TASKS_EXTENSION]: {} } });
+    }
+}

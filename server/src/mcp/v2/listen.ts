@@ -1,0 +1,87 @@
+import { errorMessage } from '../../log.js';
+import { invalidParams } from '../../rpc/errors.js';
+import { optionalObject } from '../../rpc/params.js';
+import type { RequestAbort } from '../../rpc/requestAbort.js';
+import type { Transport } from '../../rpc/transport.js';
+import type { ClientIdentity, ClientLink } from '../../tasks/hub.js';
+import { TASK_STATUS_METHOD } from '../../tasks/notifier.js';
+import { requireTasksExtension } from './envelope.js';
+import type { StatelessCall } from './handlers.js';
+import { detailedTask } from './taskView.js';
+
+export const SUBSCRIPTION_ID_META = 'io.modelcontextprotocol/subscriptionId';
+/** Task ids one listen may follow. */
+const MAX_TASK_IDS = 1000;
+
+/**
+ * `subscriptions/listen` (SEP-2575, SEP-2663): the response stream stays open and carries what the
+ * client opted in to, tagged with the subscription id: `notifications/tasks` for the task ids it
+ * named (each a full DetailedTask, the first one at once), and `notifications/tools/list_changed`.
+ * The hub treats the stream as one more link of the caller's identity. It ends when the client
+ * closes it (HTTP) or cancels the request (stdio).
+ */
+export async function listen(call: StatelessCall, params: Record<string, unknown> | undefined, reply: Transport, abort: RequestAbort): Promise<Record<string, unknown>> {
+    const wanted = optionalObject(params, 'notifications') ?? {};
+    const subscriptionId = String(call.id);
+    const meta = { [SUBSCRIPTION_ID_META]: subscriptionId };
+    const agreed: Record<string, unknown> = {};
+    if (wanted.toolsListChanged === true) {
+        agreed.toolsListChanged = true;
+    }
+    const taskIds = new Set<string>();
+    if (wanted.taskIds !== undefined) {
+        requireTasksExtension(call.envelope, 'Task status notifications');
+        if (!Array.isArray(wanted.taskIds) || wanted.taskIds.some(id => typeof id !== 'string') || wanted.taskIds.length > MAX_TASK_IDS) {
+            throw invalidParams(`notifications.taskIds must be an array of at most ${MAX_TASK_IDS} task id strings`);
+        }
+        const { runtime } = call.services;
+        // Only the caller's own tasks; unknown ids are left out of the acknowledgement, not an error.
+        for (const taskId of wanted.taskIds as string[]) {
+            if (await runtime.get(call.identity, taskId).then(() => true, () => false)) {
+                taskIds.add(taskId);
+            }
+        }
+        agreed.taskIds = [...taskIds];
+    }
+    reply.send({ jsonrpc: '2.0', method: 'notifications/subscriptions/acknowledged', params: { _meta: meta, notifications: agreed } });
+
+    const send = (taskId: string) => {
+        const { runtime } = call.services;
+        runtime
+            .get(call.identity, taskId)
+            .then(record => detailedTask(runtime, record, call.identity.isOwner ? call.services.tools : undefined))
+            .then(
+                task => reply.send({ jsonrpc: '2.0', method: 'notifications/tasks', params: { ...task, _meta: { ...(task._meta as object | undefined), ...meta } } }),
+                err => call.services.log.debug(`[listen] task ${taskId} not sent: ${errorMessage(err)}`),
+            );
+    };
+    const link: ClientLink = {
+        identity: { ...call.identity, isOwner: false } satisfies ClientIdentity,
+        supports: () => false,
+        notify: (method, _params, relatedTaskId) => {
+            if (method === TASK_STATUS_METHOD && relatedTaskId !== undefined && taskIds.has(relatedTaskId)) {
+                send(relatedTaskId);
+            } else if (method === 'notifications/tools/list_changed' && agreed.toolsListChanged) {
+                reply.send({ jsonrpc: '2.0', method, params: { _meta: meta } });
+            }
+        },
+        request: () => Promise.reject(new Error('A subscriptions/listen stream carries no requests')),
+    };
+    const registration = call.services.hub.add(link);
+    for (const taskId of taskIds) {
+        send(taskId);
+    }
+    await new Promise<void>(resolve => {
+        // Left at once, not a turn later: a stdio pipe that closes counts its client's links right away.
+        const end = () => {
+            registration.dispose();
+            resolve();
+        };
+        if (abort.signal.aborted) {
+            end();
+        } else {
+            abort.signal.addEventListener('abort', end, { once: true });
+        }
+    });
+    return { resultType: 'complete', _meta: meta };
+}

@@ -1,0 +1,228 @@
+import { errorMessage, type Logger } from '../../log.js';
+import { invalidParams, RpcError } from '../../rpc/errors.js';
+import { optionalObject, optionalString } from '../../rpc/params.js';
+import type { RequestAbort } from '../../rpc/requestAbort.js';
+import type { Transport } from '../../rpc/transport.js';
+import { parseCreateMessageResult, parseElicitResult } from '../../tasks/inputReplies.js';
+import type { InputRequest } from '../../tasks/inputRequests.js';
+import { SpawnError } from '../../tools/subtasks.js';
+import { sleep, textResult, type ToolContext, type ToolDefinition } from '../../tools/types.js';
+import { missingCapability, type Envelope } from './envelope.js';
+import { digest, REQUEST_STATE_TTL_MS, type PausedCall, type RequestStates } from './requestState.js';
+
+/** The client capability an input request needs. */
+const CAPABILITY_OF: Record<string, string> = {
+    'elicitation/create': 'elicitation',
+    'sampling/createMessage': 'sampling',
+    'roots/list': 'roots',
+};
+
+/** One tools/call of a 2026-07-28 client that may pause for input (SEP-2322). */
+export interface PausableCall {
+    tool: ToolDefinition;
+    args: Record<string, unknown>;
+    params: Record<string, unknown> | undefined;
+    envelope: Envelope;
+    clientKey: string;
+    states: RequestStates;
+    log: Logger;
+    now: number;
+    progressToken?: string | number;
+}
+
+const NO_ANSWERS: Record<string, unknown> = Object.freeze({});
+
+/** The answers a retry brings: those of earlier rounds, from a state that must check out, and this round's. */
+function answersOf(call: PausableCall): Record<string, unknown> {
+    const token = optionalString(call.params, 'requestState');
+    const responses = optionalObject(call.params, 'inputResponses') ?? {};
+    if (token === undefined) {
+        if (call.params?.inputResponses === undefined) {
+            return NO_ANSWERS;
+        }
+        // A first-round answer with no state: the client's own answers, taken by the keys the tool asks.
+        return Object.fromEntries(Object.entries(responses).filter(([, answer]) => typeof answer === 'object' && answer !== null && !Array.isArray(answer)));
+    }
+    const state = call.states.open(token);
+    if (!state || state.tool !== call.tool.name || state.args !== digest(call.args) || state.caller !== digest(call.clientKey) || !(call.now - state.issued < REQUEST_STATE_TTL_MS)) {
+        throw invalidParams('requestState is not valid for this call: it was altered, has expired, or was issued for another call or client');
+    }
+    const answers = { ...state.answers };
+    // Only what the last round asked for is taken; anything else is ignored (SEP-2322).
+    for (const key of state.asked) {
+        const answer = responses[key];
+        if (typeof answer === 'object' && answer !== null && !Array.isArray(answer)) {
+            answers[key] = answer;
+        }
+    }
+    return answers;
+}
+
+/**
+ * One round of a paused call: questions with an answer in hand are answered at once; the others
+ * are collected (those asked in the same turn come together) and end the round.
+ */
+class InputRound {
+    readonly asked = new Map<string, InputRequest>();
+    /** Called once, on the turn after the first unanswered question. */
+    onEnd?: () => void;
+    private sequence = 0;
+
+    constructor(
+        readonly answers: Record<string, unknown>,
+        private readonly capabilities: Record<string, unknown>,
+        private readonly toolName: string,
+    ) {}
+
+    /** Keys for questions a tool asks through ctx.elicit / ctx.createMessage: the same on every run of the call. */
+    nextKey(capability: string): string {
+        return `${capability}-${++this.sequence}`;
+    }
+
+    readonly ask = (requests: Record<string, InputRequest>): Promise<Record<string, unknown>> => {
+        const missing = Object.entries(requests).filter(([key]) => this.answers[key] === undefined);
+        if (missing.length === 0) {
+            try {
+                return Promise.resolve(Object.fromEntries(Object.entries(requests).map(([key, request]) => [key, checkedAnswer(request.method, this.answers[key])])));
+            } catch (err) {
+                return Promise.reject(err);
+            }
+        }
+        for (const [, request] of missing) {
+            const capability = CAPABILITY_OF[request.method];
+            if (capability !== undefined && this.capabilities[capability] === undefined) {
+                return Promise.reject(missingCapability(`Tool ${this.toolName} needs the ${capability} capability, which the request did not declare`, { [capability]: {} }));
+            }
+        }
+        if (this.asked.size === 0) {
+            setImmediate(() => this.onEnd?.());
+        }
+        for (const [key, request] of missing) {
+            this.asked.set(key, request);
+        }
+        // Never settles: the round ends instead, and the retry runs the tool again.
+        return new Promise(() => {});
+    };
+}
+
+/**
+ * Runs `work` for one round of a call: its value, or the InputRequiredResult that ends the round
+ * when it asks something not answered yet. The requestState carries the answers so far, signed;
+ * the retry runs `work` again from the start, answering its first questions from it. So what a
+ * tool does before its questions must be repeatable (ours ask first). The request's own abort
+ * stops the work, also when the round ends (the request is answered then: nothing else uses it).
+ */
+export async function inRound<T>(call: PausableCall, work: (round: InputRound) => Promise<T>, abort: RequestAbort): Promise<{ value: T } | { inputRequired: Record<string, unknown> }> {
+    const round = new InputRound(answersOf(call), call.envelope.capabilities, call.tool.name);
+    // One promise for the work or the end of the round, whichever comes first.
+    const value = await new Promise<T | undefined>((resolve, reject) => {
+        round.onEnd = () => resolve(undefined);
+        try {
+            work(round).then(resolve, reject);
+        } catch (err) {
+            reject(err);
+        }
+    });
+    if (round.asked.size === 0 || value !== undefined) {
+        return { value: value as T };
+    }
+    abort.abort(new Error('Waiting for input'));
+    const state: PausedCall = { tool: call.tool.name, args: digest(call.args), caller: digest(call.clientKey), answers: round.answers, asked: [...round.asked.keys()], issued: call.now };
+    return { inputRequired: { resultType: 'input_required', inputRequests: Object.fromEntries(round.asked), requestState: call.states.seal(state) } };
+}
+
+/** A plain tools/call of a 2026-07-28 client: the tool runs in the request, pausing for input as SEP-2322 describes. */
+export async function runPlainCall(call: PausableCall, reply: Transport, abort: RequestAbort): Promise<Record<string, unknown>> {
+    try {
+        const outcome = await inRound(call, round => call.tool.run!(call.args, new PlainContext(call, round, abort, reply)), abort);
+        return 'inputRequired' in outcome ? outcome.inputRequired : { resultType: 'complete', ...outcome.value };
+    } catch (err) {
+        if (err instanceof RpcError) {
+            throw err;
+        }
+        return { resultType: 'complete', ...textResult(`Tool ${call.tool.name} failed: ${errorMessage(err)}`, true) };
+    }
+}
+
+/**
+ * What a plain 2026-07-28 call's tool gets. A class with its methods on the prototype and `signal`
+ * a getter (as InlineContext): a tool that never looks at its signal (greet) costs no AbortController.
+ */
+class PlainContext implements ToolContext {
+    readonly input: NonNullable<ToolContext['input']>;
+
+    constructor(
+        private readonly call: PausableCall,
+        private readonly round: InputRound,
+        private readonly abort: RequestAbort,
+        private readonly reply: Transport,
+    ) {
+        this.input = round.ask;
+    }
+
+    get signal(): AbortSignal {
+        return this.abort.signal;
+    }
+
+    get log(): Logger {
+        return this.call.log;
+    }
+
+    get clientCapabilities(): Record<string, unknown> {
+        return this.call.envelope.capabilities;
+    }
+
+    sleep(ms: number): Promise<void> {
+        return sleep(ms, this.abort.signal);
+    }
+
+    progress(progress: number, total?: number, message?: string): void {
+        const { progressToken } = this.call;
+        if (progressToken !== undefined && !this.abort.aborted) {
+            this.reply.send({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken, progress, total, message } });
+        }
+    }
+
+    async elicit(params: Parameters<ToolContext['elicit']>[0]) {
+        return parseAnswer(parseElicitResult, await this.one('elicitation', 'elicitation/create', params));
+    }
+
+    async createMessage(params: Parameters<ToolContext['createMessage']>[0]) {
+        return parseAnswer(parseCreateMessageResult, await this.one('sampling', 'sampling/createMessage', params));
+    }
+
+    async spawn(toolName: string): Promise<never> {
+        throw new SpawnError('not_a_task', `Cannot start sub-task ${toolName}: only a tool running as a task can start sub-tasks`);
+    }
+
+    private async one(capability: string, method: string, params: object): Promise<unknown> {
+        const key = this.round.nextKey(capability);
+        return (await this.round.ask({ [key]: { method, params: params as Record<string, unknown> } }))[key];
+    }
+}
+
+/** An answer of the shape its request's method returns (ElicitResult, CreateMessageResult, ListRootsResult); -32602 otherwise. */
+function checkedAnswer(method: string, answer: unknown): unknown {
+    switch (method) {
+        case 'elicitation/create':
+            return parseAnswer(parseElicitResult, answer);
+        case 'sampling/createMessage':
+            return parseAnswer(parseCreateMessageResult, answer);
+        case 'roots/list':
+            if (!Array.isArray((answer as { roots?: unknown }).roots)) {
+                throw invalidParams('Invalid inputResponses: a roots/list answer needs a roots array');
+            }
+            return answer;
+        default:
+            return answer;
+    }
+}
+
+/** A malformed answer is the client's error (-32602), not the tool's. */
+function parseAnswer<T>(parse: (raw: unknown) => T, raw: unknown): T {
+    try {
+        return parse(raw);
+    } catch (err) {
+        throw invalidParams(`Invalid inputResponses: ${errorMessage(err)}`);
+    }
+}
