@@ -261,9 +261,46 @@ export const commands = {
 
 const configurationChanged = new EventEmitter<{ affectsConfiguration(section: string): boolean }>();
 
+const trustGranted = new EventEmitter<void>();
+const foldersChanged = new EventEmitter<unknown>();
+
+/** Workspace state for the command tools: folders, trust, workspace-level settings, file events. */
+export const fakeWorkspace = {
+    folders: [] as string[],
+    trusted: true,
+    /** Settings under `mcpTasks` from the workspace (settings.json of the folder), by key. */
+    workspaceSettings: {} as Record<string, unknown>,
+    /** The watchers created, in order: fire their events as the file system would. */
+    watchers: [] as { pattern: string; create: EventEmitter<unknown>; change: EventEmitter<unknown>; remove: EventEmitter<unknown> }[],
+    grantTrust(): void {
+        this.trusted = true;
+        trustGranted.fire();
+    },
+    setFolders(folders: string[]): void {
+        this.folders = folders;
+        foldersChanged.fire({});
+    },
+};
+
 export const workspace = {
-    getConfiguration: () => ({ get: <T>(key: string, fallback: T): T => (key in fake.settings ? (fake.settings[key] as T) : fallback) }),
+    getConfiguration: () => ({
+        get: <T>(key: string, fallback: T): T => (key in fake.settings ? (fake.settings[key] as T) : fallback),
+        inspect: <T>(key: string) => ({ key, globalValue: fake.settings[key] as T | undefined, workspaceValue: fakeWorkspace.workspaceSettings[key] as T | undefined }),
+    }),
     onDidChangeConfiguration: configurationChanged.event,
+    get workspaceFolders() {
+        return fakeWorkspace.folders.map((path, index) => ({ index, name: path, uri: { scheme: 'file', fsPath: path } }));
+    },
+    get isTrusted() {
+        return fakeWorkspace.trusted;
+    },
+    onDidGrantWorkspaceTrust: trustGranted.event,
+    onDidChangeWorkspaceFolders: foldersChanged.event,
+    createFileSystemWatcher: (pattern: string) => {
+        const watcher = { pattern, create: new EventEmitter<unknown>(), change: new EventEmitter<unknown>(), remove: new EventEmitter<unknown>() };
+        fakeWorkspace.watchers.push(watcher);
+        return { onDidCreate: watcher.create.event, onDidChange: watcher.change.event, onDidDelete: watcher.remove.event, dispose() {} };
+    },
 };
 
 export const window = {

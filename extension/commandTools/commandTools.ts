@@ -1,0 +1,104 @@
+import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import * as vscode from 'vscode';
+import { SETTINGS_SECTION, Settings } from '../constants';
+import { Disposable } from '../lifecycle';
+import type { ScopedLogger } from '../logger';
+import { commandsFileText, entriesOfFile, mergeCommands, WORKSPACE_COMMANDS_FILE, type CommandSource, type MergedCommands } from './commandSources';
+
+/** Where the server finds the command tools and writes their output. */
+export interface CommandsLaunch {
+    file: string;
+    logDir: string;
+}
+
+/**
+ * The command tools of this window: `mcpTasks.commands` (user, and workspace when trusted) and each
+ * folder's `.vscode/mcp-tasks.json` (trusted only), merged into one file the server is launched
+ * with (`--commands`). The file's path never changes, so an edit needs no new server: rewriting it
+ * makes the server reload and send `tools/list_changed`, which VS Code's MCP client follows.
+ */
+export class CommandTools extends Disposable {
+    readonly launch: CommandsLaunch;
+    private text?: string;
+    private merged?: MergedCommands;
+    private readonly changed = this.register(new vscode.EventEmitter<void>());
+    /** The merged set was rewritten. */
+    readonly onDidChange = this.changed.event;
+
+    constructor(
+        storageDir: string,
+        private readonly log: ScopedLogger,
+    ) {
+        super();
+        // One file per window: empty windows share the global storage folder.
+        this.launch = { file: join(storageDir, `commands-${process.pid}.json`), logDir: join(storageDir, 'command-logs') };
+        mkdirSync(this.launch.logDir, { recursive: true, mode: 0o700 });
+        this.update();
+        const update = () => this.update();
+        const watcher = this.register(vscode.workspace.createFileSystemWatcher(`**/${WORKSPACE_COMMANDS_FILE.replace(/\\/g, '/')}`));
+        this.register(watcher.onDidCreate(update));
+        this.register(watcher.onDidChange(update));
+        this.register(watcher.onDidDelete(update));
+        this.register(vscode.workspace.onDidChangeWorkspaceFolders(update));
+        this.register(vscode.workspace.onDidGrantWorkspaceTrust(update));
+        this.register(
+            vscode.workspace.onDidChangeConfiguration(event => {
+                if (event.affectsConfiguration(`${SETTINGS_SECTION}.${Settings.commands}`)) {
+                    update();
+                }
+            }),
+        );
+        this.register({ dispose: () => rmSync(this.launch.file, { force: true }) });
+    }
+
+    /** The tools served now, each with where it came from. */
+    get tools(): ReadonlyMap<string, string> {
+        return this.merged?.origins ?? new Map();
+    }
+
+    /** Reads every source again and rewrites the file when the merged set changed. */
+    update(): void {
+        const folders = (vscode.workspace.workspaceFolders ?? []).filter(folder => folder.uri.scheme === 'file').map(folder => folder.uri.fsPath);
+        const merged = mergeCommands(this.sources(folders), folders, vscode.workspace.isTrusted);
+        const text = commandsFileText(merged.content);
+        this.merged = merged;
+        if (text === this.text) {
+            return;
+        }
+        for (const problem of merged.problems) {
+            this.log.warn(`[commands] ${problem}`);
+        }
+        // Written whole and renamed into place: the server never reads half a file.
+        const temp = `${this.launch.file}.tmp`;
+        writeFileSync(temp, text, { mode: 0o600 });
+        renameSync(temp, this.launch.file);
+        this.text = text;
+        this.log.info(`[commands] ${merged.content.tools.length} command tool(s): ${[...merged.origins.keys()].join(', ') || 'none'}`);
+        this.changed.fire();
+    }
+
+    private sources(folders: string[]): CommandSource[] {
+        const inspected = vscode.workspace.getConfiguration(SETTINGS_SECTION).inspect<unknown>(Settings.commands);
+        const sources: CommandSource[] = [
+            { label: 'user settings (mcpTasks.commands)', fromWorkspace: false, base: folders[0], entries: inspected?.globalValue },
+            { label: 'workspace settings (mcpTasks.commands)', fromWorkspace: true, base: folders[0], entries: inspected?.workspaceValue },
+        ];
+        for (const folder of folders) {
+            const label = join(folder, WORKSPACE_COMMANDS_FILE);
+            let text: string;
+            try {
+                text = readFileSync(label, 'utf8');
+            } catch {
+                continue;
+            }
+            try {
+                sources.push({ label, fromWorkspace: true, base: folder, entries: entriesOfFile(text, label) });
+            } catch (err) {
+                sources.push({ label, fromWorkspace: true, base: folder, entries: undefined });
+                this.log.warn(`[commands] ${(err as Error).message}`);
+            }
+        }
+        return sources;
+    }
+}

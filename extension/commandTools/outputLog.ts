@@ -1,0 +1,52 @@
+/** A command task's log file, as the server names it (no vscode import: unit-tested). */
+import { closeSync, openSync, readdirSync, readSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+
+/** The view shows at most this much of the end of a log; the file keeps all of it. */
+export const MAX_SHOWN_BYTES = 2 * 1024 * 1024;
+
+/**
+ * The log of `taskId`'s run of `toolName` in `logDir`, if the server has opened it. The server
+ * names each run's log `<tool>-<taskId>-<server pid>-<run>.log` (server/src/commands/run.ts).
+ */
+export function findLogFile(logDir: string, toolName: string, taskId: string): string | undefined {
+    const prefix = `${toolName}-${taskId}-`;
+    let names: string[];
+    try {
+        names = readdirSync(logDir);
+    } catch {
+        return undefined;
+    }
+    const name = names.find(entry => entry.startsWith(prefix) && entry.endsWith('.log'));
+    return name === undefined ? undefined : join(logDir, name);
+}
+
+export function sizeOf(path: string): number {
+    try {
+        return statSync(path).size;
+    } catch {
+        return -1;
+    }
+}
+
+/** The log's text, or its last `maxBytes` (cut at a line start) after a line saying so. */
+export function readLogTail(path: string, maxBytes = MAX_SHOWN_BYTES): string {
+    const size = sizeOf(path);
+    if (size <= 0) {
+        return '';
+    }
+    const start = Math.max(0, size - maxBytes);
+    const buffer = Buffer.alloc(size - start);
+    const fd = openSync(path, 'r');
+    try {
+        readSync(fd, buffer, 0, buffer.length, start);
+    } finally {
+        closeSync(fd);
+    }
+    const text = buffer.toString('utf8');
+    if (start === 0) {
+        return text;
+    }
+    const cut = text.indexOf('\n') + 1;
+    return `… (${start + cut} earlier bytes are in ${path})\n${text.slice(cut)}`;
+}
