@@ -53,7 +53,15 @@ async function main(argv: string[]): Promise<number> {
     let commands: CommandsFile | undefined;
     try {
         commands = options.commandsFile
-            ? new CommandsFile({ file: options.commandsFile, logDir: options.commandsLogDir, clock: systemClock, log, onChange: tools => core.setTools([...demo.tools, ...tools]) })
+            ? new CommandsFile({
+                  file: options.commandsFile,
+                  logDir: options.commandsLogDir,
+                  clock: systemClock,
+                  log,
+                  // Read only when an owner job starts, long after core exists.
+                  hub: () => core.hub,
+                  onChange: tools => core.setTools([...demo.tools, ...tools]),
+              })
             : undefined;
     } catch (err) {
         log.error(`[commands] ${errorMessage(err)}`);

@@ -15,6 +15,8 @@ export class ExternalJob {
     private released = false;
     /** The job system reported the job's end: there is nothing left to cancel there. */
     private ended = false;
+    /** Released with a cancel before the job system answered start: cancel the job once it does. */
+    private cancelWhenStarted = false;
 
     constructor(
         private readonly run: TaskRun,
@@ -37,6 +39,9 @@ export class ExternalJob {
             await host.store.setExternalRef(record.taskId, ref);
             if (!this.released) {
                 this.unwatch = this.handler.watch?.(ref, status => void this.apply(status).catch(err => host.log.warn(`[external] ${record.taskId}: ${errorMessage(err)}`)));
+            } else if (this.cancelWhenStarted) {
+                // Cancelled while the job system was still starting it: the job must not run on unwatched.
+                await this.handler.cancel(ref).catch(err => host.log.warn(`[external] cancel of ${record.taskId} failed: ${errorMessage(err)}`));
             }
         } catch (err) {
             await this.run.stop('failed', outcomeOfError(record.toolName, err), errorMessage(err)).catch(failure => host.log.warn(`[tasks] could not record the end of task ${record.taskId}: ${errorMessage(failure)}`));
@@ -71,6 +76,7 @@ export class ExternalJob {
     /** Lets the job go as its task stops: stops watching, and cancels the job when the task is being cancelled. */
     async release(cancel: boolean): Promise<void> {
         this.released = true;
+        this.cancelWhenStarted = cancel && !this.ref;
         this.unwatch?.();
         this.unwatch = undefined;
         if (cancel && !this.ended && this.ref) {
