@@ -53,4 +53,5 @@ export const Settings = {
     abandonAfter: 'server.abandonAfter',
     samplingModel: 'sampling.model',
     commands: 'commands',
+    exposeVsCodeTasks: 'exposeVsCodeTasks',
 } as const;

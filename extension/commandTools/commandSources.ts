@@ -5,6 +5,7 @@
  */
 import { join } from 'node:path';
 import { parseCommandsFile } from '@mcp-tasks/server/commandSpec';
+import { VSCODE_TASK_JOB } from '@mcp-tasks/server/contract';
 
 /** The workspace file, relative to each workspace folder. */
 export const WORKSPACE_COMMANDS_FILE = join('.vscode', 'mcp-tasks.json');
@@ -107,4 +108,46 @@ function checkEntry(entry: unknown, index: number, source: CommandSource, folder
 /** The file's text; stable for the same content, so an unchanged merge rewrites nothing. */
 export function commandsFileText(content: CommandsFileContent): string {
     return JSON.stringify(content, null, 2) + '\n';
+}
+
+/** A tasks.json task VS Code knows: its label and detail, and the folder it belongs to. */
+export interface VsCodeTaskInfo {
+    label: string;
+    detail?: string;
+    folder: string;
+}
+
+/** The tool name of a VS Code task: `vscode_task_` and its label, made a valid name. */
+export function vscodeTaskToolName(label: string): string {
+    return `vscode_task_${label.replace(/[^a-zA-Z0-9_-]+/g, '_')}`.slice(0, 64);
+}
+
+/**
+ * The labels `mcpTasks.exposeVsCodeTasks` selects among `tasks` (true: all; a list: those labels;
+ * anything else: none), and the commands-file entries that run them as owner jobs. The first task
+ * of a label wins (VS Code starts a task by label), and so does the first of a tool name.
+ */
+export function vscodeTaskEntries(setting: unknown, tasks: readonly VsCodeTaskInfo[]): { labels: Set<string>; entries: Record<string, unknown>[] } {
+    const wanted = setting === true ? undefined : Array.isArray(setting) ? new Set(setting.filter(label => typeof label === 'string')) : new Set<string>();
+    const labels = new Set<string>();
+    const names = new Set<string>();
+    const entries: Record<string, unknown>[] = [];
+    for (const task of tasks) {
+        const name = vscodeTaskToolName(task.label);
+        if ((wanted && !wanted.has(task.label)) || labels.has(task.label) || names.has(name)) {
+            continue;
+        }
+        labels.add(task.label);
+        names.add(name);
+        entries.push({
+            name,
+            title: `VS Code task: ${task.label}`,
+            description:
+                `Runs the VS Code task "${task.label}" from the workspace's tasks.json${task.detail ? ` (${task.detail})` : ''}, in the editor's terminal, ` +
+                `where the user sees it; its problem matchers report in the Problems view. Completes when the task exits with code 0, fails otherwise. Must run as a task.`,
+            cwd: task.folder,
+            ownerJob: { kind: VSCODE_TASK_JOB, key: task.label },
+        });
+    }
+    return { labels, entries };
 }

@@ -4,7 +4,16 @@ import * as vscode from 'vscode';
 import { SETTINGS_SECTION, Settings } from '../constants';
 import { Disposable } from '../lifecycle';
 import type { ScopedLogger } from '../logger';
-import { commandsFileText, entriesOfFile, mergeCommands, WORKSPACE_COMMANDS_FILE, type CommandSource, type MergedCommands } from './commandSources';
+import {
+    commandsFileText,
+    entriesOfFile,
+    mergeCommands,
+    vscodeTaskEntries,
+    WORKSPACE_COMMANDS_FILE,
+    type CommandSource,
+    type MergedCommands,
+    type VsCodeTaskInfo,
+} from './commandSources';
 
 /** Where the server finds the command tools and writes their output. */
 export interface CommandsLaunch {
@@ -22,6 +31,9 @@ export class CommandTools extends Disposable {
     readonly launch: CommandsLaunch;
     private text?: string;
     private merged?: MergedCommands;
+    private taskEntries: Record<string, unknown>[] = [];
+    private taskLabels = new Set<string>();
+    private tasksRead: Promise<void> = Promise.resolve();
     private readonly changed = this.register(new vscode.EventEmitter<void>());
     /** The merged set was rewritten. */
     readonly onDidChange = this.changed.event;
@@ -40,15 +52,28 @@ export class CommandTools extends Disposable {
         this.register(watcher.onDidCreate(update));
         this.register(watcher.onDidChange(update));
         this.register(watcher.onDidDelete(update));
-        this.register(vscode.workspace.onDidChangeWorkspaceFolders(update));
-        this.register(vscode.workspace.onDidGrantWorkspaceTrust(update));
+        const updateAll = () => {
+            update();
+            void this.readVsCodeTasks();
+        };
+        this.register(vscode.workspace.onDidChangeWorkspaceFolders(updateAll));
+        this.register(vscode.workspace.onDidGrantWorkspaceTrust(updateAll));
         this.register(
             vscode.workspace.onDidChangeConfiguration(event => {
                 if (event.affectsConfiguration(`${SETTINGS_SECTION}.${Settings.commands}`)) {
                     update();
                 }
+                if (event.affectsConfiguration(`${SETTINGS_SECTION}.${Settings.exposeVsCodeTasks}`)) {
+                    void this.readVsCodeTasks();
+                }
             }),
         );
+        const tasksJson = this.register(vscode.workspace.createFileSystemWatcher('**/.vscode/tasks.json'));
+        const readTasks = () => void this.readVsCodeTasks();
+        this.register(tasksJson.onDidCreate(readTasks));
+        this.register(tasksJson.onDidChange(readTasks));
+        this.register(tasksJson.onDidDelete(readTasks));
+        void this.readVsCodeTasks();
         this.register({ dispose: () => rmSync(this.launch.file, { force: true }) });
     }
 
@@ -57,10 +82,55 @@ export class CommandTools extends Disposable {
         return this.merged?.origins ?? new Map();
     }
 
+    /** The tasks.json labels served as tools now (none unless exposed and trusted). */
+    get vscodeTaskLabels(): ReadonlySet<string> {
+        return this.taskLabels;
+    }
+
+    /** Settles once the VS Code tasks read last (and any read queued before) are in the file. */
+    whenTasksRead(): Promise<void> {
+        return this.tasksRead;
+    }
+
+    /**
+     * Reads which tasks.json tasks `mcpTasks.exposeVsCodeTasks` exposes (only in a trusted
+     * workspace: tasks.json is the workspace's) and serves them. Reads run one after another.
+     */
+    readVsCodeTasks(): Promise<void> {
+        this.tasksRead = this.tasksRead.then(async () => {
+            const inspected = vscode.workspace.getConfiguration(SETTINGS_SECTION).inspect<unknown>(Settings.exposeVsCodeTasks);
+            const setting = vscode.workspace.isTrusted ? (inspected?.workspaceValue ?? inspected?.globalValue) : undefined;
+            let tasks: VsCodeTaskInfo[] = [];
+            if (setting === true || (Array.isArray(setting) && setting.length > 0)) {
+                try {
+                    const first = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
+                    tasks = (await vscode.tasks.fetchTasks())
+                        .filter(task => task.source === 'Workspace')
+                        .map(task => ({ label: task.name, detail: task.detail, folder: typeof task.scope === 'object' ? task.scope.uri.fsPath : (first ?? '') }))
+                        .filter(task => task.folder !== '');
+                } catch (err) {
+                    this.log.warn(`[commands] cannot read the VS Code tasks: ${(err as Error).message}`);
+                }
+            }
+            const { labels, entries } = vscodeTaskEntries(setting, tasks);
+            this.taskLabels = labels;
+            this.taskEntries = entries;
+            this.update();
+        });
+        return this.tasksRead;
+    }
+
     /** Reads every source again and rewrites the file when the merged set changed. */
     update(): void {
         const folders = (vscode.workspace.workspaceFolders ?? []).filter(folder => folder.uri.scheme === 'file').map(folder => folder.uri.fsPath);
         const merged = mergeCommands(this.sources(folders), folders, vscode.workspace.isTrusted);
+        for (const entry of this.taskEntries) {
+            // A command the user declared keeps its name; the task's tool then is not served.
+            if (!merged.origins.has(entry.name as string) && folders.some(folder => folder === entry.cwd)) {
+                merged.content.tools.push(entry);
+                merged.origins.set(entry.name as string, 'mcpTasks.exposeVsCodeTasks');
+            }
+        }
         const text = commandsFileText(merged.content);
         this.merged = merged;
         if (text === this.text) {

@@ -15,8 +15,9 @@ export class ExternalJob {
     private released = false;
     /** The job system reported the job's end: there is nothing left to cancel there. */
     private ended = false;
-    /** Released with a cancel before the job system answered start: cancel the job once it does. */
-    private cancelWhenStarted = false;
+    /** Settles with the job's reference once the job system answered start (undefined if it failed). */
+    private refKnown?: Promise<string | undefined>;
+    private settleRef?: (ref: string | undefined) => void;
 
     constructor(
         private readonly run: TaskRun,
@@ -32,16 +33,18 @@ export class ExternalJob {
     /** Submits the job and records its reference. Never rejects: a failure to start fails the task. */
     async start(args: Record<string, unknown>): Promise<void> {
         const { record, host } = this.run;
+        this.refKnown = new Promise(resolve => (this.settleRef = resolve));
         try {
-            const ref = await this.handler.start(args, record.taskId);
+            const ref = await this.handler.start(args, record.taskId).catch(err => {
+                this.settleRef?.(undefined);
+                throw err;
+            });
             this.ref = ref;
+            this.settleRef?.(ref);
             record.externalRef = ref;
             await host.store.setExternalRef(record.taskId, ref);
             if (!this.released) {
                 this.unwatch = this.handler.watch?.(ref, status => void this.apply(status).catch(err => host.log.warn(`[external] ${record.taskId}: ${errorMessage(err)}`)));
-            } else if (this.cancelWhenStarted) {
-                // Cancelled while the job system was still starting it: the job must not run on unwatched.
-                await this.handler.cancel(ref).catch(err => host.log.warn(`[external] cancel of ${record.taskId} failed: ${errorMessage(err)}`));
             }
         } catch (err) {
             await this.run.stop('failed', outcomeOfError(record.toolName, err), errorMessage(err)).catch(failure => host.log.warn(`[tasks] could not record the end of task ${record.taskId}: ${errorMessage(failure)}`));
@@ -76,11 +79,12 @@ export class ExternalJob {
     /** Lets the job go as its task stops: stops watching, and cancels the job when the task is being cancelled. */
     async release(cancel: boolean): Promise<void> {
         this.released = true;
-        this.cancelWhenStarted = cancel && !this.ref;
         this.unwatch?.();
         this.unwatch = undefined;
-        if (cancel && !this.ended && this.ref) {
-            await this.handler.cancel(this.ref).catch(err => this.run.host.log.warn(`[external] cancel of ${this.run.taskId} failed: ${errorMessage(err)}`));
+        // Cancelled while the job system is still starting it: wait for its reference, or the job would run on unwatched.
+        const ref = this.ref ?? (cancel ? await this.refKnown : undefined);
+        if (cancel && !this.ended && ref) {
+            await this.handler.cancel(ref).catch(err => this.run.host.log.warn(`[external] cancel of ${this.run.taskId} failed: ${errorMessage(err)}`));
         }
     }
 

@@ -21,7 +21,8 @@ const ws = join(root, 'ws');
 const wsFile = join(ws, '.vscode', 'mcp-tasks.json');
 const tool = (name: string) => ({ name, description: `Runs ${name}.`, command: [process.execPath, '-e', `console.log(${JSON.stringify(name)})`] });
 const served = (tools: CommandTools) => (JSON.parse(readFileSync(tools.launch.file, 'utf8')) as { tools: { name: string }[] }).tools.map(t => t.name);
-const fileChanged = () => fakeWorkspace.watchers.at(-1)!.change.fire({});
+const fileWatcher = () => fakeWorkspace.watchers.filter(w => w.pattern.endsWith('mcp-tasks.json')).at(-1)!;
+const fileChanged = () => fileWatcher().change.fire({});
 
 describe('command tools (extension)', () => {
     const made: CommandTools[] = [];
@@ -72,7 +73,7 @@ describe('command tools (extension)', () => {
         assert.deepEqual(served(tools), ['added']);
         assert.ok(warnings.some(w => /not valid JSON/.test(w)), warnings.join('\n'));
         rmSync(wsFile);
-        fakeWorkspace.watchers.at(-1)!.remove.fire({});
+        fileWatcher().remove.fire({});
         assert.deepEqual(served(tools), ['added']);
     });
 
