@@ -109,7 +109,7 @@ export class CommandTools extends Disposable {
                         .map(task => ({ label: task.name, detail: task.detail, folder: typeof task.scope === 'object' ? task.scope.uri.fsPath : (first ?? '') }))
                         .filter(task => task.folder !== '');
                 } catch (err) {
-                    this.log.warn(`[commands] cannot read the VS Code tasks: ${(err as Error).message}`);
+                    this.log.warn(`cannot read the VS Code tasks: ${(err as Error).message}`);
                 }
             }
             const { labels, entries } = vscodeTaskEntries(setting, tasks);
@@ -137,14 +137,14 @@ export class CommandTools extends Disposable {
             return;
         }
         for (const problem of merged.problems) {
-            this.log.warn(`[commands] ${problem}`);
+            this.log.warn(problem);
         }
         // Written whole and renamed into place: the server never reads half a file.
         const temp = `${this.launch.file}.tmp`;
         writeFileSync(temp, text, { mode: 0o600 });
         renameSync(temp, this.launch.file);
         this.text = text;
-        this.log.info(`[commands] ${merged.content.tools.length} command tool(s): ${[...merged.origins.keys()].join(', ') || 'none'}`);
+        this.log.info(`${merged.content.tools.length} command tool(s): ${[...merged.origins.keys()].join(', ') || 'none'}`);
         this.changed.fire();
     }
 
@@ -166,7 +166,7 @@ export class CommandTools extends Disposable {
                 sources.push({ label, fromWorkspace: true, base: folder, entries: entriesOfFile(text, label) });
             } catch (err) {
                 sources.push({ label, fromWorkspace: true, base: folder, entries: undefined });
-                this.log.warn(`[commands] ${(err as Error).message}`);
+                this.log.warn((err as Error).message);
             }
         }
         return sources;
