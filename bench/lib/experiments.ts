@@ -420,6 +420,22 @@ export async function heapProbe(ctx: Context): Promise<Metrics> {
     return JSON.parse(out) as Metrics;
 }
 
+/** A command's output flood and a cancel of many at once, measured in the server's process. */
+export const COMMAND_FLOOD_MB = 200;
+export const COMMAND_CANCEL_TASKS = 50;
+
+export async function commandProbe(ctx: Context): Promise<Metrics> {
+    const out = await new Promise<string>((resolve, reject) => {
+        const proc = track(spawn(process.execPath, [ctx.programs.commandProbe, String(COMMAND_FLOOD_MB), String(COMMAND_CANCEL_TASKS)], { stdio: ['ignore', 'pipe', 'pipe'], env: CHILD_ENV }));
+        let text = '';
+        let errText = '';
+        proc.stdout.setEncoding('utf8').on('data', (chunk: string) => (text += chunk));
+        proc.stderr.setEncoding('utf8').on('data', (chunk: string) => (errText += chunk));
+        proc.once('close', code => (code === 0 ? resolve(text) : reject(new Error(`command probe exited ${code}: ${errText.slice(0, 500)}`))));
+    });
+    return JSON.parse(out) as Metrics;
+}
+
 /** Which raw client is cheaper: node:http (keep-alive Agent) or fetch, on the HTTP floor. */
 export async function clientCost(ctx: Context): Promise<Metrics> {
     const server = await startHttp('floor', ctx.programs);

@@ -1,4 +1,7 @@
 import type { WriteStream } from 'node:fs';
+import { StringDecoder } from 'node:string_decoder';
+
+const NEWLINE = Buffer.from('\n');
 
 const MAX_TAIL_LINES = 200;
 const MAX_TAIL_BYTES = 64 * 1024;
@@ -7,42 +10,78 @@ const MAX_LINE = 16 * 1024;
 
 /**
  * A command's output: every line (redacted) to its log file in full, the last lines kept in
- * memory, each line reported to `onLine`. Lines from stdout and stderr are kept apart until complete.
+ * memory, each line reported to `onLine`. Lines from stdout and stderr are kept apart until
+ * complete. With nothing to redact the log gets the output's own bytes (CRLF and all).
  */
 export class CommandOutput {
     private readonly tail: string[] = [];
     private tailBytes = 0;
     private readonly partial = new Map<string, string>();
+    private readonly partialBytes = new Map<string, Buffer>();
+    private readonly decoders = new Map<string, StringDecoder>();
     lastLine = '';
 
     constructor(
         private readonly log: WriteStream,
-        private readonly redact: (line: string) => string,
+        /** Hides secrets in each line; absent when there is nothing to hide. */
+        private readonly redact: ((line: string) => string) | undefined,
         private readonly onLine: (line: string) => void,
     ) {}
 
-    write(stream: string, chunk: string): void {
-        const text = (this.partial.get(stream) ?? '') + chunk;
+    /**
+     * Takes a chunk of `stream`'s output. All its complete lines go to the log in one write: false
+     * means the log file is behind, and the caller should pause the stream until it drains, so a
+     * command that writes faster than the disk cannot fill the server's memory.
+     */
+    write(stream: string, chunk: Buffer): boolean {
+        let decoder = this.decoders.get(stream);
+        if (!decoder) {
+            decoder = new StringDecoder('utf8');
+            this.decoders.set(stream, decoder);
+        }
+        const text = (this.partial.get(stream) ?? '') + decoder.write(chunk);
         const lines = text.split('\n');
         let rest = lines.pop()!;
-        for (const line of lines) {
-            this.line(line);
-        }
-        if (rest.length > MAX_LINE) {
-            this.line(rest);
+        const cut = rest.length > MAX_LINE;
+        if (cut) {
+            lines.push(rest);
             rest = '';
         }
         this.partial.set(stream, rest);
+        if (this.redact) {
+            return lines.length === 0 || this.log.write(lines.map(line => this.line(line)).join(''));
+        }
+        for (const line of lines) {
+            this.line(line);
+        }
+        // Nothing to redact: the log gets the bytes as they came, complete lines only (so stdout's and
+        // stderr's lines stay whole), with no string made for it.
+        const pending = this.partialBytes.get(stream);
+        const bytes = pending ? Buffer.concat([pending, chunk]) : chunk;
+        const end = cut ? bytes.length : bytes.lastIndexOf(0x0a) + 1;
+        this.partialBytes.set(stream, bytes.subarray(end));
+        if (end === 0) {
+            return true;
+        }
+        return this.log.write(cut ? Buffer.concat([bytes.subarray(0, end), NEWLINE]) : bytes.subarray(0, end));
+    }
+
+    /** Resolves once the log file has taken what it buffered (a paused stream may resume). */
+    drained(): Promise<void> {
+        return new Promise(resolve => this.log.once('drain', resolve));
     }
 
     /** Flushes unterminated lines; returns once the log file is written. */
     async end(): Promise<void> {
-        for (const rest of this.partial.values()) {
-            if (rest) {
-                this.line(rest);
+        for (const [stream, rest] of this.partial) {
+            const text = rest + (this.decoders.get(stream)?.end() ?? '');
+            if (text) {
+                const line = this.line(text);
+                this.log.write(this.redact ? line : Buffer.concat([this.partialBytes.get(stream) ?? Buffer.alloc(0), NEWLINE]));
             }
         }
         this.partial.clear();
+        this.partialBytes.clear();
         await new Promise<void>(resolve => this.log.end(resolve));
     }
 
@@ -50,9 +89,10 @@ export class CommandOutput {
         return this.tail.join('\n');
     }
 
-    private line(raw: string): void {
-        const line = this.redact(raw.endsWith('\r') ? raw.slice(0, -1) : raw);
-        this.log.write(line + '\n');
+    /** Keeps the line in the tail, reports it, and returns it (redacted) as the log gets it. */
+    private line(raw: string): string {
+        const plain = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
+        const line = this.redact ? this.redact(plain) : plain;
         const kept = line.length > MAX_LINE ? line.slice(0, MAX_LINE) + '…' : line;
         this.tail.push(kept);
         this.tailBytes += kept.length + 1;
@@ -63,6 +103,7 @@ export class CommandOutput {
             this.lastLine = kept;
         }
         this.onLine(kept);
+        return line + '\n';
     }
 }
 
