@@ -1,7 +1,7 @@
 // VS Code tasks as tools, on the extension's side of the wire: the OwnerConnection declares it runs
 // vscode-task jobs and hands the real server's ownerJob requests to its runner (here one that plays
 // VS Code's task system), and which tasks.json labels the setting exposes, under which names.
-import '../support/fakeVscode.js';
+import { fakeTasks } from '../support/fakeVscode.js';
 import assert from 'node:assert/strict';
 import { mkdtempSync, realpathSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -9,7 +9,7 @@ import { join, resolve } from 'node:path';
 import { describe, it } from 'node:test';
 import type { OwnerJobStart, OwnerJobStatus } from '@mcp-tasks/server/contract';
 import { vscodeTaskEntries, vscodeTaskToolName } from '../../../extension/commandTools/commandSources';
-import type { OwnerJobRunner } from '../../../extension/commandTools/vscodeTaskJobs';
+import { VsCodeTaskJobs, type OwnerJobRunner } from '../../../extension/commandTools/vscodeTaskJobs';
 import type { ScopedLogger } from '../../../extension/logger';
 import { OwnerConnection } from '../../../extension/mcp/ownerConnection';
 import { httpArgs, serverEnv } from '../../../extension/mcp/serverArgs';
@@ -98,6 +98,59 @@ describe('VS Code tasks as tools (extension side)', () => {
         } finally {
             owner.dispose();
             await server.stop();
+        }
+    });
+});
+
+describe('the VS Code task runner', () => {
+    const exposed = new Set(['build', 'watch']);
+    const start = (runner: VsCodeTaskJobs, key: string) => runner.start({ kind: 'vscode-task', key, args: {}, taskId: 't' });
+
+    it('starts only a label exposed right now, and only a tasks.json one', async () => {
+        fakeTasks.known = [
+            { name: 'build', source: 'Workspace' },
+            { name: 'secret', source: 'Workspace' },
+            { name: 'watch', source: 'npm' },
+        ];
+        fakeTasks.executed = [];
+        const runner = new VsCodeTaskJobs(() => exposed, quiet);
+        try {
+            await assert.rejects(start(runner, 'secret'), /"secret" is not exposed as a tool/);
+            await assert.rejects(runner.start({ kind: 'other', key: 'build', args: {}, taskId: 't' }), /not exposed/);
+            await assert.rejects(start(runner, 'watch'), /No task labelled "watch" in the workspace's tasks.json/);
+            assert.equal(fakeTasks.executed.length, 0, 'nothing ran');
+        } finally {
+            runner.dispose();
+        }
+    });
+
+    it('reports the exit code as the outcome, and a cancel terminates the task and waits for its end', async () => {
+        fakeTasks.known = [{ name: 'build', source: 'Workspace' }];
+        fakeTasks.executed = [];
+        const runner = new VsCodeTaskJobs(() => exposed, quiet);
+        try {
+            const ok = await start(runner, 'build');
+            const pushed = runner.status(ok.ref, true, new AbortController().signal);
+            assert.equal((await runner.status(ok.ref, false, new AbortController().signal)).status, 'working');
+            fakeTasks.exit(fakeTasks.executed[0], 0);
+            const done = await pushed;
+            assert.equal(done.status, 'completed');
+            assert.deepEqual(done.result?.structuredContent?.exitCode, 0);
+
+            const bad = await start(runner, 'build');
+            fakeTasks.exit(fakeTasks.executed[1], 2);
+            const failed = await runner.status(bad.ref, true, new AbortController().signal);
+            assert.equal(failed.status, 'failed');
+            assert.match(failed.statusMessage!, /^exit 2: VS Code task "build" failed/);
+
+            const long = await start(runner, 'build');
+            assert.deepEqual(runner.running().map(job => job.ref), [long.ref]);
+            await runner.cancel(long.ref);
+            assert.equal(fakeTasks.executed[2]!.terminated, true);
+            assert.equal((await runner.status(long.ref, false, new AbortController().signal)).status, 'cancelled');
+            assert.deepEqual(runner.running(), []);
+        } finally {
+            runner.dispose();
         }
     });
 });

@@ -303,6 +303,38 @@ export const workspace = {
     },
 };
 
+const taskProcessEnded = new EventEmitter<{ execution: unknown; exitCode: number | undefined }>();
+const taskEnded = new EventEmitter<{ execution: unknown }>();
+
+/** VS Code's task system: the tasks it knows, what ran, and how a run ends (as the terminal would). */
+export const fakeTasks = {
+    known: [] as { name: string; source: string }[],
+    executed: [] as { task: { name: string }; terminated: boolean; terminate(): void }[],
+    /** The task's process exited (the event VS Code fires, then its task-end event). */
+    exit(execution: unknown, exitCode: number | undefined): void {
+        taskProcessEnded.fire({ execution, exitCode });
+        taskEnded.fire({ execution });
+    },
+};
+
+export const tasks = {
+    fetchTasks: () => Promise.resolve(fakeTasks.known),
+    executeTask: (task: { name: string }) => {
+        const execution = {
+            task,
+            terminated: false,
+            terminate() {
+                this.terminated = true;
+                fakeTasks.exit(execution, undefined);
+            },
+        };
+        fakeTasks.executed.push(execution);
+        return Promise.resolve(execution);
+    },
+    onDidEndTaskProcess: taskProcessEnded.event,
+    onDidEndTask: taskEnded.event,
+};
+
 export const window = {
     createInputBox: () => new FakeQuickInput('input'),
     createQuickPick: () => new FakeQuickInput('pick'),

@@ -133,6 +133,7 @@ describe('command tools', () => {
         assert.deepEqual(log.split('\n').filter(l => l.startsWith('line')), ['line 1/3', 'line 2/3', 'line 3/3']);
         assert.match(log, /secret is \*\*\*/);
         assert.ok(!log.includes(SECRET) && !JSON.stringify(result).includes(SECRET), 'the secret reaches neither log nor result');
+        assert.ok(!JSON.stringify(peer.progress.items).includes(SECRET), 'nor a progress message');
     });
 
     it('a non-zero exit fails with the exit code and last line in the status message', async () => {
