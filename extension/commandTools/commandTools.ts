@@ -4,6 +4,7 @@ import * as vscode from 'vscode';
 import { SETTINGS_SECTION, Settings } from '../constants';
 import { Disposable } from '../lifecycle';
 import type { ScopedLogger } from '../logger';
+import { pruneLogs } from './outputLog';
 import {
     commandsFileText,
     entriesOfFile,
@@ -34,6 +35,8 @@ export class CommandTools extends Disposable {
     private taskEntries: Record<string, unknown>[] = [];
     private taskLabels = new Set<string>();
     private tasksRead: Promise<void> = Promise.resolve();
+    /** Each workspace file's entries as last read without an error. */
+    private readonly lastGoodFile = new Map<string, unknown>();
     private readonly changed = this.register(new vscode.EventEmitter<void>());
     /** The merged set was rewritten. */
     readonly onDidChange = this.changed.event;
@@ -46,6 +49,7 @@ export class CommandTools extends Disposable {
         // One file per window: empty windows share the global storage folder.
         this.launch = { file: join(storageDir, `commands-${process.pid}.json`), logDir: join(storageDir, 'command-logs') };
         mkdirSync(this.launch.logDir, { recursive: true, mode: 0o700 });
+        pruneLogs(this.launch.logDir, Date.now());
         this.update();
         const update = () => this.update();
         const watcher = this.register(vscode.workspace.createFileSystemWatcher(`**/${WORKSPACE_COMMANDS_FILE.replace(/\\/g, '/')}`));
@@ -163,10 +167,14 @@ export class CommandTools extends Disposable {
                 continue;
             }
             try {
-                sources.push({ label, fromWorkspace: true, base: folder, entries: entriesOfFile(text, label) });
+                const entries = entriesOfFile(text, label);
+                this.lastGoodFile.set(label, entries);
+                sources.push({ label, fromWorkspace: true, base: folder, entries });
             } catch (err) {
-                sources.push({ label, fromWorkspace: true, base: folder, entries: undefined });
-                this.log.warn((err as Error).message);
+                // Half-way through an edit: keep what the file declared last, as the server does with its own file.
+                const kept = this.lastGoodFile.get(label);
+                this.log.warn(`${(err as Error).message}; ${kept ? 'keeping its commands from before' : 'no commands from it'}`);
+                sources.push({ label, fromWorkspace: true, base: folder, entries: kept });
             }
         }
         return sources;

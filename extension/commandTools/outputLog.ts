@@ -1,6 +1,10 @@
 /** A command task's log file, as the server names it (no vscode import: unit-tested). */
-import { closeSync, openSync, readdirSync, readSync, statSync } from 'node:fs';
+import { closeSync, openSync, readdirSync, readSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+
+/** Logs kept from earlier sessions: the newest this many, none older than LOG_MAX_AGE_MS. */
+export const LOGS_KEPT = 100;
+export const LOG_MAX_AGE_MS = 7 * 24 * 3600_000;
 
 /** The view shows at most this much of the end of a log; the file keeps all of it. */
 export const MAX_SHOWN_BYTES = 2 * 1024 * 1024;
@@ -49,4 +53,22 @@ export function readLogTail(path: string, maxBytes = MAX_SHOWN_BYTES): string {
     }
     const cut = text.indexOf('\n') + 1;
     return `… (${start + cut} earlier bytes are in ${path})\n${text.slice(cut)}`;
+}
+
+/** Deletes the command logs of earlier sessions beyond the newest LOGS_KEPT or older than LOG_MAX_AGE_MS; returns how many. */
+export function pruneLogs(logDir: string, now: number): number {
+    let names: string[];
+    try {
+        names = readdirSync(logDir).filter(name => name.endsWith('.log'));
+    } catch {
+        return 0;
+    }
+    const logs = names
+        .map(name => ({ path: join(logDir, name), mtime: statSync(join(logDir, name), { throwIfNoEntry: false })?.mtimeMs ?? 0 }))
+        .sort((a, b) => b.mtime - a.mtime);
+    const old = logs.filter((log, index) => index >= LOGS_KEPT || now - log.mtime > LOG_MAX_AGE_MS);
+    for (const log of old) {
+        rmSync(log.path, { force: true });
+    }
+    return old.length;
 }

@@ -3,7 +3,7 @@
 // change, and that the server it launches follows the file without a restart.
 import { fake, fakeWorkspace } from '../support/fakeVscode.js';
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { after, beforeEach, describe, it } from 'node:test';
@@ -11,6 +11,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { CommandTools } from '../../../extension/commandTools/commandTools';
+import { findLogFile, LOG_MAX_AGE_MS, LOGS_KEPT, pruneLogs, readLogTail } from '../../../extension/commandTools/outputLog';
 import type { ScopedLogger } from '../../../extension/logger';
 import { stdioArgs } from '../../../extension/mcp/serverArgs';
 
@@ -70,8 +71,8 @@ describe('command tools (extension)', () => {
         assert.deepEqual(served(tools), ['added', 'renamed']);
         writeFileSync(wsFile, '{"tools": [');
         fileChanged();
-        assert.deepEqual(served(tools), ['added']);
-        assert.ok(warnings.some(w => /not valid JSON/.test(w)), warnings.join('\n'));
+        assert.deepEqual(served(tools), ['added', 'renamed'], 'a broken edit keeps what the file declared before');
+        assert.ok(warnings.some(w => /not valid JSON.*keeping its commands from before/.test(w)), warnings.join('\n'));
         rmSync(wsFile);
         fileWatcher().remove.fire({});
         assert.deepEqual(served(tools), ['added']);
@@ -105,6 +106,33 @@ describe('command tools (extension)', () => {
             assert.match(JSON.stringify(result.content), /later/);
         } finally {
             await client.close();
+        }
+    });
+});
+
+describe('command logs', () => {
+    it('Show Output finds a task’s log by tool and task id, reads its end, and old logs are pruned', () => {
+        const dir = mkdtempSync(join(tmpdir(), 'mcp-tasks-logs-'));
+        try {
+            const now = Date.now();
+            for (let i = 0; i < LOGS_KEPT + 5; i++) {
+                const path = join(dir, `tool-task${i}-1-1.log`);
+                writeFileSync(path, `log ${i}\n`);
+                const at = new Date(now - (LOGS_KEPT + 5 - i) * 1000);
+                utimesSync(path, at, at);
+            }
+            const stale = join(dir, 'tool-ancient-1-1.log');
+            writeFileSync(stale, 'old\n');
+            utimesSync(stale, new Date(now - LOG_MAX_AGE_MS - 1000), new Date(now - LOG_MAX_AGE_MS - 1000));
+            assert.equal(pruneLogs(dir, now), 6);
+            assert.equal(findLogFile(dir, 'tool', 'task0'), undefined, 'the oldest beyond the count went');
+            assert.equal(findLogFile(dir, 'tool', 'ancient'), undefined, 'too old went');
+            const newest = findLogFile(dir, 'tool', `task${LOGS_KEPT + 4}`)!;
+            assert.equal(readLogTail(newest), `log ${LOGS_KEPT + 4}\n`);
+            writeFileSync(newest, 'first line\n' + 'x'.repeat(50) + '\nlast line\n');
+            assert.match(readLogTail(newest, 20), /^… \(\d+ earlier bytes are in .*\)\nlast line\n$/);
+        } finally {
+            rmSync(dir, { recursive: true, force: true });
         }
     });
 });
