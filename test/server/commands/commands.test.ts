@@ -216,6 +216,26 @@ describe('command tools', () => {
         assert.match(mine.at(-1)!.message ?? '', /^(done|secret is \*\*\*)$/, 'the final line is reported last');
     });
 
+    it('an entry named like a built-in or task tool is refused alone; the server starts and serves the rest', async () => {
+        const clashing = join(dir, 'clashing.json');
+        writeFileSync(
+            clashing,
+            JSON.stringify({ tools: ['greet', 'get_task', 'start_anything', 'fine'].map(name => ({ name, description: 'd', command: [node, script('argv.js')] })) }),
+        );
+        const other = new Peer();
+        await other.connect(clashing, logDir);
+        try {
+            const names = (await other.client.listTools()).tools.map(tool => tool.name);
+            assert.ok(names.includes('fine') && names.includes('start_fine'), names.join(', '));
+            assert.equal(names.filter(name => name === 'greet' || name === 'get_task').length, 2, 'the built-in and task tools keep their names');
+            assert.ok(!names.includes('start_anything'));
+            await other.log.waitFor(/greet: a built-in tool has this name; this entry is not served/);
+            await other.log.waitFor(/start_anything: names start_<tool>, get_task, cancel_task and list_tasks belong to the task tools/);
+        } finally {
+            await other.client.close();
+        }
+    });
+
     it('a reload sends tools/list_changed; a broken file keeps the last good set', async () => {
         const seen = peer.listChanged.items.length;
         writeFileSync(file, commandsJson([{ name: 'added', description: 'New.', command: [node, script('argv.js')] }]));
