@@ -17,7 +17,7 @@ export class CommandOutput {
     private readonly tail: string[] = [];
     private tailBytes = 0;
     private readonly partial = new Map<string, string>();
-    private readonly partialBytes = new Map<string, Buffer>();
+    private readonly partialBytes = new Map<string, Buffer[]>();
     private readonly decoders = new Map<string, StringDecoder>();
     lastLine = '';
 
@@ -26,6 +26,12 @@ export class CommandOutput {
         /** Hides secrets in each line; absent when there is nothing to hide. */
         private readonly redact: ((line: string) => string) | undefined,
         private readonly onLine: (line: string) => void,
+        /**
+         * Whether `onLine` needs every line (a progress pattern reads them). Otherwise, with nothing
+         * to redact, only the lines that can still be in the tail are decoded: the log file gets
+         * every byte anyway, and a flood of output makes a third of the garbage.
+         */
+        private readonly everyLine = true,
     ) {}
 
     /**
@@ -39,7 +45,17 @@ export class CommandOutput {
             decoder = new StringDecoder('utf8');
             this.decoders.set(stream, decoder);
         }
-        const text = (this.partial.get(stream) ?? '') + decoder.write(chunk);
+        const from = this.redact || this.everyLine ? 0 : tailStart(chunk);
+        let text: string;
+        if (from > 0) {
+            // A newline is never inside a UTF-8 sequence: decoding restarts cleanly after it.
+            decoder.end();
+            decoder = new StringDecoder('utf8');
+            this.decoders.set(stream, decoder);
+            text = decoder.write(chunk.subarray(from));
+        } else {
+            text = (this.partial.get(stream) ?? '') + decoder.write(chunk);
+        }
         const lines = text.split('\n');
         let rest = lines.pop()!;
         const cut = rest.length > MAX_LINE;
@@ -56,14 +72,22 @@ export class CommandOutput {
         }
         // Nothing to redact: the log gets the bytes as they came, complete lines only (so stdout's and
         // stderr's lines stay whole), with no string made for it.
-        const pending = this.partialBytes.get(stream);
-        const bytes = pending ? Buffer.concat([pending, chunk]) : chunk;
-        const end = cut ? bytes.length : bytes.lastIndexOf(0x0a) + 1;
-        this.partialBytes.set(stream, bytes.subarray(end));
+        const pending = this.partialBytes.get(stream) ?? [];
+        const end = cut ? chunk.length : chunk.lastIndexOf(0x0a) + 1;
         if (end === 0) {
+            pending.push(chunk);
+            this.partialBytes.set(stream, pending);
             return true;
         }
-        return this.log.write(cut ? Buffer.concat([bytes.subarray(0, end), NEWLINE]) : bytes.subarray(0, end));
+        this.partialBytes.set(stream, end < chunk.length ? [chunk.subarray(end)] : []);
+        // Pieces, not a concatenation: no copy of the chunk is made for the log.
+        this.log.cork();
+        for (const piece of pending) {
+            this.log.write(piece);
+        }
+        const ok = this.log.write(chunk.subarray(0, end));
+        process.nextTick(() => this.log.uncork());
+        return cut ? this.log.write(NEWLINE) && ok : ok;
     }
 
     /** Resolves once the log file has taken what it buffered (a paused stream may resume). */
@@ -77,7 +101,7 @@ export class CommandOutput {
             const text = rest + (this.decoders.get(stream)?.end() ?? '');
             if (text) {
                 const line = this.line(text);
-                this.log.write(this.redact ? line : Buffer.concat([this.partialBytes.get(stream) ?? Buffer.alloc(0), NEWLINE]));
+                this.log.write(this.redact ? line : Buffer.concat([...(this.partialBytes.get(stream) ?? []), NEWLINE]));
             }
         }
         this.partial.clear();
@@ -105,6 +129,18 @@ export class CommandOutput {
         this.onLine(kept);
         return line + '\n';
     }
+}
+
+/**
+ * Where the part of `chunk` that can still be in the tail starts: just after the newline before its
+ * last MAX_TAIL_LINES complete lines (or its last MAX_TAIL_BYTES); 0 when that is all of it.
+ */
+function tailStart(chunk: Buffer): number {
+    let newline = chunk.lastIndexOf(0x0a);
+    for (let lines = 0; newline > 0 && lines < MAX_TAIL_LINES && chunk.length - newline < MAX_TAIL_BYTES; lines++) {
+        newline = chunk.lastIndexOf(0x0a, newline - 1);
+    }
+    return newline > 0 ? newline + 1 : 0;
 }
 
 /** The percentage a progress pattern finds in a line: its named group `percent`, or first group, as `n` or `n/m`. */

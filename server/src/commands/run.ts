@@ -37,7 +37,7 @@ export async function runCommand(spec: CommandSpec, args: Record<string, unknown
     const started = deps.clock.now();
     const log = createWriteStream(logPath, { mode: 0o600 });
     const throttle = progressThrottle(spec, ctx, deps.clock);
-    const output = new CommandOutput(log, redact, throttle.line);
+    const output = new CommandOutput(log, redact, throttle.line, spec.progressPattern !== undefined);
     const child = spawn(argv[0]!, argv.slice(1), { cwd: spec.cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
     const startError = once(child, 'spawn').then(
         () => undefined,

@@ -45,6 +45,33 @@ describe('command output', () => {
         assert.deepEqual(lines, ['one', 'warn ***', '*** €', 'no newline at the end']);
     });
 
+    it('a flood keeps every byte in the log, the last 200 lines in the tail, and the last line for progress', async () => {
+        const path = join(dir, 'flood');
+        for (const everyLine of [false, true]) {
+            const seen: string[] = [];
+            const output = new CommandOutput(createWriteStream(path), undefined, line => seen.push(line), everyLine);
+            let text = '';
+            for (let chunk = 0; chunk < 5; chunk++) {
+                const lines = Array.from({ length: 700 }, (_, i) => `c${chunk} l${i} ${'é'.repeat(i % 7)}`).join('\n');
+                // Each chunk ends mid-line and mid-character: the next one completes both.
+                const bytes = Buffer.from(`${lines}\n`, 'utf8');
+                text += bytes.toString('utf8');
+                output.write('out', bytes.subarray(0, bytes.length - 3));
+                output.write('out', bytes.subarray(bytes.length - 3));
+            }
+            output.write('out', Buffer.from('the end'));
+            await output.end();
+            text += 'the end\n';
+            assert.equal(readFileSync(path, 'utf8'), text, `everyLine ${everyLine}: the log holds every byte`);
+            const all = text.slice(0, -1).split('\n');
+            assert.equal(output.text(), all.slice(-200).join('\n'));
+            assert.equal(output.lastLine, 'the end');
+            assert.equal(seen.at(-1), 'the end');
+            assert.ok(everyLine ? seen.length === all.length : seen.length < all.length, `everyLine ${everyLine}: ${seen.length} of ${all.length} lines reported`);
+            assert.deepEqual(seen.slice(-201), all.slice(-201), 'the lines that matter are whole and in order');
+        }
+    });
+
     it('write() says when the log file is behind, so the caller can pause the pipe', async () => {
         const path = join(dir, 'slow');
         const output = new CommandOutput(createWriteStream(path, { highWaterMark: 16 }), undefined, () => undefined);
