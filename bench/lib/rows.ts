@@ -159,6 +159,19 @@ export function rows(settings: Settings): Row[] {
             goal: { text: '≤ 30 MB, log complete', met: v => (Number.isFinite(v.ours) ? v.ours <= 30 && v.metric('ours', 'floodLogComplete') === 1 : undefined) },
         },
         {
+            figure: `the same ${COMMAND_FLOOD_MB} MB with a secret in the entry's env (every chunk searched for it): server RSS growth, event-loop delay`,
+            transport: '–',
+            exp: 'commands',
+            key: 'secretFloodRssGrowthMb',
+            kind: 'custom',
+            cell: m =>
+                `${fmt(m('secretFloodRssGrowthMb'))} MB, p99 ${fmt(m('secretFloodLoopP99Ms'))} ms (${fmt(m('secretFloodMBps'))} MB/s; log file ${m('secretFloodLogComplete') === 1 ? 'complete' : 'INCOMPLETE'})`,
+            goal: {
+                text: '≤ 30 MB, p99 ≤ 20 ms, log complete',
+                met: v => (Number.isFinite(v.ours) ? v.ours <= 30 && v.metric('ours', 'secretFloodLoopP99Ms') <= 20 && v.metric('ours', 'secretFloodLogComplete') === 1 : undefined),
+            },
+        },
+        {
             figure: `command tool writing ${COMMAND_FLOOD_MB} MB: event-loop delay beyond its 5 ms sampling interval`,
             transport: '–',
             exp: 'commands',

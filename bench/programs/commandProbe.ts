@@ -6,7 +6,8 @@
 //  - cancel: CANCEL_TASKS commands, each with a grandchild, cancelled at once: each tasks/cancel's
 //    time (it answers once the process group is gone), against the kill grace period, and any
 //    process left alive afterwards.
-// Usage: node commandProbe.js FLOOD_MB CANCEL_TASKS   (prints one JSON line)
+// With `secret` the flood's entry sets a secret in its env, so every line goes through redaction.
+// Usage: node commandProbe.js FLOOD_MB CANCEL_TASKS [secret]   (prints one JSON line)
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -62,7 +63,8 @@ function percentile(samples: number[], p: number): number {
 async function main(): Promise<void> {
     // As server/src/cli.ts sets it: the server process's memory behaves as the CLI's does.
     setFlagsFromString('--heap-growing-percent=50');
-    const [floodMb, cancelTasks] = process.argv.slice(2).map(Number) as [number, number];
+    const [floodMb, cancelTasks] = process.argv.slice(2, 4).map(Number) as [number, number];
+    const env = process.argv[4] === 'secret' ? { API_TOKEN: 'not-in-the-output-7f3a' } : {};
     const dir = mkdtempSync(join(tmpdir(), 'mcp-tasks-command-probe-'));
     const logDir = join(dir, 'logs');
     const file = join(dir, 'commands.json');
@@ -70,7 +72,7 @@ async function main(): Promise<void> {
         file,
         JSON.stringify({
             tools: [
-                { name: 'flood', description: 'Writes lines as fast as it can.', command: [process.execPath, '-e', FLOOD_JS, '{lines}'], parameters: { lines: { type: 'number', description: 'How many' } } },
+                { name: 'flood', description: 'Writes lines as fast as it can.', command: [process.execPath, '-e', FLOOD_JS, '{lines}'], parameters: { lines: { type: 'number', description: 'How many' } }, env },
                 { name: 'tree', description: 'Starts a grandchild and waits.', command: [process.execPath, '-e', TREE_JS] },
             ],
         }),

@@ -7,7 +7,7 @@ import type { CallToolResult, ToolContext } from '../tools/types.js';
 import { buildArgv } from './argv.js';
 import { stopGroup } from './group.js';
 import { CommandOutput, percentOf } from './output.js';
-import { commandEnv, redactor, secretValues } from './secrets.js';
+import { commandEnv, secretValues } from './secrets.js';
 import type { CommandSpec } from './spec.js';
 
 /** At most this many progress notifications per second per task. */
@@ -32,12 +32,11 @@ export async function runCommand(spec: CommandSpec, args: Record<string, unknown
     const argv = buildArgv(spec, args);
     const env = commandEnv(deps.env, spec.env);
     const secrets = secretValues(env, spec.env);
-    const redact = secrets.length > 0 ? redactor(secrets) : undefined;
     const logPath = join(deps.logDir, `${spec.name}-${ctx.taskId ?? 'inline'}-${process.pid}-${++runs}.log`);
     const started = deps.clock.now();
     const log = createWriteStream(logPath, { mode: 0o600 });
     const throttle = progressThrottle(spec, ctx, deps.clock);
-    const output = new CommandOutput(log, redact, throttle.line, spec.progressPattern !== undefined);
+    const output = new CommandOutput(log, secrets, throttle.line, spec.progressPattern !== undefined);
     const child = spawn(argv[0]!, argv.slice(1), { cwd: spec.cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
     const startError = once(child, 'spawn').then(
         () => undefined,

@@ -5,15 +5,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { CommandOutput } from '../../../server/src/commands/output.js';
-import { redactor } from '../../../server/src/commands/secrets.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'cmd-output-'));
 let n = 0;
 
-async function run(redact: ((line: string) => string) | undefined, writes: [string, Buffer][]) {
+async function run(secrets: string[], writes: [string, Buffer][]) {
     const path = join(dir, `log-${++n}`);
     const lines: string[] = [];
-    const output = new CommandOutput(createWriteStream(path), redact, line => lines.push(line));
+    const output = new CommandOutput(createWriteStream(path), secrets, line => lines.push(line));
     for (const [stream, chunk] of writes) {
         output.write(stream, chunk);
     }
@@ -32,24 +31,31 @@ describe('command output', () => {
     ];
 
     it('with nothing to hide, the log gets the bytes as they came, each stream’s lines whole', async () => {
-        const { log, lines, tail, last } = await run(undefined, writes);
+        const { log, lines, tail, last } = await run([], writes);
         assert.equal(log.toString('utf8'), 'one\r\nwarn here\ntwo €\nno newline at the end\n');
         assert.deepEqual(lines, ['one', 'warn here', 'two €', 'no newline at the end']);
         assert.equal(tail, 'one\nwarn here\ntwo €\nno newline at the end');
         assert.equal(last, 'no newline at the end');
     });
 
-    it('with secrets, the log, tail and lines get them as ***', async () => {
-        const { log, lines } = await run(redactor(['here', 'two']), writes);
-        assert.equal(log.toString('utf8'), 'one\nwarn ***\n*** €\nno newline at the end\n');
+    it('with secrets, the log (line endings as they came), tail and lines get them as ***', async () => {
+        const { log, lines } = await run(['here', 'two'], writes);
+        assert.equal(log.toString('utf8'), 'one\r\nwarn ***\n*** €\nno newline at the end\n');
         assert.deepEqual(lines, ['one', 'warn ***', '*** €', 'no newline at the end']);
+        const split = await run(['hunter22'], [
+            ['out', Buffer.from('pass=hun')],
+            ['out', Buffer.from('ter22 ok\nlast hunter')],
+            ['out', Buffer.from('22')],
+        ]);
+        assert.equal(split.log.toString('utf8'), 'pass=*** ok\nlast ***\n', 'a secret split across chunks is found');
+        assert.equal(split.tail, 'pass=*** ok\nlast ***');
     });
 
     it('a flood keeps every byte in the log, the last 200 lines in the tail, and the last line for progress', async () => {
         const path = join(dir, 'flood');
         for (const everyLine of [false, true]) {
             const seen: string[] = [];
-            const output = new CommandOutput(createWriteStream(path), undefined, line => seen.push(line), everyLine);
+            const output = new CommandOutput(createWriteStream(path), [], line => seen.push(line), everyLine);
             let text = '';
             for (let chunk = 0; chunk < 5; chunk++) {
                 const lines = Array.from({ length: 700 }, (_, i) => `c${chunk} l${i} ${'é'.repeat(i % 7)}`).join('\n');
@@ -74,7 +80,7 @@ describe('command output', () => {
 
     it('write() says when the log file is behind, so the caller can pause the pipe', async () => {
         const path = join(dir, 'slow');
-        const output = new CommandOutput(createWriteStream(path, { highWaterMark: 16 }), undefined, () => undefined);
+        const output = new CommandOutput(createWriteStream(path, { highWaterMark: 16 }), [], () => undefined);
         assert.equal(output.write('out', Buffer.from('short\n')), true);
         assert.equal(output.write('out', Buffer.from('x'.repeat(100) + '\n')), false);
         await output.drained();
