@@ -1,4 +1,6 @@
 import * as vscode from 'vscode';
+import type { CommandTools } from './commandTools/commandTools';
+import type { VsCodeTaskJobs } from './commandTools/vscodeTaskJobs';
 import type { Transport } from './config';
 import type { OwnerConnection } from './mcp/ownerConnection';
 import type { ServerController } from './mcp/serverController';
@@ -34,6 +36,10 @@ export interface TestHooks {
     readonly completions: CompletionNotifier;
     /** Commands the notifier ran, in order. */
     readonly executedCommands: readonly { command: string; args: unknown[] }[];
+    /** The command tools this window serves, and the file and log folder it hands the server. */
+    readonly commandTools: CommandTools;
+    /** The tasks.json tasks running as owner jobs. */
+    readonly vscodeTasks: VsCodeTaskJobs;
 }
 
 /** `activate`'s return value when VS Code runs the extension under test. */

@@ -16,6 +16,8 @@ export interface ExtensionConfig {
     abandonAfter: string;
     /** Preferred model for sampling (matched against family, name, id); empty = first available. */
     samplingModel?: string;
+    /** Where the command tools are (filled in by registerServer, not read from settings). */
+    commands?: { file: string; logDir: string };
 }
 
 export function readConfig(): ExtensionConfig {

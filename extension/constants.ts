@@ -18,6 +18,7 @@ export const Commands = {
     focusTasks: 'mcpTasks.tasks.focus',
     respond: 'mcpTasks.respond',
     resetSamplingConsent: 'mcpTasks.resetSamplingConsent',
+    showOutput: 'mcpTasks.showOutput',
 } as const;
 
 /** VS Code's own command that opens the chat; `{ query, isPartialQuery }` (chatActions.ts, IChatViewOpenOptions). */
@@ -37,6 +38,8 @@ export const ContextValues = {
 } as const;
 
 export const RESULT_SCHEME = 'mcp-tasks-result';
+/** A command task's output, live: mcp-tasks-output:/<label>.log?<taskId>. */
+export const OUTPUT_SCHEME = 'mcp-tasks-output';
 
 export const SETTINGS_SECTION = 'mcpTasks';
 
@@ -49,4 +52,6 @@ export const Settings = {
     taskTools: 'server.taskTools',
     abandonAfter: 'server.abandonAfter',
     samplingModel: 'sampling.model',
+    commands: 'commands',
+    exposeVsCodeTasks: 'exposeVsCodeTasks',
 } as const;

@@ -2,6 +2,9 @@ import * as l10n from '@vscode/l10n';
 import * as vscode from 'vscode';
 import { createApi, type McpTasksApi } from './api';
 import { registerCommands } from './commands';
+import { CommandTools } from './commandTools/commandTools';
+import { OutputDocuments, registerShowOutput } from './commandTools/outputDocuments';
+import { VsCodeTaskJobs } from './commandTools/vscodeTaskJobs';
 import { ConfigWatcher } from './config';
 import { SamplingResponder } from './lm/sampling';
 import { Logger } from './logger';
@@ -35,13 +38,20 @@ export function activate(context: vscode.ExtensionContext): McpTasksApi {
     const model = new TaskModel();
     const pendingInputs = new PendingInputs();
     const sampling = new SamplingResponder(context.globalState, logger.scoped('sampling'), () => config.current.samplingModel);
-    const owner = new OwnerConnection(model, logger.scoped('owner'), createInputHandlers(model, pendingInputs, sampling));
+    // Written before any server starts: the server is launched with this file and reloads it on change.
+    const commandTools = new CommandTools((context.storageUri ?? context.globalStorageUri).fsPath, logger.scoped('commands'));
+    const vscodeTasks = new VsCodeTaskJobs(() => commandTools.vscodeTaskLabels, logger.scoped('commands'));
+    context.subscriptions.push(commandTools, vscodeTasks);
+    const owner = new OwnerConnection(model, logger.scoped('owner'), createInputHandlers(model, pendingInputs, sampling), undefined, vscodeTasks);
     context.subscriptions.push(owner);
 
-    server = registerServer(context, logger, config, owner);
+    server = registerServer(context, logger, config, owner, commandTools.launch);
     const { tree, treeView } = registerTasksView(context, model);
     const statusBar = registerStatusBar(context, model, server);
     const results = new ResultDocuments();
+    const outputs = new OutputDocuments(commandTools.launch.logDir, model);
+    context.subscriptions.push(outputs);
+    registerShowOutput(context, model, outputs);
     const startedHere = new Set<string>();
     const executedCommands: { command: string; args: unknown[] }[] = [];
     const completions = new CompletionNotifier(model, startedHere, treeView, commandRunner(context, executedCommands));
@@ -49,7 +59,7 @@ export function activate(context: vscode.ExtensionContext): McpTasksApi {
     registerCommands(context, { logger, server, owner, model, results, pendingInputs, startedHere, resetSamplingConsent: () => sampling.resetConsent() });
 
     logger.scoped('extension').info(`activated in ${Date.now() - started} ms (transport: ${server.mode.transport})`);
-    return createApi(context, server, { model, tree, treeView, statusBar, owner, pendingInputs, completions, executedCommands });
+    return createApi(context, server, { model, tree, treeView, statusBar, owner, pendingInputs, completions, executedCommands, commandTools, vscodeTasks });
 }
 
 /** Under test, the commands the notifier runs are recorded too (the suite asserts on them; chat may be absent). */

@@ -420,6 +420,27 @@ export async function heapProbe(ctx: Context): Promise<Metrics> {
     return JSON.parse(out) as Metrics;
 }
 
+/** A command's output flood and a cancel of many at once, measured in the server's process. */
+export const COMMAND_FLOOD_MB = 200;
+export const COMMAND_CANCEL_TASKS = 50;
+
+export async function commandProbe(ctx: Context): Promise<Metrics> {
+    const run = (args: string[]) =>
+        new Promise<Metrics>((resolve, reject) => {
+            const proc = track(spawn(process.execPath, [ctx.programs.commandProbe, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: CHILD_ENV }));
+            let text = '';
+            let errText = '';
+            proc.stdout.setEncoding('utf8').on('data', (chunk: string) => (text += chunk));
+            proc.stderr.setEncoding('utf8').on('data', (chunk: string) => (errText += chunk));
+            proc.once('close', code => (code === 0 ? resolve(JSON.parse(text) as Metrics) : reject(new Error(`command probe exited ${code}: ${errText.slice(0, 500)}`))));
+        });
+    const plain = await run([String(COMMAND_FLOOD_MB), String(COMMAND_CANCEL_TASKS)]);
+    // Its own process: the first flood's grown heap would hide the second's growth.
+    const redacted = await run([String(COMMAND_FLOOD_MB), '0', 'secret']);
+    const secret = Object.fromEntries(Object.entries(redacted).filter(([key]) => key.startsWith('flood')).map(([key, value]) => [`secret${key[0]!.toUpperCase()}${key.slice(1)}`, value]));
+    return { ...plain, ...secret };
+}
+
 /** Which raw client is cheaper: node:http (keep-alive Agent) or fetch, on the HTTP floor. */
 export async function clientCost(ctx: Context): Promise<Metrics> {
     const server = await startHttp('floor', ctx.programs);

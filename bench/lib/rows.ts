@@ -1,6 +1,6 @@
 // The rows of the main table (ours, stock, floor): which metric of which experiment each shows,
 // how its cell reads, and the goal it is held to.
-import type { Settings } from './experiments.js';
+import { COMMAND_CANCEL_TASKS, COMMAND_FLOOD_MB, type Settings } from './experiments.js';
 import type { Row } from './report.js';
 import { fmt } from './stats.js';
 
@@ -148,6 +148,55 @@ export function rows(settings: Settings): Row[] {
             kind: 'custom',
             cell: m => `p50 ${fmt(m('p50'))} ms, p99 ${fmt(m('p99'))} ms (cancel round trip p50 ${fmt(m('rttP50'))} ms)`,
             goal: { text: 'p99 ≤ 5 ms', met: v => atMost(5)(v.ours) },
+        },
+        {
+            figure: `command tool writing ${COMMAND_FLOOD_MB} MB to stdout as fast as it can: server RSS growth (in-process)`,
+            transport: '–',
+            exp: 'commands',
+            key: 'floodRssGrowthMb',
+            kind: 'custom',
+            cell: m => `${fmt(m('floodRssGrowthMb'))} MB (${fmt(m('floodMBps'))} MB/s; log file ${m('floodLogComplete') === 1 ? 'complete' : 'INCOMPLETE'}, ${fmt(m('floodLogMb'))} MB)`,
+            goal: { text: '≤ 30 MB, log complete', met: v => (Number.isFinite(v.ours) ? v.ours <= 30 && v.metric('ours', 'floodLogComplete') === 1 : undefined) },
+        },
+        {
+            figure: `the same ${COMMAND_FLOOD_MB} MB with a secret in the entry's env (every chunk searched for it): server RSS growth, event-loop delay`,
+            transport: '–',
+            exp: 'commands',
+            key: 'secretFloodRssGrowthMb',
+            kind: 'custom',
+            cell: m =>
+                `${fmt(m('secretFloodRssGrowthMb'))} MB, p99 ${fmt(m('secretFloodLoopP99Ms'))} ms (${fmt(m('secretFloodMBps'))} MB/s; log file ${m('secretFloodLogComplete') === 1 ? 'complete' : 'INCOMPLETE'})`,
+            goal: {
+                text: '≤ 30 MB, p99 ≤ 20 ms, log complete',
+                met: v => (Number.isFinite(v.ours) ? v.ours <= 30 && v.metric('ours', 'secretFloodLoopP99Ms') <= 20 && v.metric('ours', 'secretFloodLogComplete') === 1 : undefined),
+            },
+        },
+        {
+            figure: `command tool writing ${COMMAND_FLOOD_MB} MB: event-loop delay beyond its 5 ms sampling interval`,
+            transport: '–',
+            exp: 'commands',
+            key: 'floodLoopP99Ms',
+            kind: 'custom',
+            cell: m => `p99 ${fmt(m('floodLoopP99Ms'))} ms (max ${fmt(m('floodLoopMaxMs'))} ms)`,
+            goal: { text: 'p99 ≤ 20 ms', met: v => atMost(20)(v.ours) },
+        },
+        {
+            figure: `command tool writing ${COMMAND_FLOOD_MB} MB: progress notifications reaching the client`,
+            transport: '–',
+            exp: 'commands',
+            key: 'floodProgressPeakPerSec',
+            kind: 'custom',
+            cell: m => `at most ${fmt(m('floodProgressPeakPerSec'))} in any 1 s (${fmt(m('floodProgressPerSec'))}/s over the run)`,
+            goal: { text: '≤ 4 in any second', met: v => atMost(4)(v.ours) },
+        },
+        {
+            figure: `${COMMAND_CANCEL_TASKS} command tasks (each with a grandchild) cancelled at once: tasks/cancel until the process group is gone`,
+            transport: '–',
+            exp: 'commands',
+            key: 'cancelMaxMs',
+            kind: 'custom',
+            cell: m => `p50 ${fmt(m('cancelP50Ms'))} ms, max ${fmt(m('cancelMaxMs'))} ms (grace ${fmt(m('cancelGraceMs'))} ms); ${fmt(m('cancelLeftAlive'))} of ${fmt(m('cancelProcesses'))} processes left`,
+            goal: { text: 'each within the grace period, none left', met: v => (Number.isFinite(v.ours) ? v.ours <= v.metric('ours', 'cancelGraceMs') && v.metric('ours', 'cancelLeftAlive') === 0 : undefined) },
         },
         { figure: 'cold start → listening ({"url"} printed)', transport: 'http', exp: 'coldstart', key: 'httpP50', kind: 'latency', extra: [['httpMax', 'max {}']], goal: { text: '≤ 300 ms', met: v => atMost(300)(v.ours) } },
         {

@@ -24,6 +24,8 @@ export interface Programs {
     stdioEcho: string;
     activate: string;
     heapProbe: string;
+    /** The in-process command tools probe (flood, mass cancel). */
+    commandProbe: string;
     /** The server built from server/src as `node esbuild.mjs --production` builds it (minified), for cold start. */
     oursMinified: string;
     /** The redis-server the `redis` kind uses; set only while the Redis experiment runs. */
@@ -58,6 +60,7 @@ export async function buildPrograms(overrides: { ours?: string; vs?: string } = 
             stdioEcho: join(ROOT, 'bench/programs/stdioEcho.ts'),
             activate: join(ROOT, 'bench/programs/activate.ts'),
             heapProbe: join(ROOT, 'bench/programs/heapProbe.ts'),
+            commandProbe: join(ROOT, 'bench/programs/commandProbe.ts'),
         },
         outdir,
         bundle: true,
@@ -88,6 +91,7 @@ export async function buildPrograms(overrides: { ours?: string; vs?: string } = 
         stdioEcho: join(outdir, 'stdioEcho.js'),
         activate: join(outdir, 'activate.js'),
         heapProbe: join(outdir, 'heapProbe.js'),
+        commandProbe: join(outdir, 'commandProbe.js'),
         oursMinified: join(outdir, 'oursMinified.js'),
         dispose: () => rmSync(outdir, { recursive: true, force: true }),
     };

@@ -1,12 +1,13 @@
 import type { CallToolResult, CreateMessageRequest, CreateMessageResult, ElicitRequest, ElicitResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import * as vscode from 'vscode';
-import { Methods, RELATED_TASK_META_KEY } from '@mcp-tasks/server/contract';
+import { Methods, OWNER_JOBS_CAPABILITY, RELATED_TASK_META_KEY } from '@mcp-tasks/server/contract';
+import type { OwnerJobRunner } from '../commandTools/vscodeTaskJobs';
 import { Disposable } from '../lifecycle';
 import type { ScopedLogger } from '../logger';
 import type { TaskModel } from '../tasks/taskModel';
 import { RpcClient, type RequestHandler } from './rpcClient';
 import type { StreamOptions } from './streamableHttp';
-import { asCreatedTask, asElicitParams, asSamplingParams, asTask, asTaskPage, asToolResult, asTools, isLooseTask, ownerProgress } from './wireGuards';
+import { asCreatedTask, asElicitParams, asOwnerJobStart, jobRef, asSamplingParams, asTask, asTaskPage, asToolResult, asTools, isLooseTask, ownerProgress } from './wireGuards';
 
 /** The name our client gives in initialize: tasks it starts show as "this editor". */
 export const OWN_CLIENT_NAME = 'MCP Tasks for VS Code';
@@ -48,6 +49,8 @@ export class OwnerConnection extends Disposable {
         private readonly input?: InputHandlers,
         /** How the GET stream reopens (tests shorten the waits). */
         private readonly streamOptions?: StreamOptions,
+        /** Runs the server's owner jobs (VS Code tasks exposed as tools). */
+        private readonly jobs?: OwnerJobRunner,
     ) {
         super();
         this.reconcileTimer = setInterval(() => void this.reconcile(), RECONCILE_MS);
@@ -135,13 +138,16 @@ export class OwnerConnection extends Disposable {
             return;
         }
         const generation = ++this.generation;
-        const capabilities = this.input ? { elicitation: { form: {}, url: {} }, sampling: {} } : {};
+        const capabilities = {
+            ...(this.input ? { elicitation: { form: {}, url: {} }, sampling: {} } : {}),
+            ...(this.jobs ? { experimental: { [OWNER_JOBS_CAPABILITY]: { kinds: this.jobs.kinds } } } : {}),
+        };
         const client = new RpcClient({
             url: endpoint.url,
             token: endpoint.token,
             clientInfo: { name: OWN_CLIENT_NAME, version: '1.0.0' },
             capabilities,
-            handlers: this.input && inputHandlers(this.input),
+            handlers: { ...(this.input && inputHandlers(this.input)), ...(this.jobs && jobHandlers(this.jobs)) },
             onNotification: (method, params) => this.onNotification(method, params),
             onLost: reason => this.onLost(generation, reason),
             onError: message => this.log.debug(`client: ${message}`),
@@ -217,6 +223,18 @@ function inputHandlers(input: InputHandlers): Record<string, RequestHandler> {
         [Methods.samplingCreateMessage]: (raw, signal) => {
             const params = asSamplingParams(raw);
             return input.createMessage(params, { signal, taskId: relatedTaskId(params) });
+        },
+    };
+}
+
+/** The server's ownerJob requests, checked and handed to the runner. */
+function jobHandlers(jobs: OwnerJobRunner): Record<string, RequestHandler> {
+    return {
+        [Methods.ownerJobStart]: raw => jobs.start(asOwnerJobStart(raw)),
+        [Methods.ownerJobStatus]: (raw, signal) => jobs.status(jobRef(raw), raw?.wait === true, signal),
+        [Methods.ownerJobCancel]: async raw => {
+            await jobs.cancel(jobRef(raw));
+            return {};
         },
     };
 }

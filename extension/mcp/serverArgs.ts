@@ -9,6 +9,8 @@ export interface LimitSettings {
     taskTools: boolean;
     /** A duration, or "off" (or empty, or 0) for never. */
     abandonAfter: string;
+    /** The command tools' merged file and log folder (not a setting: the extension fills it in). */
+    commands?: { file: string; logDir: string };
 }
 
 export function limitArgs(settings: LimitSettings): string[] {
@@ -23,6 +25,7 @@ export function limitArgs(settings: LimitSettings): string[] {
         settings.logLevel,
         ...(settings.taskTools ? [] : ['--no-task-tools']),
         ...abandonArgs(settings.abandonAfter),
+        ...(settings.commands ? ['--commands', settings.commands.file, '--commands-log-dir', settings.commands.logDir] : []),
     ];
 }
 

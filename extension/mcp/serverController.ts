@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
-import type { ConfigWatcher, LaunchChange, Transport } from '../config';
+import type { CommandsLaunch } from '../commandTools/commandTools';
+import type { ConfigWatcher, ExtensionConfig, LaunchChange, Transport } from '../config';
 import { PROVIDER_ID } from '../constants';
 import { Disposable } from '../lifecycle';
 import type { Logger, ScopedLogger } from '../logger';
@@ -118,11 +119,12 @@ export class ServerController extends Disposable {
 }
 
 /** Publishes the server to VS Code and keeps our owner connection on it. Nothing starts here. */
-export function registerServer(context: vscode.ExtensionContext, logger: Logger, config: ConfigWatcher, owner: OwnerConnection): ServerController {
+export function registerServer(context: vscode.ExtensionContext, logger: Logger, config: ConfigWatcher, owner: OwnerConnection, commands?: CommandsLaunch): ServerController {
     const serverJs = context.asAbsolutePath('dist/server.js');
+    const launch = (): ExtensionConfig => ({ ...config.current, commands });
     // Each mode makes fresh credentials for every server it launches.
     const createMode: ModeFactory = transport =>
-        transport === 'http' ? new HttpMode(serverJs, () => config.current, logger.scoped('server')) : new StdioMode(serverJs, () => config.current, logger.scoped('stdio'));
+        transport === 'http' ? new HttpMode(serverJs, launch, logger.scoped('server')) : new StdioMode(serverJs, launch, logger.scoped('stdio'));
     const controller = new ServerController(createMode, config, owner, logger.scoped('provider'));
     context.subscriptions.push(controller, vscode.lm.registerMcpServerDefinitionProvider(PROVIDER_ID, controller.provider));
     return controller;

@@ -1,6 +1,7 @@
 // Hand-written checks of what the server sends, where the extension relies on the shape. Each
 // returns the value typed, or throws an RpcError naming what was wrong (no schema library).
 import type { CallToolResult, CreateMessageRequest, ElicitRequest, Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { OwnerJobStart } from '@mcp-tasks/server/contract';
 import { isRecord } from './jsonRpc';
 import { RpcError, RpcErrorCodes } from './rpcError';
 
@@ -88,4 +89,22 @@ export function asSamplingParams(params: Record<string, unknown>): CreateMessage
         throw invalid('sampling', 'maxTokens must be a number');
     }
     return params as CreateMessageRequest['params'];
+}
+
+/** `ownerJobStart` params as the server sends them. */
+export function asOwnerJobStart(raw: unknown): OwnerJobStart {
+    const params = raw as Partial<OwnerJobStart> | undefined;
+    if (typeof params?.kind !== 'string' || typeof params.key !== 'string' || typeof params.taskId !== 'string') {
+        throw new RpcError(RpcErrorCodes.InvalidParams, 'ownerJob start: expected { kind, key, args, taskId }');
+    }
+    return { kind: params.kind, key: params.key, taskId: params.taskId, args: typeof params.args === 'object' && params.args !== null ? params.args : {} };
+}
+
+/** The `ref` of an ownerJob status or cancel request. */
+export function jobRef(raw: unknown): string {
+    const ref = (raw as { ref?: unknown } | undefined)?.ref;
+    if (typeof ref !== 'string') {
+        throw new RpcError(RpcErrorCodes.InvalidParams, 'ownerJob: expected { ref }');
+    }
+    return ref;
 }

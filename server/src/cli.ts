@@ -56,7 +56,16 @@ async function main(argv: string[]): Promise<number> {
     let commands: CommandsFile | undefined;
     try {
         commands = options.commandsFile
-            ? new CommandsFile({ file: options.commandsFile, logDir: options.commandsLogDir, clock: systemClock, log, onChange: tools => core.setTools([...fixtures, ...demo.tools, ...tools]) })
+            ? new CommandsFile({
+                  file: options.commandsFile,
+                  logDir: options.commandsLogDir,
+                  clock: systemClock,
+                  log,
+                  // Read only when an owner job starts, long after core exists.
+                  hub: () => core.hub,
+                  taken: name => takenName(name, [...fixtures, ...demo.tools], options.taskTools),
+                  onChange: tools => core.setTools([...fixtures, ...demo.tools, ...tools]),
+              })
             : undefined;
     } catch (err) {
         log.error(`[commands] ${errorMessage(err)}`);
@@ -118,6 +127,17 @@ async function main(argv: string[]): Promise<number> {
     await core.close(SHUTDOWN_REASON);
     await http.close();
     return 0;
+}
+
+/** Why a command tool cannot be called `name`: a built-in tool has it, or a task tool does (or would). */
+function takenName(name: string, builtIn: readonly { name: string }[], taskTools: boolean): string | undefined {
+    if (builtIn.some(tool => tool.name === name)) {
+        return 'a built-in tool has this name';
+    }
+    if (taskTools && (name.startsWith('start_') || name === 'get_task' || name === 'cancel_task' || name === 'list_tasks')) {
+        return 'names start_<tool>, get_task, cancel_task and list_tasks belong to the task tools (or run with --no-task-tools)';
+    }
+    return undefined;
 }
 
 /** Loaded only when asked for, so the in-memory default does not pay for the Redis client. */

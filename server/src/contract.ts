@@ -22,6 +22,12 @@ export const Methods = {
     toolsCall: 'tools/call',
     elicitationCreate: 'elicitation/create',
     samplingCreateMessage: 'sampling/createMessage',
+    /** Not in the spec: server → owner, for an external job the owner runs (an OwnerJobStart; answers { ref }). */
+    ownerJobStart: 'mcp-tasks/ownerJob/start',
+    /** Server → owner: an OwnerJobStatus for `{ ref }`; with `wait: true` answered only once the job has ended. */
+    ownerJobStatus: 'mcp-tasks/ownerJob/status',
+    /** Server → owner: stop the job `{ ref }`; answered once it has ended. */
+    ownerJobCancel: 'mcp-tasks/ownerJob/cancel',
 } as const;
 
 /** JSON-RPC 2.0 error codes (the numbers from the spec) that both sides spell. */
@@ -74,6 +80,32 @@ export interface TaskInfo {
     background?: boolean;
     /** The value of the tool's key argument (a label, topic, file, job id) that names this invocation. */
     keyArgument?: string;
+}
+
+/**
+ * An owner that runs external jobs says so in initialize, under `capabilities.experimental`:
+ * `{ [OWNER_JOBS_CAPABILITY]: { kinds: ["vscode-task"] } }`. Tools whose tasks are such jobs reach
+ * it with the ownerJob* methods.
+ */
+export const OWNER_JOBS_CAPABILITY = 'dev.mcp-tasks/owner-jobs';
+
+/** The kind of job the VS Code extension runs: a task from the workspace's tasks.json, by label. */
+export const VSCODE_TASK_JOB = 'vscode-task';
+
+/** `ownerJobStart` params. */
+export interface OwnerJobStart {
+    kind: string;
+    /** Which job of that kind (for vscode-task: the task's label). */
+    key: string;
+    args: Record<string, unknown>;
+    taskId: string;
+}
+
+/** `ownerJobStatus` result; `result` (a CallToolResult) once the job completed or failed. */
+export interface OwnerJobStatus {
+    status: 'working' | 'completed' | 'failed' | 'cancelled';
+    statusMessage?: string;
+    result?: { content: { type: 'text'; text: string }[]; structuredContent?: Record<string, unknown>; isError?: boolean };
 }
 
 /** What the owner-announce file (stdio mode) holds: the owner endpoint of the server that wrote it. */

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { Clock } from '../clock.js';
 import { errorMessage, type Logger } from '../log.js';
+import type { ClientHub } from '../tasks/hub.js';
 import type { ToolDefinition } from '../tools/types.js';
 import { parseCommandsFile } from './spec.js';
 import { commandTool } from './tool.js';
@@ -16,6 +17,10 @@ export interface CommandsFileOptions {
     logDir?: string;
     clock: Clock;
     log: Logger;
+    /** The server's connections, for owner-job entries (VS Code tasks the editor runs). */
+    hub?: () => ClientHub;
+    /** Why a command may not take `name` (a built-in or task tool has it), or undefined when it may. */
+    taken?(name: string): string | undefined;
     /** Called with the new tool set after each good reload. */
     onChange(tools: ToolDefinition[]): void;
 }
@@ -73,7 +78,14 @@ export class CommandsFile {
 
     private read(): ToolDefinition[] {
         const { file, clock } = this.options;
-        const specs = parseCommandsFile(readFileSync(file, 'utf8'), file);
-        return specs.map(spec => commandTool(spec, { clock, logDir: this.logDir, env: process.env }));
+        const specs = parseCommandsFile(readFileSync(file, 'utf8'), file).filter(spec => {
+            // One clashing entry costs only itself: the server still starts, and the others serve.
+            const why = this.options.taken?.(spec.name);
+            if (why) {
+                this.options.log.error(`[commands] ${file}: ${spec.name}: ${why}; this entry is not served`);
+            }
+            return !why;
+        });
+        return specs.map(spec => commandTool(spec, { clock, logDir: this.logDir, env: process.env, hub: this.options.hub }));
     }
 }

@@ -1,4 +1,8 @@
 import type { WriteStream } from 'node:fs';
+import { StringDecoder } from 'node:string_decoder';
+import { redactor } from './secrets.js';
+
+const NEWLINE = Buffer.from('\n');
 
 const MAX_TAIL_LINES = 200;
 const MAX_TAIL_BYTES = 64 * 1024;
@@ -6,40 +10,69 @@ const MAX_TAIL_BYTES = 64 * 1024;
 const MAX_LINE = 16 * 1024;
 
 /**
- * A command's output: every line (redacted) to its log file in full, the last lines kept in
- * memory, each line reported to `onLine`. Lines from stdout and stderr are kept apart until complete.
+ * A command's output: every line to its log file in full (secrets as `***`), the last lines kept
+ * in memory, each line reported to `onLine`. Lines from stdout and stderr are kept apart until
+ * complete. Output is kept as bytes until a line is complete; the log gets the output's own bytes
+ * (line endings included) unless a secret is in them, and only the lines that matter are decoded.
  */
 export class CommandOutput {
     private readonly tail: string[] = [];
     private tailBytes = 0;
-    private readonly partial = new Map<string, string>();
+    /** Each stream's bytes after its last newline. */
+    private readonly partial = new Map<string, Buffer[]>();
+    private readonly redact: (text: string) => string;
+    private readonly secretBytes: Buffer[];
+    private readonly seam: number;
     lastLine = '';
 
     constructor(
         private readonly log: WriteStream,
-        private readonly redact: (line: string) => string,
+        /** The values to hide. */
+        secrets: readonly string[],
         private readonly onLine: (line: string) => void,
-    ) {}
+        /**
+         * Whether `onLine` needs every line (a progress pattern reads them). Otherwise only the lines
+         * that can still be in the tail are decoded: the log file gets every byte anyway, and a
+         * flood of output makes a third of the garbage.
+         */
+        private readonly everyLine = true,
+    ) {
+        this.redact = redactor(secrets);
+        this.secretBytes = secrets.map(secret => Buffer.from(secret));
+        this.seam = Math.max(0, ...this.secretBytes.map(secret => secret.length - 1));
+    }
 
-    write(stream: string, chunk: string): void {
-        const text = (this.partial.get(stream) ?? '') + chunk;
-        const lines = text.split('\n');
-        let rest = lines.pop()!;
-        for (const line of lines) {
-            this.line(line);
+    /**
+     * Takes a chunk of `stream`'s output; its complete lines go to the log at once. False means the
+     * log file is behind, and the caller should pause the stream until it drains, so a command that
+     * writes faster than the disk cannot fill the server's memory.
+     */
+    write(stream: string, chunk: Buffer): boolean {
+        const pending = this.partial.get(stream) ?? [];
+        const restBytes = pending.reduce((sum, piece) => sum + piece.length, 0) + chunk.length - (chunk.lastIndexOf(0x0a) + 1);
+        // One endless line is cut, so it cannot hold memory.
+        const cut = restBytes > MAX_LINE;
+        const end = cut ? chunk.length : chunk.lastIndexOf(0x0a) + 1;
+        if (end === 0) {
+            pending.push(chunk);
+            this.partial.set(stream, pending);
+            return true;
         }
-        if (rest.length > MAX_LINE) {
-            this.line(rest);
-            rest = '';
-        }
-        this.partial.set(stream, rest);
+        this.partial.set(stream, end < chunk.length ? [chunk.subarray(end)] : []);
+        const pieces = [...pending, chunk.subarray(0, end), ...(cut ? [NEWLINE] : [])];
+        return this.complete(pieces);
+    }
+
+    /** Resolves once the log file has taken what it buffered (a paused stream may resume). */
+    drained(): Promise<void> {
+        return new Promise(resolve => this.log.once('drain', resolve));
     }
 
     /** Flushes unterminated lines; returns once the log file is written. */
     async end(): Promise<void> {
-        for (const rest of this.partial.values()) {
-            if (rest) {
-                this.line(rest);
+        for (const pending of this.partial.values()) {
+            if (pending.some(piece => piece.length > 0)) {
+                this.complete([...pending, NEWLINE]);
             }
         }
         this.partial.clear();
@@ -50,9 +83,50 @@ export class CommandOutput {
         return this.tail.join('\n');
     }
 
+    /** Whole lines (`pieces` end with a newline) to the log, the tail and `onLine`. */
+    private complete(pieces: Buffer[]): boolean {
+        if (this.hasSecret(pieces)) {
+            const shown = this.redact(decode(pieces));
+            this.feed(shown);
+            return this.log.write(shown);
+        }
+        // Only the part that can still be in the tail is decoded (a newline never sits inside a UTF-8 sequence).
+        const last = pieces.length - 1;
+        const from = this.everyLine ? 0 : tailStart(pieces[last]!);
+        this.feed(from > 0 ? pieces[last]!.toString('utf8', from) : decode(pieces));
+        // The pieces, not a copy: the log gets the chunk itself.
+        this.log.cork();
+        let ok = true;
+        for (const piece of pieces) {
+            ok = this.log.write(piece) && ok;
+        }
+        process.nextTick(() => this.log.uncork());
+        return ok;
+    }
+
+    /** Whether a secret's bytes are in the pieces, or across the seam between two of them. */
+    private hasSecret(pieces: Buffer[]): boolean {
+        if (this.secretBytes.length === 0) {
+            return false;
+        }
+        const found = (bytes: Buffer) => this.secretBytes.some(secret => bytes.includes(secret));
+        return pieces.some(found) || pieces.slice(1).some((piece, i) => found(Buffer.concat([pieces[i]!.subarray(-this.seam), piece.subarray(0, this.seam)])));
+    }
+
+    /** The lines of `text` (whole lines, each ending in a newline) to the tail and `onLine`: all, or those that can stay in the tail. */
+    private feed(text: string): void {
+        if (text === '') {
+            return;
+        }
+        const from = this.everyLine ? 0 : tailStartOf(text);
+        for (const line of text.slice(from, -1).split('\n')) {
+            this.line(line);
+        }
+    }
+
+    /** Keeps a (redacted) line in the tail and reports it. */
     private line(raw: string): void {
-        const line = this.redact(raw.endsWith('\r') ? raw.slice(0, -1) : raw);
-        this.log.write(line + '\n');
+        const line = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
         const kept = line.length > MAX_LINE ? line.slice(0, MAX_LINE) + '…' : line;
         this.tail.push(kept);
         this.tailBytes += kept.length + 1;
@@ -64,6 +138,32 @@ export class CommandOutput {
         }
         this.onLine(kept);
     }
+}
+
+function decode(pieces: Buffer[]): string {
+    const decoder = new StringDecoder('utf8');
+    return pieces.map(piece => decoder.write(piece)).join('') + decoder.end();
+}
+
+/**
+ * Where the part of `chunk` that can still be in the tail starts: just after the newline before its
+ * last MAX_TAIL_LINES complete lines (or its last MAX_TAIL_BYTES); 0 when that is all of it.
+ */
+function tailStart(chunk: Buffer): number {
+    let newline = chunk.lastIndexOf(0x0a, chunk.length - 2);
+    for (let lines = 1; newline > 0 && lines < MAX_TAIL_LINES && chunk.length - newline < MAX_TAIL_BYTES; lines++) {
+        newline = chunk.lastIndexOf(0x0a, newline - 1);
+    }
+    return newline > 0 ? newline + 1 : 0;
+}
+
+/** tailStart for whole lines of text (ending in a newline). */
+function tailStartOf(text: string): number {
+    let newline = text.lastIndexOf('\n', text.length - 2);
+    for (let lines = 1; newline >= 0 && lines < MAX_TAIL_LINES && text.length - newline < MAX_TAIL_BYTES; lines++) {
+        newline = text.lastIndexOf('\n', newline - 1);
+    }
+    return newline + 1;
 }
 
 /** The percentage a progress pattern finds in a line: its named group `percent`, or first group, as `n` or `n/m`. */

@@ -7,7 +7,7 @@ import type { CallToolResult, ToolContext } from '../tools/types.js';
 import { buildArgv } from './argv.js';
 import { stopGroup } from './group.js';
 import { CommandOutput, percentOf } from './output.js';
-import { commandEnv, redactor, secretValues } from './secrets.js';
+import { commandEnv, secretValues } from './secrets.js';
 import type { CommandSpec } from './spec.js';
 
 /** At most this many progress notifications per second per task. */
@@ -31,12 +31,12 @@ let runs = 0;
 export async function runCommand(spec: CommandSpec, args: Record<string, unknown>, ctx: ToolContext, deps: RunDeps): Promise<CallToolResult> {
     const argv = buildArgv(spec, args);
     const env = commandEnv(deps.env, spec.env);
-    const redact = redactor(secretValues(env, spec.env));
+    const secrets = secretValues(env, spec.env);
     const logPath = join(deps.logDir, `${spec.name}-${ctx.taskId ?? 'inline'}-${process.pid}-${++runs}.log`);
     const started = deps.clock.now();
     const log = createWriteStream(logPath, { mode: 0o600 });
     const throttle = progressThrottle(spec, ctx, deps.clock);
-    const output = new CommandOutput(log, redact, throttle.line);
+    const output = new CommandOutput(log, secrets, throttle.line, spec.progressPattern !== undefined);
     const child = spawn(argv[0]!, argv.slice(1), { cwd: spec.cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
     const startError = once(child, 'spawn').then(
         () => undefined,
@@ -44,8 +44,15 @@ export async function runCommand(spec: CommandSpec, args: Record<string, unknown
     );
     const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>(resolve => child.once('exit', (code, signal) => resolve({ code, signal })));
     const streamsDone = Promise.all([child.stdout && once(child.stdout, 'close'), child.stderr && once(child.stderr, 'close')]);
-    child.stdout?.setEncoding('utf8').on('data', (chunk: string) => output.write('out', chunk));
-    child.stderr?.setEncoding('utf8').on('data', (chunk: string) => output.write('err', chunk));
+    for (const [name, stream] of [['out', child.stdout], ['err', child.stderr]] as const) {
+        stream?.on('data', (chunk: Buffer) => {
+            if (!output.write(name, chunk)) {
+                // The log file is behind: the pipe fills and the command waits, instead of the server's memory growing.
+                stream.pause();
+                void output.drained().then(() => stream.resume());
+            }
+        });
+    }
 
     let stopping: Promise<void> | undefined;
     let timedOut = false;
@@ -71,8 +78,8 @@ export async function runCommand(spec: CommandSpec, args: Record<string, unknown
     const end = await finished;
     deps.clock.clearTimeout(timer);
     ctx.signal.removeEventListener('abort', onAbort);
-    // Before the result, so a client sees the final line as progress first.
-    throttle.dispose();
+    // Before the result, so a client sees the final line as progress first (still within the rate).
+    await throttle.dispose();
     const durationMs = deps.clock.now() - started;
     const base = { command: argv, durationMs, output: output.text(), logPath };
     if (end.failure) {
@@ -96,8 +103,10 @@ export async function runCommand(spec: CommandSpec, args: Record<string, unknown
 }
 
 /** Reports the latest line as progress at most PROGRESS_PER_SECOND times a second: the last line of each window wins. */
-function progressThrottle(spec: CommandSpec, ctx: ToolContext, clock: Clock): { line(line: string): void; dispose(): void } {
-    const interval = 1000 / PROGRESS_PER_SECOND;
+function progressThrottle(spec: CommandSpec, ctx: ToolContext, clock: Clock): { line(line: string): void; dispose(): Promise<void> } {
+    // 5 % slack: timers fire late and frames leave a moment after, so sends spaced exactly 250 ms
+    // apart can still arrive as 5 within one second at the client.
+    const interval = 1050 / PROGRESS_PER_SECOND;
     let sent = 0;
     let lastAt = -Infinity;
     let percent: number | undefined;
@@ -129,10 +138,16 @@ function progressThrottle(spec: CommandSpec, ctx: ToolContext, clock: Clock): { 
                 timer = clock.setTimeout(flush, Math.max(0, lastAt + interval - clock.now()), undefined);
             }
         },
-        /** The last line still waiting goes out now: a client sees how the output ended. */
+        /** The last line still waiting goes out as soon as the rate allows: a client sees how the output ended. */
         dispose() {
             clock.clearTimeout(timer);
-            flush();
+            timer = undefined;
+            const wait = lastAt + interval - clock.now();
+            if (pending === undefined || ctx.signal.aborted || wait <= 0) {
+                flush();
+                return Promise.resolve();
+            }
+            return new Promise<void>(resolve => clock.setTimeout(() => (flush(), resolve()), wait, undefined));
         },
     };
 }

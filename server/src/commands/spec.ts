@@ -28,6 +28,11 @@ export interface CommandSpec {
     taskSupport: 'optional' | 'required' | 'forbidden';
     annotations?: Record<string, boolean>;
     progressPattern?: RegExp;
+    /**
+     * Instead of a process here: a job the owner (the editor extension) runs, such as a VS Code
+     * task by label. Such a tool must run as a task; `command` is then empty.
+     */
+    ownerJob?: { kind: string; key: string };
 }
 
 export const DEFAULT_KILL_GRACE_MS = 5000;
@@ -81,8 +86,12 @@ function parseEntry(entry: unknown, where: string, base: string, roots: string[]
     if (typeof entry.description !== 'string' || !entry.description.trim()) {
         fail('description', 'required: tell the model what the command does');
     }
-    const command = stringArray(entry.command, `${at}: command`);
-    if (command.length === 0 || !command[0]) {
+    const ownerJob = parseOwnerJob(entry.ownerJob, at);
+    if (ownerJob && entry.command !== undefined) {
+        fail('ownerJob', 'an entry runs either a command or an owner job, not both');
+    }
+    const command = ownerJob ? [] : stringArray(entry.command, `${at}: command`);
+    if (!ownerJob && (command.length === 0 || !command[0])) {
         fail('command', 'must name a program');
     }
     const shell = optionalBoolean(entry.shell, `${at}: shell`) ?? false;
@@ -115,7 +124,10 @@ function parseEntry(entry: unknown, where: string, base: string, roots: string[]
             env[key] = value as string;
         }
     }
-    const taskSupport = entry.taskSupport ?? 'optional';
+    const taskSupport = entry.taskSupport ?? (ownerJob ? 'required' : 'optional');
+    if (ownerJob && taskSupport !== 'required') {
+        fail('taskSupport', 'an owner job runs only as a task: required');
+    }
     if (taskSupport !== 'optional' && taskSupport !== 'required' && taskSupport !== 'forbidden') {
         fail('taskSupport', 'must be optional, required or forbidden');
     }
@@ -156,7 +168,18 @@ function parseEntry(entry: unknown, where: string, base: string, roots: string[]
         taskSupport: taskSupport as CommandSpec['taskSupport'],
         annotations,
         progressPattern,
+        ownerJob,
     };
+}
+
+function parseOwnerJob(value: unknown, at: string): CommandSpec['ownerJob'] {
+    if (value === undefined) {
+        return undefined;
+    }
+    if (!isObject(value) || typeof value.kind !== 'string' || !value.kind || typeof value.key !== 'string' || !value.key) {
+        throw new Error(`${at}: ownerJob: must be {"kind": "…", "key": "…"}`);
+    }
+    return { kind: value.kind, key: value.key };
 }
 
 function parseParameters(value: unknown, at: string): Record<string, ParamSpec> {

@@ -2,6 +2,8 @@ import { z } from 'zod';
 import { textResult, type ToolDefinition } from '../tools/types.js';
 import { buildArgv, displayCommand, inputSchemaOf } from './argv.js';
 import { runCommand, type RunDeps } from './run.js';
+import type { ClientHub } from '../tasks/hub.js';
+import { ownerJobHandler } from './ownerJob.js';
 import type { CommandSpec } from './spec.js';
 
 const outputSchema = z.object({
@@ -13,10 +15,30 @@ const outputSchema = z.object({
     logPath: z.string().describe('The full output'),
 });
 
-/** A declared command as a tool: its parameters are the input schema, its run a process. */
-export function commandTool(spec: CommandSpec, deps: RunDeps): ToolDefinition {
+export interface CommandDeps extends RunDeps {
+    /** Where owner jobs go: the server's connections (absent: an entry with ownerJob is refused). */
+    hub?: () => ClientHub;
+}
+
+/** A declared command as a tool: its parameters are the input schema, its run a process (or an owner's job). */
+export function commandTool(spec: CommandSpec, deps: CommandDeps): ToolDefinition {
     const inputSchema = inputSchemaOf(spec);
     const keyArgument = Object.keys(spec.parameters)[0];
+    if (spec.ownerJob) {
+        if (!deps.hub) {
+            throw new Error(`${spec.name}: ownerJob: this server has no owner connections to run it`);
+        }
+        return {
+            name: spec.name,
+            title: spec.title,
+            description: spec.description,
+            inputSchema,
+            annotations: spec.annotations,
+            taskSupport: 'required',
+            keyArgument,
+            external: ownerJobHandler(deps.hub, spec.ownerJob.kind, spec.ownerJob.key),
+        };
+    }
     return {
         name: spec.name,
         title: spec.title,

@@ -1,3 +1,4 @@
+import { OWNER_JOBS_CAPABILITY } from '../contract.js';
 import type { Logger } from '../log.js';
 import { RpcConnection } from '../rpc/connection.js';
 import { ErrorCodes, methodNotFound, RpcError } from '../rpc/errors.js';
@@ -83,6 +84,12 @@ export class McpSession implements ClientLink {
 
     supports(capability: InputCapability): boolean {
         return this.clientCapabilities[capability] !== undefined;
+    }
+
+    runsJobs(kind: string): boolean {
+        const experimental = this.clientCapabilities.experimental as Record<string, { kinds?: unknown } | undefined> | undefined;
+        const kinds = experimental?.[OWNER_JOBS_CAPABILITY]?.kinds;
+        return this.identity.isOwner && Array.isArray(kinds) && kinds.includes(kind);
     }
 
     /** Records what initialize negotiated. */

@@ -15,6 +15,9 @@ export class ExternalJob {
     private released = false;
     /** The job system reported the job's end: there is nothing left to cancel there. */
     private ended = false;
+    /** Settles with the job's reference once the job system answered start (undefined if it failed). */
+    private refKnown?: Promise<string | undefined>;
+    private settleRef?: (ref: string | undefined) => void;
 
     constructor(
         private readonly run: TaskRun,
@@ -30,9 +33,14 @@ export class ExternalJob {
     /** Submits the job and records its reference. Never rejects: a failure to start fails the task. */
     async start(args: Record<string, unknown>): Promise<void> {
         const { record, host } = this.run;
+        this.refKnown = new Promise(resolve => (this.settleRef = resolve));
         try {
-            const ref = await this.handler.start(args, record.taskId);
+            const ref = await this.handler.start(args, record.taskId).catch(err => {
+                this.settleRef?.(undefined);
+                throw err;
+            });
             this.ref = ref;
+            this.settleRef?.(ref);
             record.externalRef = ref;
             await host.store.setExternalRef(record.taskId, ref);
             if (!this.released) {
@@ -73,8 +81,10 @@ export class ExternalJob {
         this.released = true;
         this.unwatch?.();
         this.unwatch = undefined;
-        if (cancel && !this.ended && this.ref) {
-            await this.handler.cancel(this.ref).catch(err => this.run.host.log.warn(`[external] cancel of ${this.run.taskId} failed: ${errorMessage(err)}`));
+        // Cancelled while the job system is still starting it: wait for its reference, or the job would run on unwatched.
+        const ref = this.ref ?? (cancel ? await this.refKnown : undefined);
+        if (cancel && !this.ended && ref) {
+            await this.handler.cancel(ref).catch(err => this.run.host.log.warn(`[external] cancel of ${this.run.taskId} failed: ${errorMessage(err)}`));
         }
     }
 

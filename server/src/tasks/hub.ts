@@ -16,6 +16,9 @@ export interface ClientLink {
     notify(method: string, params: Record<string, unknown>, relatedTaskId?: string): void;
     /** Sends a request to the client; rejects when `signal` aborts or the link closes. */
     request(method: string, params: Record<string, unknown>, options: { relatedTaskId?: string; signal: AbortSignal }): Promise<Record<string, unknown>>;
+    /** Whether this client runs owner jobs of `kind` (it said so in initialize). */
+    runsJobs?(kind: string): boolean;
+    readonly isClosed?: boolean;
 }
 
 /** Routes messages for a task to the connections of the client it belongs to, and to owners. */
@@ -64,6 +67,16 @@ export class ClientHub {
     pickOwner(capability: InputCapability): ClientLink | undefined {
         for (const link of this.ownerLinks) {
             if (link.supports(capability)) {
+                return link;
+            }
+        }
+        return undefined;
+    }
+
+    /** An owner connection that runs external jobs of `kind` (the editor running VS Code tasks). */
+    pickJobOwner(kind: string): ClientLink | undefined {
+        for (const link of this.ownerLinks) {
+            if (link.runsJobs?.(kind)) {
                 return link;
             }
         }

@@ -261,9 +261,78 @@ export const commands = {
 
 const configurationChanged = new EventEmitter<{ affectsConfiguration(section: string): boolean }>();
 
+const trustGranted = new EventEmitter<void>();
+const foldersChanged = new EventEmitter<unknown>();
+
+/** Workspace state for the command tools: folders, trust, workspace-level settings, file events. */
+export const fakeWorkspace = {
+    folders: [] as string[],
+    trusted: true,
+    /** Settings under `mcpTasks` from the workspace (settings.json of the folder), by key. */
+    workspaceSettings: {} as Record<string, unknown>,
+    /** The watchers created, in order: fire their events as the file system would. */
+    watchers: [] as { pattern: string; create: EventEmitter<unknown>; change: EventEmitter<unknown>; remove: EventEmitter<unknown> }[],
+    grantTrust(): void {
+        this.trusted = true;
+        trustGranted.fire();
+    },
+    setFolders(folders: string[]): void {
+        this.folders = folders;
+        foldersChanged.fire({});
+    },
+};
+
 export const workspace = {
-    getConfiguration: () => ({ get: <T>(key: string, fallback: T): T => (key in fake.settings ? (fake.settings[key] as T) : fallback) }),
+    getConfiguration: () => ({
+        get: <T>(key: string, fallback: T): T => (key in fake.settings ? (fake.settings[key] as T) : fallback),
+        inspect: <T>(key: string) => ({ key, globalValue: fake.settings[key] as T | undefined, workspaceValue: fakeWorkspace.workspaceSettings[key] as T | undefined }),
+    }),
     onDidChangeConfiguration: configurationChanged.event,
+    get workspaceFolders() {
+        return fakeWorkspace.folders.map((path, index) => ({ index, name: path, uri: { scheme: 'file', fsPath: path } }));
+    },
+    get isTrusted() {
+        return fakeWorkspace.trusted;
+    },
+    onDidGrantWorkspaceTrust: trustGranted.event,
+    onDidChangeWorkspaceFolders: foldersChanged.event,
+    createFileSystemWatcher: (pattern: string) => {
+        const watcher = { pattern, create: new EventEmitter<unknown>(), change: new EventEmitter<unknown>(), remove: new EventEmitter<unknown>() };
+        fakeWorkspace.watchers.push(watcher);
+        return { onDidCreate: watcher.create.event, onDidChange: watcher.change.event, onDidDelete: watcher.remove.event, dispose() {} };
+    },
+};
+
+const taskProcessEnded = new EventEmitter<{ execution: unknown; exitCode: number | undefined }>();
+const taskEnded = new EventEmitter<{ execution: unknown }>();
+
+/** VS Code's task system: the tasks it knows, what ran, and how a run ends (as the terminal would). */
+export const fakeTasks = {
+    known: [] as { name: string; source: string }[],
+    executed: [] as { task: { name: string }; terminated: boolean; terminate(): void }[],
+    /** The task's process exited (the event VS Code fires, then its task-end event). */
+    exit(execution: unknown, exitCode: number | undefined): void {
+        taskProcessEnded.fire({ execution, exitCode });
+        taskEnded.fire({ execution });
+    },
+};
+
+export const tasks = {
+    fetchTasks: () => Promise.resolve(fakeTasks.known),
+    executeTask: (task: { name: string }) => {
+        const execution = {
+            task,
+            terminated: false,
+            terminate() {
+                this.terminated = true;
+                fakeTasks.exit(execution, undefined);
+            },
+        };
+        fakeTasks.executed.push(execution);
+        return Promise.resolve(execution);
+    },
+    onDidEndTaskProcess: taskProcessEnded.event,
+    onDidEndTask: taskEnded.event,
 };
 
 export const window = {

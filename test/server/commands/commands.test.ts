@@ -133,6 +133,7 @@ describe('command tools', () => {
         assert.deepEqual(log.split('\n').filter(l => l.startsWith('line')), ['line 1/3', 'line 2/3', 'line 3/3']);
         assert.match(log, /secret is \*\*\*/);
         assert.ok(!log.includes(SECRET) && !JSON.stringify(result).includes(SECRET), 'the secret reaches neither log nor result');
+        assert.ok(!JSON.stringify(peer.progress.items).includes(SECRET), 'nor a progress message');
     });
 
     it('a non-zero exit fails with the exit code and last line in the status message', async () => {
@@ -213,6 +214,26 @@ describe('command tools', () => {
         // The lines arrive within a few reads, so at 4 a second only a few go out; 20 is far below 1000.
         assert.ok(mine.length >= 1 && mine.length <= 20, `${mine.length} notifications for 1000 lines`);
         assert.match(mine.at(-1)!.message ?? '', /^(done|secret is \*\*\*)$/, 'the final line is reported last');
+    });
+
+    it('an entry named like a built-in or task tool is refused alone; the server starts and serves the rest', async () => {
+        const clashing = join(dir, 'clashing.json');
+        writeFileSync(
+            clashing,
+            JSON.stringify({ tools: ['greet', 'get_task', 'start_anything', 'fine'].map(name => ({ name, description: 'd', command: [node, script('argv.js')] })) }),
+        );
+        const other = new Peer();
+        await other.connect(clashing, logDir);
+        try {
+            const names = (await other.client.listTools()).tools.map(tool => tool.name);
+            assert.ok(names.includes('fine') && names.includes('start_fine'), names.join(', '));
+            assert.equal(names.filter(name => name === 'greet' || name === 'get_task').length, 2, 'the built-in and task tools keep their names');
+            assert.ok(!names.includes('start_anything'));
+            await other.log.waitFor(/greet: a built-in tool has this name; this entry is not served/);
+            await other.log.waitFor(/start_anything: names start_<tool>, get_task, cancel_task and list_tasks belong to the task tools/);
+        } finally {
+            await other.client.close();
+        }
     });
 
     it('a reload sends tools/list_changed; a broken file keeps the last good set', async () => {

@@ -1,0 +1,199 @@
+// In-process probe of command tools (server/src, bundled like dist/server.js), two loads:
+//  - flood: one command writes FLOOD_MB of 100-byte lines to stdout as fast as it can. Measured in
+//    this (the server's) process: RSS growth over the run, the event loop's delay p99 beyond its
+//    sampling interval, progress notifications that reach the client per second, and whether the
+//    log file holds every byte.
+//  - cancel: CANCEL_TASKS commands, each with a grandchild, cancelled at once: each tasks/cancel's
+//    time (it answers once the process group is gone), against the kill grace period, and any
+//    process left alive afterwards.
+// With `secret` the flood's entry sets a secret in its env, so every line goes through redaction.
+// Usage: node commandProbe.js FLOOD_MB CANCEL_TASKS [secret]   (prints one JSON line)
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
+import { PassThrough, Writable } from 'node:stream';
+import { setFlagsFromString } from 'node:v8';
+import { commandTool } from '../../server/src/commands/tool.js';
+import { DEFAULT_KILL_GRACE_MS, parseCommandsFile } from '../../server/src/commands/spec.js';
+import { connectStdio, createTasksServer, PROTOCOL_VERSION, silentLogger, systemClock } from '../../server/src/index.js';
+import type { McpSession } from '../../server/src/mcp/session.js';
+import type { Transport } from '../../server/src/rpc/transport.js';
+
+const LINE_BYTES = 100;
+const LOOP_RESOLUTION_MS = 5;
+
+const FLOOD_JS = `
+const lines = Number(process.argv[1]);
+const line = 'x'.repeat(${LINE_BYTES - 1}) + '\\n';
+let left = lines;
+const go = () => {
+    while (left > 0) {
+        const n = Math.min(655, left);
+        left -= n;
+        if (!process.stdout.write(line.repeat(n))) {
+            process.stdout.once('drain', go);
+            return;
+        }
+    }
+};
+go();`;
+
+const TREE_JS = `
+const { spawn } = require('node:child_process');
+const kid = spawn(process.execPath, ['-e', 'setInterval(() => undefined, 1 << 30)'], { stdio: 'ignore' });
+process.stdout.write('pids ' + JSON.stringify([process.pid, kid.pid]) + '\\n');
+setInterval(() => undefined, 1 << 30);`;
+
+/** Alive and not a zombie (an orphan whose new parent never reaps it has exited all the same). */
+function running(pid: number): boolean {
+    try {
+        const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+        return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
+    } catch {
+        return false;
+    }
+}
+
+function percentile(samples: number[], p: number): number {
+    const sorted = [...samples].sort((a, b) => a - b);
+    return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
+}
+
+async function main(): Promise<void> {
+    // As server/src/cli.ts sets it: the server process's memory behaves as the CLI's does.
+    setFlagsFromString('--heap-growing-percent=50');
+    const [floodMb, cancelTasks] = process.argv.slice(2, 4).map(Number) as [number, number];
+    const env = process.argv[4] === 'secret' ? { API_TOKEN: 'not-in-the-output-7f3a' } : {};
+    const dir = mkdtempSync(join(tmpdir(), 'mcp-tasks-command-probe-'));
+    const logDir = join(dir, 'logs');
+    const file = join(dir, 'commands.json');
+    writeFileSync(
+        file,
+        JSON.stringify({
+            tools: [
+                { name: 'flood', description: 'Writes lines as fast as it can.', command: [process.execPath, '-e', FLOOD_JS, '{lines}'], parameters: { lines: { type: 'number', description: 'How many' } }, env },
+                { name: 'tree', description: 'Starts a grandchild and waits.', command: [process.execPath, '-e', TREE_JS] },
+            ],
+        }),
+    );
+    mkdirSync(logDir);
+    const tools = parseCommandsFile(readFileSync(file, 'utf8'), file).map(spec => commandTool(spec, { clock: systemClock, logDir, env: process.env }));
+    const core = createTasksServer({ tools, logger: silentLogger, maxTasksPerClient: 10_000 });
+
+    // The client's side of stdout: every frame the server sends on its own (notifications).
+    const progressAt: number[] = [];
+    const output = new Writable({
+        write(chunk: Buffer, _encoding, done) {
+            const text = chunk.toString('utf8');
+            let at = text.indexOf('"notifications/progress"');
+            while (at >= 0) {
+                progressAt.push(performance.now());
+                at = text.indexOf('"notifications/progress"', at + 1);
+            }
+            done();
+        },
+    });
+    const session: McpSession = connectStdio(core, { input: new PassThrough(), output }).session;
+    let id = 1;
+    const sink: Transport = { send: () => true, close: () => undefined };
+    const call = async (method: string, params: Record<string, unknown>) => {
+        const response = await session.rpc.handleRequest({ jsonrpc: '2.0', id: id++, method, params }, sink);
+        if (response.error) {
+            throw new Error(`${method}: ${JSON.stringify(response.error)}`);
+        }
+        return response.result!;
+    };
+    await call('initialize', { protocolVersion: PROTOCOL_VERSION, capabilities: {}, clientInfo: { name: 'probe', version: '1' } });
+
+    // Flood.
+    const lines = Math.round((floodMb * 1024 * 1024) / LINE_BYTES);
+    const loop = monitorEventLoopDelay({ resolution: LOOP_RESOLUTION_MS });
+    const rssBefore = process.memoryUsage().rss;
+    let rssMax = rssBefore;
+    const sampler = setInterval(() => (rssMax = Math.max(rssMax, process.memoryUsage().rss)), 20);
+    loop.enable();
+    const t0 = performance.now();
+    const created = await call('tools/call', { name: 'flood', arguments: { lines }, task: {}, _meta: { progressToken: 'flood' } });
+    const taskId = (created.task as { taskId: string }).taskId;
+    const result = (await call('tasks/result', { taskId })) as { structuredContent?: { logPath?: string; exitCode?: number } };
+    const seconds = (performance.now() - t0) / 1000;
+    loop.disable();
+    clearInterval(sampler);
+    const logPath = result.structuredContent?.logPath ?? '';
+    const logBytes = statSync(logPath).size;
+    // The densest second of progress, not just the average: a burst would show here.
+    let peakPerSecond = 0;
+    for (let i = 0; i < progressAt.length; i++) {
+        let j = i;
+        while (j < progressAt.length && progressAt[j]! - progressAt[i]! < 1000) {
+            j++;
+        }
+        peakPerSecond = Math.max(peakPerSecond, j - i);
+    }
+    const flood = {
+        floodMb,
+        floodSeconds: seconds,
+        floodMBps: floodMb / seconds,
+        floodExit: result.structuredContent?.exitCode ?? NaN,
+        floodRssGrowthMb: (rssMax - rssBefore) / (1024 * 1024),
+        floodLoopP99Ms: Math.max(0, loop.percentile(99) / 1e6 - LOOP_RESOLUTION_MS),
+        floodLoopMaxMs: Math.max(0, loop.max / 1e6 - LOOP_RESOLUTION_MS),
+        floodProgressPerSec: progressAt.length / seconds,
+        floodProgressPeakPerSec: peakPerSecond,
+        floodLogComplete: logBytes === lines * LINE_BYTES ? 1 : 0,
+        floodLogMb: logBytes / (1024 * 1024),
+    };
+    rmSync(logPath, { force: true });
+
+    // Cancel many at once.
+    const ids: string[] = [];
+    for (let i = 0; i < cancelTasks; i++) {
+        ids.push(((await call('tools/call', { name: 'tree', arguments: {}, task: {} })).task as { taskId: string }).taskId);
+    }
+    const pids: number[] = [];
+    const deadline = performance.now() + 60_000;
+    for (const task of ids) {
+        for (;;) {
+            const name = readdirSync(logDir).find(entry => entry.startsWith(`tree-${task}-`));
+            const match = name && /pids (\[[\d,]+\])/.exec(readFileSync(join(logDir, name), 'utf8'));
+            if (match) {
+                pids.push(...(JSON.parse(match[1]!) as number[]));
+                break;
+            }
+            if (performance.now() > deadline) {
+                throw new Error(`task ${task} never printed its pids`);
+            }
+            await new Promise(resolve => setTimeout(resolve, 20));
+        }
+    }
+    const aliveBefore = pids.filter(running).length;
+    const cancelMs = await Promise.all(
+        ids.map(async task => {
+            const start = performance.now();
+            const answer = await call('tasks/cancel', { taskId: task });
+            if (answer.status !== 'cancelled') {
+                throw new Error(`tasks/cancel of ${task} answered ${String(answer.status)}`);
+            }
+            return performance.now() - start;
+        }),
+    );
+    const cancel = {
+        cancelTasks,
+        cancelProcesses: pids.length,
+        cancelAliveBefore: aliveBefore,
+        cancelP50Ms: percentile(cancelMs, 50),
+        cancelMaxMs: Math.max(...cancelMs),
+        cancelGraceMs: DEFAULT_KILL_GRACE_MS,
+        cancelLeftAlive: pids.filter(running).length,
+    };
+    await core.close();
+    rmSync(dir, { recursive: true, force: true });
+    process.stdout.write(JSON.stringify({ ...flood, ...cancel }) + '\n');
+    process.exit(0);
+}
+
+main().catch(err => {
+    process.stderr.write(`${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+    process.exit(1);
+});

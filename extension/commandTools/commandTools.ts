@@ -1,0 +1,182 @@
+import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import * as vscode from 'vscode';
+import { SETTINGS_SECTION, Settings } from '../constants';
+import { Disposable } from '../lifecycle';
+import type { ScopedLogger } from '../logger';
+import { pruneLogs } from './outputLog';
+import {
+    commandsFileText,
+    entriesOfFile,
+    mergeCommands,
+    vscodeTaskEntries,
+    WORKSPACE_COMMANDS_FILE,
+    type CommandSource,
+    type MergedCommands,
+    type VsCodeTaskInfo,
+} from './commandSources';
+
+/** Where the server finds the command tools and writes their output. */
+export interface CommandsLaunch {
+    file: string;
+    logDir: string;
+}
+
+/**
+ * The command tools of this window: `mcpTasks.commands` (user, and workspace when trusted) and each
+ * folder's `.vscode/mcp-tasks.json` (trusted only), merged into one file the server is launched
+ * with (`--commands`). The file's path never changes, so an edit needs no new server: rewriting it
+ * makes the server reload and send `tools/list_changed`, which VS Code's MCP client follows.
+ */
+export class CommandTools extends Disposable {
+    readonly launch: CommandsLaunch;
+    private text?: string;
+    private merged?: MergedCommands;
+    private taskEntries: Record<string, unknown>[] = [];
+    private taskLabels = new Set<string>();
+    private tasksRead: Promise<void> = Promise.resolve();
+    /** Each workspace file's entries as last read without an error. */
+    private readonly lastGoodFile = new Map<string, unknown>();
+    private readonly changed = this.register(new vscode.EventEmitter<void>());
+    /** The merged set was rewritten. */
+    readonly onDidChange = this.changed.event;
+
+    constructor(
+        storageDir: string,
+        private readonly log: ScopedLogger,
+    ) {
+        super();
+        // One file per window: empty windows share the global storage folder.
+        this.launch = { file: join(storageDir, `commands-${process.pid}.json`), logDir: join(storageDir, 'command-logs') };
+        mkdirSync(this.launch.logDir, { recursive: true, mode: 0o700 });
+        pruneLogs(this.launch.logDir, Date.now());
+        this.update();
+        const update = () => this.update();
+        const watcher = this.register(vscode.workspace.createFileSystemWatcher(`**/${WORKSPACE_COMMANDS_FILE.replace(/\\/g, '/')}`));
+        this.register(watcher.onDidCreate(update));
+        this.register(watcher.onDidChange(update));
+        this.register(watcher.onDidDelete(update));
+        const updateAll = () => {
+            update();
+            void this.readVsCodeTasks();
+        };
+        this.register(vscode.workspace.onDidChangeWorkspaceFolders(updateAll));
+        this.register(vscode.workspace.onDidGrantWorkspaceTrust(updateAll));
+        this.register(
+            vscode.workspace.onDidChangeConfiguration(event => {
+                if (event.affectsConfiguration(`${SETTINGS_SECTION}.${Settings.commands}`)) {
+                    update();
+                }
+                if (event.affectsConfiguration(`${SETTINGS_SECTION}.${Settings.exposeVsCodeTasks}`)) {
+                    void this.readVsCodeTasks();
+                }
+            }),
+        );
+        const tasksJson = this.register(vscode.workspace.createFileSystemWatcher('**/.vscode/tasks.json'));
+        const readTasks = () => void this.readVsCodeTasks();
+        this.register(tasksJson.onDidCreate(readTasks));
+        this.register(tasksJson.onDidChange(readTasks));
+        this.register(tasksJson.onDidDelete(readTasks));
+        void this.readVsCodeTasks();
+        this.register({ dispose: () => rmSync(this.launch.file, { force: true }) });
+    }
+
+    /** The tools served now, each with where it came from. */
+    get tools(): ReadonlyMap<string, string> {
+        return this.merged?.origins ?? new Map();
+    }
+
+    /** The tasks.json labels served as tools now (none unless exposed and trusted). */
+    get vscodeTaskLabels(): ReadonlySet<string> {
+        return this.taskLabels;
+    }
+
+    /** Settles once the VS Code tasks read last (and any read queued before) are in the file. */
+    whenTasksRead(): Promise<void> {
+        return this.tasksRead;
+    }
+
+    /**
+     * Reads which tasks.json tasks `mcpTasks.exposeVsCodeTasks` exposes (only in a trusted
+     * workspace: tasks.json is the workspace's) and serves them. Reads run one after another.
+     */
+    readVsCodeTasks(): Promise<void> {
+        this.tasksRead = this.tasksRead.then(async () => {
+            const inspected = vscode.workspace.getConfiguration(SETTINGS_SECTION).inspect<unknown>(Settings.exposeVsCodeTasks);
+            const setting = vscode.workspace.isTrusted ? (inspected?.workspaceValue ?? inspected?.globalValue) : undefined;
+            let tasks: VsCodeTaskInfo[] = [];
+            if (setting === true || (Array.isArray(setting) && setting.length > 0)) {
+                try {
+                    const first = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
+                    tasks = (await vscode.tasks.fetchTasks())
+                        .filter(task => task.source === 'Workspace')
+                        .map(task => ({ label: task.name, detail: task.detail, folder: typeof task.scope === 'object' ? task.scope.uri.fsPath : (first ?? '') }))
+                        .filter(task => task.folder !== '');
+                } catch (err) {
+                    this.log.warn(`cannot read the VS Code tasks: ${(err as Error).message}`);
+                }
+            }
+            const { labels, entries } = vscodeTaskEntries(setting, tasks);
+            this.taskLabels = labels;
+            this.taskEntries = entries;
+            this.update();
+        });
+        return this.tasksRead;
+    }
+
+    /** Reads every source again and rewrites the file when the merged set changed. */
+    update(): void {
+        const folders = (vscode.workspace.workspaceFolders ?? []).filter(folder => folder.uri.scheme === 'file').map(folder => folder.uri.fsPath);
+        const merged = mergeCommands(this.sources(folders), folders, vscode.workspace.isTrusted);
+        for (const entry of this.taskEntries) {
+            // A command the user declared keeps its name; the task's tool then is not served.
+            if (!merged.origins.has(entry.name as string) && folders.some(folder => folder === entry.cwd)) {
+                merged.content.tools.push(entry);
+                merged.origins.set(entry.name as string, 'mcpTasks.exposeVsCodeTasks');
+            }
+        }
+        const text = commandsFileText(merged.content);
+        this.merged = merged;
+        if (text === this.text) {
+            return;
+        }
+        for (const problem of merged.problems) {
+            this.log.warn(problem);
+        }
+        // Written whole and renamed into place: the server never reads half a file.
+        const temp = `${this.launch.file}.tmp`;
+        writeFileSync(temp, text, { mode: 0o600 });
+        renameSync(temp, this.launch.file);
+        this.text = text;
+        this.log.info(`${merged.content.tools.length} command tool(s): ${[...merged.origins.keys()].join(', ') || 'none'}`);
+        this.changed.fire();
+    }
+
+    private sources(folders: string[]): CommandSource[] {
+        const inspected = vscode.workspace.getConfiguration(SETTINGS_SECTION).inspect<unknown>(Settings.commands);
+        const sources: CommandSource[] = [
+            { label: 'user settings (mcpTasks.commands)', fromWorkspace: false, base: folders[0], entries: inspected?.globalValue },
+            { label: 'workspace settings (mcpTasks.commands)', fromWorkspace: true, base: folders[0], entries: inspected?.workspaceValue },
+        ];
+        for (const folder of folders) {
+            const label = join(folder, WORKSPACE_COMMANDS_FILE);
+            let text: string;
+            try {
+                text = readFileSync(label, 'utf8');
+            } catch {
+                continue;
+            }
+            try {
+                const entries = entriesOfFile(text, label);
+                this.lastGoodFile.set(label, entries);
+                sources.push({ label, fromWorkspace: true, base: folder, entries });
+            } catch (err) {
+                // Half-way through an edit: keep what the file declared last, as the server does with its own file.
+                const kept = this.lastGoodFile.get(label);
+                this.log.warn(`${(err as Error).message}; ${kept ? 'keeping its commands from before' : 'no commands from it'}`);
+                sources.push({ label, fromWorkspace: true, base: folder, entries: kept });
+            }
+        }
+        return sources;
+    }
+}

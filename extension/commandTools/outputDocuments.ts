@@ -1,0 +1,122 @@
+import * as vscode from 'vscode';
+import { Commands, OUTPUT_SCHEME } from '../constants';
+import { Disposable } from '../lifecycle';
+import type { TaskModel } from '../tasks/taskModel';
+import { isTerminal, taskLabel, type TaskView } from '../tasks/taskView';
+import { findLogFile, readLogTail, sizeOf } from './outputLog';
+
+/** How often an open output view looks for new lines. */
+const FOLLOW_MS = 250;
+
+interface Followed {
+    uri: vscode.Uri;
+    toolName: string;
+    logPath?: string;
+    size: number;
+}
+
+/**
+ * Read-only documents that follow a command task's log file while it runs
+ * (mcp-tasks-output:/<label>.log?<taskId>), and keep showing it after the task ends: the log
+ * file stays where the server wrote it.
+ */
+export class OutputDocuments extends Disposable implements vscode.TextDocumentContentProvider {
+    private readonly followed = new Map<string, Followed>();
+    private readonly changed = this.register(new vscode.EventEmitter<vscode.Uri>());
+    readonly onDidChange = this.changed.event;
+    private timer?: NodeJS.Timeout;
+
+    constructor(
+        private readonly logDir: string,
+        private readonly model: TaskModel,
+    ) {
+        super();
+        this.register(vscode.workspace.registerTextDocumentContentProvider(OUTPUT_SCHEME, this));
+        this.register(
+            vscode.workspace.onDidCloseTextDocument(doc => {
+                if (doc.uri.scheme === OUTPUT_SCHEME) {
+                    this.followed.delete(doc.uri.query);
+                }
+            }),
+        );
+        this.register({ dispose: () => clearInterval(this.timer) });
+    }
+
+    /** Whether `view`'s run has a log (it is a command task that started). */
+    hasOutput(view: TaskView): boolean {
+        return findLogFile(this.logDir, view.toolName, view.taskId) !== undefined;
+    }
+
+    provideTextDocumentContent(uri: vscode.Uri): string {
+        const entry = this.followed.get(uri.query);
+        const view = this.model.get(uri.query);
+        if (entry?.logPath === undefined) {
+            return view && !isTerminal(view.status) ? vscode.l10n.t('Waiting for the command to start…') : vscode.l10n.t('This task has no command output.');
+        }
+        return readLogTail(entry.logPath);
+    }
+
+    async show(view: TaskView): Promise<vscode.TextEditor> {
+        const uri = vscode.Uri.from({ scheme: OUTPUT_SCHEME, path: `/${taskLabel(view).replace(/[^\w.-]+/g, '_')}.log`, query: view.taskId });
+        const entry: Followed = this.followed.get(view.taskId) ?? { uri, toolName: view.toolName, size: -1 };
+        this.followed.set(view.taskId, entry);
+        this.check(view.taskId, entry);
+        this.ensureTimer();
+        const doc = await vscode.workspace.openTextDocument(uri);
+        return vscode.window.showTextDocument(doc, { preview: false });
+    }
+
+    /** Re-reads a followed log that grew; true while it may still grow. */
+    private check(taskId: string, entry: Followed): boolean {
+        entry.logPath ??= findLogFile(this.logDir, entry.toolName, taskId);
+        const size = entry.logPath === undefined ? -1 : sizeOf(entry.logPath);
+        if (size !== entry.size) {
+            entry.size = size;
+            this.changed.fire(entry.uri);
+        }
+        const view = this.model.get(taskId);
+        return view !== undefined && !view.lost && !isTerminal(view.status);
+    }
+
+    private ensureTimer(): void {
+        if (this.timer) {
+            return;
+        }
+        this.timer = setInterval(() => {
+            let live = false;
+            for (const [taskId, entry] of this.followed) {
+                live = this.check(taskId, entry) || live;
+            }
+            if (!live) {
+                // The last lines landed with the task's end (the server records it after the log is written).
+                clearInterval(this.timer);
+                this.timer = undefined;
+            }
+        }, FOLLOW_MS);
+    }
+}
+
+/** The sidebar's Show Output on a task row (or, from the palette, a pick among command tasks). */
+export function registerShowOutput(context: vscode.ExtensionContext, model: TaskModel, outputs: OutputDocuments): void {
+    context.subscriptions.push(
+        vscode.commands.registerCommand(Commands.showOutput, async (view?: TaskView) => {
+            let target = view;
+            if (!target) {
+                const candidates = model.all().filter(candidate => outputs.hasOutput(candidate));
+                const picked = await vscode.window.showQuickPick(
+                    candidates.map(candidate => ({ label: taskLabel(candidate), detail: candidate.taskId, view: candidate })),
+                    { placeHolder: vscode.l10n.t('Show the output of which command task?') },
+                );
+                target = picked?.view;
+            }
+            if (!target) {
+                return undefined;
+            }
+            if (isTerminal(target.status) && !outputs.hasOutput(target)) {
+                void vscode.window.showInformationMessage(vscode.l10n.t('MCP Tasks: {0} ran no command, so it has no output to show.', taskLabel(target)));
+                return undefined;
+            }
+            return outputs.show(target);
+        }),
+    );
+}

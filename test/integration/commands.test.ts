@@ -1,0 +1,174 @@
+import * as assert from 'node:assert/strict';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import * as vscode from 'vscode';
+import type { McpTasksTestApi } from '../../extension/api';
+import type { TaskView } from '../../extension/tasks/taskView';
+import { invoke, processAlive, readyOverHttp, startInVsCode, waitFor } from './util';
+
+// Command tools and tasks.json tasks as tools, in a real VS Code: declared by the workspace's
+// .vscode/mcp-tasks.json (written here, removed after), called through VS Code's MCP client, seen
+// and cancelled in the sidebar, their output followed live. The host runs with workspace trust
+// off (every workspace trusted): the untrusted case is covered by the unit tests
+// (test/extension/commandTools).
+
+const FIXTURES = resolve(__dirname, '../../../test/integration/fixtures/commands');
+const node = process.execPath;
+
+/** One of our tools as VS Code's MCP client registered it (mcp_<server>_<name>). */
+function toolNamed(name: string): vscode.LanguageModelToolInformation | undefined {
+    return vscode.lm.tools.find(tool => tool.name.startsWith('mcp_') && tool.name.endsWith(`_${name}`) && !tool.name.endsWith(`_start_${name}`));
+}
+
+/** Alive and not a zombie (an orphan whose new parent, PID 1 here, never reaps it has exited all the same). */
+function running(pid: number): boolean {
+    if (!processAlive(pid)) {
+        return false;
+    }
+    try {
+        const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+        return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
+    } catch {
+        return false;
+    }
+}
+
+function taskOf(api: McpTasksTestApi, toolName: string, exclude: ReadonlySet<string> = new Set()): TaskView | undefined {
+    return api.testing.model.all().find(view => view.toolName === toolName && !exclude.has(view.taskId));
+}
+
+describe('command tools in VS Code', () => {
+    let api: McpTasksTestApi;
+    let folder: string;
+    let dotVscode: string;
+    let createdDotVscode = false;
+
+    before(async () => {
+        api = await readyOverHttp();
+        await startInVsCode(60_000, api);
+        folder = vscode.workspace.workspaceFolders![0]!.uri.fsPath;
+        dotVscode = join(folder, '.vscode');
+        createdDotVscode = !existsSync(dotVscode);
+        mkdirSync(dotVscode, { recursive: true });
+        writeFileSync(
+            join(dotVscode, 'mcp-tasks.json'),
+            JSON.stringify({
+                tools: [
+                    {
+                        name: 'it_lines',
+                        description: 'Prints numbered lines.',
+                        command: [node, join(FIXTURES, 'lines.js'), '{count}', '{every}'],
+                        parameters: { count: { type: 'number', description: 'How many lines' }, every: { type: 'number', description: 'Milliseconds between lines' } },
+                    },
+                    { name: 'it_tree', description: 'Starts grandchildren and waits.', command: [node, join(FIXTURES, 'tree.js')], killGraceMs: 1000 },
+                ],
+            }),
+        );
+        await waitFor('the workspace command tools in vscode.lm.tools', () => toolNamed('it_lines') && toolNamed('it_tree'), 60_000, 250);
+        await vscode.commands.executeCommand('mcpTasks.tasks.focus');
+    });
+
+    after(async () => {
+        await vscode.workspace.getConfiguration('mcpTasks').update('exposeVsCodeTasks', undefined, vscode.ConfigurationTarget.Global);
+        rmSync(join(dotVscode, 'mcp-tasks.json'), { force: true });
+        rmSync(join(dotVscode, 'tasks.json'), { force: true });
+        if (createdDotVscode) {
+            rmSync(dotVscode, { recursive: true, force: true });
+        }
+        await waitFor('the command tools gone', () => (api.testing.commandTools.tools.size === 0 ? true : (api.testing.commandTools.update(), undefined)), 30_000);
+    });
+
+    it('a workspace command tool called through vscode.lm.invokeTool completes with its output', async () => {
+        const text = await invoke(toolNamed('it_lines')!, { count: 3, every: 0 });
+        assert.match(text, /line 3\/3/);
+        // VS Code hands the model the structured result when the tool declares an output schema.
+        assert.match(text, /"exitCode":0/);
+        assert.equal(taskOf(api, 'it_lines')?.status, 'completed');
+    });
+
+    it('Show Output follows the log live while the command runs, and keeps it after the end', async () => {
+        const before = new Set(api.testing.model.all().map(view => view.taskId));
+        const call = invoke(toolNamed('it_lines')!, { count: 40, every: 100 });
+        const view = await waitFor('the it_lines task in the sidebar', () => taskOf(api, 'it_lines', before));
+        const editor = (await vscode.commands.executeCommand<vscode.TextEditor>('mcpTasks.showOutput', view))!;
+        assert.equal(editor.document.uri.scheme, 'mcp-tasks-output');
+        // A few lines in, and the command still running: the view is live, not a snapshot at the end.
+        await waitFor('live lines in the output view', () => /line 3\/40/.test(editor.document.getText()) || undefined, 30_000, 50);
+        assert.equal(api.testing.model.get(view.taskId)?.status, 'working', 'the task still runs while its lines show');
+        assert.ok(!/line 40\/40/.test(editor.document.getText()));
+        await call;
+        await waitFor('the last line in the output view', () => /line 40\/40/.test(editor.document.getText()) || undefined, 30_000, 50);
+        assert.equal(api.testing.model.get(view.taskId)?.status, 'completed');
+        const reopened = await vscode.workspace.openTextDocument(editor.document.uri);
+        assert.match(reopened.getText(), /line 1\/40[\s\S]*line 40\/40/);
+    });
+
+    it("the sidebar's Cancel kills the command's whole process tree", async () => {
+        const before = new Set(api.testing.model.all().map(view => view.taskId));
+        const cancelCall = new vscode.CancellationTokenSource();
+        const call = invoke(toolNamed('it_tree')!, {}, cancelCall.token).catch((err: Error) => err.message);
+        const view = await waitFor('the it_tree task in the sidebar', () => taskOf(api, 'it_tree', before));
+        const editor = (await vscode.commands.executeCommand<vscode.TextEditor>('mcpTasks.showOutput', view))!;
+        const pidsLine = await waitFor('the pids line', () => /pids (\[[\d,]+\])/.exec(editor.document.getText())?.[1], 30_000, 50);
+        const pids = JSON.parse(pidsLine) as number[];
+        assert.equal(pids.length, 3);
+        assert.ok(pids.every(running), 'the command and its grandchildren run');
+        // What the row's inline Cancel runs, with the row's task.
+        await vscode.commands.executeCommand('mcpTasks.cancelTask', api.testing.model.get(view.taskId));
+        await waitFor('cancelled', () => api.testing.model.get(view.taskId)?.status === 'cancelled' || undefined, 30_000, 50);
+        // The task is cancelled only once the group is gone.
+        assert.deepEqual(pids.filter(running), []);
+        cancelCall.cancel();
+        await call;
+    });
+
+    it('a tasks.json task runs through its tool: terminal, problem matcher, exit code; cancel terminates the VS Code task', async () => {
+        const problemMatcher = {
+            owner: 'mcp-tasks-it',
+            fileLocation: ['relative', '${workspaceFolder}'],
+            pattern: { regexp: '^(.*):(\\d+):(\\d+): (error|warning): (.*)$', file: 1, line: 2, column: 3, severity: 4, message: 5 },
+        };
+        writeFileSync(
+            join(dotVscode, 'tasks.json'),
+            JSON.stringify({
+                version: '2.0.0',
+                tasks: [
+                    { label: 'it_ok', type: 'process', command: node, args: [join(FIXTURES, 'lines.js'), '2'], problemMatcher: [] },
+                    { label: 'it_problem', type: 'process', command: node, args: [join(FIXTURES, 'problem.js')], problemMatcher },
+                    { label: 'it_wait', type: 'process', command: node, args: [join(FIXTURES, 'tree.js')], problemMatcher: [] },
+                    { label: 'it_hidden', type: 'process', command: node, args: ['-e', ''], problemMatcher: [] },
+                ],
+            }),
+        );
+        await vscode.workspace.getConfiguration('mcpTasks').update('exposeVsCodeTasks', ['it_ok', 'it_problem', 'it_wait'], vscode.ConfigurationTarget.Global);
+        await waitFor('the VS Code task tools', () => toolNamed('vscode_task_it_ok') && toolNamed('vscode_task_it_problem') && toolNamed('vscode_task_it_wait'), 60_000, 250);
+        assert.equal(toolNamed('vscode_task_it_hidden'), undefined, 'a label the setting does not name is no tool');
+
+        const ok = await invoke(toolNamed('vscode_task_it_ok')!, {});
+        assert.match(ok, /exited with code 0|"exitCode":0/);
+
+        const readme = vscode.Uri.file(join(vscode.workspace.workspaceFolders![0]!.uri.fsPath, 'README.md'));
+        const failed = await invoke(toolNamed('vscode_task_it_problem')!, {}).catch((err: Error) => err.message);
+        assert.match(failed, /exit 1|"exitCode":1/);
+        await waitFor('the problem matcher’s diagnostic', () => vscode.languages.getDiagnostics(readme).find(d => /fixture problem from a VS Code task/.test(d.message)), 30_000);
+
+        const started: { name: string; pid: number }[] = [];
+        const listener = vscode.tasks.onDidStartTaskProcess(event => started.push({ name: event.execution.task.name, pid: event.processId }));
+        try {
+            const before = new Set(api.testing.model.all().map(view => view.taskId));
+            const call = invoke(toolNamed('vscode_task_it_wait')!, {}).catch((err: Error) => err.message);
+            const view = await waitFor('the it_wait task in the sidebar', () => taskOf(api, 'vscode_task_it_wait', before));
+            const pid = (await waitFor('the VS Code task process', () => started.find(s => s.name === 'it_wait'), 30_000)).pid;
+            assert.ok(vscode.tasks.taskExecutions.some(execution => execution.task.name === 'it_wait'), 'VS Code runs the task');
+            assert.ok(running(pid));
+            await vscode.commands.executeCommand('mcpTasks.cancelTask', api.testing.model.get(view.taskId));
+            await waitFor('cancelled', () => api.testing.model.get(view.taskId)?.status === 'cancelled' || undefined, 30_000, 50);
+            await waitFor('the VS Code task terminated', () => !vscode.tasks.taskExecutions.some(execution => execution.task.name === 'it_wait') || undefined, 30_000, 50);
+            await waitFor('its process gone', () => !running(pid) || undefined, 30_000, 50);
+            assert.deepEqual(api.testing.vscodeTasks.running(), []);
+            await call;
+        } finally {
+            listener.dispose();
+        }
+    });
+});
