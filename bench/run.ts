@@ -26,6 +26,8 @@ import {
 } from './lib/experiments.js';
 import { redisSkipReason, redisVersion, redisVsMemory } from './lib/redisExperiment.js';
 import { REDIS_HEADERS, redisLines, redisRows } from './lib/redisRows.js';
+import { revisionVsSession } from './lib/revisionExperiment.js';
+import { REVISION_HEADERS, revisionLines, revisionRows } from './lib/revisionRows.js';
 import { consoleTable, MAIN_HEADERS, markdownTable, machineText, rawRuns, tableLines, writeReport, type Results } from './lib/report.js';
 import { rows } from './lib/rows.js';
 import { parseArgs, RESULTS_DIR, settingsFor, USAGE, type Args } from './lib/settings.js';
@@ -55,6 +57,13 @@ const EXPERIMENTS: Experiment[] = [
     { id: 'commands', title: 'command tools: 200 MB of output, 50 cancelled at once (in-process)', kinds: ['ours'], rounds: 1, timeoutMs: 180_000, run: ctx => commandProbe(ctx) },
     { id: 'coldstart', title: 'cold start', kinds: ['ours', 'baseline', 'floor'], timeoutMs: 60_000, run: coldStart },
     { id: 'extension', title: 'extension activation', kinds: ['ours'], rounds: 1, timeoutMs: 60_000, run: ctx => extensionActivation(ctx) },
+    {
+        id: 'revision',
+        title: '2026-07-28 client vs 2025-11-25 client (ours both times): greet, task creation, tasks/get, cancel',
+        kinds: ['ours', 'v2'],
+        timeoutMs: 240_000,
+        run: revisionVsSession,
+    },
     { id: 'redis', title: 'Redis store vs in-memory store (ours both times)', kinds: ['ours', 'redis'], timeoutMs: 120_000, skip: redisSkipReason, run: redisVsMemory },
 ];
 
@@ -151,6 +160,16 @@ function generatedBlock(run: Run): string {
                   markdownTable(redisLines(results, redis), REDIS_HEADERS),
               ]
             : []),
+        ...(results.has('revision')
+            ? [
+                  '',
+                  '### 2026-07-28 vs 2025-11-25',
+                  '',
+                  `Ours both times (\`node dist/server.js\`, in-memory store): a 2025-11-25 client (initialize, one session) and a 2026-07-28 client with the tasks extension (no session; \`_meta\` with version, capabilities and client info on every request, and over HTTP the MCP-Protocol-Version, Mcp-Method and Mcp-Name headers), each against a fresh server, medians of ${rounds} alternating round(s). tasks/get reads completed tasks in both, so a 2026-07-28 answer carries the result inline. Issue 15's target: each within 10 % of the 2025-11-25 figure, held to the server's CPU per request (sequential rows and cancel: the latency of one request alone); the rate ratio is shown beside it.`,
+                  '',
+                  markdownTable(revisionLines(results, revisionRows(settings)), REVISION_HEADERS),
+              ]
+            : []),
         failures.length ? `\nFailures:\n${failures.map(f => `- ${f}`).join('\n')}` : '',
         '',
         '<details><summary>Every run (main metric of each row, in run order)</summary>',
@@ -226,6 +245,10 @@ async function main(): Promise<void> {
         if (shown.length) {
             log('');
             log(consoleTable(tableLines(results, shown), MAIN_HEADERS));
+        }
+        if (results.has('revision')) {
+            log('');
+            log(consoleTable(revisionLines(results, revisionRows(settings)), REVISION_HEADERS));
         }
         if (results.has('redis')) {
             log('');

@@ -2,7 +2,7 @@
 // measures, stops it, and returns named numbers; run.ts alternates the kinds and takes medians.
 import { spawn } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
-import { FetchPoster, HttpMcpSession, NodeHttpPoster, type Poster } from './httpClient.js';
+import { FetchPoster, HttpMcpSession, NodeHttpPoster, StatelessEncoder, type Poster } from './httpClient.js';
 import { closedLoop, delay, pool } from './load.js';
 import { percentile, slope } from './stats.js';
 import type { StdioMcpClient } from './stdioClient.js';
@@ -74,7 +74,33 @@ async function createLongTasks(call: Caller, count: number, concurrency: number,
     const ids: string[] = new Array<string>(count);
     await pool(count, concurrency, async i => {
         const result = await call('tools/call', slowCompute(86_400, `${label}-${i}`, progress ? { progressToken: `p${i}` } : {}));
-        ids[i] = (result.task as { taskId: string }).taskId;
+        ids[i] = taskIdOf(result);
+    });
+    return ids;
+}
+
+/** The id in a CreateTaskResult: `task.taskId` (2025-11-25), or flat (2026-07-28, resultType "task"). */
+export function taskIdOf(result: Record<string, unknown>): string {
+    const taskId = ((result.task as { taskId?: unknown } | undefined) ?? result).taskId;
+    if (typeof taskId !== 'string') {
+        throw new Error(`not a task: ${JSON.stringify(result).slice(0, 200)}`);
+    }
+    return taskId;
+}
+
+/** Tasks that complete at once, each polled until it has (their tasks/get then carries the outcome under 2026-07-28). */
+async function createDoneTasks(call: Caller, count: number, concurrency: number): Promise<string[]> {
+    const ids: string[] = new Array<string>(count);
+    await pool(count, concurrency, async i => {
+        const taskId = taskIdOf(await call('tools/call', slowCompute(0, `done-${i}`, { ttl: 3_600_000 })));
+        const idJson = JSON.stringify({ taskId });
+        for (let polls = 0; (await call('tasks/get', idJson)).status !== 'completed'; polls++) {
+            if (polls === 200) {
+                throw new Error(`task ${taskId} did not complete`);
+            }
+            await delay(10);
+        }
+        ids[i] = taskId;
     });
     return ids;
 }
@@ -85,7 +111,7 @@ async function createLongTasks(call: Caller, count: number, concurrency: number,
  * latencies, each loaded phase reports the program's CPU time per request (µs, from /proc), which
  * the shared machine's noise disturbs far less than the rates.
  */
-async function throughputSuite(ctx: Context, kind: Kind, pid: number, call: Caller): Promise<Metrics> {
+async function throughputSuite(ctx: Context, kind: Kind, pid: number, call: Caller, options: ThroughputOptions = {}): Promise<Metrics> {
     const { warmupMs, windowMs, concurrency, liveTasksForGet } = ctx.settings;
     // With the Redis store, redis-server's CPU is part of what a request costs.
     const redisPid = kind === 'redis' ? ctx.programs.redis?.pid : undefined;
@@ -105,7 +131,7 @@ async function throughputSuite(ctx: Context, kind: Kind, pid: number, call: Call
     // Tasks that finish at once (seconds 0) with a short TTL: the rate of creation itself.
     const createParams = slowCompute(0, 'rate', { ttl: 60_000 });
     const create = await measured(concurrency, () => call('tools/call', createParams), 'create');
-    const ids = await createLongTasks(call, liveTasksForGet, concurrency, 'live');
+    const ids = options.getCompleted ? await createDoneTasks(call, liveTasksForGet, concurrency) : await createLongTasks(call, liveTasksForGet, concurrency, 'live');
     const getParams = ids.map(taskId => JSON.stringify({ taskId }));
     const get = await measured(concurrency, (_w, n) => call('tasks/get', getParams[n % getParams.length]!), 'tasks/get');
     return {
@@ -121,31 +147,43 @@ async function throughputSuite(ctx: Context, kind: Kind, pid: number, call: Call
     };
 }
 
+export interface ThroughputOptions {
+    /** tasks/get over completed tasks instead of live ones (the revision experiment: 2026-07-28 inlines their result). */
+    getCompleted?: boolean;
+}
+
 function checkErrors(kind: Kind, what: string, firstError: string | undefined): void {
     if (firstError) {
         throw new Error(`${kind} ${what}: ${firstError}`);
     }
 }
 
-export async function httpThroughput(ctx: Context, kind: Kind): Promise<Metrics> {
+/** The client a kind is measured with: none for the floor, a 2026-07-28 one for `v2`, else a 2025-11-25 session. */
+async function sessionFor(kind: Kind, url: string, client: Poster): Promise<HttpMcpSession> {
+    return kind === 'floor' ? HttpMcpSession.bare(url, client) : kind === 'v2' ? HttpMcpSession.statelessClient(url, client) : HttpMcpSession.open(url, client);
+}
+
+export async function httpThroughput(ctx: Context, kind: Kind, options: ThroughputOptions = {}): Promise<Metrics> {
     const server = await startHttp(kind, ctx.programs);
     const client = poster(ctx, ctx.settings.concurrency);
     try {
-        const session = kind === 'floor' ? HttpMcpSession.bare(server.url, client) : await HttpMcpSession.open(server.url, client);
-        return await throughputSuite(ctx, kind, server.pid, (method, params) => session.callRaw(method, params));
+        const session = await sessionFor(kind, server.url, client);
+        return await throughputSuite(ctx, kind, server.pid, (method, params) => session.callRaw(method, params), options);
     } finally {
         client.close();
         await server.stop();
     }
 }
 
-export async function stdioThroughput(ctx: Context, kind: Kind): Promise<Metrics> {
+export async function stdioThroughput(ctx: Context, kind: Kind, options: ThroughputOptions = {}): Promise<Metrics> {
     const client = startStdio(kind, ctx.programs);
     try {
-        if (kind !== 'floor') {
+        if (kind === 'v2') {
+            client.stateless = new StatelessEncoder();
+        } else if (kind !== 'floor') {
             await client.initialize();
         }
-        return await throughputSuite(ctx, kind, client.pid, (method, params) => client.callRaw(method, params));
+        return await throughputSuite(ctx, kind, client.pid, (method, params) => client.callRaw(method, params), options);
     } finally {
         await client.close();
     }
@@ -210,11 +248,11 @@ export async function cancelLatency(ctx: Context, kind: Kind): Promise<Metrics> 
     };
     const rtts: number[] = [];
     try {
-        const session = await HttpMcpSession.open(server.url, client);
+        const session = await sessionFor(kind, server.url, client);
         const ids: string[] = new Array<string>(n);
         await pool(n, 16, async i => {
             const created = await session.callRaw('tools/call', slowCompute(86_400, `cancel-${i}`));
-            ids[i] = (created.task as { taskId: string }).taskId;
+            ids[i] = taskIdOf(created);
         });
         await delay(200);
         for (let i = 0; i < n; i++) {

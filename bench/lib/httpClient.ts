@@ -104,10 +104,41 @@ export class RpcFailure extends Error {
     }
 }
 
+/** The protocol revision without sessions (SEP-2575): `_meta` and headers on every request. */
+export const STATELESS_VERSION = '2026-07-28';
+const STATELESS_META = JSON.stringify({
+    'io.modelcontextprotocol/protocolVersion': STATELESS_VERSION,
+    'io.modelcontextprotocol/clientCapabilities': { extensions: { 'io.modelcontextprotocol/tasks': {} } },
+    'io.modelcontextprotocol/clientInfo': { name: 'mcp-tasks-bench', version: '1' },
+});
+
+/**
+ * A 2026-07-28 request's params and its Mcp-Method / Mcp-Name (SEP-2243), built once per distinct
+ * params text: the hot loops repeat the same few, so the client's own cost stays that of a lookup.
+ */
+export class StatelessEncoder {
+    private readonly cache = new Map<string, { params: string; name?: string }>();
+
+    encode(method: string, paramsJson: string): { params: string; name?: string } {
+        const key = `${method} ${paramsJson}`;
+        let out = this.cache.get(key);
+        if (!out) {
+            const params = JSON.parse(paramsJson) as Record<string, unknown>;
+            const value = method === 'tools/call' ? params.name : method.startsWith('tasks/') ? params.taskId : undefined;
+            const rest = paramsJson.trim().slice(1);
+            out = { params: `{"_meta":${STATELESS_META}${rest.startsWith('}') ? '' : ','}${rest}`, name: typeof value === 'string' ? value : undefined };
+            this.cache.set(key, out);
+        }
+        return out;
+    }
+}
+
 /** One MCP session over HTTP; concurrent calls share it (each takes its own pooled socket). */
 export class HttpMcpSession {
     private nextId = 1;
     private readonly headers: Record<string, string>;
+    /** Set for a 2026-07-28 client: no session, `_meta` and headers per request. */
+    private stateless?: StatelessEncoder;
 
     private constructor(
         readonly url: URL,
@@ -138,6 +169,13 @@ export class HttpMcpSession {
         return session;
     }
 
+    /** A 2026-07-28 client (with the tasks extension): no initialize, every request on its own. */
+    static statelessClient(url: string, poster: Poster, extraHeaders: Record<string, string> = {}): HttpMcpSession {
+        const session = new HttpMcpSession(new URL(url), poster, undefined, { ...extraHeaders, 'mcp-protocol-version': STATELESS_VERSION });
+        session.stateless = new StatelessEncoder();
+        return session;
+    }
+
     /** A session-less client, for the floor (which answers anything). */
     static bare(url: string, poster: Poster): HttpMcpSession {
         return new HttpMcpSession(new URL(url), poster, undefined);
@@ -150,7 +188,13 @@ export class HttpMcpSession {
     /** Sends a request whose params are already JSON text (the hot loops build them once). */
     async callRaw(method: string, paramsJson: string): Promise<Record<string, unknown>> {
         const id = this.nextId++;
-        const reply = await this.poster.post(this.url, this.headers, `{"jsonrpc":"2.0","id":${id},"method":"${method}","params":${paramsJson}}`);
+        let headers = this.headers;
+        if (this.stateless) {
+            const encoded = this.stateless.encode(method, paramsJson);
+            paramsJson = encoded.params;
+            headers = { ...headers, 'mcp-method': method, ...(encoded.name !== undefined ? { 'mcp-name': encoded.name } : {}) };
+        }
+        const reply = await this.poster.post(this.url, headers, `{"jsonrpc":"2.0","id":${id},"method":"${method}","params":${paramsJson}}`);
         if (reply.status !== 200) {
             throw new Error(`${method}: HTTP ${reply.status} ${reply.text.slice(0, 200)}`);
         }

@@ -1,6 +1,6 @@
 // A newline-delimited JSON-RPC client over a child process's stdin/stdout, for the stdio figures.
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { PROTOCOL_VERSION, RpcFailure, type RpcResponse } from './httpClient.js';
+import { PROTOCOL_VERSION, RpcFailure, StatelessEncoder, type RpcResponse } from './httpClient.js';
 
 interface Waiter {
     resolve(result: Record<string, unknown>): void;
@@ -14,6 +14,8 @@ export class StdioMcpClient {
     private buffered = '';
     private exited?: Error;
     notifications = 0;
+    /** Set for a 2026-07-28 client: no initialize, `_meta` on every request. */
+    stateless?: StatelessEncoder;
 
     constructor(command: string, args: string[], env: NodeJS.ProcessEnv, onStderr?: (text: string) => void) {
         this.proc = spawn(command, args, { stdio: ['pipe', 'pipe', 'pipe'], env });
@@ -45,6 +47,9 @@ export class StdioMcpClient {
             return Promise.reject(this.exited);
         }
         const id = this.nextId++;
+        if (this.stateless) {
+            paramsJson = this.stateless.encode(method, paramsJson).params;
+        }
         return new Promise((resolve, reject) => {
             this.waiting.set(id, { resolve, reject });
             this.proc.stdin.write(`{"jsonrpc":"2.0","id":${id},"method":"${method}","params":${paramsJson}}\n`);

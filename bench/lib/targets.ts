@@ -12,7 +12,8 @@ export const ROOT = resolve(__dirname, '../..');
 export const OURS_JS = join(ROOT, 'dist/server.js');
 
 /** `redis` is ours with its tasks in a redis-server (`Programs.redis`), for the store comparison. */
-export type Kind = 'ours' | 'baseline' | 'floor' | 'redis';
+/** `v2`: ours again, driven by a 2026-07-28 client (the revision experiment). */
+export type Kind = 'ours' | 'baseline' | 'floor' | 'redis' | 'v2';
 
 export interface Programs {
     /** Our server bundle (dist/server.js unless --ours names another build). */
@@ -132,6 +133,7 @@ function redisFlags(programs: Programs, args: string[]): string[] {
 export function httpCommand(kind: Kind, programs: Programs, args: string[] = []): string[] {
     switch (kind) {
         case 'ours':
+        case 'v2':
             return [programs.ours, '--http', '--port', '0', ...oursFlags(programs.ours), ...args];
         case 'redis':
             return [programs.ours, '--http', '--port', '0', ...oursFlags(programs.ours), ...redisFlags(programs, args), ...args];
@@ -145,6 +147,7 @@ export function httpCommand(kind: Kind, programs: Programs, args: string[] = [])
 export function stdioCommand(kind: Kind, programs: Programs): string[] {
     switch (kind) {
         case 'ours':
+        case 'v2':
             return [programs.ours, '--stdio', ...oursFlags(programs.ours)];
         case 'baseline':
             return [programs.baseline, '--stdio', ...(programs.baselineIsOurs ? oursFlags(programs.baseline) : [])];

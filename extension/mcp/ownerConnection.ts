@@ -5,6 +5,7 @@ import type { OwnerJobRunner } from '../commandTools/vscodeTaskJobs';
 import { Disposable } from '../lifecycle';
 import type { ScopedLogger } from '../logger';
 import type { TaskModel } from '../tasks/taskModel';
+import { OpenInputs } from './openInputs';
 import { RpcClient, type RequestHandler } from './rpcClient';
 import type { StreamOptions } from './streamableHttp';
 import { asCreatedTask, asElicitParams, asOwnerJobStart, jobRef, asSamplingParams, asTask, asTaskPage, asToolResult, asTools, isLooseTask, ownerProgress } from './wireGuards';
@@ -42,6 +43,8 @@ export class OwnerConnection extends Disposable {
     private readonly stateChanged = this.register(new vscode.EventEmitter<boolean>());
     /** Fires true when connected, false when the connection is lost. */
     readonly onDidChangeState = this.stateChanged.event;
+    /** The input requests of 2026-07-28 clients' tasks, answered as the server's requests for the others are. */
+    private readonly openInputs?: OpenInputs;
 
     constructor(
         private readonly model: TaskModel,
@@ -53,6 +56,16 @@ export class OwnerConnection extends Disposable {
         private readonly jobs?: OwnerJobRunner,
     ) {
         super();
+        if (input) {
+            this.openInputs = new OpenInputs(
+                {
+                    getTask: async taskId => asTask(await this.require().request(Methods.tasksGet, { taskId }), 'tasks/get result'),
+                    update: async (taskId, inputResponses) => void (await this.require().request(Methods.tasksUpdate, { taskId, inputResponses })),
+                },
+                input,
+                log,
+            );
+        }
         this.reconcileTimer = setInterval(() => void this.reconcile(), RECONCILE_MS);
         this.register({ dispose: () => clearInterval(this.reconcileTimer) });
         this.register({ dispose: () => void this.disconnect() });
@@ -95,6 +108,11 @@ export class OwnerConnection extends Disposable {
                 cursor = page.nextCursor;
             } while (cursor);
             this.model.reconcile(all);
+            for (const task of all) {
+                if (isLooseTask(task) && task.status === 'input_required') {
+                    this.openInputs?.onStatus(task.taskId, task.status);
+                }
+            }
         } catch (err) {
             this.log.warn(`reconcile failed: ${(err as Error).message}`);
         }
@@ -174,6 +192,7 @@ export class OwnerConnection extends Disposable {
     private onNotification(method: string, params: Record<string, unknown>): void {
         if (method === Methods.taskStatus && isLooseTask(params)) {
             this.model.applyWire(params);
+            this.openInputs?.onStatus(params.taskId, params.status);
         } else if (method === Methods.ownerProgress) {
             const progress = ownerProgress(params);
             if (progress) {
@@ -188,6 +207,7 @@ export class OwnerConnection extends Disposable {
         }
         this.log.info(`owner connection lost: ${why}`);
         this.client = undefined;
+        this.openInputs?.clear();
         this.stateChanged.fire(false);
         this.scheduleRetry(generation);
     }
@@ -206,6 +226,7 @@ export class OwnerConnection extends Disposable {
         this.generation++;
         const client = this.client;
         this.client = undefined;
+        this.openInputs?.clear();
         if (client) {
             this.stateChanged.fire(false);
             client.close();

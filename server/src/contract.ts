@@ -14,6 +14,11 @@ export const Methods = {
     tasksResult: 'tasks/result',
     tasksList: 'tasks/list',
     tasksCancel: 'tasks/cancel',
+    /**
+     * 2026-07-28's answer to a task's inputRequests. In a 2025-11-25 session only the owner may
+     * send it: the sidebar answers a 2026-07-28 client's task with it (see INPUT_REQUESTS_META_KEY).
+     */
+    tasksUpdate: 'tasks/update',
     initialize: 'initialize',
     initialized: 'notifications/initialized',
     ping: 'ping',
@@ -52,6 +57,18 @@ export const PARENT_TASK_META_KEY = 'dev.mcp-tasks/parent-task-id';
 export const TASK_TOOL_META_KEY = 'dev.mcp-tasks/task-tool';
 /** Sent to the owner only: what the task runs and for whom (a TaskInfo). */
 export const TASK_INFO_META_KEY = 'dev.mcp-tasks/task-info';
+
+/**
+ * Not in the spec: in the owner's `tasks/get` of a 2026-07-28 client's task, the task's open
+ * inputRequests (key → { method, params }), which the owner may answer with `tasks/update`.
+ */
+export const INPUT_REQUESTS_META_KEY = 'dev.mcp-tasks/input-requests';
+
+/** One open input request of a 2026-07-28 task: an elicitation/create or sampling/createMessage, as it would be sent. */
+export interface OpenInputRequest {
+    method: string;
+    params: Record<string, unknown>;
+}
 
 /** Where the extension hands the server its secrets and the stdio owner-announce file. */
 export const Env = {

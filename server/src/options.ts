@@ -110,8 +110,9 @@ Tasks:
                                ended sessions together, the oldest deleted first.
   --poll-interval DUR          pollInterval suggested to clients (default 1s).
   --abandon-after DUR          Cancel the task of a task-augmented tools/call once its client has
-                               stopped following it: no tasks/get, no waiting tasks/result for DUR
-                               (at least 5 poll intervals). Off by default; VS Code, which polls
+                               stopped following it: no tasks/get, no waiting tasks/result (nor,
+                               for a 2026-07-28 client, an open subscriptions/listen naming it)
+                               for DUR (at least 5 poll intervals). Off by default; VS Code, which polls
                                but never cancels, leaves tasks running when a chat is stopped, so
                                the extension turns it on. Background tasks (start_<tool>) and the
                                owner's view are not counted. Not with --store redis.

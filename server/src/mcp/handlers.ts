@@ -6,6 +6,7 @@ import type { RequestAbort } from '../rpc/requestAbort.js';
 import type { Transport } from '../rpc/transport.js';
 import { PARENT_TASK_META_KEY, relatedTaskMeta, toWireTask, type KeyArguments } from '../tasks/wire.js';
 import { runInline } from './inline.js';
+import { getTask, ownerUpdateTask } from './ownerInputs.js';
 import { startToolName } from './taskTools.js';
 import type { McpSession } from './session.js';
 
@@ -120,8 +121,9 @@ export const HANDLERS_2025_11_25: McpHandlers = new Map<string, McpHandler>([
     ['ping', () => ({})],
     ['tools/list', listTools],
     ['tools/call', callTool],
-    ['tasks/get', async (session, params) => toWireTask(await session.services.runtime.get(session.identity, requireString(params, 'taskId')), ownerView(session))],
+    ['tasks/get', getTask],
     ['tasks/result', taskResult],
     ['tasks/list', listTasks],
+    ['tasks/update', ownerUpdateTask],
     ['tasks/cancel', async (session, params) => toWireTask(await session.services.runtime.cancel(session.identity, requireString(params, 'taskId')), ownerView(session))],
 ]);

@@ -133,6 +133,14 @@ export class TaskRuntime implements RunHost {
         return record;
     }
 
+    /**
+     * The task's own client follows it on a stream (a 2026-07-28 `subscriptions/listen` naming it):
+     * like a waiting tasks/result, that keeps it from being abandoned until the returned function runs.
+     */
+    follow(client: ClientIdentity, record: TaskRecord): () => void {
+        return !isTerminal(record.status) && record.clientKey === client.clientKey && !client.isOwner ? (this.abandon?.waiting(record.taskId) ?? noop) : noop;
+    }
+
     /** Waits (on events, not by polling) until the task is terminal, then returns its outcome. */
     async result(client: ClientIdentity, taskId: string, signal?: AbortSignal): Promise<{ task: TaskRecord; outcome: TaskOutcome }> {
         let record = await this.get(client, taskId);
@@ -298,3 +306,5 @@ export class TaskRuntime implements RunHost {
         }
     }
 }
+
+function noop(): void {}

@@ -29,6 +29,7 @@ export async function listen(call: StatelessCall, params: Record<string, unknown
         agreed.toolsListChanged = true;
     }
     const taskIds = new Set<string>();
+    const unfollow: (() => void)[] = [];
     if (wanted.taskIds !== undefined) {
         requireTasksExtension(call.envelope, 'Task status notifications');
         if (!Array.isArray(wanted.taskIds) || wanted.taskIds.some(id => typeof id !== 'string') || wanted.taskIds.length > MAX_TASK_IDS) {
@@ -37,8 +38,11 @@ export async function listen(call: StatelessCall, params: Record<string, unknown
         const { runtime } = call.services;
         // Only the caller's own tasks; unknown ids are left out of the acknowledgement, not an error.
         for (const taskId of wanted.taskIds as string[]) {
-            if (await runtime.get(call.identity, taskId).then(() => true, () => false)) {
+            const record = await runtime.get(call.identity, taskId).catch(() => undefined);
+            if (record) {
                 taskIds.add(taskId);
+                // An open stream naming the task is its client following it (--abandon-after).
+                unfollow.push(runtime.follow(call.identity, record));
             }
         }
         agreed.taskIds = [...taskIds];
@@ -75,6 +79,9 @@ export async function listen(call: StatelessCall, params: Record<string, unknown
         // Left at once, not a turn later: a stdio pipe that closes counts its client's links right away.
         const end = () => {
             registration.dispose();
+            for (const done of unfollow) {
+                done();
+            }
             resolve();
         };
         if (abort.signal.aborted) {
