@@ -11,6 +11,7 @@ import { registerServer, type ServerController } from './mcp/serverController';
 import { PendingInputs } from './tasks/pendingInputs';
 import { TaskModel } from './tasks/taskModel';
 import { CompletionNotifier, type CommandRunner } from './views/completionNotifier';
+import { ContextKeyTracker } from './views/contextKeys';
 import { ResultDocuments } from './views/resultDocuments';
 import { registerStatusBar } from './views/statusBar';
 import { registerTasksView } from './views/tasksView';
@@ -45,8 +46,8 @@ export function activate(context: vscode.ExtensionContext): McpTasksApi {
     const startedHere = new Set<string>();
     const executedCommands: { command: string; args: unknown[] }[] = [];
     const completions = new CompletionNotifier(model, startedHere, treeView, commandRunner(context, executedCommands));
-    context.subscriptions.push(results, completions);
-    registerCommands(context, { logger, server, owner, model, results, pendingInputs, startedHere, resetSamplingConsent: () => sampling.resetConsent() });
+    context.subscriptions.push(results, completions, new ContextKeyTracker({ model, server: owner, selection: treeView }));
+    registerCommands(context, { logger, server, owner, model, results, pendingInputs, startedHere, resetSamplingConsent: () => sampling.resetConsent(), selected: () => treeView.selection[0] });
 
     logger.scoped('extension').info(`activated in ${Date.now() - started} ms (transport: ${server.mode.transport})`);
     return createApi(context, server, { model, tree, treeView, statusBar, owner, pendingInputs, completions, executedCommands });

@@ -1,5 +1,6 @@
 /** Renders a CallToolResult as Markdown for the read-only result editor (no vscode import). */
 import * as l10n from '@vscode/l10n';
+import { plainText } from '../errorText';
 
 export interface ResultLike {
     content?: { type: string; text?: string; mimeType?: string; uri?: string }[];
@@ -12,7 +13,8 @@ export function formatResult(title: string, taskId: string, status: string, resu
     const lines = [`# ${title}`, '', `${heading}${result.isError ? ` — ⚠ ${l10n.t('the tool reported an error (isError)')}` : ''}`, ''];
     for (const part of result.content ?? []) {
         if (part.type === 'text') {
-            lines.push(part.text ?? '', '');
+            // A failure's text is an error message: in words, without protocol codes.
+            lines.push(result.isError ? plainText(part.text ?? '') : (part.text ?? ''), '');
         } else {
             const kind = `${part.type}${part.mimeType ? ` ${part.mimeType}` : ''}${part.uri ? ` ${part.uri}` : ''}`;
             lines.push(`_[${l10n.t({ message: '{0} content', args: [kind], comment: ['{0} is a content type such as "image image/png"'] })}]_`, '');

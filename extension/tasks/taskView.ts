@@ -1,6 +1,7 @@
 /** Wire-level facts the sidebar shows about one task (no vscode import: unit-tested). */
 import * as l10n from '@vscode/l10n';
 import { isTerminal, PARENT_TASK_META_KEY, TASK_INFO_META_KEY, type TaskInfo, type TaskStatus } from '@mcp-tasks/server/contract';
+import { plainText } from '../errorText';
 
 export { isTerminal, type TaskStatus };
 
@@ -41,7 +42,8 @@ export function fromWire(wire: Record<string, unknown>): TaskView | undefined {
     return {
         taskId: wire.taskId,
         status: wire.status as TaskStatus,
-        statusMessage: typeof wire.statusMessage === 'string' ? wire.statusMessage : undefined,
+        // Shown in the row, its tooltip and notifications: in words, without protocol codes.
+        statusMessage: typeof wire.statusMessage === 'string' ? plainText(wire.statusMessage) : undefined,
         createdAt: String(wire.createdAt ?? ''),
         lastUpdatedAt: String(wire.lastUpdatedAt ?? ''),
         ttl: typeof wire.ttl === 'number' ? wire.ttl : null,
