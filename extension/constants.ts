@@ -42,6 +42,7 @@ export const SETTINGS_SECTION = 'mcpTasks';
 
 export const Settings = {
     transport: 'transport',
+    demoTools: 'demoTools',
     defaultTtl: 'server.defaultTtl',
     maxTtl: 'server.maxTtl',
     maxTasksPerClient: 'server.maxTasksPerClient',

@@ -7,6 +7,7 @@ export interface LimitSettings {
     maxTasksPerClient: number;
     logLevel: string;
     taskTools: boolean;
+    demoTools: boolean;
     /** A duration, or "off" (or empty, or 0) for never. */
     abandonAfter: string;
 }
@@ -22,6 +23,7 @@ export function limitArgs(settings: LimitSettings): string[] {
         '--log-level',
         settings.logLevel,
         ...(settings.taskTools ? [] : ['--no-task-tools']),
+        ...(settings.demoTools ? [] : ['--no-demo-tools']),
         ...abandonArgs(settings.abandonAfter),
     ];
 }

@@ -49,7 +49,7 @@ async function main(argv: string[]): Promise<number> {
         log.error(`[store] ${errorMessage(err)}`);
         return 1;
     }
-    const demo = demoServerOptions(options.taskTools);
+    const demo = demoServerOptions(options.taskTools, options.demoTools);
     let commands: CommandsFile | undefined;
     try {
         commands = options.commandsFile

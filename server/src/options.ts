@@ -31,6 +31,8 @@ export interface CliOptions {
     commandsLogDir?: string;
     /** Offer start_<tool>, get_task, cancel_task and list_tasks. */
     taskTools: boolean;
+    /** Serve the built-in demonstration tools (greet, slow_compute, …). */
+    demoTools: boolean;
     sessionIdleMs: number;
     bodyLimitBytes: number;
     maxConnections: number;
@@ -117,6 +119,11 @@ Tasks:
                                result; can wait up to 20 s), cancel_task and list_tasks, so models in
                                hosts that never send "task" (Claude Code, Cursor, Codex) can use them.
 
+  --no-demo-tools              Do not serve the demonstration tools (greet, slow_compute,
+                               failing_job, confirm_delete, write_haiku, external_job, deploy),
+                               which do no real work; with --commands only the command tools (and
+                               their task tools) are offered.
+
 Commands:
   --commands FILE              Serve the command tools FILE declares (JSON: {"tools": [...]}, see
                                docs/CLI.md): each runs a program with typed parameters as
@@ -177,6 +184,7 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
             'poll-interval': { type: 'string' },
             'abandon-after': { type: 'string' },
             'no-task-tools': { type: 'boolean' },
+            'no-demo-tools': { type: 'boolean' },
             commands: { type: 'string' },
             'commands-log-dir': { type: 'string' },
             store: { type: 'string' },
@@ -239,6 +247,7 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
         pollIntervalMs: parseDuration(values['poll-interval'] ?? `${DEFAULT_LIMITS.pollIntervalMs}`, '--poll-interval'),
         abandonAfterMs: values['abandon-after'] === undefined ? 0 : parseDuration(values['abandon-after'], '--abandon-after'),
         taskTools: !values['no-task-tools'],
+        demoTools: !values['no-demo-tools'],
         commandsFile: values.commands,
         commandsLogDir: values['commands-log-dir'],
         logLevel,

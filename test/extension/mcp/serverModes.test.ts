@@ -20,7 +20,7 @@ import { StdioMode } from '../../../extension/mcp/stdioMode';
 
 const SERVER_JS = resolve('dist/server.js');
 const quiet: ScopedLogger = { trace() {}, debug() {}, info() {}, warn() {}, error() {} };
-const config = (): ExtensionConfig => ({ transport: 'http', defaultTtl: '2h', maxTtl: '24h', maxTasksPerClient: 7, logLevel: 'warn', taskTools: true, abandonAfter: '30s' });
+const config = (): ExtensionConfig => ({ transport: 'http', defaultTtl: '2h', maxTtl: '24h', maxTasksPerClient: 7, logLevel: 'warn', taskTools: true, demoTools: true, abandonAfter: '30s' });
 const asDefinition = (value: object) => value as unknown as vscode.McpServerDefinition;
 
 function alive(pid: number | undefined): boolean {
@@ -56,14 +56,16 @@ describe('launch settings', () => {
     it('compares exactly the settings a server is launched with', () => {
         assert.equal(launchSettingsChanged(base, { ...base }), false);
         assert.equal(launchSettingsChanged(base, { ...base, samplingModel: 'gpt-4o' }), false, 'the sampling model needs no new server');
-        for (const change of [{ transport: 'stdio' }, { defaultTtl: '3h' }, { maxTtl: '1h' }, { maxTasksPerClient: 8 }, { logLevel: 'debug' }, { taskTools: false }, { abandonAfter: 'off' }] as const) {
+        for (const change of [{ transport: 'stdio' }, { defaultTtl: '3h' }, { maxTtl: '1h' }, { maxTasksPerClient: 8 }, { logLevel: 'debug' }, { taskTools: false }, { demoTools: false }, { abandonAfter: 'off' }] as const) {
             assert.equal(launchSettingsChanged(base, { ...base, ...change }), true, JSON.stringify(change));
         }
     });
 
-    it('passes --abandon-after unless it is off, and --no-task-tools when the task tools are turned off', () => {
+    it('passes --abandon-after unless it is off, and --no-task-tools / --no-demo-tools when those tools are turned off', () => {
         assert.deepEqual(limitArgs(base).slice(-2), ['--abandon-after', '30s']);
         assert.ok(!limitArgs(base).includes('--no-task-tools'));
+        assert.ok(!limitArgs(base).includes('--no-demo-tools'), 'demoTools true');
+        assert.deepEqual(limitArgs({ ...base, taskTools: false, demoTools: false }).slice(-4), ['--no-task-tools', '--no-demo-tools', '--abandon-after', '30s']);
         for (const off of ['off', '0', ' ']) {
             assert.ok(!limitArgs({ ...base, abandonAfter: off }).includes('--abandon-after'), JSON.stringify(off));
         }
@@ -79,6 +81,10 @@ describe('launch settings', () => {
         assert.deepEqual(seen, []);
         fake.setSetting('server.maxTtl', '2h');
         assert.deepEqual(seen, ['24h→2h']);
+        assert.equal(watcher.current.demoTools, true, 'demo tools are on by default');
+        fake.setSetting('demoTools', false);
+        assert.equal(watcher.current.demoTools, false);
+        assert.equal(seen.length, 2, 'turning the demo tools off needs a new server');
         assert.deepEqual(watcher.current, readConfig());
         watcher.dispose();
     });
@@ -175,6 +181,16 @@ describe('StdioMode', () => {
             assert.notEqual(first[Env.ownerToken], second[Env.ownerToken], 'every launch gets its own token');
             assert.notEqual(first[Env.ownerAnnounce], second[Env.ownerAnnounce], 'and its own announce file');
             assert.equal(mode.clientEndpoint, undefined);
+        } finally {
+            mode.dispose();
+        }
+    });
+
+    it('launches the server with --no-demo-tools when the demo tools are turned off', () => {
+        const mode = new StdioMode(SERVER_JS, () => ({ ...config(), demoTools: false }), quiet);
+        try {
+            const definition = mode.provide('3') as unknown as McpStdioServerDefinition;
+            assert.deepEqual(definition.args.slice(-3), ['--no-demo-tools', '--abandon-after', '30s']);
         } finally {
             mode.dispose();
         }
