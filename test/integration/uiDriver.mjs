@@ -11,6 +11,14 @@ const QUICK_INPUT = '.quick-input-widget';
 /** The server label VS Code groups our tools under (package.json mcpServerDefinitionProviders). */
 const SERVER_LABEL = 'MCP Tasks';
 
+/**
+ * A row's inline action by its title. VS Code appends the command's keybinding to the button's
+ * tooltip and aria-label when one applies ("Cancel Task (Delete)"), so the name may carry it.
+ */
+function rowAction(row, title) {
+    return row.getByRole('button', { name: new RegExp(`^${title}( \\(.+\\))?$`) });
+}
+
 export function createUiDriver(shotsDir, log = line => console.log(line)) {
     mkdirSync(shotsDir, { recursive: true });
     const shot = async (page, name, locator) => {
@@ -175,7 +183,7 @@ export function createUiDriver(shotsDir, log = line => console.log(line)) {
             await shot(page, 'workbench-running');
             log('[ui] clicking the inline Cancel of slow_compute: ui-cancel');
             await row.hover();
-            await row.locator('.action-label[aria-label="Cancel Task"]').click();
+            await rowAction(row, 'Cancel Task').click();
         } else if (/cancelled/.test(text) && done.has('cancel') && !done.has('cancelled-shot')) {
             done.add('cancelled-shot');
             await shot(page, 'tree-finished', page.locator('.part.sidebar'));
@@ -200,7 +208,7 @@ export function createUiDriver(shotsDir, log = line => console.log(line)) {
             const row = page.locator('.monaco-list-row', { hasText: file }).first();
             log(`[ui] clicking the inline Respond of ${file}`);
             await row.hover();
-            await row.locator('.action-label[aria-label="Respond"]').click();
+            await rowAction(row, 'Respond').click();
         } else {
             log(`[ui] clicking the status bar's "needs input" for ${file}`);
             await page.locator('.part.statusbar .statusbar-item', { hasText: 'needs input' }).first().click();
