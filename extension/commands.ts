@@ -61,6 +61,8 @@ export function registerCommands(context: vscode.ExtensionContext, deps: Command
     };
     const cancellable = (v: TaskView) => !v.lost && !isTerminal(v.status);
     const finished = (v: TaskView) => !v.lost && isTerminal(v.status);
+    // A sub-task's tool is its parent's internal step: only a top-level task runs again alone.
+    const rerunnable = (v: TaskView) => finished(v) && !v.parentTaskId;
     // The log keeps English (`logged`); the user reads `shown`, in the display language.
     const report = (logged: string, shown: string) => (err: unknown) => {
         deps.logger.scoped('commands').error(`${logged}: ${(err as Error).message}`);
@@ -96,6 +98,17 @@ export function registerCommands(context: vscode.ExtensionContext, deps: Command
                 report(`cannot show the result of ${taskLabel(target)}`, vscode.l10n.t('cannot show the result of {0}', taskLabel(target)))(err);
                 return undefined;
             }
+        }),
+        // The same tool with the same arguments, as a new task started here: a finished row's Rerun.
+        vscode.commands.registerCommand(Commands.runAgain, async (view?: TaskView) => {
+            const target = view ?? selected(rerunnable) ?? (await pickTask(model, rerunnable, vscode.l10n.t('Run which task again?')));
+            if (!target) {
+                return undefined;
+            }
+            return runTool(deps, { name: target.toolName, args: target.args, mode: 'task' }).catch(err => {
+                report(`cannot run ${taskLabel(target)} again`, vscode.l10n.t('cannot run {0} again', taskLabel(target)))(err);
+                return undefined;
+            });
         }),
         vscode.commands.registerCommand(Commands.copyTaskId, async (view?: TaskView) => {
             const target = view ?? (await pickTask(model, () => true, vscode.l10n.t('Copy the id of which task?')));

@@ -1,4 +1,4 @@
-import { compareTasks, fromWire, isTerminal, type TaskProgress, type TaskView } from './taskView';
+import { compareSteps, compareTasks, fromWire, isTerminal, type TaskProgress, type TaskView } from './taskView';
 
 export interface ModelChange {
     /** Tasks whose fields changed (same objects as before: identity is stable per task id). */
@@ -50,7 +50,7 @@ export class TaskModel {
         return [...ids]
             .map(id => this.tasks.get(id))
             .filter((view): view is TaskView => view !== undefined)
-            .sort(compareTasks);
+            .sort(compareSteps);
     }
 
     hasChildren(taskId: string): boolean {

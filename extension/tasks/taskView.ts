@@ -61,6 +61,22 @@ export function taskLabel(view: Pick<TaskView, 'toolName' | 'keyArgument'>): str
     return view.keyArgument ? `${view.toolName}: ${view.keyArgument}` : view.toolName;
 }
 
+/** Longest key argument a row shows whole: with its status it must fit a 300 px sidebar. */
+export const ROW_LABEL_MAX = 16;
+
+/**
+ * A tree row's label: the key argument alone ("quarterly report", or "build" for a deploy's
+ * step), so that status, progress and time fit beside it; the tool name when there is none.
+ * The tool goes to the end of the description (taskDescription), the full text to the tooltip.
+ */
+export function rowLabel(view: Pick<TaskView, 'toolName' | 'keyArgument'>): string {
+    const key = view.keyArgument;
+    if (!key) {
+        return view.toolName;
+    }
+    return key.length > ROW_LABEL_MAX ? `${key.slice(0, ROW_LABEL_MAX - 1).trimEnd()}…` : key;
+}
+
 /** The status as the sidebar words it; a function, so the words follow the display language. */
 export function statusText(status: TaskStatus): string {
     switch (status) {
@@ -111,17 +127,28 @@ export function formatRunningTime(ms: number): string {
     return l10n.t({ message: '{0}h {1}m', args: [Math.floor(minutes / 60), String(minutes % 60).padStart(2, '0')], comment: ['Time a task has run: hours and minutes'] });
 }
 
-/** "running · 40% · 3m": status, progress when known, and time so far (or total time when done). */
-export function taskDescription(view: TaskView, now: number): string {
+/**
+ * "running · 40% · 3m · slow_compute": the status, the progress when known, why it failed, the
+ * time so far (or in total once done), and the tool when the label is its key argument. Most
+ * important first: a narrow sidebar cuts the end.
+ */
+export function taskDescription(view: TaskView, now: number, opts: { tool?: boolean } = {}): string {
     const parts: string[] = [view.lost ? l10n.t('lost (server stopped)') : statusText(view.status)];
     const percent = progressPercent(view.progress);
     if (percent !== undefined && !isTerminal(view.status)) {
         parts.push(`${percent}%`);
     }
+    // A failure's reason is what the user needs next: visible without hovering.
+    if (view.status === 'failed' && view.statusMessage) {
+        parts.push(view.statusMessage);
+    }
     const started = Date.parse(view.createdAt);
     const ended = isTerminal(view.status) ? Date.parse(view.lastUpdatedAt) : now;
     if (!Number.isNaN(started) && !Number.isNaN(ended)) {
         parts.push(isTerminal(view.status) ? formatElapsed(ended - started) : formatRunningTime(ended - started));
+    }
+    if (opts.tool && view.keyArgument) {
+        parts.push(view.toolName);
     }
     return parts.join(' · ');
 }
@@ -159,4 +186,9 @@ export function compareTasks(a: TaskView, b: TaskView): number {
         return byGroup;
     }
     return b.createdAt.localeCompare(a.createdAt) || a.taskId.localeCompare(b.taskId);
+}
+
+/** Sub-tasks in the order they started, whatever their state: the steps of their parent. Equal times keep the order they arrived in (a stable sort). */
+export function compareSteps(a: TaskView, b: TaskView): number {
+    return a.createdAt.localeCompare(b.createdAt);
 }

@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import { Commands, ContextValues } from '../constants';
 import { OWN_CLIENT_NAME } from '../mcp/ownerConnection';
-import { clientKind, clientKindText, isTerminal, statusText, taskDescription, taskLabel, type TaskView } from '../tasks/taskView';
+import { clientKind, clientKindText, isTerminal, rowLabel, statusText, taskDescription, taskLabel, type TaskView } from '../tasks/taskView';
 
 const ICONS: Record<TaskView['status'], vscode.ThemeIcon> = {
     working: new vscode.ThemeIcon('sync~spin'),
@@ -19,13 +19,17 @@ export function contextValueOf(view: TaskView): string {
     if (view.status === 'working') {
         return ContextValues.running;
     }
-    return view.status === 'input_required' ? ContextValues.needsInput : ContextValues.finished;
+    if (view.status === 'input_required') {
+        return ContextValues.needsInput;
+    }
+    return view.parentTaskId ? ContextValues.finishedStep : ContextValues.finished;
 }
 
-export function toTreeItem(view: TaskView, hasChildren: boolean, now = Date.now()): vscode.TreeItem {
-    const item = new vscode.TreeItem(taskLabel(view), hasChildren ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.None);
+/** `nested`: shown under its parent, whose tool says what it is (a deploy's "build" step). */
+export function toTreeItem(view: TaskView, hasChildren: boolean, now = Date.now(), nested = false): vscode.TreeItem {
+    const item = new vscode.TreeItem(rowLabel(view), hasChildren ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.None);
     item.id = view.taskId;
-    item.description = taskDescription(view, now);
+    item.description = taskDescription(view, now, { tool: !nested });
     item.iconPath = view.lost ? LOST_ICON : ICONS[view.status];
     item.contextValue = contextValueOf(view);
     item.tooltip = tooltip(view);
