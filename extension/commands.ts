@@ -9,6 +9,7 @@ import type { TaskModel } from './tasks/taskModel';
 import { isTerminal, statusText, taskLabel, type TaskView } from './tasks/taskView';
 import type { ResultDocuments } from './views/resultDocuments';
 import { runTool, type RunToolPreset } from './runTool';
+import { confirmRestart } from './views/confirmStop';
 
 export interface CommandDeps {
     logger: Logger;
@@ -72,6 +73,9 @@ export function registerCommands(context: vscode.ExtensionContext, deps: Command
     context.subscriptions.push(
         vscode.commands.registerCommand(Commands.showLog, () => deps.logger.show()),
         vscode.commands.registerCommand(Commands.restartServer, async () => {
+            if (!(await confirmRestart(model))) {
+                return;
+            }
             await deps.server.restart();
             void vscode.window.setStatusBarMessage(vscode.l10n.t('MCP Tasks server restarted'), 3000);
         }),

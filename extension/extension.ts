@@ -11,6 +11,7 @@ import { registerServer, type ServerController } from './mcp/serverController';
 import { PendingInputs } from './tasks/pendingInputs';
 import { TaskModel } from './tasks/taskModel';
 import { CompletionNotifier, type CommandRunner } from './views/completionNotifier';
+import { untilStopAllowed } from './views/confirmStop';
 import { ContextKeyTracker } from './views/contextKeys';
 import { ResultDocuments } from './views/resultDocuments';
 import { registerStatusBar } from './views/statusBar';
@@ -39,7 +40,7 @@ export function activate(context: vscode.ExtensionContext): McpTasksApi {
     const owner = new OwnerConnection(model, logger.scoped('owner'), createInputHandlers(model, pendingInputs, sampling));
     context.subscriptions.push(owner);
 
-    server = registerServer(context, logger, config, owner);
+    server = registerServer(context, logger, config, owner, () => untilStopAllowed(model));
     const { tree, treeView } = registerTasksView(context, model);
     const statusBar = registerStatusBar(context, model, server);
     const results = new ResultDocuments();

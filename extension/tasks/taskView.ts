@@ -61,6 +61,16 @@ export function taskLabel(view: Pick<TaskView, 'toolName' | 'keyArgument'>): str
     return view.keyArgument ? `${view.toolName}: ${view.keyArgument}` : view.toolName;
 }
 
+/** A task of a server that is gone: unfinished ones are lost, finished ones are history. */
+function lostOrStatus(view: TaskView): string {
+    if (!view.lost) {
+        return statusText(view.status);
+    }
+    return isTerminal(view.status)
+        ? l10n.t({ message: '{0} on a previous server', args: [statusText(view.status)], comment: ['{0} is a task status such as "completed"'] })
+        : l10n.t('lost (server stopped)');
+}
+
 /** Longest key argument a row shows whole: with its status it must fit a 300 px sidebar. */
 export const ROW_LABEL_MAX = 16;
 
@@ -133,7 +143,7 @@ export function formatRunningTime(ms: number): string {
  * important first: a narrow sidebar cuts the end.
  */
 export function taskDescription(view: TaskView, now: number, opts: { tool?: boolean } = {}): string {
-    const parts: string[] = [view.lost ? l10n.t('lost (server stopped)') : statusText(view.status)];
+    const parts: string[] = [lostOrStatus(view)];
     const percent = progressPercent(view.progress);
     if (percent !== undefined && !isTerminal(view.status)) {
         parts.push(`${percent}%`);

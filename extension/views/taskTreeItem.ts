@@ -44,7 +44,7 @@ export function toTreeItem(view: TaskView, hasChildren: boolean, now = Date.now(
 
 function tooltip(view: TaskView): vscode.MarkdownString {
     const md = new vscode.MarkdownString(undefined, true);
-    md.appendMarkdown(`**${escape(taskLabel(view))}** — ${view.lost ? vscode.l10n.t('lost (the server stopped)') : statusText(view.status)}\n\n`);
+    md.appendMarkdown(`**${escape(taskLabel(view))}** — ${lostText(view)}\n\n`);
     if (view.statusMessage) {
         md.appendMarkdown(`${escape(view.statusMessage)}\n\n`);
     }
@@ -60,6 +60,15 @@ function tooltip(view: TaskView): vscode.MarkdownString {
         md.appendMarkdown(`\n_${vscode.l10n.t({ message: 'Stopping the chat request does not stop this task: use **Cancel** here.', comment: ['Markdown; "Cancel" is the button on the task\'s row'] })}_`);
     }
     return md;
+}
+
+function lostText(view: TaskView): string {
+    if (!view.lost) {
+        return statusText(view.status);
+    }
+    return isTerminal(view.status)
+        ? vscode.l10n.t({ message: '{0} on a previous server: its result went with that server', args: [statusText(view.status)], comment: ['{0} is a task status such as "completed"'] })
+        : vscode.l10n.t('lost (the server stopped)');
 }
 
 function formatTtl(ms: number): string {

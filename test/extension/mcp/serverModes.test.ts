@@ -275,7 +275,7 @@ class RecordingMode implements ServerMode {
 }
 
 describe('ServerController', () => {
-    function setup() {
+    function setup(untilStopAllowed?: () => Promise<void>) {
         const made: RecordingMode[] = [];
         const endpoints: (string | undefined)[] = [];
         const owner = { connected: false, setEndpoint: (e?: OwnerEndpoint) => endpoints.push(e?.url), onDidChangeState: new EventEmitter<boolean>().event } as unknown as OwnerConnection;
@@ -289,6 +289,7 @@ describe('ServerController', () => {
             watcher,
             owner,
             quiet,
+            untilStopAllowed,
         );
         let refreshes = 0;
         controller.provider.onDidChangeMcpServerDefinitions(() => refreshes++);
@@ -313,6 +314,30 @@ describe('ServerController', () => {
         await new Promise(setImmediate);
         assert.equal(made.length, 1);
         assert.deepEqual(made[0]!.calls, ['restart']);
+        controller.dispose();
+        watcher.dispose();
+    });
+
+    it('waits for permission (running tasks) before new settings stop the server, and applies changes in order', async () => {
+        let allow: () => void = () => undefined;
+        const asked: number[] = [];
+        const { made, controller, watcher } = setup(() => {
+            asked.push(asked.length);
+            return asked.length === 1 ? new Promise<void>(resolve => (allow = resolve)) : Promise.resolve();
+        });
+        fake.setSetting('transport', 'stdio');
+        await new Promise(setImmediate);
+        fake.setSetting('transport', 'http');
+        await new Promise(setImmediate);
+        assert.equal(controller.settingsWaiting, true);
+        assert.equal(made.length, 1, 'nothing switched while it waits');
+        assert.deepEqual(made[0]!.calls, []);
+        allow();
+        await new Promise(setImmediate);
+        await new Promise(setImmediate);
+        assert.equal(controller.settingsWaiting, false);
+        assert.deepEqual(made.map(m => m.transport), ['http', 'stdio', 'http'], 'the second change applied after the first');
+        assert.equal(controller.mode, made[2]);
         controller.dispose();
         watcher.dispose();
     });

@@ -86,15 +86,20 @@ describe('task model', () => {
         assert.equal(model.get('kept')!.status, 'completed');
     });
 
-    it('marks running tasks lost when the server dies, and sorts them with the finished', () => {
+    it('marks every task of a server that is gone, keeps them through the next server\'s listing, and revives one it still has', () => {
         const model = new TaskModel();
         model.applyWire(wire('a', 'working', { created: '2026-11-29T10:00:05Z' }));
-        model.applyWire(wire('b', 'completed', { created: '2026-11-29T10:00:00Z' }));
+        model.applyWire(wire('b', 'completed', { created: '2026-11-29T10:00:00Z', updated: '2026-11-29T10:00:03Z' }));
+        model.applyWire(wire('c', 'completed', { created: '2026-11-29T10:00:00Z' }));
         model.markLost();
         assert.equal(model.get('a')!.lost, true);
-        assert.equal(model.get('b')!.lost, undefined);
+        assert.equal(model.get('b')!.lost, true);
         assert.equal(model.running().length, 0);
         assert.match(taskDescription(model.get('a')!, Date.parse('2026-11-29T10:00:10Z')), /^lost/);
+        assert.equal(taskDescription(model.get('b')!, 0), 'completed on a previous server · 3s');
+        // The new server (a shared store) still has c, not a or b: a and b stay as history.
+        model.reconcile([wire('c', 'completed', { created: '2026-11-29T10:00:00Z' }), wire('d', 'working')]);
+        assert.deepEqual(model.all().map(v => [v.taskId, v.lost ?? false]).sort(), [['a', true], ['b', true], ['c', false], ['d', false]]);
     });
 
     it('clears finished and lost tasks but keeps running ones and parents of running children', () => {
