@@ -8,8 +8,12 @@ export interface ResultLike {
     isError?: boolean;
 }
 
-export function formatResult(title: string, taskId: string, status: string, result: ResultLike): string {
-    const heading = l10n.t({ message: 'Task {0} — {1}', args: [`\`${taskId}\``, `**${status}**`], comment: ['Markdown: {0} is the task id, {1} its status (both already formatted)'] });
+/** `taskId` undefined: a direct call, which has no id to show. */
+export function formatResult(title: string, taskId: string | undefined, status: string, result: ResultLike): string {
+    const heading =
+        taskId === undefined
+            ? l10n.t({ message: 'Direct call (not a task) — {0}', args: [`**${status}**`], comment: ['Markdown: {0} is the status, already formatted'] })
+            : l10n.t({ message: 'Task {0} — {1}', args: [`\`${taskId}\``, `**${status}**`], comment: ['Markdown: {0} is the task id, {1} its status (both already formatted)'] });
     const lines = [`# ${title}`, '', `${heading}${result.isError ? ` — ⚠ ${l10n.t('the tool reported an error (isError)')}` : ''}`, ''];
     for (const part of result.content ?? []) {
         if (part.type === 'text') {

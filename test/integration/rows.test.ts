@@ -2,7 +2,7 @@ import * as assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import * as vscode from 'vscode';
 import type { McpTasksTestApi } from '../../extension/api';
-import { readyOverHttp, uiArtifact, waitFor } from './util';
+import { readyOverHttp, resultPreviewTab, uiArtifact, waitFor } from './util';
 
 interface DrawnRow {
     level: number;
@@ -82,6 +82,28 @@ describe('task rows as drawn in the sidebar', () => {
         } finally {
             request.dispose();
         }
+    });
+
+    it('Show Result on a finished row opens the rendered result under the task\'s name; a direct call shows no made-up id', async () => {
+        const { model } = api.testing;
+        const label = 'result-shown';
+        const taskId = (await vscode.commands.executeCommand('mcpTasks.runTool', { name: 'slow_compute', args: { seconds: 0.5, label }, mode: 'task' })) as string;
+        await waitFor('the task to complete', () => model.get(taskId)?.status === 'completed', 10_000, 50);
+        const request = vscode.window.setStatusBarMessage(`ui-row-action ${label} :: Show Result`);
+        try {
+            await waitFor('the rendered result in a tab named for the task', () => resultPreviewTab(`slow_compute: ${label}`), 60_000, 50);
+        } finally {
+            request.dispose();
+        }
+        await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
+
+        await vscode.commands.executeCommand('mcpTasks.runTool', { name: 'greet', args: { name: 'Ada' }, mode: 'wait' });
+        await waitFor('the direct call rendered', () => resultPreviewTab('greet'), 10_000, 50);
+        // The preview reads the result document as it renders it.
+        const doc = await waitFor('the preview to read the result', () => vscode.workspace.textDocuments.find(d => d.uri.scheme === 'mcp-tasks-result' && d.uri.path === '/greet.md'), 10_000, 50);
+        assert.match(doc.getText(), /Direct call \(not a task\)/);
+        assert.doesNotMatch(doc.getText(), /call-\d/);
+        await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
     });
 
     it("a deploy's finished steps are listed in the order they ran, named by the step alone", async () => {

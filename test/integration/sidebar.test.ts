@@ -3,7 +3,7 @@ import * as vscode from 'vscode';
 import type { McpTasksTestApi } from '../../extension/api';
 import { OWN_CLIENT_NAME } from '../../extension/mcp/ownerConnection';
 import { clientKind, type TaskView } from '../../extension/tasks/taskView';
-import { activateWithHooks, invoke, setTransport, startInVsCode, waitFor } from './util';
+import { activateWithHooks, invoke, resultPreviewTab, setTransport, startInVsCode, waitFor } from './util';
 
 type Sidebar = McpTasksTestApi['testing'];
 
@@ -72,9 +72,11 @@ for (const transport of ['http', 'stdio'] as const) {
             await waitFor('progress in the status bar', () => /\$\(sync~spin\) \d+ tasks? · slow_compute \d+%/.test(sidebar.statusBar.text), 5000, 50);
             const view = sidebar.model.get(taskId)!;
             await waitFor('completion', () => view.status === 'completed', 10_000, 50);
-            const editor = (await vscode.commands.executeCommand('mcpTasks.showResult', view)) as vscode.TextEditor;
-            assert.match(editor.document.getText(), new RegExp(`Computation "${label}" completed after 3 seconds\\. Result: 42\\.`));
-            assert.match(editor.document.getText(), /"result": 42/);
+            const uri = (await vscode.commands.executeCommand('mcpTasks.showResult', view)) as vscode.Uri;
+            const text = (await vscode.workspace.openTextDocument(uri)).getText();
+            assert.match(text, new RegExp(`Computation "${label}" completed after 3 seconds\\. Result: 42\\.`));
+            assert.match(text, /"result": 42/);
+            await waitFor('the rendered result', () => resultPreviewTab(`slow_compute: ${label}`));
             await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
         });
 
