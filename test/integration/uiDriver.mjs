@@ -8,6 +8,8 @@ import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 
 const QUICK_INPUT = '.quick-input-widget';
+/** A row of the Tasks view: the sidebar's, not the Notifications Center's (whose hidden rows can name the same task). */
+const TREE_ROW = '.part.sidebar .monaco-list-row';
 /** The server label VS Code groups our tools under (package.json mcpServerDefinitionProviders). */
 const SERVER_LABEL = 'MCP Tasks';
 
@@ -70,6 +72,18 @@ export function createUiDriver(shotsDir, log = line => console.log(line)) {
             if (!done.has('prompt')) {
                 done.add('prompt');
                 await shot(page, 'elicitation-prompt');
+                // What the prompt says, for the suite to read (prompt.json): its title, hint and choices.
+                const rows = widget.locator('.monaco-list-row');
+                const choices = [];
+                for (let i = 0; i < (await rows.count()); i++) {
+                    const row = rows.nth(i);
+                    choices.push({
+                        label: ((await row.locator('.label-name').first().textContent().catch(() => '')) ?? '').trim(),
+                        description: ((await row.locator('.label-description').first().textContent().catch(() => '')) ?? '').trim(),
+                    });
+                }
+                const placeholder = (await input.getAttribute('placeholder').catch(() => '')) ?? '';
+                writeFileSync(join(shotsDir, 'prompt.json'), JSON.stringify({ title, placeholder, choices }, null, 2));
             }
             await input.fill('Yes');
             // Enter accepts the pick list's active row: wait for the filter to make it "Yes".
@@ -157,10 +171,10 @@ export function createUiDriver(shotsDir, log = line => console.log(line)) {
 
     async function photographDeploy(page) {
         // A deploy's steps are named by the step alone under their parent.
-        const step = name => page.locator('.monaco-list-row', { has: page.locator('.label-name', { hasText: new RegExp(`^${name}$`) }) }).first();
+        const step = name => page.locator(TREE_ROW, { has: page.locator('.label-name', { hasText: new RegExp(`^${name}$`) }) }).first();
         const row = step('build');
         // The sub-tasks suite's deploy, not another suite's.
-        const showcase = page.locator('.monaco-list-row .label-name', { hasText: /^showcase$/ }).first();
+        const showcase = page.locator(`${TREE_ROW} .label-name`, { hasText: /^showcase$/ }).first();
         if (!done.has('deploy') && (await row.isVisible().catch(() => false)) && (await showcase.isVisible().catch(() => false))) {
             done.add('deploy');
             // Both children rendered under the expanded parent.
@@ -171,7 +185,7 @@ export function createUiDriver(shotsDir, log = line => console.log(line)) {
     }
 
     async function cancelFromTree(page) {
-        const row = page.locator('.monaco-list-row', { hasText: 'ui-cancel' }).first();
+        const row = page.locator(TREE_ROW, { hasText: 'ui-cancel' }).first();
         if (!(await row.isVisible().catch(() => false))) {
             return;
         }
@@ -209,7 +223,7 @@ export function createUiDriver(shotsDir, log = line => console.log(line)) {
         }
         done.add(`respond-${file}`);
         if (via === 'row') {
-            const row = page.locator('.monaco-list-row', { hasText: file }).first();
+            const row = page.locator(TREE_ROW, { hasText: file }).first();
             log(`[ui] clicking the inline Respond of ${file}`);
             await row.hover();
             await rowAction(row, 'Respond').click();
@@ -290,7 +304,7 @@ export function createUiDriver(shotsDir, log = line => console.log(line)) {
             return;
         }
         done.add(asked);
-        const row = page.locator('.part.sidebar .monaco-list-row', { hasText: text }).first();
+        const row = page.locator(TREE_ROW, { hasText: text }).first();
         log(`[ui] clicking ${title} on the row of ${text}`);
         await row.hover();
         await rowAction(row, title).click();
