@@ -10,6 +10,14 @@ import { setTimeout as delay } from 'node:timers/promises';
 const QUICK_INPUT = '.quick-input-widget';
 /** A row of the Tasks view: the sidebar's, not the Notifications Center's (whose hidden rows can name the same task). */
 const TREE_ROW = '.part.sidebar .monaco-list-row';
+
+/**
+ * The Tasks view's row of a task, by its key argument or label. The row's label may be cut to fit
+ * the sidebar ("ui-interrupt-es…"); its accessible name (aria-label) carries the whole "tool: key".
+ */
+function taskRow(page, text) {
+    return page.locator(`${TREE_ROW}[aria-label*=${JSON.stringify(text)}]`).first();
+}
 /** The server label VS Code groups our tools under (package.json mcpServerDefinitionProviders). */
 const SERVER_LABEL = 'MCP Tasks';
 
@@ -185,7 +193,7 @@ export function createUiDriver(shotsDir, log = line => console.log(line)) {
     }
 
     async function cancelFromTree(page) {
-        const row = page.locator(TREE_ROW, { hasText: 'ui-cancel' }).first();
+        const row = taskRow(page, 'ui-cancel');
         if (!(await row.isVisible().catch(() => false))) {
             return;
         }
@@ -223,7 +231,7 @@ export function createUiDriver(shotsDir, log = line => console.log(line)) {
         }
         done.add(`respond-${file}`);
         if (via === 'row') {
-            const row = page.locator(TREE_ROW, { hasText: file }).first();
+            const row = taskRow(page, file);
             log(`[ui] clicking the inline Respond of ${file}`);
             await row.hover();
             await rowAction(row, 'Respond').click();
@@ -304,7 +312,7 @@ export function createUiDriver(shotsDir, log = line => console.log(line)) {
             return;
         }
         done.add(asked);
-        const row = page.locator(TREE_ROW, { hasText: text }).first();
+        const row = taskRow(page, text);
         log(`[ui] clicking ${title} on the row of ${text}`);
         await row.hover();
         await rowAction(row, title).click();
