@@ -40,6 +40,8 @@ export interface TestHooks {
     readonly commandTools: CommandTools;
     /** The tasks.json tasks running as owner jobs. */
     readonly vscodeTasks: VsCodeTaskJobs;
+    /** True while new settings wait for running tasks before they restart the server. */
+    settingsWaiting(): boolean;
 }
 
 /** `activate`'s return value when VS Code runs the extension under test. */
@@ -47,7 +49,7 @@ export interface McpTasksTestApi extends McpTasksApi {
     readonly testing: TestHooks;
 }
 
-type Internals = Omit<TestHooks, 'ownerEndpoint' | 'clientEndpoint'>;
+type Internals = Omit<TestHooks, 'ownerEndpoint' | 'clientEndpoint' | 'settingsWaiting'>;
 
 /** The one ExtensionMode.Test gate: only a test run gets the hooks. */
 export function createApi(context: vscode.ExtensionContext, server: ServerController, internals: Internals): McpTasksApi {
@@ -71,6 +73,7 @@ export function createApi(context: vscode.ExtensionContext, server: ServerContro
             return endpoint && { url: endpoint.url, token: endpoint.token };
         },
         clientEndpoint: () => server.mode.clientEndpoint,
+        settingsWaiting: () => server.settingsWaiting,
     };
     return Object.assign(api, { testing }) satisfies McpTasksTestApi;
 }

@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import { Commands } from './constants';
+import { showCancelOutcome, showCommandError } from './errorNotice';
 import type { Logger } from './logger';
 import type { OwnerConnection } from './mcp/ownerConnection';
 import type { ServerController } from './mcp/serverController';
@@ -8,6 +9,7 @@ import type { TaskModel } from './tasks/taskModel';
 import { isTerminal, statusText, taskLabel, type TaskView } from './tasks/taskView';
 import type { ResultDocuments } from './views/resultDocuments';
 import { runTool, type RunToolPreset } from './runTool';
+import { confirmRestart } from './views/confirmStop';
 
 export interface CommandDeps {
     logger: Logger;
@@ -19,6 +21,8 @@ export interface CommandDeps {
     /** Tasks started from this editor: their completion may be announced. */
     startedHere: Set<string>;
     resetSamplingConsent(): Promise<void>;
+    /** The row selected in the Tasks view: what a keybinding (which passes no row) acts on. */
+    selected(): TaskView | undefined;
 }
 
 /** Lets a command run from the palette (no argument) by picking a task. */
@@ -35,28 +39,59 @@ async function pickTask(model: TaskModel, filter: (view: TaskView) => boolean, p
     return picked?.view;
 }
 
+/** Asks before stopping a task from the keyboard, as the Tasks view does before it terminates one. */
+async function confirmCancel(view: TaskView): Promise<boolean> {
+    const cancel: vscode.MessageItem = { title: vscode.l10n.t('Cancel Task') };
+    const keep: vscode.MessageItem = { title: vscode.l10n.t('Keep Running'), isCloseAffordance: true };
+    const choice = await vscode.window.showWarningMessage(
+        vscode.l10n.t({ message: 'Cancel task {0}?', args: [taskLabel(view)], comment: ['{0} is a task'] }),
+        { modal: true, detail: vscode.l10n.t('It stops its work.') },
+        cancel,
+        keep,
+    );
+    return choice === cancel;
+}
+
 export function registerCommands(context: vscode.ExtensionContext, deps: CommandDeps): void {
     const { model, owner } = deps;
+    // A keybinding passes no row: it acts on the selected one, read fresh from the model.
+    const selected = (fits: (view: TaskView) => boolean): TaskView | undefined => {
+        const picked = deps.selected();
+        const view = picked && (model.get(picked.taskId) ?? picked);
+        return view && fits(view) ? view : undefined;
+    };
+    const cancellable = (v: TaskView) => !v.lost && !isTerminal(v.status);
+    const finished = (v: TaskView) => !v.lost && isTerminal(v.status);
+    // A sub-task's tool is its parent's internal step: only a top-level task runs again alone.
+    const rerunnable = (v: TaskView) => finished(v) && !v.parentTaskId;
     // The log keeps English (`logged`); the user reads `shown`, in the display language.
     const report = (logged: string, shown: string) => (err: unknown) => {
         deps.logger.scoped('commands').error(`${logged}: ${(err as Error).message}`);
-        void vscode.window.showErrorMessage(vscode.l10n.t({ message: 'MCP Tasks: {0}: {1}', args: [shown, (err as Error).message], comment: ['{0} says what failed, {1} is the error message'] }));
+        showCommandError(shown, err);
     };
 
     context.subscriptions.push(
         vscode.commands.registerCommand(Commands.showLog, () => deps.logger.show()),
         vscode.commands.registerCommand(Commands.restartServer, async () => {
+            if (!(await confirmRestart(model))) {
+                return;
+            }
             await deps.server.restart();
             void vscode.window.setStatusBarMessage(vscode.l10n.t('MCP Tasks server restarted'), 3000);
         }),
         vscode.commands.registerCommand(Commands.cancelTask, async (view?: TaskView) => {
-            const target = view ?? (await pickTask(model, v => !v.lost && !isTerminal(v.status), vscode.l10n.t('Cancel which task?')));
-            if (target) {
-                await owner.cancel(target.taskId).catch(report(`cannot cancel ${taskLabel(target)}`, vscode.l10n.t('cannot cancel {0}', taskLabel(target))));
+            const fromKeyboard = view ? undefined : selected(cancellable);
+            const target = view ?? fromKeyboard ?? (await pickTask(model, cancellable, vscode.l10n.t('Cancel which task?')));
+            if (target && (!fromKeyboard || (await confirmCancel(target)))) {
+                await owner.cancel(target.taskId).catch((err: unknown) => {
+                    if (!showCancelOutcome(taskLabel(target), err)) {
+                        report(`cannot cancel ${taskLabel(target)}`, vscode.l10n.t('cannot cancel {0}', taskLabel(target)))(err);
+                    }
+                });
             }
         }),
         vscode.commands.registerCommand(Commands.showResult, async (view?: TaskView) => {
-            const target = view ?? (await pickTask(model, v => !v.lost && isTerminal(v.status), vscode.l10n.t('Show the result of which task?')));
+            const target = view ?? selected(finished) ?? (await pickTask(model, finished, vscode.l10n.t('Show the result of which task?')));
             if (!target) {
                 return undefined;
             }
@@ -67,6 +102,17 @@ export function registerCommands(context: vscode.ExtensionContext, deps: Command
                 report(`cannot show the result of ${taskLabel(target)}`, vscode.l10n.t('cannot show the result of {0}', taskLabel(target)))(err);
                 return undefined;
             }
+        }),
+        // The same tool with the same arguments, as a new task started here: a finished row's Rerun.
+        vscode.commands.registerCommand(Commands.runAgain, async (view?: TaskView) => {
+            const target = view ?? selected(rerunnable) ?? (await pickTask(model, rerunnable, vscode.l10n.t('Run which task again?')));
+            if (!target) {
+                return undefined;
+            }
+            return runTool(deps, { name: target.toolName, args: target.args, mode: 'task' }).catch(err => {
+                report(`cannot run ${taskLabel(target)} again`, vscode.l10n.t('cannot run {0} again', taskLabel(target)))(err);
+                return undefined;
+            });
         }),
         vscode.commands.registerCommand(Commands.copyTaskId, async (view?: TaskView) => {
             const target = view ?? (await pickTask(model, () => true, vscode.l10n.t('Copy the id of which task?')));
@@ -81,7 +127,7 @@ export function registerCommands(context: vscode.ExtensionContext, deps: Command
         vscode.commands.registerCommand(Commands.respond, async (given?: TaskView) => {
             const waiting = (v: TaskView) => v.status === 'input_required';
             const only = model.running().filter(waiting);
-            const view = given ?? (only.length === 1 ? only[0] : await pickTask(model, waiting, vscode.l10n.t('Respond to which task?')));
+            const view = given ?? selected(waiting) ?? (only.length === 1 ? only[0] : await pickTask(model, waiting, vscode.l10n.t('Respond to which task?')));
             const prompt = view && deps.pendingInputs.get(view.taskId);
             if (prompt) {
                 prompt.show();

@@ -12,6 +12,8 @@ export interface ExtensionConfig {
     logLevel: 'error' | 'warn' | 'info' | 'debug';
     /** Offer models start_<tool>, get_task, cancel_task and list_tasks. */
     taskTools: boolean;
+    /** Serve the built-in demonstration tools (greet, slow_compute, …). */
+    demoTools: boolean;
     /** Cancel a chat's task once VS Code stops polling it this long (a duration, or "off"). */
     abandonAfter: string;
     /** Preferred model for sampling (matched against family, name, id); empty = first available. */
@@ -29,13 +31,14 @@ export function readConfig(): ExtensionConfig {
         maxTasksPerClient: cfg.get<number>(Settings.maxTasksPerClient, 1000),
         logLevel: cfg.get<ExtensionConfig['logLevel']>(Settings.logLevel, 'info'),
         taskTools: cfg.get<boolean>(Settings.taskTools, true),
+        demoTools: cfg.get<boolean>(Settings.demoTools, true),
         abandonAfter: cfg.get<string>(Settings.abandonAfter, '30s'),
         samplingModel: cfg.get<string>(Settings.samplingModel, '') || undefined,
     };
 }
 
 /** The settings a server is launched with: a change to any of them means a new server. */
-const LAUNCH_SETTINGS = ['transport', 'defaultTtl', 'maxTtl', 'maxTasksPerClient', 'logLevel', 'taskTools', 'abandonAfter'] as const satisfies readonly (keyof ExtensionConfig)[];
+const LAUNCH_SETTINGS = ['transport', 'defaultTtl', 'maxTtl', 'maxTasksPerClient', 'logLevel', 'taskTools', 'demoTools', 'abandonAfter'] as const satisfies readonly (keyof ExtensionConfig)[];
 
 export function launchSettingsChanged(previous: ExtensionConfig, next: ExtensionConfig): boolean {
     return LAUNCH_SETTINGS.some(key => previous[key] !== next[key]);

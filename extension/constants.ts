@@ -17,6 +17,7 @@ export const Commands = {
     refresh: 'mcpTasks.refresh',
     focusTasks: 'mcpTasks.tasks.focus',
     respond: 'mcpTasks.respond',
+    runAgain: 'mcpTasks.runAgain',
     resetSamplingConsent: 'mcpTasks.resetSamplingConsent',
     showOutput: 'mcpTasks.showOutput',
 } as const;
@@ -34,6 +35,8 @@ export const ContextValues = {
     running: 'task.running',
     needsInput: 'task.input',
     finished: 'task.done',
+    /** A finished sub-task: its tool is its parent's internal step, so it cannot run again alone. */
+    finishedStep: 'task.done.step',
     lost: 'task.lost',
 } as const;
 
@@ -45,6 +48,7 @@ export const SETTINGS_SECTION = 'mcpTasks';
 
 export const Settings = {
     transport: 'transport',
+    demoTools: 'demoTools',
     defaultTtl: 'server.defaultTtl',
     maxTtl: 'server.maxTtl',
     maxTasksPerClient: 'server.maxTasksPerClient',

@@ -14,6 +14,8 @@ import { registerServer, type ServerController } from './mcp/serverController';
 import { PendingInputs } from './tasks/pendingInputs';
 import { TaskModel } from './tasks/taskModel';
 import { CompletionNotifier, type CommandRunner } from './views/completionNotifier';
+import { untilStopAllowed } from './views/confirmStop';
+import { ContextKeyTracker } from './views/contextKeys';
 import { ResultDocuments } from './views/resultDocuments';
 import { registerStatusBar } from './views/statusBar';
 import { registerTasksView } from './views/tasksView';
@@ -45,7 +47,7 @@ export function activate(context: vscode.ExtensionContext): McpTasksApi {
     const owner = new OwnerConnection(model, logger.scoped('owner'), createInputHandlers(model, pendingInputs, sampling), undefined, vscodeTasks);
     context.subscriptions.push(owner);
 
-    server = registerServer(context, logger, config, owner, commandTools.launch);
+    server = registerServer(context, logger, config, owner, commandTools.launch, () => untilStopAllowed(model));
     const { tree, treeView } = registerTasksView(context, model);
     const statusBar = registerStatusBar(context, model, server);
     const results = new ResultDocuments();
@@ -55,8 +57,8 @@ export function activate(context: vscode.ExtensionContext): McpTasksApi {
     const startedHere = new Set<string>();
     const executedCommands: { command: string; args: unknown[] }[] = [];
     const completions = new CompletionNotifier(model, startedHere, treeView, commandRunner(context, executedCommands));
-    context.subscriptions.push(results, completions);
-    registerCommands(context, { logger, server, owner, model, results, pendingInputs, startedHere, resetSamplingConsent: () => sampling.resetConsent() });
+    context.subscriptions.push(results, completions, new ContextKeyTracker({ model, server: owner, selection: treeView }));
+    registerCommands(context, { logger, server, owner, model, results, pendingInputs, startedHere, resetSamplingConsent: () => sampling.resetConsent(), selected: () => treeView.selection[0] });
 
     logger.scoped('extension').info(`activated in ${Date.now() - started} ms (transport: ${server.mode.transport})`);
     return createApi(context, server, { model, tree, treeView, statusBar, owner, pendingInputs, completions, executedCommands, commandTools, vscodeTasks });

@@ -43,7 +43,7 @@ export async function runTool(deps: CommandDeps, preset?: RunToolPreset): Promis
     }
     const title = tool.title ?? tool.name;
     const result = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Running {0}…', title) }, () => deps.owner.callTool(tool.name, args));
-    await deps.results.show(`call-${Date.now()}`, taskLabel({ toolName: tool.name }), statusText(result.isError ? 'failed' : 'completed'), result);
+    await deps.results.show(undefined, taskLabel({ toolName: tool.name }), statusText(result.isError ? 'failed' : 'completed'), result);
     return undefined;
 }
 

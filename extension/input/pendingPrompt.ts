@@ -5,12 +5,12 @@
 // another quick input (Quick Open): it waits, answers kept, until show() brings it back.
 import * as vscode from 'vscode';
 import { coerceStep, defaultRaw, validateContent, validateStep, type MultiEnumStep, type PromptStep, type StepValue } from './schemaPlan';
-import { fieldPrompt, inputPlaceholder, oneLine, stepTitle } from './stepText';
+import { choiceLabel, fieldPrompt, inputPlaceholder, oneLine, stepTitle } from './stepText';
 
 export type PromptOutcome = { action: 'accept'; content: Record<string, StepValue> } | { action: 'decline' } | { action: 'cancel' };
 
 export interface PromptOptions {
-    /** The server's message, or the tool's title; each step adds "(step i of n)". */
+    /** The server's message, or the tool's title; each step of a longer form adds "(step i of n)". */
     heading: string;
     /** Elicitation offers an explicit Decline; Run Tool does not. */
     allowDecline: boolean;
@@ -41,7 +41,8 @@ interface PickItem extends vscode.QuickPickItem {
 // Made when shown rather than at load, so their words are in the display language.
 const declineButton = (): vscode.QuickInputButton => ({ iconPath: new vscode.ThemeIcon('circle-slash'), tooltip: vscode.l10n.t('Decline') });
 const skipItem = (): PickItem => ({ label: vscode.l10n.t('Skip'), description: vscode.l10n.t('Leave this field out'), action: 'skip' });
-const declineItem = (): PickItem => ({ label: vscode.l10n.t('Decline'), description: vscode.l10n.t('Refuse this request; the server is told you declined'), action: 'decline' });
+// "No" is an answer to the question; Decline refuses the whole request. Both say so.
+const declineItem = (): PickItem => ({ label: vscode.l10n.t('Decline'), description: vscode.l10n.t('Answer nothing: the server is told you refused the request'), action: 'decline' });
 const SEPARATOR: PickItem = { label: '', kind: vscode.QuickPickItemKind.Separator };
 
 /** Prompts take turns on screen, first come first asked, unless one is brought forward. */
@@ -324,10 +325,10 @@ export class PendingPrompt implements vscode.Disposable {
         const choices: PickItem[] =
             step.kind === 'boolean'
                 ? [
-                      { label: vscode.l10n.t('Yes'), value: 'true' },
-                      { label: vscode.l10n.t('No'), value: 'false' },
+                      { label: vscode.l10n.t('Yes'), value: 'true', description: vscode.l10n.t('Send the answer Yes') },
+                      { label: vscode.l10n.t('No'), value: 'false', description: vscode.l10n.t('Send the answer No') },
                   ]
-                : step.options.map(o => ({ label: o.label, value: o.value, description: o.label === o.value ? undefined : o.value }));
+                : step.options.map(o => ({ label: choiceLabel(o.label), value: o.value, description: o.label === o.value ? undefined : o.value }));
         const extras = [...(step.required ? [] : [skipItem()]), ...(this.options.allowDecline ? [declineItem()] : [])];
         picker.items = extras.length ? [...choices, SEPARATOR, ...extras] : choices;
         const preselect = typeof previous === 'string' ? previous : defaultRaw(step);

@@ -63,6 +63,10 @@ function parse(step: PromptStep, raw: string | readonly string[]): Parsed {
     }
     // Free text keeps its spaces; everything else is compared without them.
     const text = step.kind === 'string' && step.format === undefined ? raw : raw.trim();
+    // An enum may offer the empty string as a choice of its own ("no step fails"): picking it is an answer.
+    if (text === '' && step.kind === 'enum' && step.options.some(option => option.value === '')) {
+        return { value: '' };
+    }
     if (text === '') {
         return step.required ? { error: l10n.t('Required') } : { value: undefined };
     }

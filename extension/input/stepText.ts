@@ -13,9 +13,14 @@ export function oneLine(text: string, limit = TITLE_LIMIT): { text: string; trun
     return { text: `${[...flat].slice(0, limit - 1).join('').trimEnd()}…`, truncated: true };
 }
 
-/** "<heading> (step i of n)", with i counted from 1. */
+/** "<heading> (step i of n)", with i counted from 1; the heading alone for a one-step form. */
 export function stepTitle(heading: string, i: number, n: number): string {
-    return `${heading} (${stepLabel(i, n)})`;
+    return n > 1 ? `${heading} (${stepLabel(i, n)})` : heading;
+}
+
+/** A choice's label: an empty value (a schema's "none of these") gets words instead of a blank row. */
+export function choiceLabel(label: string): string {
+    return label.trim() === '' ? l10n.t({ message: '(none)', comment: ['A choice whose value is empty, such as "no step should fail"'] }) : label;
 }
 
 /** The line under an input box, or the placeholder of a quick pick: which field, and what it is for. */

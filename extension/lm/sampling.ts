@@ -2,6 +2,8 @@
 // Failures become RpcErrors with a readable message, so the task that asked fails with it.
 import type { CreateMessageRequest, CreateMessageResult } from '@modelcontextprotocol/sdk/types.js';
 import * as vscode from 'vscode';
+import { showNoLanguageModel } from '../errorNotice';
+import { NO_LANGUAGE_MODEL } from '../errorText';
 import { untilAborted } from '../input/untilAborted';
 import { RpcError, RpcErrorCodes } from '../mcp/rpcError';
 import { chooseModel } from './modelChoice';
@@ -50,7 +52,8 @@ export class SamplingResponder {
         const models = await vscode.lm.selectChatModels();
         const model = chooseModel(models, params.modelPreferences?.hints, this.preferredModel());
         if (!model) {
-            throw new RpcError(RpcErrorCodes.InternalError, 'No language model is available in VS Code for sampling');
+            void showNoLanguageModel(clientName);
+            throw new RpcError(RpcErrorCodes.InternalError, NO_LANGUAGE_MODEL);
         }
         const allowed = await untilAborted(this.consent(clientName, model.name), signal);
         throwIfAborted(signal);

@@ -7,6 +7,7 @@ export interface LimitSettings {
     maxTasksPerClient: number;
     logLevel: string;
     taskTools: boolean;
+    demoTools: boolean;
     /** A duration, or "off" (or empty, or 0) for never. */
     abandonAfter: string;
     /** The command tools' merged file and log folder (not a setting: the extension fills it in). */
@@ -24,6 +25,7 @@ export function limitArgs(settings: LimitSettings): string[] {
         '--log-level',
         settings.logLevel,
         ...(settings.taskTools ? [] : ['--no-task-tools']),
+        ...(settings.demoTools ? [] : ['--no-demo-tools']),
         ...abandonArgs(settings.abandonAfter),
         ...(settings.commands ? ['--commands', settings.commands.file, '--commands-log-dir', settings.commands.logDir] : []),
     ];

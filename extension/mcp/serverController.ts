@@ -22,6 +22,8 @@ export type ModeFactory = (transport: Transport) => ServerMode;
 export class ServerController extends Disposable {
     private current: ServerMode;
     private modeSubscriptions: vscode.Disposable[] = [];
+    private applying: Promise<void> = Promise.resolve();
+    private waiting = false;
     private readonly problemChanged = this.register(new vscode.EventEmitter<string | undefined>());
     /** A server problem appeared or cleared (undefined). */
     readonly onDidChangeProblem = this.problemChanged.event;
@@ -32,11 +34,18 @@ export class ServerController extends Disposable {
         config: ConfigWatcher,
         private readonly owner: OwnerConnection,
         private readonly log: ScopedLogger,
+        /** Resolves when the current server may stop for new settings (asks while tasks run). */
+        private readonly untilStopAllowed: () => Promise<void> = () => Promise.resolve(),
     ) {
         super();
         this.provider = this.register(new TasksMcpProvider(() => this.current, log));
         this.current = this.adopt(createMode(config.current.transport));
-        this.register(config.onDidChangeLaunchSettings(change => void this.onLaunchSettings(change)));
+        // One change at a time: a change made while an earlier one waits applies after it.
+        this.register(
+            config.onDidChangeLaunchSettings(
+                change => void (this.applying = this.applying.then(() => this.onLaunchSettings(change)).catch(err => this.log.error(`applying new settings failed: ${(err as Error).message}`))),
+            ),
+        );
         this.register({
             dispose: () => {
                 this.unsubscribe();
@@ -44,6 +53,11 @@ export class ServerController extends Disposable {
                 this.owner.setEndpoint(undefined);
             },
         });
+    }
+
+    /** True while new settings wait for running tasks before they restart the server. */
+    get settingsWaiting(): boolean {
+        return this.waiting;
     }
 
     get mode(): ServerMode {
@@ -85,6 +99,15 @@ export class ServerController extends Disposable {
     }
 
     private async onLaunchSettings({ previous, current }: LaunchChange): Promise<void> {
+        this.waiting = true;
+        try {
+            await this.untilStopAllowed();
+        } finally {
+            this.waiting = false;
+        }
+        if (this.isDisposed) {
+            return;
+        }
         if (previous.transport === current.transport) {
             this.log.info('server settings changed; restarting');
             await this.current.restart().catch(err => this.log.error(`restart failed: ${(err as Error).message}`));
@@ -119,13 +142,13 @@ export class ServerController extends Disposable {
 }
 
 /** Publishes the server to VS Code and keeps our owner connection on it. Nothing starts here. */
-export function registerServer(context: vscode.ExtensionContext, logger: Logger, config: ConfigWatcher, owner: OwnerConnection, commands?: CommandsLaunch): ServerController {
+export function registerServer(context: vscode.ExtensionContext, logger: Logger, config: ConfigWatcher, owner: OwnerConnection, commands?: CommandsLaunch, untilStopAllowed?: () => Promise<void>): ServerController {
     const serverJs = context.asAbsolutePath('dist/server.js');
     const launch = (): ExtensionConfig => ({ ...config.current, commands });
     // Each mode makes fresh credentials for every server it launches.
     const createMode: ModeFactory = transport =>
         transport === 'http' ? new HttpMode(serverJs, launch, logger.scoped('server')) : new StdioMode(serverJs, launch, logger.scoped('stdio'));
-    const controller = new ServerController(createMode, config, owner, logger.scoped('provider'));
+    const controller = new ServerController(createMode, config, owner, logger.scoped('provider'), untilStopAllowed);
     context.subscriptions.push(controller, vscode.lm.registerMcpServerDefinitionProvider(PROVIDER_ID, controller.provider));
     return controller;
 }

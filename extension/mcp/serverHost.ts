@@ -11,6 +11,8 @@ import { ServerProcess } from './serverProcess';
 
 const HEALTHY_AFTER_MS = 60_000;
 
+type CrashOutcome = 'restarted' | 'failed' | 'stopped';
+
 /**
  * Owns the HTTP-mode server child of this window: starts it on demand, restarts it with backoff
  * when it dies, and stops it on dispose. One process serves VS Code's MCP client and ours. Every
@@ -23,6 +25,8 @@ export class ServerHost extends Disposable {
     private restartTimer?: NodeJS.Timeout;
     private healthyTimer?: NodeJS.Timeout;
     private lastPort = 0;
+    /** Settles the notification of the last crash, while its restart is under way. */
+    private crashNotice?: (how: CrashOutcome) => void;
     private readonly changed = this.register(new vscode.EventEmitter<void>());
     /** Fires when a running server was replaced or lost (restart, crash): VS Code must reconnect. */
     readonly onDidChange = this.changed.event;
@@ -79,6 +83,7 @@ export class ServerHost extends Disposable {
     }
 
     async stop(): Promise<void> {
+        this.crashNotice?.('stopped');
         clearTimeout(this.restartTimer);
         clearTimeout(this.healthyTimer);
         const old = this.current;
@@ -129,6 +134,7 @@ export class ServerHost extends Disposable {
         clearTimeout(this.healthyTimer);
         this.healthyTimer = setTimeout(() => (this.attempt = 0), HEALTHY_AFTER_MS);
         this.launched.fire();
+        this.crashNotice?.('restarted');
         return proc;
     }
 
@@ -144,12 +150,7 @@ export class ServerHost extends Disposable {
             ? vscode.l10n.t({ message: 'signal {0}', args: [signal], comment: ['Why a process ended: {0} is a signal such as SIGKILL'] })
             : vscode.l10n.t({ message: 'code {0}', args: [String(code)], comment: ['Why a process ended: {0} is its exit code'] });
         this.problem = vscode.l10n.t({ message: 'MCP Tasks server stopped unexpectedly ({0}); restarting', args: [shownWhy], comment: ['{0} is "signal …" or "code …"'] });
-        const message = vscode.l10n.t({ message: 'MCP Tasks server stopped unexpectedly ({0}); restarting in {1} s.', args: [shownWhy, delay / 1000], comment: ['{0} is "signal …" or "code …", {1} a number of seconds'] });
-        void vscode.window.showWarningMessage(message, vscode.l10n.t('Show Log')).then(choice => {
-            if (choice) {
-                void vscode.commands.executeCommand(Commands.showLog);
-            }
-        });
+        this.showCrash(shownWhy);
         this.changed.fire();
         this.restartTimer = setTimeout(() => {
             this.ensureStarted().then(
@@ -157,8 +158,38 @@ export class ServerHost extends Disposable {
                     this.log.info('server restarted');
                     this.changed.fire();
                 },
-                err => this.log.error(`restart failed: ${(err as Error).message}`),
+                err => {
+                    this.log.error(`restart failed: ${(err as Error).message}`);
+                    this.crashNotice?.('failed');
+                },
             );
         }, delay);
+    }
+
+    /**
+     * A notification naming a moment ("restarting in 1 s") goes stale in the bell: this one shows
+     * while the restart is under way and closes itself when a server runs again (or the extension
+     * stops it); then one that stays says what happened.
+     */
+    private showCrash(shownWhy: string): void {
+        this.crashNotice?.('stopped');
+        const outcome = new Promise<CrashOutcome>(resolve => (this.crashNotice = resolve));
+        void vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `${this.problem}…` }, () => outcome);
+        void outcome.then(how => {
+            this.crashNotice = undefined;
+            if (how === 'stopped') {
+                return;
+            }
+            const after =
+                how === 'restarted'
+                    ? vscode.l10n.t({ message: 'MCP Tasks server stopped unexpectedly ({0}) and was restarted. Tasks it was running are marked lost.', args: [shownWhy], comment: ['{0} is "signal …" or "code …"'] })
+                    : vscode.l10n.t({ message: 'MCP Tasks server stopped unexpectedly ({0}) and could not be restarted.', args: [shownWhy], comment: ['{0} is "signal …" or "code …"'] });
+            const showLog = vscode.l10n.t('Show Log');
+            void (how === 'restarted' ? vscode.window.showWarningMessage(after, showLog) : vscode.window.showErrorMessage(after, showLog)).then(choice => {
+                if (choice) {
+                    void vscode.commands.executeCommand(Commands.showLog);
+                }
+            });
+        });
     }
 }

@@ -1,4 +1,4 @@
-import { compareTasks, fromWire, isTerminal, type TaskProgress, type TaskView } from './taskView';
+import { compareSteps, compareTasks, fromWire, isTerminal, type TaskProgress, type TaskView } from './taskView';
 
 export interface ModelChange {
     /** Tasks whose fields changed (same objects as before: identity is stable per task id). */
@@ -50,7 +50,7 @@ export class TaskModel {
         return [...ids]
             .map(id => this.tasks.get(id))
             .filter((view): view is TaskView => view !== undefined)
-            .sort(compareTasks);
+            .sort(compareSteps);
     }
 
     hasChildren(taskId: string): boolean {
@@ -110,9 +110,13 @@ export class TaskModel {
         }
     }
 
-    /** The server process died: unfinished tasks will never finish. */
+    /**
+     * The server we watched is gone (a crash, a restart, a transport switch): unfinished tasks will
+     * never finish, and finished ones are history whose results went with it. Both stay listed,
+     * marked, until cleared; a new server that still has one (a shared store) revives it.
+     */
     markLost(): void {
-        const changed = this.running();
+        const changed = this.all().filter(view => !view.lost);
         for (const view of changed) {
             view.lost = true;
         }

@@ -1,6 +1,7 @@
 /** Wire-level facts the sidebar shows about one task (no vscode import: unit-tested). */
 import * as l10n from '@vscode/l10n';
 import { isTerminal, PARENT_TASK_META_KEY, TASK_INFO_META_KEY, type TaskInfo, type TaskStatus } from '@mcp-tasks/server/contract';
+import { plainText } from '../errorText';
 
 export { isTerminal, type TaskStatus };
 
@@ -41,7 +42,8 @@ export function fromWire(wire: Record<string, unknown>): TaskView | undefined {
     return {
         taskId: wire.taskId,
         status: wire.status as TaskStatus,
-        statusMessage: typeof wire.statusMessage === 'string' ? wire.statusMessage : undefined,
+        // Shown in the row, its tooltip and notifications: in words, without protocol codes.
+        statusMessage: typeof wire.statusMessage === 'string' ? plainText(wire.statusMessage) : undefined,
         createdAt: String(wire.createdAt ?? ''),
         lastUpdatedAt: String(wire.lastUpdatedAt ?? ''),
         ttl: typeof wire.ttl === 'number' ? wire.ttl : null,
@@ -57,6 +59,32 @@ export function fromWire(wire: Record<string, unknown>): TaskView | undefined {
 /** "slow_compute: nightly": the tool, and the key argument its server named, if any. */
 export function taskLabel(view: Pick<TaskView, 'toolName' | 'keyArgument'>): string {
     return view.keyArgument ? `${view.toolName}: ${view.keyArgument}` : view.toolName;
+}
+
+/** A task of a server that is gone: unfinished ones are lost, finished ones are history. */
+function lostOrStatus(view: TaskView): string {
+    if (!view.lost) {
+        return statusText(view.status);
+    }
+    return isTerminal(view.status)
+        ? l10n.t({ message: '{0} on a previous server', args: [statusText(view.status)], comment: ['{0} is a task status such as "completed"'] })
+        : l10n.t('lost (server stopped)');
+}
+
+/** Longest key argument a row shows whole: with its status it must fit a 300 px sidebar. */
+export const ROW_LABEL_MAX = 16;
+
+/**
+ * A tree row's label: the key argument alone ("quarterly report", or "build" for a deploy's
+ * step), so that status, progress and time fit beside it; the tool name when there is none.
+ * The tool goes to the end of the description (taskDescription), the full text to the tooltip.
+ */
+export function rowLabel(view: Pick<TaskView, 'toolName' | 'keyArgument'>): string {
+    const key = view.keyArgument;
+    if (!key) {
+        return view.toolName;
+    }
+    return key.length > ROW_LABEL_MAX ? `${key.slice(0, ROW_LABEL_MAX - 1).trimEnd()}…` : key;
 }
 
 /** The status as the sidebar words it; a function, so the words follow the display language. */
@@ -109,17 +137,28 @@ export function formatRunningTime(ms: number): string {
     return l10n.t({ message: '{0}h {1}m', args: [Math.floor(minutes / 60), String(minutes % 60).padStart(2, '0')], comment: ['Time a task has run: hours and minutes'] });
 }
 
-/** "running · 40% · 3m": status, progress when known, and time so far (or total time when done). */
-export function taskDescription(view: TaskView, now: number): string {
-    const parts: string[] = [view.lost ? l10n.t('lost (server stopped)') : statusText(view.status)];
+/**
+ * "running · 40% · 3m · slow_compute": the status, the progress when known, why it failed, the
+ * time so far (or in total once done), and the tool when the label is its key argument. Most
+ * important first: a narrow sidebar cuts the end.
+ */
+export function taskDescription(view: TaskView, now: number, opts: { tool?: boolean } = {}): string {
+    const parts: string[] = [lostOrStatus(view)];
     const percent = progressPercent(view.progress);
     if (percent !== undefined && !isTerminal(view.status)) {
         parts.push(`${percent}%`);
+    }
+    // A failure's reason is what the user needs next: visible without hovering.
+    if (view.status === 'failed' && view.statusMessage) {
+        parts.push(view.statusMessage);
     }
     const started = Date.parse(view.createdAt);
     const ended = isTerminal(view.status) ? Date.parse(view.lastUpdatedAt) : now;
     if (!Number.isNaN(started) && !Number.isNaN(ended)) {
         parts.push(isTerminal(view.status) ? formatElapsed(ended - started) : formatRunningTime(ended - started));
+    }
+    if (opts.tool && view.keyArgument) {
+        parts.push(view.toolName);
     }
     return parts.join(' · ');
 }
@@ -157,4 +196,9 @@ export function compareTasks(a: TaskView, b: TaskView): number {
         return byGroup;
     }
     return b.createdAt.localeCompare(a.createdAt) || a.taskId.localeCompare(b.taskId);
+}
+
+/** Sub-tasks in the order they started, whatever their state: the steps of their parent. Equal times keep the order they arrived in (a stable sort). */
+export function compareSteps(a: TaskView, b: TaskView): number {
+    return a.createdAt.localeCompare(b.createdAt);
 }

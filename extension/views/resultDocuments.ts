@@ -4,11 +4,15 @@ import { RESULT_SCHEME } from '../constants';
 import { Disposable } from '../lifecycle';
 import { formatResult } from '../tasks/resultText';
 
-/** Read-only documents showing task results: mcp-tasks-result:/<label>.md?<taskId>. */
+/**
+ * Task results, rendered: each is a read-only Markdown document (mcp-tasks-result:/<label>.md?<key>)
+ * opened in VS Code's Markdown preview, whose tab reads "Preview <label>.md".
+ */
 export class ResultDocuments extends Disposable implements vscode.TextDocumentContentProvider {
     private readonly contents = new Map<string, string>();
     private readonly changed = this.register(new vscode.EventEmitter<vscode.Uri>());
     readonly onDidChange = this.changed.event;
+    private calls = 0;
 
     constructor() {
         super();
@@ -19,11 +23,18 @@ export class ResultDocuments extends Disposable implements vscode.TextDocumentCo
         return this.contents.get(uri.query) ?? vscode.l10n.t('This result is no longer available.');
     }
 
-    async show(taskId: string, title: string, status: string, result: CallToolResult): Promise<vscode.TextEditor> {
-        this.contents.set(taskId, formatResult(title, taskId, status, result));
-        const uri = vscode.Uri.from({ scheme: RESULT_SCHEME, path: `/${title.replace(/[^\w.-]+/g, '_')}.md`, query: taskId });
+    /** Shows a result; `taskId` undefined for a direct call. Returns the document's URI. */
+    async show(taskId: string | undefined, title: string, status: string, result: CallToolResult): Promise<vscode.Uri> {
+        // A direct call has no id: its key is ours alone, and never shown.
+        const key = taskId ?? `call-${++this.calls}`;
+        this.contents.set(key, formatResult(title, taskId, status, result));
+        // The label as the user knows it; only what would break the path is replaced.
+        const uri = vscode.Uri.from({ scheme: RESULT_SCHEME, path: `/${title.replace(/[/\\?#]+/g, '_')}.md`, query: key });
         this.changed.fire(uri);
-        const doc = await vscode.workspace.openTextDocument(uri);
-        return vscode.window.showTextDocument(doc, { preview: true });
+        // VS Code's built-in Markdown extension renders it; if a user disabled that, the text opens.
+        await vscode.commands.executeCommand('markdown.showPreview', uri).then(undefined, async () => {
+            await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(uri), { preview: true });
+        });
+        return uri;
     }
 }

@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import { Commands, ContextValues } from '../constants';
 import { OWN_CLIENT_NAME } from '../mcp/ownerConnection';
-import { clientKind, clientKindText, isTerminal, statusText, taskDescription, taskLabel, type TaskView } from '../tasks/taskView';
+import { clientKind, clientKindText, isTerminal, rowLabel, statusText, taskDescription, taskLabel, type TaskView } from '../tasks/taskView';
 
 const ICONS: Record<TaskView['status'], vscode.ThemeIcon> = {
     working: new vscode.ThemeIcon('sync~spin'),
@@ -19,13 +19,17 @@ export function contextValueOf(view: TaskView): string {
     if (view.status === 'working') {
         return ContextValues.running;
     }
-    return view.status === 'input_required' ? ContextValues.needsInput : ContextValues.finished;
+    if (view.status === 'input_required') {
+        return ContextValues.needsInput;
+    }
+    return view.parentTaskId ? ContextValues.finishedStep : ContextValues.finished;
 }
 
-export function toTreeItem(view: TaskView, hasChildren: boolean, now = Date.now()): vscode.TreeItem {
-    const item = new vscode.TreeItem(taskLabel(view), hasChildren ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.None);
+/** `nested`: shown under its parent, whose tool says what it is (a deploy's "build" step). */
+export function toTreeItem(view: TaskView, hasChildren: boolean, now = Date.now(), nested = false): vscode.TreeItem {
+    const item = new vscode.TreeItem(rowLabel(view), hasChildren ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.None);
     item.id = view.taskId;
-    item.description = taskDescription(view, now);
+    item.description = taskDescription(view, now, { tool: !nested });
     item.iconPath = view.lost ? LOST_ICON : ICONS[view.status];
     item.contextValue = contextValueOf(view);
     item.tooltip = tooltip(view);
@@ -40,7 +44,7 @@ export function toTreeItem(view: TaskView, hasChildren: boolean, now = Date.now(
 
 function tooltip(view: TaskView): vscode.MarkdownString {
     const md = new vscode.MarkdownString(undefined, true);
-    md.appendMarkdown(`**${escape(taskLabel(view))}** — ${view.lost ? vscode.l10n.t('lost (the server stopped)') : statusText(view.status)}\n\n`);
+    md.appendMarkdown(`**${escape(taskLabel(view))}** — ${lostText(view)}\n\n`);
     if (view.statusMessage) {
         md.appendMarkdown(`${escape(view.statusMessage)}\n\n`);
     }
@@ -56,6 +60,15 @@ function tooltip(view: TaskView): vscode.MarkdownString {
         md.appendMarkdown(`\n_${vscode.l10n.t({ message: 'Stopping the chat request does not stop this task: use **Cancel** here.', comment: ['Markdown; "Cancel" is the button on the task\'s row'] })}_`);
     }
     return md;
+}
+
+function lostText(view: TaskView): string {
+    if (!view.lost) {
+        return statusText(view.status);
+    }
+    return isTerminal(view.status)
+        ? vscode.l10n.t({ message: '{0} on a previous server: its result went with that server', args: [statusText(view.status)], comment: ['{0} is a task status such as "completed"'] })
+        : vscode.l10n.t('lost (the server stopped)');
 }
 
 function formatTtl(ms: number): string {

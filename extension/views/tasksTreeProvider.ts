@@ -57,7 +57,7 @@ export class TasksTreeProvider extends Disposable implements vscode.TreeDataProv
     }
 
     getTreeItem(view: TaskView): vscode.TreeItem {
-        const item = toTreeItem(view, this.model.hasChildren(view.taskId));
+        const item = this.item(view);
         this.drawn.set(view.taskId, rowText(item));
         return item;
     }
@@ -76,7 +76,12 @@ export class TasksTreeProvider extends Disposable implements vscode.TreeDataProv
 
     /** The views whose row would now read differently from when it was last drawn. */
     private changedRows(views: readonly TaskView[]): TaskView[] {
-        return views.filter(view => this.drawn.get(view.taskId) !== rowText(toTreeItem(view, this.model.hasChildren(view.taskId))));
+        return views.filter(view => this.drawn.get(view.taskId) !== rowText(this.item(view)));
+    }
+
+    private item(view: TaskView): vscode.TreeItem {
+        const nested = view.parentTaskId !== undefined && this.model.get(view.parentTaskId) !== undefined;
+        return toTreeItem(view, this.model.hasChildren(view.taskId), Date.now(), nested);
     }
 
     private scheduleStructure(): void {

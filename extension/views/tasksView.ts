@@ -17,6 +17,26 @@ export function registerTasksView(context: vscode.ExtensionContext, model: TaskM
         const waiting = model.running().filter(view => view.status === 'input_required').length;
         treeView.badge = waiting > 0 ? { value: waiting, tooltip: vscode.l10n.t('{0} task(s) need input', waiting) } : undefined;
     });
-    context.subscriptions.push(tree, treeView, badge);
+    context.subscriptions.push(tree, treeView, badge, showWorkInProgress(model));
     return { tree, treeView };
+}
+
+/**
+ * The view's progress bar runs while any task does, as the Testing view's does during a run:
+ * the state shows even when the rows are scrolled away or the view is collapsed.
+ */
+function showWorkInProgress(model: TaskModel): vscode.Disposable {
+    let finish: (() => void) | undefined;
+    const update = () => {
+        const working = model.running().length > 0;
+        if (working && !finish) {
+            const done = new Promise<void>(resolve => (finish = resolve));
+            void vscode.window.withProgress({ location: { viewId: Views.tasks } }, () => done);
+        } else if (!working && finish) {
+            finish();
+            finish = undefined;
+        }
+    };
+    const listener = model.onDidChange(update);
+    return { dispose: () => (listener.dispose(), finish?.()) };
 }

@@ -50,7 +50,7 @@ async function main(argv: string[]): Promise<number> {
         log.error(`[store] ${errorMessage(err)}`);
         return 1;
     }
-    const demo = demoServerOptions(options.taskTools);
+    const demo = demoServerOptions(options.taskTools, options.demoTools);
     // Fixtures first: the conformance suite calls the first listed tool with no arguments.
     const fixtures = options.conformanceFixtures ? conformanceFixtures(() => core.setTools([...fixtures, ...demo.tools, ...(commands?.tools ?? [])])) : [];
     let commands: CommandsFile | undefined;

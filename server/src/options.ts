@@ -33,6 +33,8 @@ export interface CliOptions {
     taskTools: boolean;
     /** Also serve the tools the official conformance suite calls (test_*, protocol_error_job, …). */
     conformanceFixtures: boolean;
+    /** Serve the built-in demonstration tools (greet, slow_compute, …). */
+    demoTools: boolean;
     sessionIdleMs: number;
     bodyLimitBytes: number;
     maxConnections: number;
@@ -126,6 +128,11 @@ Tasks:
                                multi_input, test_tool_with_task, json_schema_2020_12_tool. For
                                testing only; they are never in the default tool list.
 
+  --no-demo-tools              Do not serve the demonstration tools (greet, slow_compute,
+                               failing_job, confirm_delete, write_haiku, external_job, deploy),
+                               which do no real work; with --commands only the command tools (and
+                               their task tools) are offered.
+
 Commands:
   --commands FILE              Serve the command tools FILE declares (JSON: {"tools": [...]}, see
                                docs/CLI.md): each runs a program with typed parameters as
@@ -187,6 +194,7 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
             'abandon-after': { type: 'string' },
             'no-task-tools': { type: 'boolean' },
             'conformance-fixtures': { type: 'boolean' },
+            'no-demo-tools': { type: 'boolean' },
             commands: { type: 'string' },
             'commands-log-dir': { type: 'string' },
             store: { type: 'string' },
@@ -250,6 +258,7 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
         abandonAfterMs: values['abandon-after'] === undefined ? 0 : parseDuration(values['abandon-after'], '--abandon-after'),
         taskTools: !values['no-task-tools'],
         conformanceFixtures: values['conformance-fixtures'] ?? false,
+        demoTools: !values['no-demo-tools'],
         commandsFile: values.commands,
         commandsLogDir: values['commands-log-dir'],
         logLevel,

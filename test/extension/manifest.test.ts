@@ -41,12 +41,17 @@ const manifest = localize(raw) as {
         menus: Record<string, { command: string }[]>;
         mcpServerDefinitionProviders: { id: string; label: string }[];
         walkthroughs: { id: string; steps: { id: string; description: string; media: { markdown?: string; image?: string } }[] }[];
-        configuration: { properties: Record<string, unknown> };
+        configuration: { id: string; title: string; properties: Record<string, { order?: number }> }[];
         viewsContainers: { activitybar: { id: string }[] };
     };
     activationEvents: string[];
     capabilities: { untrustedWorkspaces: { supported: boolean | 'limited'; description?: string; restrictedConfigurations?: string[] } };
 };
+
+/** Every contributed setting, from all configuration sections, with its schema. */
+function settings(): Map<string, { order?: number }> {
+    return new Map(manifest.contributes.configuration.flatMap(section => Object.entries(section.properties)));
+}
 
 /** Every `registerCommand(Commands.x` in the extension sources, resolved through constants.ts. */
 function registeredCommands(): Set<string> {
@@ -77,8 +82,8 @@ const USER_VISIBLE = [
     /^\/contributes\/walkthroughs\/\d+\/(title|description)$/,
     /^\/contributes\/walkthroughs\/\d+\/steps\/\d+\/(title|description)$/,
     /^\/contributes\/commands\/\d+\/(title|category)$/,
-    /^\/contributes\/configuration\/title$/,
-    /^\/contributes\/configuration\/properties\/[\w.]+\/(description|markdownDescription|enumDescriptions\/\d+)$/,
+    /^\/contributes\/configuration\/\d+\/title$/,
+    /^\/contributes\/configuration\/\d+\/properties\/[\w.]+\/(description|markdownDescription|enumDescriptions\/\d+)$/,
     /^\/contributes\/viewsContainers\/\w+\/\d+\/title$/,
     /^\/contributes\/views\/\w+\/\d+\/(name|contextualTitle)$/,
     /^\/contributes\/viewsWelcome\/\d+\/contents$/,
@@ -134,6 +139,53 @@ describe('package.json manifest', () => {
         }
     });
 
+    it('decides for every command when the palette offers it, with keys the code sets', () => {
+        const palette = new Map((manifest.contributes.menus.commandPalette as { command: string; when?: string }[]).map(item => [item.command, item.when]));
+        const keys = readFileSync(join(root, 'extension/views/contextKeys.ts'), 'utf8');
+        for (const { command } of manifest.contributes.commands) {
+            const when = palette.get(command);
+            assert.ok(when, `${command} has no commandPalette when clause`);
+            for (const key of when.match(/mcpTasks\.\w+/g) ?? []) {
+                assert.ok(keys.includes(`'${key}'`), `${command}'s when clause uses ${key}, which contextKeys.ts never sets`);
+            }
+        }
+        // Row commands act on the row they are invoked on: the palette would only offer a pick.
+        for (const command of ['mcpTasks.cancelTask', 'mcpTasks.showResult', 'mcpTasks.copyTaskId']) {
+            assert.equal(palette.get(command), 'false', `${command} is offered in the palette`);
+        }
+        assert.equal(palette.get('mcpTasks.respond'), 'mcpTasks.needsInput');
+        assert.equal(palette.get('mcpTasks.clearFinished'), 'mcpTasks.hasFinished');
+        assert.equal(palette.get('mcpTasks.restartServer'), 'mcpTasks.serverRunning');
+    });
+
+    it('orders every setting, Transport first, in titled sections named for their keys', () => {
+        const ordered = [...settings()].map(([key, schema]) => {
+            assert.equal(typeof schema.order, 'number', `${key} has no order`);
+            return [key, schema.order!] as const;
+        });
+        assert.equal([...ordered].sort((a, b) => a[1] - b[1])[0]![0], 'mcpTasks.transport');
+        assert.equal(new Set(ordered.map(([, order]) => order)).size, ordered.length, 'two settings share an order');
+        for (const section of manifest.contributes.configuration) {
+            assert.ok(section.title && !section.title.startsWith('%'), `section ${section.id} has no title`);
+            // VS Code drops the section id from the labels of the keys under it ("Default Ttl", not "Mcp Tasks › Server: Default Ttl").
+            for (const key of Object.keys(section.properties)) {
+                assert.match(key, new RegExp(`^${section.id.replace('.', '\\.')}\\.[\\w]+$`), `${key} is not directly under section ${section.id}`);
+            }
+        }
+    });
+
+    it('binds Enter and Delete on a focused task row, by the selected row\'s state', () => {
+        const bindings = (raw.contributes as { keybindings: { command: string; key: string; when: string }[] }).keybindings;
+        const contributed = new Set(manifest.contributes.commands.map(c => c.command));
+        const keys = readFileSync(join(root, 'extension/views/contextKeys.ts'), 'utf8');
+        for (const binding of bindings) {
+            assert.ok(contributed.has(binding.command), `keybinding names unknown command ${binding.command}`);
+            assert.match(binding.when, /^focusedView == mcpTasks\.tasks && !inputFocus && mcpTasks\.selectedState /);
+            assert.ok(keys.includes("'mcpTasks.selectedState'"));
+        }
+        assert.deepEqual(bindings.map(b => `${b.key} ${b.command}`), ['enter mcpTasks.showResult', 'enter mcpTasks.respond', 'delete mcpTasks.cancelTask']);
+    });
+
     it('gives the MCP provider an id and a label, and never activates on *', () => {
         assert.deepEqual(manifest.contributes.mcpServerDefinitionProviders, [{ id: 'mcpTasks.servers', label: 'MCP Tasks' }]);
         assert.ok(!manifest.activationEvents.includes('*'));
@@ -168,7 +220,7 @@ describe('package.json manifest', () => {
         assert.equal(supported, 'limited');
         assert.ok(description && description.length > 20);
         for (const key of restrictedConfigurations) {
-            assert.ok(key in manifest.contributes.configuration.properties, `${key} is not a contributed setting`);
+            assert.ok(settings().has(key), `${key} is not a contributed setting`);
         }
     });
 });

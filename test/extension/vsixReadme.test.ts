@@ -13,7 +13,7 @@ const packaged = rebaseToRoot(source);
 const allowlist = readFileSync(join(root, '.vscodeignore'), 'utf8').split('\n');
 const nls = JSON.parse(readFileSync(join(root, 'package.nls.json'), 'utf8')) as Record<string, string>;
 const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
-    contributes: { commands: { title: string; category: string }[]; configuration: { properties: Record<string, unknown> } };
+    contributes: { commands: { title: string; category: string }[]; configuration: { properties: Record<string, unknown> }[] };
 };
 
 /** Relative targets of markdown links and images: `[text](target)` without a scheme or anchor. */
@@ -62,7 +62,7 @@ describe('the .vsix README', () => {
             const title = command.title.replace(/^%(.+)%$/, (_, key: string) => nls[key] ?? command.title);
             assert.ok(source.includes(title.replace('…', '')), `command "${title}" is not described`);
         }
-        for (const setting of Object.keys(manifest.contributes.configuration.properties)) {
+        for (const setting of manifest.contributes.configuration.flatMap(section => Object.keys(section.properties))) {
             assert.ok(source.includes(`\`${setting}\``), `setting ${setting} is not described`);
         }
     });

@@ -1,10 +1,11 @@
 import * as assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import * as vscode from 'vscode';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CallToolResultSchema, CreateTaskResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { McpTasksTestApi } from '../../extension/api';
-import { readyOverHttp, startInVsCode, waitFor } from './util';
+import { readyOverHttp, startInVsCode, uiArtifact, waitFor } from './util';
 
 /** Prompts are answered by the Playwright UI driver, which acts on the file names in their titles. */
 describe('elicitation and sampling answered in VS Code', () => {
@@ -26,7 +27,18 @@ describe('elicitation and sampling answered in VS Code', () => {
     }
 
     it('confirm_delete from Run Tool: the user picks Yes in the real input', async () => {
+        const since = Date.now();
         assert.equal(await runTask('confirm_delete', { filename: 'ui-yes.txt' }), "Deleted 'ui-yes.txt'");
+        // The prompt as the driver saw it: the question in the title, the hint in the placeholder.
+        const path = await uiArtifact('prompt.json', since);
+        if (path) {
+            const seen = JSON.parse(readFileSync(path, 'utf8')) as { title: string; placeholder: string; choices: { label: string; description: string }[] };
+            assert.match(seen.title, /Delete 'ui-yes\.txt'\? This cannot be undone\.$/, 'the question, without "(step 1 of 1)"');
+            assert.equal(seen.placeholder, "Delete the file: Yes to delete 'ui-yes.txt'");
+            const choices = Object.fromEntries(seen.choices.map(choice => [choice.label, choice.description]));
+            assert.equal(choices.No, 'Send the answer No');
+            assert.match(choices.Decline ?? '', /refused the request/);
+        }
     });
 
     it('write_haiku: sampling is answered by a VS Code language model', async () => {

@@ -46,12 +46,58 @@ describe('server lifecycle (http)', () => {
         assert.ok(!processAlive(pid!));
     });
 
+    // VS Code's extension-test host refuses modal dialogs (DialogService.skipDialogs): there the
+    // question reads as dismissed, which is Escape's answer for a user, "do not stop the work".
+    it('Restart Server does not stop a running task unless the user says so; finished and stopped tasks stay listed, marked', async () => {
+        const { model, tree } = api.testing;
+        await waitFor('the owner connection', () => api.testing.owner.connected, 30_000);
+        const done = (await vscode.commands.executeCommand('mcpTasks.runTool', { name: 'slow_compute', args: { seconds: 0.5, label: 'before-restart' }, mode: 'task' })) as string;
+        await waitFor('the first task to complete', () => model.get(done)?.status === 'completed', 10_000, 50);
+        const running = (await vscode.commands.executeCommand('mcpTasks.runTool', { name: 'slow_compute', args: { seconds: 60, label: 'keep-running' }, mode: 'task' })) as string;
+        const { pid } = await api.ensureServer();
+
+        await vscode.commands.executeCommand('mcpTasks.restartServer');
+        assert.equal(api.serverState().pid, pid, 'the server was not restarted');
+        assert.equal(model.get(running)?.status, 'working');
+
+        // Nothing runs: Restart goes ahead without asking, and the history stays, marked.
+        await vscode.commands.executeCommand('mcpTasks.cancelTask', model.get(running));
+        await vscode.commands.executeCommand('mcpTasks.restartServer');
+        assert.notEqual(api.serverState().pid, pid);
+        await waitFor('the owner connection to the new server', () => api.testing.owner.connected, 30_000);
+        await vscode.commands.executeCommand('mcpTasks.refresh');
+        for (const taskId of [done, running]) {
+            const view = model.get(taskId);
+            assert.equal(view?.lost, true, `${taskId} is kept, marked`);
+            assert.match(String(tree.getTreeItem(view!).description), /^(completed|cancelled) on a previous server/);
+            assert.equal(tree.getTreeItem(view!).contextValue, 'task.lost', 'no Show Result for a result that went with its server');
+        }
+    });
+
     it('Restart Server replaces the process and leaves no old one behind', async () => {
         const { pid } = await api.ensureServer();
         await vscode.commands.executeCommand('mcpTasks.restartServer');
         const next = api.serverState().pid;
         assert.ok(next && next !== pid);
         await waitFor('the old server to exit', () => !processAlive(pid!), 5000);
+    });
+
+    it('a transport switch while a task runs waits for it, unless the user says Restart Now', async () => {
+        const { model } = api.testing;
+        const { pid } = await api.ensureServer();
+        await waitFor('the owner connection', () => api.testing.owner.connected, 30_000);
+        const running = (await vscode.commands.executeCommand('mcpTasks.runTool', { name: 'slow_compute', args: { seconds: 60, label: 'keep-switch' }, mode: 'task' })) as string;
+        await setTransport('stdio');
+        await waitFor('the switch to wait for the task', () => api.testing.settingsWaiting() || undefined, 10_000, 20);
+        assert.ok(processAlive(pid!), 'the HTTP server still runs the task');
+        assert.equal(api.transport, 'http');
+        assert.equal(model.get(running)?.status, 'working');
+        // Once the task ends, the switch goes ahead.
+        await vscode.commands.executeCommand('mcpTasks.cancelTask', model.get(running));
+        await waitFor('the HTTP server to exit after the task', () => !processAlive(pid!), 15_000);
+        await waitFor('transport stdio', () => api.transport === 'stdio');
+        await setTransport('http');
+        await waitFor('transport http', () => api.transport === 'http');
     });
 
     it('switching transport stops the HTTP child', async () => {

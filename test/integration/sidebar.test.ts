@@ -3,7 +3,7 @@ import * as vscode from 'vscode';
 import type { McpTasksTestApi } from '../../extension/api';
 import { OWN_CLIENT_NAME } from '../../extension/mcp/ownerConnection';
 import { clientKind, type TaskView } from '../../extension/tasks/taskView';
-import { activateWithHooks, invoke, setTransport, startInVsCode, waitFor } from './util';
+import { activateWithHooks, invoke, resultPreviewTab, setTransport, startInVsCode, waitFor } from './util';
 
 type Sidebar = McpTasksTestApi['testing'];
 
@@ -28,7 +28,8 @@ for (const transport of ['http', 'stdio'] as const) {
         });
 
         it("shows Copilot's task while it runs, with progress, and Cancel stops the server work", async () => {
-            const label = `tree-${transport}-${Date.now()}`;
+            // Short enough to show whole as a row label (ROW_LABEL_MAX).
+            const label = `tree-${transport}-${Date.now() % 100_000}`;
             const call = invoke(tools.get('slow_compute')!, { seconds: 30, label });
             let callEnded = false;
             const settled = call.then(
@@ -42,9 +43,10 @@ for (const transport of ['http', 'stdio'] as const) {
             assert.equal(view.status, 'working');
             assert.ok(sidebar.tree.getChildren().includes(view), 'listed at the top level of the tree');
             assert.equal(clientKind(view.clientName, OWN_CLIENT_NAME), 'copilot', `started by VS Code's MCP client (${view.clientName})`);
-            assert.match(String(sidebar.tree.getTreeItem(view).label), new RegExp(`slow_compute: ${label}`));
+            // Named by its key argument; the tool ends the description.
+            assert.equal(String(sidebar.tree.getTreeItem(view).label), label);
             await waitFor('progress', () => (view.progress?.progress ?? 0) > 0, 5000, 50);
-            assert.match(String(sidebar.tree.getTreeItem(view).description), /running · \d+% · (<1m|\d+m)/);
+            assert.match(String(sidebar.tree.getTreeItem(view).description), /^running · \d+% · (<1m|\d+m) · slow_compute$/);
             assert.equal(sidebar.tree.getTreeItem(view).contextValue, 'task.running');
 
             await vscode.commands.executeCommand('mcpTasks.cancelTask', view);
@@ -70,9 +72,11 @@ for (const transport of ['http', 'stdio'] as const) {
             await waitFor('progress in the status bar', () => /\$\(sync~spin\) \d+ tasks? · slow_compute \d+%/.test(sidebar.statusBar.text), 5000, 50);
             const view = sidebar.model.get(taskId)!;
             await waitFor('completion', () => view.status === 'completed', 10_000, 50);
-            const editor = (await vscode.commands.executeCommand('mcpTasks.showResult', view)) as vscode.TextEditor;
-            assert.match(editor.document.getText(), new RegExp(`Computation "${label}" completed after 3 seconds\\. Result: 42\\.`));
-            assert.match(editor.document.getText(), /"result": 42/);
+            const uri = (await vscode.commands.executeCommand('mcpTasks.showResult', view)) as vscode.Uri;
+            const text = (await vscode.workspace.openTextDocument(uri)).getText();
+            assert.match(text, new RegExp(`Computation "${label}" completed after 3 seconds\\. Result: 42\\.`));
+            assert.match(text, /"result": 42/);
+            await waitFor('the rendered result', () => resultPreviewTab(`slow_compute: ${label}`));
             await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
         });
 

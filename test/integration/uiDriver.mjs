@@ -8,8 +8,26 @@ import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 
 const QUICK_INPUT = '.quick-input-widget';
+/** A row of the Tasks view: the sidebar's, not the Notifications Center's (whose hidden rows can name the same task). */
+const TREE_ROW = '.part.sidebar .monaco-list-row';
+
+/**
+ * The Tasks view's row of a task, by its key argument or label. The row's label may be cut to fit
+ * the sidebar ("ui-interrupt-es…"); its accessible name (aria-label) carries the whole "tool: key".
+ */
+function taskRow(page, text) {
+    return page.locator(`${TREE_ROW}[aria-label*=${JSON.stringify(text)}]`).first();
+}
 /** The server label VS Code groups our tools under (package.json mcpServerDefinitionProviders). */
 const SERVER_LABEL = 'MCP Tasks';
+
+/**
+ * A row's inline action by its title. VS Code appends the command's keybinding to the button's
+ * tooltip and aria-label when one applies ("Cancel Task (Delete)"), so the name may carry it.
+ */
+function rowAction(row, title) {
+    return row.getByRole('button', { name: new RegExp(`^${title}( \\(.+\\))?$`) });
+}
 
 export function createUiDriver(shotsDir, log = line => console.log(line)) {
     mkdirSync(shotsDir, { recursive: true });
@@ -62,6 +80,18 @@ export function createUiDriver(shotsDir, log = line => console.log(line)) {
             if (!done.has('prompt')) {
                 done.add('prompt');
                 await shot(page, 'elicitation-prompt');
+                // What the prompt says, for the suite to read (prompt.json): its title, hint and choices.
+                const rows = widget.locator('.monaco-list-row');
+                const choices = [];
+                for (let i = 0; i < (await rows.count()); i++) {
+                    const row = rows.nth(i);
+                    choices.push({
+                        label: ((await row.locator('.label-name').first().textContent().catch(() => '')) ?? '').trim(),
+                        description: ((await row.locator('.label-description').first().textContent().catch(() => '')) ?? '').trim(),
+                    });
+                }
+                const placeholder = (await input.getAttribute('placeholder').catch(() => '')) ?? '';
+                writeFileSync(join(shotsDir, 'prompt.json'), JSON.stringify({ title, placeholder, choices }, null, 2));
             }
             await input.fill('Yes');
             // Enter accepts the pick list's active row: wait for the filter to make it "Yes".
@@ -148,18 +178,22 @@ export function createUiDriver(shotsDir, log = line => console.log(line)) {
     }
 
     async function photographDeploy(page) {
-        const row = page.locator('.monaco-list-row', { hasText: 'deploy_step: build' }).first();
-        if (!done.has('deploy') && (await row.isVisible().catch(() => false))) {
+        // A deploy's steps are named by the step alone under their parent.
+        const step = name => page.locator(TREE_ROW, { has: page.locator('.label-name', { hasText: new RegExp(`^${name}$`) }) }).first();
+        const row = step('build');
+        // The sub-tasks suite's deploy, not another suite's.
+        const showcase = page.locator(`${TREE_ROW} .label-name`, { hasText: /^showcase$/ }).first();
+        if (!done.has('deploy') && (await row.isVisible().catch(() => false)) && (await showcase.isVisible().catch(() => false))) {
             done.add('deploy');
             // Both children rendered under the expanded parent.
-            await page.locator('.monaco-list-row', { hasText: 'deploy_step: test' }).first().waitFor({ timeout: 5000 }).catch(() => undefined);
+            await step('test').waitFor({ timeout: 5000 }).catch(() => undefined);
             await shot(page, 'tree-subtasks', page.locator('.part.sidebar'));
             await shot(page, 'workbench-subtasks');
         }
     }
 
     async function cancelFromTree(page) {
-        const row = page.locator('.monaco-list-row', { hasText: 'slow_compute: ui-cancel' }).first();
+        const row = taskRow(page, 'ui-cancel');
         if (!(await row.isVisible().catch(() => false))) {
             return;
         }
@@ -173,9 +207,9 @@ export function createUiDriver(shotsDir, log = line => console.log(line)) {
             await shot(page, 'tree-running', page.locator('.part.sidebar'));
             await shot(page, 'statusbar', page.locator('.part.statusbar'));
             await shot(page, 'workbench-running');
-            log('[ui] clicking the inline Cancel of slow_compute: ui-cancel');
+            log('[ui] clicking the inline Cancel of ui-cancel');
             await row.hover();
-            await row.locator('.action-label[aria-label="Cancel Task"]').click();
+            await rowAction(row, 'Cancel Task').click();
         } else if (/cancelled/.test(text) && done.has('cancel') && !done.has('cancelled-shot')) {
             done.add('cancelled-shot');
             await shot(page, 'tree-finished', page.locator('.part.sidebar'));
@@ -197,10 +231,10 @@ export function createUiDriver(shotsDir, log = line => console.log(line)) {
         }
         done.add(`respond-${file}`);
         if (via === 'row') {
-            const row = page.locator('.monaco-list-row', { hasText: file }).first();
+            const row = taskRow(page, file);
             log(`[ui] clicking the inline Respond of ${file}`);
             await row.hover();
-            await row.locator('.action-label[aria-label="Respond"]').click();
+            await rowAction(row, 'Respond').click();
         } else {
             log(`[ui] clicking the status bar's "needs input" for ${file}`);
             await page.locator('.part.statusbar .statusbar-item', { hasText: 'needs input' }).first().click();
@@ -209,10 +243,85 @@ export function createUiDriver(shotsDir, log = line => console.log(line)) {
         await page.locator(QUICK_INPUT).waitFor({ timeout: 5000 }).catch(() => log('[ui] no prompt came back after Respond'));
     }
 
+    /**
+     * The suite asks "ui-read-rows <tag>" in the status bar: the driver writes rows-<tag>.json with
+     * the Tasks view's rows as drawn (label, description, and the part of each a user can see
+     * before the row clips it), the sidebar's width, and whether the view's progress bar runs.
+     */
+    async function readRowsOnRequest(page) {
+        const request = page.locator('.part.statusbar .statusbar-item', { hasText: /ui-read-rows \S+/ }).first();
+        if (!(await request.isVisible().catch(() => false))) {
+            return;
+        }
+        const [, tag] = /ui-read-rows (\S+)/.exec((await request.textContent()) ?? '') ?? [];
+        if (!tag || done.has(`rows-${tag}`)) {
+            return;
+        }
+        done.add(`rows-${tag}`);
+        const report = await page.evaluate(() => {
+            const sidebar = document.querySelector('.part.sidebar');
+            /** The text of `node` whose glyphs end left of `clip` (less room for an ellipsis): what shows. */
+            const visible = (node, clip) => {
+                const walker = node ? document.createTreeWalker(node, NodeFilter.SHOW_TEXT) : undefined;
+                const full = node?.textContent ?? '';
+                const range = document.createRange();
+                let shown = '';
+                for (let text = walker?.nextNode(); text; text = walker.nextNode()) {
+                    for (let end = 1; end <= text.length; end++) {
+                        range.setStart(text, end - 1);
+                        range.setEnd(text, end);
+                        const last = shown.length + 1 === full.length;
+                        if (range.getBoundingClientRect().right > clip - (last ? 0 : 8)) {
+                            return shown;
+                        }
+                        shown += text.data[end - 1];
+                    }
+                }
+                return shown;
+            };
+            const rows = [...(sidebar?.querySelectorAll('.monaco-list-row') ?? [])].map(row => {
+                const container = row.querySelector('.monaco-icon-label-container');
+                const clip = container?.getBoundingClientRect().right ?? 0;
+                const label = row.querySelector('.label-name');
+                const description = row.querySelector('.label-description');
+                return {
+                    level: Number(row.getAttribute('aria-level') ?? 0),
+                    label: label?.textContent ?? '',
+                    description: description?.textContent ?? '',
+                    visibleLabel: visible(label, clip),
+                    visibleDescription: visible(description, clip),
+                };
+            });
+            const progress = [...(sidebar?.querySelectorAll('.monaco-progress-container.active') ?? [])].some(bar => bar.offsetParent !== null);
+            return { sidebarWidth: Math.round(sidebar?.getBoundingClientRect().width ?? 0), viewProgress: progress, rows };
+        });
+        writeFileSync(join(shotsDir, `rows-${tag}.json`), JSON.stringify(report, null, 2));
+        log(`[ui] read ${report.rows.length} rows for ${tag} (sidebar ${report.sidebarWidth} px, progress bar ${report.viewProgress ? 'on' : 'off'})`);
+        await shot(page, `rows-${tag}`, page.locator('.part.sidebar'));
+    }
+
+    /** The suite asks "ui-row-action <row text> :: <action title>": the driver clicks that inline button. */
+    async function rowActionOnRequest(page) {
+        const request = page.locator('.part.statusbar .statusbar-item', { hasText: /ui-row-action .+ :: .+/ }).first();
+        if (!(await request.isVisible().catch(() => false)) || (await page.locator(QUICK_INPUT).isVisible().catch(() => false))) {
+            return;
+        }
+        const asked = ((await request.textContent()) ?? '').trim();
+        const [, text, title] = /ui-row-action (.+?) :: (.+)$/.exec(asked) ?? [];
+        if (!text || done.has(asked)) {
+            return;
+        }
+        done.add(asked);
+        const row = taskRow(page, text);
+        log(`[ui] clicking ${title} on the row of ${text}`);
+        await row.hover();
+        await rowAction(row, title).click();
+    }
+
     /** The runner's onPage hook: acts until the page closes (the suite ended). */
     return async function onPage(page) {
         while (!page.isClosed()) {
-            for (const step of [answerPrompt, respondOnRequest, readToolApprovals, allowSampling, cancelFromTree, photographDeploy]) {
+            for (const step of [answerPrompt, respondOnRequest, rowActionOnRequest, readRowsOnRequest, readToolApprovals, allowSampling, cancelFromTree, photographDeploy]) {
                 try {
                     await step(page);
                 } catch (err) {
@@ -222,7 +331,7 @@ export function createUiDriver(shotsDir, log = line => console.log(line)) {
                     log(`[ui] ${step.name}: ${err.message.split('\n')[0]}`);
                 }
             }
-            // The driver watches for five unrelated states at once: this is how often it looks, not a wait for one of them.
+            // The driver watches for several unrelated states at once: this is how often it looks, not a wait for one of them.
             await delay(250);
         }
     };

@@ -157,3 +157,10 @@ export async function readyOverHttp(): Promise<McpTasksTestApi> {
     await waitFor('the owner connection', () => api.testing.owner.connected, 30_000);
     return api;
 }
+
+/** The Markdown preview tab VS Code shows for a result, by the task's label. */
+export function resultPreviewTab(label: string): vscode.Tab | undefined {
+    return vscode.window.tabGroups.all
+        .flatMap(group => group.tabs)
+        .find(tab => tab.input instanceof vscode.TabInputWebview && /markdown\.preview/.test(tab.input.viewType) && tab.label === `Preview ${label}.md`);
+}

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import { defaultTools } from '../../server/src/tools/index.js';
 import { connect, type Connected } from './support/helpers.js';
 
 // What a model sees of each tool: enough to pick it, call it right, and know it runs as a task.
@@ -87,6 +88,39 @@ describe('tool metadata in tools/list', () => {
         assert.equal(byName('confirm_delete')?.annotations?.destructiveHint, true);
         assert.equal(byName('confirm_delete')?.annotations?.readOnlyHint, false);
         assert.equal(byName('external_job')?.annotations?.openWorldHint, true);
+    });
+
+    it('marks every demo tool as a demonstration, first, and says it is not for real requests', () => {
+        const demos = ['greet', 'slow_compute', 'failing_job', 'confirm_delete', 'write_haiku', 'external_job', 'deploy'];
+        for (const name of demos) {
+            const tool = byName(name);
+            assert.ok(tool, `${name} is listed`);
+            assert.match(tool.title ?? '', /^Demo: /, `${name}: title marks it as a demo`);
+            assert.match(tool.description ?? '', /^Demonstration tool: /, `${name}: description says first that it is a demonstration`);
+            assert.match(tool.description ?? '', /\b(do not|never) (use|call) it\b[^.]*\breal\b/i, `${name}: description says it is not for real requests`);
+        }
+        // deploy_step is hidden from tools/list: read its text where it is defined.
+        const step = defaultTools().find(tool => tool.name === 'deploy_step')!;
+        assert.match(step.title, /^Demo: /);
+        assert.match(step.description, /^Demonstration tool: [^.]*nothing\b[^]*never for real requests/);
+        assert.ok(defaultTools().every(tool => tool.demo === true), 'every built-in tool is flagged demo');
+        assert.match(byName('confirm_delete')!.description!, /deletes nothing/);
+        assert.match(byName('deploy')!.description!, /deploys nothing/);
+    });
+
+    it('keeps none of the old phrases that invited real requests', () => {
+        for (const tool of tools) {
+            const text = `${tool.title} ${tool.description}`;
+            assert.doesNotMatch(text, /Use it when the user/i, `${tool.name}: ${text}`);
+            assert.doesNotMatch(text, /Delete a file \(asks first\)|Deploy an application|Run an external job/, `${tool.name}: ${text}`);
+        }
+    });
+
+    it('has every start_<tool> of a demo say first that it starts a demonstration', () => {
+        for (const tool of tools.filter(t => t.name.startsWith('start_'))) {
+            assert.match(tool.title ?? '', /Demo: /, `${tool.name}: title`);
+            assert.match(tool.description ?? '', /^Demonstration: \w+ is a demo tool[^.]*real requests/, `${tool.name}: ${tool.description}`);
+        }
     });
 
     it('declares an outputSchema for the tools that return structured content', () => {

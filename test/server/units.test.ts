@@ -135,6 +135,8 @@ describe('options', () => {
         assert.equal(options.bodyLimitBytes, 4 * 1024 * 1024);
         assert.equal(options.allowRemote, false);
         assert.equal(options.logLevel, 'info');
+        assert.equal(options.demoTools, true);
+        assert.equal(options.taskTools, true);
     });
 
     it('reads every flag', () => {
@@ -164,6 +166,7 @@ describe('options', () => {
                 '250',
                 '--log-level',
                 'debug',
+                '--no-demo-tools',
             ],
             {},
         );
@@ -181,6 +184,7 @@ describe('options', () => {
             maxTasksPerClient: 3,
             pollIntervalMs: 250,
             logLevel: 'debug',
+            demoTools: false,
             help: false,
             version: false,
         };

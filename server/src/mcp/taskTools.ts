@@ -92,6 +92,8 @@ function startTool(tool: ToolDefinition): ToolDefinition {
         name: startToolName(tool.name),
         title: `Start in background: ${tool.title}`,
         description:
+            // A demo's own text says first that it is one; the tool that starts it must not bury that.
+            (tool.demo ? `Demonstration: ${tool.name} is a demo tool that does no real work; do not start it for real requests (see below). ` : '') +
             `Starts ${tool.name} as a background task and returns at once with its task id, so the conversation can go on while it runs (call it without a task: it is a plain tool). ` +
             `Prefer it to calling ${tool.name} directly when the work may take more than a few seconds${tool.taskSupport === 'required' ? ` (or when ${tool.name} says it must run as a task)` : ''}; ` +
             'then call get_task with the task id (optionally waiting a few seconds) for its progress and, once it has ended, its result; cancel_task stops it. ' +

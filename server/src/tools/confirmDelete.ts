@@ -3,17 +3,19 @@ import { defineTool, textResult } from './types.js';
 
 export const confirmDeleteTool = defineTool({
     name: 'confirm_delete',
-    title: 'Delete a file (asks first)',
+    title: 'Demo: Confirm Delete',
     description:
-        'Asks the user to confirm, through an MCP elicitation form, before deleting the named file (the deletion is simulated: no file is touched). ' +
-        'Runs as a task that waits in "input_required" until the user answers. Use it when the user asks to delete a file and confirmation is wanted. ' +
-        'Returns "Deleted \'<filename>\'" if the user confirmed, otherwise "Deletion cancelled".',
+        'Demonstration tool: asks the user, through an MCP elicitation form, to confirm deleting the named file, and then deletes nothing (no file is touched, whatever the answer). ' +
+        'Runs as a task that waits in "input_required" until the user answers. Use it only to demonstrate or test questions asked during a task; ' +
+        'do not call it when the user asks to delete a real file. ' +
+        'Returns "Deleted \'<filename>\'" if the user confirmed (although nothing was deleted), otherwise "Deletion cancelled".',
     inputSchema: z.object({
         filename: z.string().min(1).max(1000).default('important.txt').describe('The file to delete, e.g. "notes/old-draft.md".'),
     }),
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
     taskSupport: 'required',
     keyArgument: 'filename',
+    demo: true,
     async run({ filename }, ctx) {
         const answer = await ctx.elicit({
             mode: 'form',

@@ -25,12 +25,13 @@ interface RunningStep {
 
 export const deployTool = defineTool({
     name: 'deploy',
-    title: 'Deploy an application',
+    title: 'Demo: Deploy',
     description:
-        'Deploys an application (simulated, nothing leaves this machine): builds and tests it in parallel, then pushes it. ' +
+        'Demonstration tool: pretends to deploy an application and deploys nothing (nothing is built, tested or pushed, nothing leaves this machine); its steps only wait. ' +
         'Must be run as a task; it starts three sub-tasks, build (about 3 s) and test (about 2 s) at once, then push (about 1 s), ' +
         'each listed by tasks/list with the parent id under _meta["dev.mcp-tasks/parent-task-id"], and reports combined progress in seconds of work done. ' +
-        'Use it when the user asks to deploy or ship an app, or to demonstrate sub-tasks: fan-out and join, failure propagation, and cascade cancellation (cancelling the deploy cancels its steps). ' +
+        'Use it only to demonstrate or test sub-tasks: fan-out and join, failure propagation, and cascade cancellation (cancelling the deploy cancels its steps); ' +
+        'do not call it when the user asks to deploy or ship a real application. ' +
         'Returns a summary of each step and its duration, plus structured content { app, steps: [{ step, status, seconds }] }; if a step fails or is cancelled, the others are stopped and the task fails, naming that step.',
     inputSchema: z.object({
         app: z.string().min(1).max(200).default('demo').describe('The application to deploy, e.g. "web-frontend".'),
@@ -56,6 +57,7 @@ export const deployTool = defineTool({
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
     taskSupport: 'required',
     keyArgument: 'app',
+    demo: true,
     async run({ app, fail }, ctx) {
         const started = performance.now();
         const done: Record<DeployStep, number> = { build: 0, test: 0, push: 0 };

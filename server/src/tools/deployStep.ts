@@ -15,8 +15,10 @@ export function roundSeconds(ms: number): number {
  */
 export const deployStepTool = defineTool({
     name: 'deploy_step',
-    title: 'Deploy step (internal)',
-    description: 'One step of a simulated deploy (build, test or push): works for `seconds`, reporting progress each second. Started by deploy as a sub-task; not offered to clients.',
+    title: 'Demo: Deploy Step (internal)',
+    description:
+        'Demonstration tool: one step (build, test or push) of the demo deploy, which only waits for `seconds`, reporting progress each second, and builds, tests or pushes nothing. ' +
+        'Started by deploy as a sub-task; not offered to clients, and never for real requests.',
     inputSchema: z.object({
         app: z.string().min(1).max(200).describe('The application being deployed.'),
         step: z.enum(DEPLOY_STEPS).describe('Which step this is.'),
@@ -31,6 +33,7 @@ export const deployStepTool = defineTool({
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
     taskSupport: 'required',
     hidden: true,
+    demo: true,
     keyArgument: 'step',
     async run({ app, step, seconds, fail }, ctx) {
         const started = performance.now();

@@ -10,14 +10,15 @@ const inputSchema = z.object({
 export function createExternalJobTool(jobs: ExternalTaskHandler<z.output<typeof inputSchema>> = new SimulatedJobSystem()) {
     return defineTool({
         name: 'external_job',
-        title: 'Run an external job',
+        title: 'Demo: External Job',
         description:
-            'Submits a job to an external job system and tracks it as a task; status and result come from that system (about one second for the built-in simulated one). ' +
-            'Must be run as a task. Use it when the user asks to run or check a queued job. Returns "External job <job_id> completed".',
+            'Demonstration tool: submits a job to a simulated external job system, which runs nothing and reports the job completed after about one second, and tracks it as a task whose status and result come from that system. ' +
+            'Must be run as a task. Use it only to demonstrate or test tasks backed by an external job queue; do not call it to run or check a real job. Returns "External job <job_id> completed".',
         inputSchema,
         annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
         taskSupport: 'required',
         keyArgument: 'job_id',
+        demo: true,
         external: jobs,
     });
 }

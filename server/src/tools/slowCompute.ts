@@ -5,11 +5,11 @@ const MAX_SECONDS = 86_400;
 
 export const slowComputeTool = defineTool({
     name: 'slow_compute',
-    title: 'Slow computation',
+    title: 'Demo: Slow Compute',
     description:
-        'Simulates a long computation that takes the given number of seconds and reports progress once per second. ' +
+        'Demonstration tool: waits the given number of seconds, reporting progress once per second, then returns the fixed value 42; it computes nothing. ' +
         'Runs as a background task when the client supports tasks (it can be watched and cancelled), otherwise waits inline. ' +
-        'Use it to demonstrate or test long-running work. Returns the text "Computation "<label>" completed after <seconds> seconds. Result: 42." and the value as structured content.',
+        'Use it only to demonstrate or test long-running work and tasks; do not call it for a real computation or calculation. Returns the text "Computation "<label>" completed after <seconds> seconds. Result: 42." and the value as structured content.',
     inputSchema: z.object({
         seconds: z.number().min(0).max(MAX_SECONDS).default(3).describe('How long the computation takes, in seconds (0 allowed), e.g. 5.'),
         label: z.string().max(200).default('default').describe('A name for this computation, shown in progress and results, e.g. "quarterly report".'),
@@ -24,6 +24,7 @@ export const slowComputeTool = defineTool({
     annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
     taskSupport: 'optional',
     keyArgument: 'label',
+    demo: true,
     async run({ seconds, label }, ctx) {
         const ticks = Math.ceil(seconds);
         let done = 0;

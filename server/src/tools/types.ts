@@ -111,6 +111,8 @@ export interface ToolDefinition<S extends z.ZodObject = z.ZodObject> {
     keyArgument?: string;
     /** Internal: not in `tools/list` and unknown to `tools/call`; only tasks can run it, through `ctx.spawn`. */
     hidden?: boolean;
+    /** A demonstration that does no real work: tools derived from it (start_<tool>) say so first too. */
+    demo?: boolean;
     run?(args: z.output<S>, ctx: ToolContext): Promise<CallToolResult>;
     /**
      * 2026-07-28 only: input gathered (multi round-trip, through `ask`) before a call of a

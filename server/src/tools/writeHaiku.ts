@@ -4,16 +4,18 @@ import { defineTool, textResult } from './types.js';
 
 export const writeHaikuTool = defineTool({
     name: 'write_haiku',
-    title: 'Write a haiku',
+    title: 'Demo: Write Haiku',
     description:
-        "Writes a haiku about a topic by asking the client's language model (MCP sampling). Runs as a task that waits in \"input_required\" while the model answers. " +
-        'Use it when the user wants a short poem. Returns "Haiku about <topic>:" followed by the poem.',
+        "Demonstration tool: asks the client's language model (MCP sampling) for a haiku about a topic and returns the model's reply, to show sampling from inside a task. " +
+        'Runs as a task that waits in "input_required" while the model answers. Use it only to demonstrate or test sampling; ' +
+        'do not call it for a real request for a poem (write the poem yourself). Returns "Haiku about <topic>:" followed by the poem.',
     inputSchema: z.object({
         topic: z.string().min(1).max(500).default('nature').describe('What the haiku is about, e.g. "autumn rain".'),
     }),
     annotations: { readOnlyHint: true, idempotentHint: false, openWorldHint: true },
     taskSupport: 'required',
     keyArgument: 'topic',
+    demo: true,
     async run({ topic }, ctx) {
         const reply = await ctx.createMessage({
             messages: [{ role: 'user', content: { type: 'text', text: `Write a haiku about ${topic}` } }],

@@ -254,6 +254,26 @@ describe('answerElicitation (form mode)', () => {
         assert.deepEqual(await result, { action: 'accept', content: {} });
     });
 
+    it('asks a one-step question in the title without "(step 1 of 1)", and says how No differs from Decline', async () => {
+        const result = answerElicitation(form({ confirm: { type: 'boolean', title: 'Delete the file', description: "Yes to delete 'a.txt'" } }, ['confirm'], "Delete 'a.txt'?"), ctx());
+        const pick = await fake.next();
+        assert.equal(pick.title, "Demo: Delete 'a.txt'?");
+        assert.equal(pick.placeholder, "Delete the file: Yes to delete 'a.txt'");
+        const described = Object.fromEntries(pick.items.map(item => [item.label, (item as { description?: string }).description]));
+        assert.equal(described.No, 'Send the answer No');
+        assert.equal(described.Decline, 'Answer nothing: the server is told you refused the request');
+        pick.pick('No');
+        assert.deepEqual(await result, { action: 'accept', content: { confirm: false } });
+    });
+
+    it('shows an empty enum value as "(none)", not a blank first row', async () => {
+        const result = answerElicitation(form({ fail: { type: 'string', enum: ['', 'build', 'test'], default: '' } }, ['fail'], 'Which step fails?'), ctx());
+        const pick = await fake.next();
+        assert.deepEqual(pick.labels().slice(0, 3), ['(none)', 'build', 'test']);
+        pick.pick('(none)');
+        assert.deepEqual(await result, { action: 'accept', content: { fail: '' } });
+    });
+
     it('declines a schema it cannot show, with a warning naming the problem', async () => {
         const result = await answerElicitation(form({ deep: { type: 'object', properties: {} } }), ctx());
         assert.deepEqual(result, { action: 'decline' });
@@ -266,7 +286,8 @@ describe('answerElicitation (form mode)', () => {
         const message = `Please ${'really '.repeat(30)}confirm`;
         const result = answerElicitation(form({ a: { type: 'string' } }, ['a'], message), ctx());
         const box = await fake.next();
-        assert.match(box.title ?? '', /… \(step 1 of 1\)$/);
+        // A one-step form has no "(step 1 of 1)".
+        assert.match(box.title ?? '', /…$/);
         assert.ok(box.prompt?.startsWith(`Demo: ${message}`));
         box.escape();
         await result;

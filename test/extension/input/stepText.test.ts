@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { planFromSchema, type PromptStep } from '../../../extension/input/schemaPlan.js';
-import { fieldPrompt, inputPlaceholder, oneLine, stepTitle } from '../../../extension/input/stepText.js';
+import { choiceLabel, fieldPrompt, inputPlaceholder, oneLine, stepTitle } from '../../../extension/input/stepText.js';
 import { untilAborted } from '../../../extension/input/untilAborted.js';
 
 function step(property: Record<string, unknown>, required = true): PromptStep {
@@ -11,8 +11,14 @@ function step(property: Record<string, unknown>, required = true): PromptStep {
 }
 
 describe('prompt text', () => {
-    it('titles each step with the heading and "(step i of n)"', () => {
+    it('titles each step with the heading and "(step i of n)", and a one-step form with the heading alone', () => {
         assert.equal(stepTitle('Deploy', 2, 3), 'Deploy (step 2 of 3)');
+        assert.equal(stepTitle('Delete the file?', 1, 1), 'Delete the file?');
+    });
+
+    it('words an empty choice instead of showing a blank row', () => {
+        assert.equal(choiceLabel(''), '(none)');
+        assert.equal(choiceLabel('build'), 'build');
     });
 
     it('flattens and shortens long headings, and says so', () => {

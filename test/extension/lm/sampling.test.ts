@@ -169,8 +169,15 @@ describe('SamplingResponder', () => {
         assert.equal(fake.messages.length, 2);
     });
 
-    it('fails when no model is available', async () => {
+    it('fails when no model is available, and offers to choose one in the settings', async () => {
+        fake.onWarning = (_message, ...actions) => actions[0];
         await rejectsWith(responder.createMessage(params(), ctx()), /No language model is available in VS Code for sampling/);
+        const [notice] = fake.messages.filter(m => m.level === 'warning');
+        assert.equal(notice?.message, 'MCP Tasks: no language model is available to answer Demo, so its task cannot use one.');
+        assert.deepEqual(notice?.args, ['Choose a Model']);
+        assert.doesNotMatch(notice!.message, /-?\d{5}|MCP error/);
+        await new Promise(resolve => setImmediate(resolve));
+        assert.deepEqual(fake.commands, [{ id: 'workbench.action.openSettings', args: ['mcpTasks.sampling.model'] }]);
     });
 
     it('refuses non-text content before asking anything', async () => {

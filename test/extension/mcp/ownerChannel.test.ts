@@ -19,7 +19,7 @@ import { TaskModel } from '../../../extension/tasks/taskModel';
 
 const SERVER_JS = resolve('dist/server.js');
 const quiet: ScopedLogger = { trace() {}, debug() {}, info() {}, warn() {}, error() {} };
-const config = (): ExtensionConfig => ({ transport: 'stdio', defaultTtl: '2h', maxTtl: '24h', maxTasksPerClient: 7, logLevel: 'warn', taskTools: true, abandonAfter: 'off' });
+const config = (): ExtensionConfig => ({ transport: 'stdio', defaultTtl: '2h', maxTtl: '24h', maxTasksPerClient: 7, logLevel: 'warn', taskTools: true, demoTools: true, abandonAfter: 'off' });
 
 async function waitFor<T>(check: () => T, what: string, timeoutMs = 15_000): Promise<NonNullable<T>> {
     const deadline = Date.now() + timeoutMs;

@@ -20,7 +20,7 @@ import { StdioMode } from '../../../extension/mcp/stdioMode';
 
 const SERVER_JS = resolve('dist/server.js');
 const quiet: ScopedLogger = { trace() {}, debug() {}, info() {}, warn() {}, error() {} };
-const config = (): ExtensionConfig => ({ transport: 'http', defaultTtl: '2h', maxTtl: '24h', maxTasksPerClient: 7, logLevel: 'warn', taskTools: true, abandonAfter: '30s' });
+const config = (): ExtensionConfig => ({ transport: 'http', defaultTtl: '2h', maxTtl: '24h', maxTasksPerClient: 7, logLevel: 'warn', taskTools: true, demoTools: true, abandonAfter: '30s' });
 const asDefinition = (value: object) => value as unknown as vscode.McpServerDefinition;
 
 function alive(pid: number | undefined): boolean {
@@ -56,14 +56,16 @@ describe('launch settings', () => {
     it('compares exactly the settings a server is launched with', () => {
         assert.equal(launchSettingsChanged(base, { ...base }), false);
         assert.equal(launchSettingsChanged(base, { ...base, samplingModel: 'gpt-4o' }), false, 'the sampling model needs no new server');
-        for (const change of [{ transport: 'stdio' }, { defaultTtl: '3h' }, { maxTtl: '1h' }, { maxTasksPerClient: 8 }, { logLevel: 'debug' }, { taskTools: false }, { abandonAfter: 'off' }] as const) {
+        for (const change of [{ transport: 'stdio' }, { defaultTtl: '3h' }, { maxTtl: '1h' }, { maxTasksPerClient: 8 }, { logLevel: 'debug' }, { taskTools: false }, { demoTools: false }, { abandonAfter: 'off' }] as const) {
             assert.equal(launchSettingsChanged(base, { ...base, ...change }), true, JSON.stringify(change));
         }
     });
 
-    it('passes --abandon-after unless it is off, and --no-task-tools when the task tools are turned off', () => {
+    it('passes --abandon-after unless it is off, and --no-task-tools / --no-demo-tools when those tools are turned off', () => {
         assert.deepEqual(limitArgs(base).slice(-2), ['--abandon-after', '30s']);
         assert.ok(!limitArgs(base).includes('--no-task-tools'));
+        assert.ok(!limitArgs(base).includes('--no-demo-tools'), 'demoTools true');
+        assert.deepEqual(limitArgs({ ...base, taskTools: false, demoTools: false }).slice(-4), ['--no-task-tools', '--no-demo-tools', '--abandon-after', '30s']);
         for (const off of ['off', '0', ' ']) {
             assert.ok(!limitArgs({ ...base, abandonAfter: off }).includes('--abandon-after'), JSON.stringify(off));
         }
@@ -79,6 +81,10 @@ describe('launch settings', () => {
         assert.deepEqual(seen, []);
         fake.setSetting('server.maxTtl', '2h');
         assert.deepEqual(seen, ['24h→2h']);
+        assert.equal(watcher.current.demoTools, true, 'demo tools are on by default');
+        fake.setSetting('demoTools', false);
+        assert.equal(watcher.current.demoTools, false);
+        assert.equal(seen.length, 2, 'turning the demo tools off needs a new server');
         assert.deepEqual(watcher.current, readConfig());
         watcher.dispose();
     });
@@ -180,6 +186,16 @@ describe('StdioMode', () => {
         }
     });
 
+    it('launches the server with --no-demo-tools when the demo tools are turned off', () => {
+        const mode = new StdioMode(SERVER_JS, () => ({ ...config(), demoTools: false }), quiet);
+        try {
+            const definition = mode.provide('3') as unknown as McpStdioServerDefinition;
+            assert.deepEqual(definition.args.slice(-3), ['--no-demo-tools', '--abandon-after', '30s']);
+        } finally {
+            mode.dispose();
+        }
+    });
+
     it('resolves only its own kind of definition', async () => {
         const mode = new StdioMode(SERVER_JS, config, quiet);
         try {
@@ -259,7 +275,7 @@ class RecordingMode implements ServerMode {
 }
 
 describe('ServerController', () => {
-    function setup() {
+    function setup(untilStopAllowed?: () => Promise<void>) {
         const made: RecordingMode[] = [];
         const endpoints: (string | undefined)[] = [];
         const owner = { connected: false, setEndpoint: (e?: OwnerEndpoint) => endpoints.push(e?.url), onDidChangeState: new EventEmitter<boolean>().event } as unknown as OwnerConnection;
@@ -273,6 +289,7 @@ describe('ServerController', () => {
             watcher,
             owner,
             quiet,
+            untilStopAllowed,
         );
         let refreshes = 0;
         controller.provider.onDidChangeMcpServerDefinitions(() => refreshes++);
@@ -297,6 +314,30 @@ describe('ServerController', () => {
         await new Promise(setImmediate);
         assert.equal(made.length, 1);
         assert.deepEqual(made[0]!.calls, ['restart']);
+        controller.dispose();
+        watcher.dispose();
+    });
+
+    it('waits for permission (running tasks) before new settings stop the server, and applies changes in order', async () => {
+        let allow: () => void = () => undefined;
+        const asked: number[] = [];
+        const { made, controller, watcher } = setup(() => {
+            asked.push(asked.length);
+            return asked.length === 1 ? new Promise<void>(resolve => (allow = resolve)) : Promise.resolve();
+        });
+        fake.setSetting('transport', 'stdio');
+        await new Promise(setImmediate);
+        fake.setSetting('transport', 'http');
+        await new Promise(setImmediate);
+        assert.equal(controller.settingsWaiting, true);
+        assert.equal(made.length, 1, 'nothing switched while it waits');
+        assert.deepEqual(made[0]!.calls, []);
+        allow();
+        await new Promise(setImmediate);
+        await new Promise(setImmediate);
+        assert.equal(controller.settingsWaiting, false);
+        assert.deepEqual(made.map(m => m.transport), ['http', 'stdio', 'http'], 'the second change applied after the first');
+        assert.equal(controller.mode, made[2]);
         controller.dispose();
         watcher.dispose();
     });

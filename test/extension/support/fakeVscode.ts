@@ -164,6 +164,9 @@ export const fake = {
     openedExternal: [] as string[],
     openExternalResult: true,
     onInformation: undefined as MessageHandler | undefined,
+    onWarning: undefined as MessageHandler | undefined,
+    /** Command handlers registered with commands.registerCommand, by id. */
+    registered: new Map<string, (...args: unknown[]) => unknown>(),
     models: [] as unknown[],
     /** Every command executed, with its arguments. */
     commands: [] as { id: string; args: unknown[] }[],
@@ -199,6 +202,8 @@ export const fake = {
         this.openedExternal = [];
         this.openExternalResult = true;
         this.onInformation = undefined;
+        this.onWarning = undefined;
+        this.registered.clear();
         this.models = [];
         this.commands = [];
         this.settings = {};
@@ -253,6 +258,10 @@ export class McpStdioServerDefinition {
 }
 
 export const commands = {
+    registerCommand: (id: string, handler: (...args: unknown[]) => unknown) => {
+        fake.registered.set(id, handler);
+        return { dispose: () => fake.registered.delete(id) };
+    },
     executeCommand: (id: string, ...args: unknown[]) => {
         fake.commands.push({ id, args });
         return Promise.resolve(undefined);
@@ -344,7 +353,11 @@ export const window = {
     },
     showWarningMessage: (message: string, ...args: unknown[]) => {
         fake.messages.push({ level: 'warning', message, args });
-        return Promise.resolve(undefined);
+        return Promise.resolve(fake.onWarning?.(message, ...args));
+    },
+    setStatusBarMessage: (message: string) => {
+        fake.messages.push({ level: 'status', message, args: [] });
+        return { dispose: () => undefined };
     },
     showErrorMessage: (message: string, ...args: unknown[]) => {
         fake.messages.push({ level: 'error', message, args });

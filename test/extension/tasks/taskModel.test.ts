@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { TaskModel } from '../../../extension/tasks/taskModel';
-import { clientKind, compareTasks, formatElapsed, fromWire, progressPercent, taskDescription, taskLabel, type TaskView } from '../../../extension/tasks/taskView';
+import { clientKind, compareTasks, formatElapsed, fromWire, progressPercent, ROW_LABEL_MAX, rowLabel, taskDescription, taskLabel, type TaskView } from '../../../extension/tasks/taskView';
 
 const INFO = 'dev.mcp-tasks/task-info';
 const PARENT = 'dev.mcp-tasks/parent-task-id';
@@ -86,15 +86,20 @@ describe('task model', () => {
         assert.equal(model.get('kept')!.status, 'completed');
     });
 
-    it('marks running tasks lost when the server dies, and sorts them with the finished', () => {
+    it('marks every task of a server that is gone, keeps them through the next server\'s listing, and revives one it still has', () => {
         const model = new TaskModel();
         model.applyWire(wire('a', 'working', { created: '2026-11-29T10:00:05Z' }));
-        model.applyWire(wire('b', 'completed', { created: '2026-11-29T10:00:00Z' }));
+        model.applyWire(wire('b', 'completed', { created: '2026-11-29T10:00:00Z', updated: '2026-11-29T10:00:03Z' }));
+        model.applyWire(wire('c', 'completed', { created: '2026-11-29T10:00:00Z' }));
         model.markLost();
         assert.equal(model.get('a')!.lost, true);
-        assert.equal(model.get('b')!.lost, undefined);
+        assert.equal(model.get('b')!.lost, true);
         assert.equal(model.running().length, 0);
         assert.match(taskDescription(model.get('a')!, Date.parse('2026-11-29T10:00:10Z')), /^lost/);
+        assert.equal(taskDescription(model.get('b')!, 0), 'completed on a previous server · 3s');
+        // The new server (a shared store) still has c, not a or b: a and b stay as history.
+        model.reconcile([wire('c', 'completed', { created: '2026-11-29T10:00:00Z' }), wire('d', 'working')]);
+        assert.deepEqual(model.all().map(v => [v.taskId, v.lost ?? false]).sort(), [['a', true], ['b', true], ['c', false], ['d', false]]);
     });
 
     it('clears finished and lost tasks but keeps running ones and parents of running children', () => {
@@ -148,6 +153,38 @@ describe('task labels and descriptions', () => {
         assert.equal(taskDescription({ ...base, progress: { progress: 2, total: 5 } }, now), 'running · 40% · <1m');
         assert.equal(taskDescription({ ...base, status: 'input_required' }, now + 125_000), 'needs input · 2m');
         assert.equal(taskDescription({ ...base, status: 'completed', lastUpdatedAt: '2026-11-29T10:00:03.000Z', progress: { progress: 1, total: 2 } }, now), 'completed · 3s');
+    });
+
+    it('labels a row by its key argument alone, cut to fit a narrow sidebar, and ends the description with the tool', () => {
+        const now = Date.parse('2026-11-29T10:00:12.000Z');
+        assert.equal(rowLabel({ toolName: 'slow_compute', keyArgument: 'nightly' }), 'nightly');
+        assert.equal(rowLabel({ toolName: 'failing_job' }), 'failing_job');
+        const long = rowLabel({ toolName: 'slow_compute', keyArgument: 'quarterly report for the finance team' });
+        // Cut at ROW_LABEL_MAX, without a space before the ellipsis.
+        assert.equal(long, 'quarterly repor…');
+        assert.ok(long.length <= ROW_LABEL_MAX);
+        const keyed = { ...base, keyArgument: 'nightly', progress: { progress: 1, total: 4 } };
+        assert.equal(taskDescription(keyed, now, { tool: true }), 'running · 25% · <1m · slow_compute');
+        // No key argument: the label is already the tool.
+        assert.equal(taskDescription({ ...base }, now, { tool: true }), 'running · <1m');
+    });
+
+    it('says why a task failed in its description, before the time', () => {
+        const failed: TaskView = { ...base, status: 'failed', statusMessage: 'exit 2: no such file', lastUpdatedAt: '2026-11-29T10:00:01.000Z' };
+        assert.equal(taskDescription(failed, 0), 'failed · exit 2: no such file · 1s');
+        assert.equal(taskDescription({ ...failed, status: 'cancelled', statusMessage: 'Cancelled from the MCP Tasks sidebar' }, 0), 'cancelled · 1s');
+    });
+
+    it('lists sub-tasks in the order they started, whatever their state', () => {
+        const model = new TaskModel();
+        const at = (s: number) => `2026-11-29T10:00:0${s}.000Z`;
+        const child = (id: string, status: string, created: string) => wire(id, status, { tool: 'deploy_step', args: { step: id }, key: id, created, parent: 'p' });
+        model.applyWire(wire('p', 'working', { tool: 'deploy', args: { app: 'a' }, key: 'a' }));
+        model.applyWire(child('push', 'working', at(5)));
+        model.applyWire(child('build', 'completed', at(1)));
+        model.applyWire(child('test', 'completed', at(1)));
+        // build and test started in the same millisecond: the order they arrived in.
+        assert.deepEqual(model.children('p').map(view => rowLabel(view)), ['build', 'test', 'push']);
     });
 
     it('formats elapsed time and progress', () => {

@@ -1,8 +1,13 @@
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { once } from 'node:events';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { describe, it } from 'node:test';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { SERVER_JS, startHttpServer } from '../support/helpers.js';
 import { exitWithin, runCli } from '../support/rawHelpers.js';
 import { RawHttp } from '../support/rawHttp.js';
@@ -21,6 +26,7 @@ const FLAGS = [
     '--max-ttl',
     '--abandon-after',
     '--no-task-tools',
+    '--no-demo-tools',
     '--max-tasks-per-client',
     '--log-level',
     '--poll-interval',
@@ -205,6 +211,46 @@ describe('command line', () => {
             }
         } finally {
             peer.kill();
+        }
+    });
+});
+
+const DEMO_TOOLS = ['greet', 'slow_compute', 'failing_job', 'confirm_delete', 'write_haiku', 'external_job', 'deploy', 'deploy_step'];
+
+/** The tool names and instructions a stdio server started with `args` offers. */
+async function offered(args: string[]): Promise<{ names: string[]; instructions: string }> {
+    const client = new Client({ name: 'demo-flag-test', version: '1' });
+    await client.connect(new StdioClientTransport({ command: process.execPath, args: [SERVER_JS, '--stdio', ...args], stderr: 'pipe' }));
+    try {
+        const { tools } = await client.listTools();
+        return { names: tools.map(tool => tool.name).sort(), instructions: client.getInstructions() ?? '' };
+    } finally {
+        await client.close();
+    }
+}
+
+describe('--no-demo-tools', () => {
+    it('serves every demo tool by default, and none with the flag (task tools for nothing but get/cancel/list)', async () => {
+        const plain = await offered([]);
+        for (const name of DEMO_TOOLS.filter(name => name !== 'deploy_step')) {
+            assert.ok(plain.names.includes(name), `${name} is served by default`);
+        }
+        assert.match(plain.instructions, /demonstrations/);
+
+        const bare = await offered(['--no-demo-tools']);
+        assert.deepEqual(bare.names, ['cancel_task', 'get_task', 'list_tasks']);
+        assert.doesNotMatch(bare.instructions, /greet|slow_compute|deploy|demonstration/);
+    });
+
+    it('with --commands serves only the commands and their task tools', async () => {
+        const dir = mkdtempSync(join(tmpdir(), 'mcp-tasks-nodemo-'));
+        const file = join(dir, 'commands.json');
+        const script = resolve(__dirname, '../fixtures/commands/print.js');
+        writeFileSync(file, JSON.stringify({ tools: [{ name: 'print', description: 'Prints lines.', command: [process.execPath, script] }] }));
+        const { names } = await offered(['--no-demo-tools', '--commands', file, '--commands-log-dir', join(dir, 'logs')]);
+        assert.deepEqual(names, ['cancel_task', 'get_task', 'list_tasks', 'print', 'start_print']);
+        for (const name of DEMO_TOOLS) {
+            assert.ok(!names.includes(name) && !names.includes(`start_${name}`), `${name} is not served`);
         }
     });
 });

@@ -1,0 +1,69 @@
+// The one place that sets the `when`-clause context keys package.json uses, from the task model,
+// the server connection and the tree's selection. A key is sent to VS Code only when it changes.
+import * as vscode from 'vscode';
+import { Disposable } from '../lifecycle';
+import type { TaskModel } from '../tasks/taskModel';
+import { isTerminal, type TaskView } from '../tasks/taskView';
+import { contextValueOf } from './taskTreeItem';
+
+export const ContextKeys = {
+    /** Some task is finished or lost: Clear Finished can act. */
+    hasFinished: 'mcpTasks.hasFinished',
+    /** Some task still runs: Cancel Task can act. */
+    hasActive: 'mcpTasks.hasActive',
+    /** Some task waits for an answer: Respond can act. */
+    needsInput: 'mcpTasks.needsInput',
+    /** Our connection to the server is up: Restart Server can act. */
+    serverRunning: 'mcpTasks.serverRunning',
+    /** The focused row's contextValue (task.running, task.input, task.done, task.done.step, task.lost), or '' with none. */
+    selectedState: 'mcpTasks.selectedState',
+} as const;
+
+type Values = Record<(typeof ContextKeys)[keyof typeof ContextKeys], boolean | string>;
+export type SetContext = (key: string, value: boolean | string) => unknown;
+
+export interface ContextSources {
+    model: TaskModel;
+    server: { readonly connected: boolean; onDidChangeState(listener: (up: boolean) => void): vscode.Disposable };
+    selection: { readonly selection: readonly TaskView[]; onDidChangeSelection(listener: () => void): vscode.Disposable };
+}
+
+const setContext: SetContext = (key, value) => vscode.commands.executeCommand('setContext', key, value);
+
+export class ContextKeyTracker extends Disposable {
+    private readonly sent = new Map<string, boolean | string>();
+
+    constructor(
+        private readonly sources: ContextSources,
+        private readonly set: SetContext = setContext,
+    ) {
+        super();
+        this.register(sources.model.onDidChange(() => this.update()));
+        this.register(sources.server.onDidChangeState(() => this.update()));
+        this.register(sources.selection.onDidChangeSelection(() => this.update()));
+        this.update();
+    }
+
+    /** What each key should be now. */
+    values(): Values {
+        const all = this.sources.model.all();
+        const selected = this.sources.selection.selection[0];
+        return {
+            [ContextKeys.hasFinished]: all.some(view => view.lost === true || isTerminal(view.status)),
+            [ContextKeys.hasActive]: all.some(view => !view.lost && !isTerminal(view.status)),
+            [ContextKeys.needsInput]: all.some(view => !view.lost && view.status === 'input_required'),
+            [ContextKeys.serverRunning]: this.sources.server.connected,
+            // The row may have changed state since it was selected: read it from the model.
+            [ContextKeys.selectedState]: selected ? contextValueOf(this.sources.model.get(selected.taskId) ?? selected) : '',
+        };
+    }
+
+    private update(): void {
+        for (const [key, value] of Object.entries(this.values())) {
+            if (this.sent.get(key) !== value) {
+                this.sent.set(key, value);
+                void this.set(key, value);
+            }
+        }
+    }
+}

@@ -1,0 +1,130 @@
+import * as assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import * as vscode from 'vscode';
+import type { McpTasksTestApi } from '../../extension/api';
+import { readyOverHttp, resultPreviewTab, uiArtifact, waitFor } from './util';
+
+interface DrawnRow {
+    level: number;
+    label: string;
+    description: string;
+    /** What shows before the row clips its text. */
+    visibleLabel: string;
+    visibleDescription: string;
+}
+
+interface DrawnView {
+    sidebarWidth: number;
+    viewProgress: boolean;
+    rows: DrawnRow[];
+}
+
+/** The Tasks view as the Playwright UI driver reads it from the workbench (uiDriver.mjs readRowsOnRequest). */
+async function readRows(tag: string): Promise<DrawnView> {
+    const since = Date.now();
+    const request = vscode.window.setStatusBarMessage(`ui-read-rows ${tag}`);
+    try {
+        const path = (await uiArtifact(`rows-${tag}.json`, since, true))!;
+        return JSON.parse(readFileSync(path, 'utf8')) as DrawnView;
+    } finally {
+        request.dispose();
+    }
+}
+
+function rowOf(view: DrawnView, label: string): DrawnRow {
+    const row = view.rows.find(candidate => candidate.label === label);
+    assert.ok(row, `no row labelled "${label}" in ${JSON.stringify(view.rows.map(r => r.label))}`);
+    return row;
+}
+
+/** Needs the Playwright UI driver: what a user sees in the sidebar, at its default width. */
+describe('task rows as drawn in the sidebar', () => {
+    let api: McpTasksTestApi;
+
+    before(async () => {
+        api = await readyOverHttp();
+        await vscode.commands.executeCommand('mcpTasks.tasks.focus');
+    });
+
+    it('a running row shows its key argument, status, progress and time in a 300 px sidebar, and the view shows a progress bar', async () => {
+        const { model } = api.testing;
+        const label = 'quarterly report for the finance team';
+        const taskId = (await vscode.commands.executeCommand('mcpTasks.runTool', { name: 'slow_compute', args: { seconds: 30, label }, mode: 'task' })) as string;
+        await waitFor('progress', () => ((model.get(taskId)?.progress?.progress ?? 0) > 0 ? true : undefined), 10_000, 50);
+        const drawn = await readRows('running');
+        assert.ok(drawn.sidebarWidth > 0 && drawn.sidebarWidth <= 300, `the sidebar is ${drawn.sidebarWidth} px wide`);
+        const row = rowOf(drawn, 'quarterly repor…');
+        assert.equal(row.visibleLabel, row.label, 'the label shows whole');
+        assert.match(row.visibleDescription, /^running · [1-9]\d*% · <1m/, 'status, progress and time show beside it');
+        assert.equal(row.description.endsWith(' · slow_compute'), true, row.description);
+        assert.equal(drawn.viewProgress, true, 'the view shows its progress bar while a task runs');
+
+        await vscode.commands.executeCommand('mcpTasks.cancelTask', model.get(taskId));
+        await waitFor('cancelled', () => model.get(taskId)?.status === 'cancelled', 10_000, 50);
+        assert.deepEqual(model.running(), [], 'nothing else runs');
+        const idle = await readRows('idle');
+        assert.equal(idle.viewProgress, false, 'no progress bar once nothing runs');
+    });
+
+    it("a failed row says why without hovering, and its Run Again starts the same tool again", async () => {
+        const { model } = api.testing;
+        const first = (await vscode.commands.executeCommand('mcpTasks.runTool', { name: 'failing_job', args: {}, mode: 'task' })) as string;
+        await waitFor('the job to fail', () => model.get(first)?.status === 'failed', 10_000, 50);
+        const row = rowOf(await readRows('failed'), 'failing_job');
+        // At 300 px the reason's start shows; the rest is in the tooltip and the result.
+        assert.match(row.visibleDescription, /^failed · Job failed/, 'the reason shows in the row');
+
+        const request = vscode.window.setStatusBarMessage('ui-row-action failing_job :: Run Again');
+        try {
+            const again = await waitFor('a second failing_job task, started by the click', () => model.all().find(view => view.toolName === 'failing_job' && view.taskId !== first), 60_000, 50);
+            assert.deepEqual(again.args, model.get(first)!.args);
+            await waitFor('the second run to end', () => (again.status === 'failed' ? true : undefined), 10_000, 50);
+        } finally {
+            request.dispose();
+        }
+    });
+
+    it('Show Result on a finished row opens the rendered result under the task\'s name; a direct call shows no made-up id', async () => {
+        const { model } = api.testing;
+        const label = 'result-shown';
+        const taskId = (await vscode.commands.executeCommand('mcpTasks.runTool', { name: 'slow_compute', args: { seconds: 0.5, label }, mode: 'task' })) as string;
+        await waitFor('the task to complete', () => model.get(taskId)?.status === 'completed', 10_000, 50);
+        const request = vscode.window.setStatusBarMessage(`ui-row-action ${label} :: Show Result`);
+        try {
+            await waitFor('the rendered result in a tab named for the task', () => resultPreviewTab(`slow_compute: ${label}`), 60_000, 50);
+        } finally {
+            request.dispose();
+        }
+        await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
+
+        await vscode.commands.executeCommand('mcpTasks.runTool', { name: 'greet', args: { name: 'Ada' }, mode: 'wait' });
+        await waitFor('the direct call rendered', () => resultPreviewTab('greet'), 10_000, 50);
+        // The preview reads the result document as it renders it.
+        const doc = await waitFor('the preview to read the result', () => vscode.workspace.textDocuments.find(d => d.uri.scheme === 'mcp-tasks-result' && d.uri.path === '/greet.md'), 10_000, 50);
+        assert.match(doc.getText(), /Direct call \(not a task\)/);
+        assert.doesNotMatch(doc.getText(), /call-\d/);
+        await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
+    });
+
+    it("a deploy's finished steps are listed in the order they ran, named by the step alone", async () => {
+        const { model } = api.testing;
+        const parentId = (await vscode.commands.executeCommand('mcpTasks.runTool', { name: 'deploy', args: { app: 'rows-order' }, mode: 'task' })) as string;
+        await waitFor('the deploy to complete', () => model.get(parentId)?.status === 'completed', 20_000, 50);
+        await waitFor('its three steps', () => (model.children(parentId).length === 3 ? true : undefined), 5000, 50);
+        const drawn = await readRows('deploy');
+        const parentAt = drawn.rows.findIndex(row => row.label === 'rows-order');
+        assert.ok(parentAt >= 0, 'the deploy row is drawn');
+        const steps = drawn.rows.slice(parentAt + 1, parentAt + 4);
+        assert.deepEqual(
+            steps.map(row => [row.level, row.label]),
+            [
+                [2, 'build'],
+                [2, 'test'],
+                [2, 'push'],
+            ],
+        );
+        for (const step of steps) {
+            assert.match(step.visibleDescription, /^completed · \d+s$/, 'no tool name or internal prefix on a step');
+        }
+    });
+});
