@@ -126,7 +126,7 @@ export class TasksServer {
         if (cancelTasks && [...this.hub.linksFor(session.identity.clientKey)].length === 0) {
             await this.runtime.cancelClientTasks(session.identity.clientKey, reason);
             // No client can reach them any more; the owner still sees them, within one client's budget for all gone clients.
-            this.runtime.store.orphan?.(session.identity.clientKey, this.runtime.budget);
+            await this.runtime.store.orphan?.(session.identity.clientKey, this.runtime.budget);
         }
     }
 

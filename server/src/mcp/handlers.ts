@@ -64,7 +64,7 @@ async function callTool(session: McpSession, params: Params, reply: Transport, a
     const args = tools.parseArguments(tool, optionalObject(params, 'arguments'));
     const progressToken = progressTokenOf(params);
     if (task) {
-        const record = await runtime.createTask(session.identity, tool, args, { ttl: ttl ?? undefined, progressToken });
+        const record = await runtime.createTask(session.identity, tool, args, { ttl: ttl ?? undefined, progressToken, onCreated: taskId => session.announceAfter(taskId, abort) });
         return { task: toWireTask(record, ownerView(session)) };
     }
     return runInline(session, tool, args, progressToken, reply, abort);

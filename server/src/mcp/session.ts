@@ -8,6 +8,7 @@ import type { Transport } from '../rpc/transport.js';
 import type { ClientHub, ClientIdentity, ClientLink, InputCapability } from '../tasks/hub.js';
 import type { TaskRuntime } from '../tasks/runtime.js';
 import type { Disposable } from '../tasks/types.js';
+import { TASK_STATUS_METHOD } from '../tasks/notifier.js';
 import { relatedTaskMeta, type KeyArguments } from '../tasks/wire.js';
 import type { ToolDefinition } from '../tools/types.js';
 import { HANDLERS_2025_11_25, type McpHandlers } from './handlers.js';
@@ -64,6 +65,8 @@ export class McpSession implements ClientLink {
     private clientCapabilities: Record<string, unknown> = {};
     private readonly handlers: McpHandlers = HANDLERS_2025_11_25;
     private readonly registration: Disposable;
+    /** Status notifications of tasks whose CreateTaskResult is not out yet (see announceAfter). */
+    private unannounced?: Map<string, Record<string, unknown>[]>;
 
     constructor(
         readonly identity: ClientIdentity,
@@ -103,9 +106,32 @@ export class McpSession implements ClientLink {
 
     notify(method: string, params: Record<string, unknown>, relatedTaskId?: string): void {
         // A pipe that never sent initialize speaks 2026-07-28, where nothing is sent unasked (subscriptions/listen).
-        if (this.protocolVersion !== undefined) {
+        if (this.protocolVersion === undefined) {
+            return;
+        }
+        const held = relatedTaskId !== undefined && method === TASK_STATUS_METHOD ? this.unannounced?.get(relatedTaskId) : undefined;
+        if (held) {
+            held.push(params);
+        } else {
             this.rpc.notify(method, params, relatedTaskId);
         }
+    }
+
+    /**
+     * The task's status notifications wait until the request that creates it (`creating`) has
+     * been answered: a client hears of a task only after its CreateTaskResult, even when it ended
+     * at once (otherwise its "completed" went out first, in the same write, for an unknown id).
+     */
+    announceAfter(taskId: string, creating: RequestAbort): void {
+        const unannounced = (this.unannounced ??= new Map());
+        const held: Record<string, unknown>[] = [];
+        unannounced.set(taskId, held);
+        creating.afterResponse(() => {
+            unannounced.delete(taskId);
+            for (const params of held) {
+                this.notify(TASK_STATUS_METHOD, params, taskId);
+            }
+        });
     }
 
     /** A request to the client; a task's goes also on the streams waiting on that task's result. */

@@ -71,24 +71,26 @@ export class RpcConnection {
 
     /** Answers a request and sends the response on `reply`; never throws. */
     async answer(request: JsonRpcRequest, reply: Transport): Promise<void> {
-        const response = await this.handleRequest(request, reply);
+        const abort = new RequestAbort(reply);
+        const response = await this.handleRequest(request, reply, abort);
         try {
             reply.send(response, { relatedRequestId: request.id });
         } catch (err) {
             // A result JSON cannot encode (a BigInt, a cycle): the peer still gets an answer.
             this.log.error(`[session] cannot send the response to ${String(request.id)}: ${errorMessage(err)}`);
             reply.send(errorResponse(request.id, { code: ErrorCodes.InternalError, message: 'Internal error: the response could not be sent' }), { relatedRequestId: request.id });
+        } finally {
+            abort.responded();
         }
     }
 
     /** Computes the response to one request; never throws (errors become JSON-RPC error responses). */
-    async handleRequest(request: JsonRpcRequest, reply: Transport): Promise<JsonRpcResponse> {
+    async handleRequest(request: JsonRpcRequest, reply: Transport, abort = new RequestAbort(reply)): Promise<JsonRpcResponse> {
         // Ids are unique per session while in flight (JSON-RPC, MCP): a duplicate is refused and
         // leaves the first alone (its abort, its waiter, the session's business for the idle sweep).
         if (this.inflight.has(request.id)) {
             return errorResponse(request.id, { code: ErrorCodes.InvalidRequest, message: `Invalid Request: request id ${JSON.stringify(request.id)} is already in flight in this session` });
         }
-        const abort = new RequestAbort(reply);
         this.inflight.set(request.id, abort);
         try {
             return resultResponse(request.id, await this.dispatch(request, reply, abort));

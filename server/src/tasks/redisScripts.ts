@@ -21,6 +21,9 @@ import { createHash } from 'node:crypto';
  * - P workers         hash worker → lease ms: replicas that run tasks
  * - P hb:<worker>     string with PEXPIRE = lease: the replica's heartbeat
  * - P run:<worker>    set of ids: live tasks whose work runs on that replica
+ * - P orphans         zset seq → member (as in P exp): tasks of clients whose HTTP session ended, oldest first
+ * - P orphan-sizes    hash id → the bytes that task added to P orphan-held when it was orphaned
+ * - P orphan-held     integer: what the orphans hold together (held to one retention budget, see ORPHAN)
  * Scripts build key names from the prefix (single Redis or a primary with replicas; not Redis Cluster).
  */
 
@@ -92,6 +95,39 @@ local function finish_task(p, channel, origin, id, status, msg, now, outcome, si
   local event = status_event(origin, h, false)
   redis.call('PUBLISH', channel, event)
   return event
+end
+
+-- Deletes a task and unindexes it (member: "id\\nclient\\nparent\\nworker", as in P exp), frees its
+-- share of its client's bytes and of the orphans' budget, and publishes 'deleted'.
+local function drop_task(p, channel, member)
+  local id, ck, parent, worker = string.match(member, '^([^\\n]*)\\n([^\\n]*)\\n([^\\n]*)\\n([^\\n]*)$')
+  redis.call('DEL', p .. 't:' .. id)
+  redis.call('ZREM', p .. 'exp', member)
+  redis.call('ZREM', p .. 'all', id)
+  redis.call('ZREM', p .. 'c:' .. ck, id)
+  if parent ~= '' then redis.call('ZREM', p .. 'p:' .. parent, id) end
+  redis.call('ZREM', p .. 'live:' .. ck, id)
+  if worker ~= '' then redis.call('SREM', p .. 'run:' .. worker, id) end
+  local sizes = p .. 'sizes:' .. ck
+  local size = redis.call('HGET', sizes, id)
+  if size then
+    redis.call('HDEL', sizes, id)
+    if redis.call('HLEN', sizes) == 0 then
+      redis.call('DEL', sizes, p .. 'held:' .. ck)
+    else
+      redis.call('DECRBY', p .. 'held:' .. ck, size)
+    end
+  end
+  if redis.call('ZREM', p .. 'orphans', member) == 1 then
+    local share = redis.call('HGET', p .. 'orphan-sizes', id) or '0'
+    redis.call('HDEL', p .. 'orphan-sizes', id)
+    if redis.call('ZCARD', p .. 'orphans') == 0 then
+      redis.call('DEL', p .. 'orphan-sizes', p .. 'orphan-held')
+    else
+      redis.call('DECRBY', p .. 'orphan-held', share)
+    end
+  end
+  redis.call('PUBLISH', channel, '{"t":"d","o":"","id":' .. cjson.encode(id) .. ',"ck":' .. cjson.encode(ck) .. '}')
 end
 `;
 
@@ -195,30 +231,12 @@ local p, channel, now, batch = ARGV[1], ARGV[2], ARGV[3], tonumber(ARGV[4])
 local ms = now_ms()
 local expired, failed = 0, 0
 for _, member in ipairs(redis.call('ZRANGEBYSCORE', p .. 'exp', '-inf', ms, 'LIMIT', 0, batch)) do
-  local id, ck, parent, worker = string.match(member, '^([^\\n]*)\\n([^\\n]*)\\n([^\\n]*)\\n([^\\n]*)$')
-  local key = p .. 't:' .. id
+  local key = p .. 't:' .. string.match(member, '^([^\\n]*)')
   local pttl = redis.call('PTTL', key)
   if pttl > 0 then
     redis.call('ZADD', p .. 'exp', ms + pttl, member)
   else
-    redis.call('DEL', key)
-    redis.call('ZREM', p .. 'exp', member)
-    redis.call('ZREM', p .. 'all', id)
-    redis.call('ZREM', p .. 'c:' .. ck, id)
-    if parent ~= '' then redis.call('ZREM', p .. 'p:' .. parent, id) end
-    redis.call('ZREM', p .. 'live:' .. ck, id)
-    if worker ~= '' then redis.call('SREM', p .. 'run:' .. worker, id) end
-    local sizes = p .. 'sizes:' .. ck
-    local size = redis.call('HGET', sizes, id)
-    if size then
-      redis.call('HDEL', sizes, id)
-      if redis.call('HLEN', sizes) == 0 then
-        redis.call('DEL', sizes, p .. 'held:' .. ck)
-      else
-        redis.call('DECRBY', p .. 'held:' .. ck, size)
-      end
-    end
-    redis.call('PUBLISH', channel, '{"t":"d","o":"","id":' .. cjson.encode(id) .. ',"ck":' .. cjson.encode(ck) .. '}')
+    drop_task(p, channel, member)
     expired = expired + 1
   end
 end
@@ -236,6 +254,38 @@ for i = 1, #workers, 2 do
   end
 end
 return {expired, failed}
+`;
+
+/**
+ * ARGV: prefix, channel, origin, clientKey, maxTasks ('' = none), maxBytes ('' = none). The client's
+ * HTTP session ended for good: its tasks join the orphans (once each, with their share of the
+ * bytes as it stands), and while all orphans together are over the budget the oldest (by
+ * creation) are deleted as if expired. Returns how many were deleted.
+ */
+const ORPHAN = `
+local p, channel, ck = ARGV[1], ARGV[2], ARGV[4]
+local orphans, shares, held = p .. 'orphans', p .. 'orphan-sizes', p .. 'orphan-held'
+local ids = redis.call('ZRANGE', p .. 'c:' .. ck, 0, -1, 'WITHSCORES')
+for i = 1, #ids, 2 do
+  local id = ids[i]
+  local member = redis.call('HGET', p .. 't:' .. id, 'member')
+  if member and redis.call('ZADD', orphans, 'NX', ids[i + 1], member) == 1 then
+    local size = redis.call('HGET', p .. 'sizes:' .. ck, id) or '0'
+    redis.call('HSET', shares, id, size)
+    redis.call('INCRBY', held, size)
+  end
+end
+local max_tasks, max_bytes = math.huge, math.huge
+if ARGV[5] ~= '' then max_tasks = tonumber(ARGV[5]) end
+if ARGV[6] ~= '' then max_bytes = tonumber(ARGV[6]) end
+local dropped = 0
+while redis.call('ZCARD', orphans) > max_tasks or tonumber(redis.call('GET', held) or '0') > max_bytes do
+  local oldest = redis.call('ZRANGE', orphans, 0, 0)[1]
+  if not oldest then break end
+  drop_task(p, channel, oldest)
+  dropped = dropped + 1
+end
+return dropped
 `;
 
 /** ARGV: prefix, worker, lease ms. Registers the worker and renews its heartbeat in one step. */
@@ -270,6 +320,7 @@ export const SCRIPTS = {
     setExternalRef: script('setExternalRef', SET_EXTERNAL_REF, false),
     list: script('list', LIST),
     reap: script('reap', REAP),
+    orphan: script('orphan', ORPHAN),
     heartbeat: script('heartbeat', HEARTBEAT, false),
     retire: script('retire', RETIRE, false),
 } as const;

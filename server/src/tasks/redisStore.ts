@@ -301,6 +301,19 @@ export class RedisTaskStore implements TaskStore {
         return (await this.command(['GET', key])) as string;
     }
 
+    /**
+     * The ended sessions' tasks of every replica are held to one `budget` together, in one script
+     * (see ORPHAN), the oldest deleted first. Never rejects: a store that is unreachable leaves them to their ttl.
+     */
+    async orphan(clientKey: string, budget: RetentionBudget): Promise<void> {
+        const limit = (n: number) => (Number.isFinite(n) ? String(n) : '');
+        try {
+            await this.run(SCRIPTS.orphan, [clientKey, limit(budget.maxTasks), limit(budget.maxBytes)]);
+        } catch (err) {
+            this.log.warn(`[store] the tasks of ended client ${clientKey} keep their ttl, outside the ended sessions' budget: ${errorMessage(err)}`);
+        }
+    }
+
     onEvent(listener: (event: TaskEvent) => void): Disposable {
         this.events.on('event', listener);
         return { dispose: () => this.events.off('event', listener) };

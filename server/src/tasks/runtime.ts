@@ -40,6 +40,8 @@ export interface CreateTaskOptions {
     /** The run of the task that spawns this one (sub-tasks only). */
     parent?: TaskRun;
     onProgress?: ChildOptions['onProgress'];
+    /** Called with the new task's id before its code starts (so before any event of it). */
+    onCreated?: (taskId: string) => void;
     /** Started through a task tool: nobody is expected to poll it, so it is never abandoned. */
     background?: boolean;
     /** A stateless (2026-07-28) client's task: its input requests wait for tasks/update, within these capabilities. */
@@ -111,6 +113,7 @@ export class TaskRuntime implements RunHost {
             this.limits.maxTasksPerClient,
             this.budget,
         );
+        options.onCreated?.(record.taskId);
         const run = new TaskRun(this, record, parent, true, options.onProgress);
         this.runs.set(record.taskId, run);
         if (this.abandon && !parent && !options.background && !client.isOwner) {

@@ -128,8 +128,9 @@ export interface TaskStore {
      * The client is gone for good (its HTTP session ended): no one but the owner can reach its
      * tasks any more. They stay until their ttl, but all gone clients' tasks together are held to
      * one `budget`, the oldest deleted first. Optional: a store without it keeps them to their ttl.
+     * A shared store does it in its own time (the promise); it never rejects.
      */
-    orphan?(clientKey: string, budget: RetentionBudget): void;
+    orphan?(clientKey: string, budget: RetentionBudget): void | Promise<void>;
     /**
      * Shared stores only (a memory store's process holds them itself): the open input requests of a
      * 2026-07-28 client's task, readable from every process (undefined clears them), and the way a

@@ -29,10 +29,12 @@ export class StdioTransport implements Transport {
     onclose?: () => void;
     onerror?: (error: unknown) => void;
     private open = true;
-    // Frames sent before the microtask queue drains (the answers to one chunk of requests, which
-    // resolve together, and the notifications they caused) go out in one write: a write to a pipe
-    // is a system call, often the dearest step. A microtask rather than setImmediate: measured, the
-    // batches were as large and a lone request's answer leaves 30-40 µs sooner.
+    // Frames go out together, one write per batch: a write to a pipe is a system call, often the
+    // dearest step. While other requests are still being answered, the batch waits for the turn of
+    // the event loop (setImmediate): the answers to one chunk of requests resolve over several
+    // microtask rounds, and a microtask flush split them into more writes than reads (measured:
+    // 2,289 writes for 1,638 reads at 32 in flight, 854 for 1,006 with this). A lone request's
+    // answer still leaves at the end of its microtasks, 30-40 µs sooner than at setImmediate.
     private pending = '';
     private scheduled = false;
     private buffered = '';
@@ -42,6 +44,8 @@ export class StdioTransport implements Transport {
         private readonly input: Readable,
         private readonly output: Writable,
         private readonly maxBytes: number,
+        /** Whether requests are still being answered (more frames are on their way). */
+        private readonly busy: () => boolean = () => false,
     ) {}
 
     /** Starts reading; call it once the callbacks are set. */
@@ -60,7 +64,11 @@ export class StdioTransport implements Transport {
         this.pending += JSON.stringify(message) + '\n';
         if (!this.scheduled) {
             this.scheduled = true;
-            queueMicrotask(this.flush);
+            if (this.busy()) {
+                setImmediate(this.flush);
+            } else {
+                queueMicrotask(this.flush);
+            }
         }
         return true;
     }
@@ -145,7 +153,8 @@ export class StdioTransport implements Transport {
 
 /** Serves one client on a pair of streams (stdin/stdout by default). */
 export function connectStdio(server: TasksServer, options: StdioOptions = {}): StdioConnection {
-    const transport = new StdioTransport(options.input ?? process.stdin, options.output ?? process.stdout, options.maxMessageBytes ?? 4 * 1024 * 1024);
+    // Its responses batch while the session answers others (a closure: the session comes next).
+    const transport = new StdioTransport(options.input ?? process.stdin, options.output ?? process.stdout, options.maxMessageBytes ?? 4 * 1024 * 1024, () => session.busy);
     // One connection, one client: the pipe is the binding.
     const session = server.createSession({ clientKey: `stdio:${randomUUID()}`, isOwner: false }, { standalone: () => transport });
     const { rpc } = session;

@@ -71,6 +71,31 @@ describe('RedisTaskStore', { skip: redisStoreSkip() }, () => {
         }, 'the budget keys of a client with no tasks to go');
     });
 
+    it("holds ended clients' tasks, from every instance, to one budget: oldest first, deleted everywhere, no keys left", async () => {
+        const store = await stores.open();
+        const other = await stores.open(store.prefix);
+        const events: TaskEvent[] = [];
+        const subscription = store.onEvent(event => events.push(event));
+        const ids = async (): Promise<string[]> => (await other.list({ limit: 10 })).tasks.map(task => task.taskId);
+        const a1 = await store.create(newTask('a'), 10);
+        const a2 = await store.create(newTask('a'), 10);
+        const b1 = await other.create(newTask('b'), 10);
+        const b2 = await other.create(newTask('b'), 10);
+        const three = { maxTasks: 3, maxBytes: Infinity };
+        await store.orphan('a', three);
+        await store.orphan('a', three);
+        assert.deepEqual(await ids(), [a1, a2, b1, b2].map(task => task.taskId), 'within the budget, counted once however often');
+        await other.orphan('b', three);
+        assert.deepEqual(await ids(), [a2, b1, b2].map(task => task.taskId), 'the oldest goes first, whoever orphaned it');
+        assert.equal(await store.get(a1.taskId), undefined);
+        await waitUntil(() => events.some(e => e.type === 'deleted' && e.taskId === a1.taskId), "the 'deleted' event on the other instance");
+        // The bytes count too: a budget smaller than one task empties the orphans.
+        await store.orphan('b', { maxTasks: Infinity, maxBytes: 1 });
+        assert.deepEqual(await ids(), []);
+        assert.equal(await redis.cli('EXISTS', `${store.prefix}orphans`, `${store.prefix}orphan-sizes`, `${store.prefix}orphan-held`, `${store.prefix}held:a`, `${store.prefix}held:b`), '0');
+        subscription.dispose();
+    });
+
     it('restarts retention when a task finishes', async () => {
         const store = await stores.open();
         const task = await store.create(newTask('a', { ttl: 1500 }), 10);

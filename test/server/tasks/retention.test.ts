@@ -36,7 +36,9 @@ describe('retained tasks per client', () => {
     let server: HttpServer;
 
     before(async () => {
-        server = await startHttpServer(['--token', TOKEN, '--owner-token', OWNER, '--max-tasks-per-client', '5', '--max-retained-tasks-per-client', '20']);
+        // Bound to the session with either store (Redis binds to the token by default, and a token's
+        // client is never gone): each session is a client of its own, gone when the session ends.
+        server = await startHttpServer(['--token', TOKEN, '--owner-token', OWNER, '--bind', 'session', '--max-tasks-per-client', '5', '--max-retained-tasks-per-client', '20']);
     });
     after(async () => {
         await server.stop();
