@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, renameSync, rmSync, unwatchFile, watchFile, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import { SETTINGS_SECTION, Settings } from '../constants';
@@ -37,6 +37,8 @@ export class CommandTools extends Disposable {
     private tasksRead: Promise<void> = Promise.resolve();
     /** Each workspace file's entries as last read without an error. */
     private readonly lastGoodFile = new Map<string, unknown>();
+    /** The workspace files polled as well as watched (see watchFolders). */
+    private readonly polled = new Set<string>();
     private readonly changed = this.register(new vscode.EventEmitter<void>());
     /** The merged set was rewritten. */
     readonly onDidChange = this.changed.event;
@@ -56,7 +58,10 @@ export class CommandTools extends Disposable {
         this.register(watcher.onDidCreate(update));
         this.register(watcher.onDidChange(update));
         this.register(watcher.onDidDelete(update));
+        this.watchFolders();
+        this.register({ dispose: () => this.unpollAll() });
         const updateAll = () => {
+            this.watchFolders();
             update();
             void this.readVsCodeTasks();
         };
@@ -122,6 +127,31 @@ export class CommandTools extends Disposable {
             this.update();
         });
         return this.tasksRead;
+    }
+
+    /**
+     * VS Code's file watcher was seen to miss a workspace file written from outside the editor
+     * (the real-VS-Code suite, after other suites had run), so each folder's file is also polled by
+     * stat, every 2 s: a missed event costs a short delay, never the user's commands. update() is
+     * idempotent, so an event seen twice changes nothing.
+     */
+    private watchFolders(): void {
+        this.unpollAll();
+        for (const folder of vscode.workspace.workspaceFolders ?? []) {
+            if (folder.uri.scheme !== 'file') {
+                continue;
+            }
+            const file = join(folder.uri.fsPath, WORKSPACE_COMMANDS_FILE);
+            watchFile(file, { interval: 2000, persistent: false }, () => this.update());
+            this.polled.add(file);
+        }
+    }
+
+    private unpollAll(): void {
+        for (const file of this.polled) {
+            unwatchFile(file);
+        }
+        this.polled.clear();
     }
 
     /** Reads every source again and rewrites the file when the merged set changed. */

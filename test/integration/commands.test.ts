@@ -113,9 +113,15 @@ describe('command tools in VS Code', () => {
         const pids = JSON.parse(pidsLine) as number[];
         assert.equal(pids.length, 3);
         assert.ok(pids.every(running), 'the command and its grandchildren run');
-        // What the row's inline Cancel runs, with the row's task.
-        await vscode.commands.executeCommand('mcpTasks.cancelTask', api.testing.model.get(view.taskId));
-        await waitFor('cancelled', () => api.testing.model.get(view.taskId)?.status === 'cancelled' || undefined, 30_000, 50);
+        // The UI driver clicks the row's inline Cancel, as a user would.
+        await vscode.commands.executeCommand('mcpTasks.tasks.focus');
+        const request = vscode.window.setStatusBarMessage('ui-row-action it_tree :: Cancel Task');
+        try {
+            await waitFor('cancelled by the click', () => api.testing.model.get(view.taskId)?.status === 'cancelled' || undefined, 60_000, 50);
+        } finally {
+            request.dispose();
+        }
+        assert.equal(api.testing.model.get(view.taskId)?.statusMessage, 'Cancelled from the MCP Tasks sidebar');
         // The task is cancelled only once the group is gone.
         assert.deepEqual(pids.filter(running), []);
         cancelCall.cancel();
