@@ -56,6 +56,8 @@ export class MemoryTaskStore implements TaskStore {
     private readonly byClient = new Map<string, Map<string, Entry>>();
     private readonly byParent = new Map<string, Map<string, Entry>>();
     private readonly live = new Map<string, number>();
+    /** Outcomes read lately, parsed: a client polling tasks/get (which carries the result) parses each once. */
+    private readonly parsed = new ParsedOutcomes();
     /** Bytes each client's tasks hold (see Entry.bytes). */
     private readonly held = new Map<string, number>();
     /** Tasks of clients that are gone, oldest first, and what they hold together. */
@@ -154,7 +156,7 @@ export class MemoryTaskStore implements TaskStore {
 
     async getOutcome(taskId: string): Promise<TaskOutcome | undefined> {
         const json = this.entries.get(taskId)?.outcome;
-        return json === undefined ? undefined : (JSON.parse(json) as TaskOutcome);
+        return json === undefined ? undefined : this.parsed.get(json);
     }
 
     async list(query: ListQuery): Promise<TaskPage> {
@@ -415,4 +417,31 @@ function fireQueue<T extends Deadline>(queue: ExpiryQueue<T>): void {
 
 function before(a: Deadline, b: Deadline): boolean {
     return a.at < b.at || (a.at === b.at && a.order < b.order);
+}
+
+/** How many parsed outcomes stay cached: a bounded few, so the retained heap stays the flat JSON strings. */
+const PARSED_OUTCOMES = 256;
+
+/**
+ * Parsed outcomes keyed by their JSON string (a finished task's outcome never changes, and an
+ * expired one is simply never asked again), least recently read first out. The objects are shared
+ * between callers, who copy what they change (they all do: results are spread into responses).
+ */
+class ParsedOutcomes {
+    private readonly cache = new Map<string, TaskOutcome>();
+
+    get(json: string): TaskOutcome {
+        let outcome = this.cache.get(json);
+        if (outcome !== undefined) {
+            // Re-inserted: now the most recently read.
+            this.cache.delete(json);
+        } else {
+            outcome = JSON.parse(json) as TaskOutcome;
+            if (this.cache.size >= PARSED_OUTCOMES) {
+                this.cache.delete(this.cache.keys().next().value as string);
+            }
+        }
+        this.cache.set(json, outcome);
+        return outcome;
+    }
 }

@@ -6,7 +6,7 @@ import type { Transport } from '../../rpc/transport.js';
 import { parseCreateMessageResult, parseElicitResult } from '../../tasks/inputReplies.js';
 import type { InputRequest } from '../../tasks/inputRequests.js';
 import { SpawnError } from '../../tools/subtasks.js';
-import { sleep, textResult, type ToolContext, type ToolDefinition } from '../../tools/types.js';
+import { sleep, textResult, type CallToolResult, type ToolContext, type ToolDefinition } from '../../tools/types.js';
 import { missingCapability, type Envelope } from './envelope.js';
 import { digest, REQUEST_STATE_TTL_MS, type PausedCall, type RequestStates } from './requestState.js';
 
@@ -34,12 +34,13 @@ const NO_ANSWERS: Record<string, unknown> = Object.freeze({});
 
 /** The answers a retry brings: those of earlier rounds, from a state that must check out, and this round's. */
 function answersOf(call: PausableCall): Record<string, unknown> {
+    // A first call (the common case) carries neither: nothing to read or allocate.
+    if (call.params === undefined || (call.params.requestState === undefined && call.params.inputResponses === undefined)) {
+        return NO_ANSWERS;
+    }
     const token = optionalString(call.params, 'requestState');
     const responses = optionalObject(call.params, 'inputResponses') ?? {};
     if (token === undefined) {
-        if (call.params?.inputResponses === undefined) {
-            return NO_ANSWERS;
-        }
         // A first-round answer with no state: the client's own answers, taken by the keys the tool asks.
         return Object.fromEntries(Object.entries(responses).filter(([, answer]) => typeof answer === 'object' && answer !== null && !Array.isArray(answer)));
     }
@@ -126,16 +127,38 @@ export async function inRound<T>(call: PausableCall, work: (round: InputRound) =
     if (round.asked.size === 0 || value !== undefined) {
         return { value: value as T };
     }
-    abort.abort(new Error('Waiting for input'));
-    const state: PausedCall = { tool: call.tool.name, args: digest(call.args), caller: digest(call.clientKey), answers: round.answers, asked: [...round.asked.keys()], issued: call.now };
-    return { inputRequired: { resultType: 'input_required', inputRequests: Object.fromEntries(round.asked), requestState: call.states.seal(state) } };
+    return { inputRequired: endRound(call, round, abort) };
 }
 
-/** A plain tools/call of a 2026-07-28 client: the tool runs in the request, pausing for input as SEP-2322 describes. */
+/** The InputRequiredResult of a round that asked something not answered yet; the request's work stops. */
+function endRound(call: PausableCall, round: InputRound, abort: RequestAbort): Record<string, unknown> {
+    abort.abort(new Error('Waiting for input'));
+    const state: PausedCall = { tool: call.tool.name, args: digest(call.args), caller: digest(call.clientKey), answers: round.answers, asked: [...round.asked.keys()], issued: call.now };
+    return { resultType: 'input_required', inputRequests: Object.fromEntries(round.asked), requestState: call.states.seal(state) };
+}
+
+/**
+ * A plain tools/call of a 2026-07-28 client: the tool runs in the request, pausing for input as
+ * SEP-2322 describes. As inRound, but the round exists only once the tool asks: a tool that never
+ * does (greet) costs one context and one promise.
+ */
 export async function runPlainCall(call: PausableCall, reply: Transport, abort: RequestAbort): Promise<Record<string, unknown>> {
     try {
-        const outcome = await inRound(call, round => call.tool.run!(call.args, new PlainContext(call, round, abort, reply)), abort);
-        return 'inputRequired' in outcome ? outcome.inputRequired : { resultType: 'complete', ...outcome.value };
+        // Read (and a requestState checked) before the tool runs, asked or not.
+        const ctx = new PlainContext(call, answersOf(call), abort, reply);
+        const value = await new Promise<CallToolResult | undefined>((resolve, reject) => {
+            ctx.endRound = resolve;
+            try {
+                call.tool.run!(call.args, ctx).then(resolve, reject);
+            } catch (err) {
+                reject(err);
+            }
+        });
+        const round = ctx.round;
+        if (round === undefined || round.asked.size === 0 || value !== undefined) {
+            return { resultType: 'complete', ...value };
+        }
+        return endRound(call, round, abort);
     } catch (err) {
         if (err instanceof RpcError) {
             throw err;
@@ -149,15 +172,30 @@ export async function runPlainCall(call: PausableCall, reply: Transport, abort: 
  * a getter (as InlineContext): a tool that never looks at its signal (greet) costs no AbortController.
  */
 class PlainContext implements ToolContext {
-    readonly input: NonNullable<ToolContext['input']>;
+    /** Created when the tool first asks (or reads `input`); undefined for a tool that never does. */
+    round?: InputRound;
+    /** Settles the call's promise with no value: the round ended on a question not answered yet. */
+    endRound?: (value: undefined) => void;
 
     constructor(
         private readonly call: PausableCall,
-        private readonly round: InputRound,
+        private readonly answers: Record<string, unknown>,
         private readonly abort: RequestAbort,
         private readonly reply: Transport,
-    ) {
-        this.input = round.ask;
+    ) {}
+
+    /** A getter, so a tool may take it unbound (`const ask = ctx.input`). */
+    get input(): NonNullable<ToolContext['input']> {
+        return this.openRound().ask;
+    }
+
+    private openRound(): InputRound {
+        if (this.round === undefined) {
+            const round = new InputRound(this.answers, this.call.envelope.capabilities, this.call.tool.name);
+            round.onEnd = () => this.endRound?.(undefined);
+            this.round = round;
+        }
+        return this.round;
     }
 
     get signal(): AbortSignal {
@@ -196,8 +234,9 @@ class PlainContext implements ToolContext {
     }
 
     private async one(capability: string, method: string, params: object): Promise<unknown> {
-        const key = this.round.nextKey(capability);
-        return (await this.round.ask({ [key]: { method, params: params as Record<string, unknown> } }))[key];
+        const round = this.openRound();
+        const key = round.nextKey(capability);
+        return (await round.ask({ [key]: { method, params: params as Record<string, unknown> } }))[key];
     }
 }
 

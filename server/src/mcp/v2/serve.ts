@@ -27,6 +27,22 @@ export function serveStateless(
     if (!handler) {
         throw methodNotFound(`Method not found: ${request.method}`);
     }
-    const caller = envelope.clientName === undefined || identity.clientName === envelope.clientName ? identity : { ...identity, clientName: envelope.clientName };
-    return handler({ id: request.id, envelope, identity: caller, services }, request.params, reply, abort);
+    return handler({ id: request.id, envelope, identity: callerOf(identity, envelope.clientName), services }, request.params, reply, abort);
+}
+
+/** The last named form of each identity: a client sends the same name on every request. */
+const named = new WeakMap<ClientIdentity, ClientIdentity>();
+
+/** The identity with the client name the request's `_meta` gives (its tasks show it), built once per name. */
+function callerOf(identity: ClientIdentity, clientName: string | undefined): ClientIdentity {
+    if (clientName === undefined || identity.clientName === clientName) {
+        return identity;
+    }
+    const last = named.get(identity);
+    if (last !== undefined && last.clientName === clientName && last.clientKey === identity.clientKey && last.isOwner === identity.isOwner) {
+        return last;
+    }
+    const caller = { ...identity, clientName };
+    named.set(identity, caller);
+    return caller;
 }
