@@ -86,6 +86,15 @@ describe('protocol 2026-07-28 over HTTP', () => {
         });
         assert.equal(noSession.status, 400);
         assert.match(noSession.body, /Mcp-Session-Id header is required/);
+        // initialize opens a session whatever version header it carries (an empty one included).
+        for (const version of ['', '2026-07-28', 'bogus']) {
+            const again = await exchange(server.url, {
+                headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${TOKEN_A}`, 'mcp-protocol-version': version },
+                body: JSON.stringify(INITIALIZE),
+            });
+            assert.equal(again.status, 200, `initialize with version header ${JSON.stringify(version)}`);
+            assert.ok(again.header('mcp-session-id'));
+        }
     });
 
     it('refuses a request whose _meta lacks the protocol version or the capabilities (-32602, HTTP 400)', async () => {

@@ -26,7 +26,10 @@ export function revisionOf(method: string, params: Record<string, unknown> | und
     }
     const meta = params?._meta;
     const metaVersion = typeof meta === 'object' && meta !== null ? (meta as Record<string, unknown>)[META_PROTOCOL_VERSION] : undefined;
-    const version = metaVersion ?? headerVersion;
+    // An initialize is the 2025-11-25 handshake whatever version header came with it (the fuzz found
+    // an empty MCP-Protocol-Version turning one into a stateless request); only a 2026-07-28 _meta
+    // makes it a stateless request, which is then told that initialize is gone.
+    const version = metaVersion ?? (method === 'initialize' ? undefined : headerVersion);
     if (version !== undefined && !(typeof version === 'string' && SUPPORTED_PROTOCOL_VERSIONS.includes(version))) {
         return 'stateless';
     }
