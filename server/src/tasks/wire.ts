@@ -35,6 +35,14 @@ export function toWireTask(record: TaskRecord, owner?: KeyArguments): Record<str
         ttl: record.ttl,
         pollInterval: record.pollInterval,
     };
+    return withTaskTail(task, record, owner);
+}
+
+/**
+ * What both revisions' task objects end with: the status message, and `_meta` with the parent
+ * task and (for the owner) the task info. Shared so the two wire forms cannot drift apart.
+ */
+export function withTaskTail(task: Record<string, unknown>, record: TaskRecord, owner?: KeyArguments): Record<string, unknown> {
     if (record.statusMessage !== undefined) {
         task.statusMessage = record.statusMessage;
     }

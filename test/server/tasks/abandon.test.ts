@@ -5,26 +5,13 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { z } from 'zod';
 import { createLogger } from '../../../server/src/log.js';
 import { ClientHub } from '../../../server/src/tasks/hub.js';
 import { MemoryTaskStore } from '../../../server/src/tasks/memoryStore.js';
 import { TaskRuntime } from '../../../server/src/tasks/runtime.js';
 import { ToolRegistry } from '../../../server/src/tools/registry.js';
-import { defineTool, textResult } from '../../../server/src/tools/types.js';
 import { ManualClock, settled } from '../support/manualClock.js';
-
-const nap = defineTool({
-    name: 'nap',
-    title: 'Nap',
-    description: 'Sleeps for `ms`, then completes.',
-    inputSchema: z.object({ ms: z.number() }),
-    taskSupport: 'optional',
-    async run({ ms }, ctx) {
-        await ctx.sleep(ms);
-        return textResult(`slept ${ms}`);
-    },
-});
+import { nap } from '../support/napTool.js';
 
 const ABANDON_MS = 30_000;
 const LIMITS = { defaultTtlMs: 3_600_000, maxTtlMs: 86_400_000, maxTasksPerClient: 100, pollIntervalMs: 1000, maxSubtaskDepth: 4, maxChildrenPerTask: 16, abandonAfterMs: ABANDON_MS };

@@ -6,7 +6,6 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { z } from 'zod';
 import { createLogger } from '../../../server/src/log.js';
 import { META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION, STATELESS_VERSION } from '../../../server/src/mcp/revision.js';
 import { TASKS_EXTENSION } from '../../../server/src/mcp/v2/envelope.js';
@@ -15,20 +14,8 @@ import type { JsonRpcMessage } from '../../../server/src/rpc/messages.js';
 import { RequestAbort } from '../../../server/src/rpc/requestAbort.js';
 import type { Transport } from '../../../server/src/rpc/transport.js';
 import { TasksServer } from '../../../server/src/server.js';
-import { defineTool, textResult } from '../../../server/src/tools/types.js';
 import { ManualClock, settled } from '../support/manualClock.js';
-
-const nap = defineTool({
-    name: 'nap',
-    title: 'Nap',
-    description: 'Sleeps for `ms`, then completes.',
-    inputSchema: z.object({ ms: z.number() }),
-    taskSupport: 'optional',
-    async run({ ms }, ctx) {
-        await ctx.sleep(ms);
-        return textResult(`slept ${ms}`);
-    },
-});
+import { nap } from '../support/napTool.js';
 
 const ABANDON_MS = 30_000;
 const HOUR = 3_600_000;

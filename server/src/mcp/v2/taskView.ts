@@ -1,6 +1,6 @@
 import type { TaskRuntime } from '../../tasks/runtime.js';
 import { isTerminal, type TaskOutcome, type TaskRecord } from '../../tasks/types.js';
-import { PARENT_TASK_META_KEY, TASK_INFO_META_KEY, taskInfo, type KeyArguments } from '../../tasks/wire.js';
+import { withTaskTail, type KeyArguments } from '../../tasks/wire.js';
 
 /**
  * A task as the tasks extension (SEP-2663) shows it: `ttlMs`/`pollIntervalMs`, and the store's
@@ -18,20 +18,7 @@ export function taskFields(record: TaskRecord, owner?: KeyArguments, outcome?: T
         ttlMs: record.ttl,
         pollIntervalMs: record.pollInterval,
     };
-    if (record.statusMessage !== undefined) {
-        task.statusMessage = record.statusMessage;
-    }
-    if (record.parentTaskId !== undefined || owner) {
-        const meta: Record<string, unknown> = {};
-        if (record.parentTaskId !== undefined) {
-            meta[PARENT_TASK_META_KEY] = record.parentTaskId;
-        }
-        if (owner) {
-            meta[TASK_INFO_META_KEY] = taskInfo(record, owner);
-        }
-        task._meta = meta;
-    }
-    return task;
+    return withTaskTail(task, record, owner);
 }
 
 /** The CreateTaskResult of a call the server turned into a task. */
