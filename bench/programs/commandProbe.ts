@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { PassThrough, Writable } from 'node:stream';
 import { setFlagsFromString } from 'node:v8';
+import { processRunning } from '../../server/src/commands/group.js';
 import { commandTool } from '../../server/src/commands/tool.js';
 import { DEFAULT_KILL_GRACE_MS, parseCommandsFile } from '../../server/src/commands/spec.js';
 import { connectStdio, createTasksServer, PROTOCOL_VERSION, silentLogger, systemClock } from '../../server/src/index.js';
@@ -44,16 +45,6 @@ const { spawn } = require('node:child_process');
 const kid = spawn(process.execPath, ['-e', 'setInterval(() => undefined, 1 << 30)'], { stdio: 'ignore' });
 process.stdout.write('pids ' + JSON.stringify([process.pid, kid.pid]) + '\\n');
 setInterval(() => undefined, 1 << 30);`;
-
-/** Alive and not a zombie (an orphan whose new parent never reaps it has exited all the same). */
-function running(pid: number): boolean {
-    try {
-        const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-        return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
-    } catch {
-        return false;
-    }
-}
 
 function percentile(samples: number[], p: number): number {
     const sorted = [...samples].sort((a, b) => a - b);
@@ -167,7 +158,7 @@ async function main(): Promise<void> {
             await new Promise(resolve => setTimeout(resolve, 20));
         }
     }
-    const aliveBefore = pids.filter(running).length;
+    const aliveBefore = pids.filter(processRunning).length;
     const cancelMs = await Promise.all(
         ids.map(async task => {
             const start = performance.now();
@@ -185,7 +176,7 @@ async function main(): Promise<void> {
         cancelP50Ms: percentile(cancelMs, 50),
         cancelMaxMs: Math.max(...cancelMs),
         cancelGraceMs: DEFAULT_KILL_GRACE_MS,
-        cancelLeftAlive: pids.filter(running).length,
+        cancelLeftAlive: pids.filter(processRunning).length,
     };
     await core.close();
     rmSync(dir, { recursive: true, force: true });

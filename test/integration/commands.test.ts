@@ -1,10 +1,11 @@
 import * as assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import * as vscode from 'vscode';
 import type { McpTasksTestApi } from '../../extension/api';
 import type { TaskView } from '../../extension/tasks/taskView';
-import { invoke, processAlive, readyOverHttp, startInVsCode, waitFor } from './util';
+import { processRunning } from '../../server/src/commands/group';
+import { invoke, readyOverHttp, startInVsCode, waitFor } from './util';
 
 // Command tools and tasks.json tasks as tools, in a real VS Code: declared by the workspace's
 // .vscode/mcp-tasks.json (written here, removed after), called through VS Code's MCP client, seen
@@ -18,19 +19,6 @@ const node = process.execPath;
 /** One of our tools as VS Code's MCP client registered it (mcp_<server>_<name>). */
 function toolNamed(name: string): vscode.LanguageModelToolInformation | undefined {
     return vscode.lm.tools.find(tool => tool.name.startsWith('mcp_') && tool.name.endsWith(`_${name}`) && !tool.name.endsWith(`_start_${name}`));
-}
-
-/** Alive and not a zombie (an orphan whose new parent, PID 1 here, never reaps it has exited all the same). */
-function running(pid: number): boolean {
-    if (!processAlive(pid)) {
-        return false;
-    }
-    try {
-        const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-        return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
-    } catch {
-        return false;
-    }
 }
 
 function taskOf(api: McpTasksTestApi, toolName: string, exclude: ReadonlySet<string> = new Set()): TaskView | undefined {
@@ -112,7 +100,7 @@ describe('command tools in VS Code', () => {
         const pidsLine = await waitFor('the pids line', () => /pids (\[[\d,]+\])/.exec(editor.document.getText())?.[1], 30_000, 50);
         const pids = JSON.parse(pidsLine) as number[];
         assert.equal(pids.length, 3);
-        assert.ok(pids.every(running), 'the command and its grandchildren run');
+        assert.ok(pids.every(processRunning), 'the command and its grandchildren run');
         // The UI driver clicks the row's inline Cancel, as a user would.
         await vscode.commands.executeCommand('mcpTasks.tasks.focus');
         const request = vscode.window.setStatusBarMessage('ui-row-action it_tree :: Cancel Task');
@@ -123,7 +111,7 @@ describe('command tools in VS Code', () => {
         }
         assert.equal(api.testing.model.get(view.taskId)?.statusMessage, 'Cancelled from the MCP Tasks sidebar');
         // The task is cancelled only once the group is gone.
-        assert.deepEqual(pids.filter(running), []);
+        assert.deepEqual(pids.filter(processRunning), []);
         cancelCall.cancel();
         await call;
     });
@@ -166,11 +154,11 @@ describe('command tools in VS Code', () => {
             const view = await waitFor('the it_wait task in the sidebar', () => taskOf(api, 'vscode_task_it_wait', before));
             const pid = (await waitFor('the VS Code task process', () => started.find(s => s.name === 'it_wait'), 30_000)).pid;
             assert.ok(vscode.tasks.taskExecutions.some(execution => execution.task.name === 'it_wait'), 'VS Code runs the task');
-            assert.ok(running(pid));
+            assert.ok(processRunning(pid));
             await vscode.commands.executeCommand('mcpTasks.cancelTask', api.testing.model.get(view.taskId));
             await waitFor('cancelled', () => api.testing.model.get(view.taskId)?.status === 'cancelled' || undefined, 30_000, 50);
             await waitFor('the VS Code task terminated', () => !vscode.tasks.taskExecutions.some(execution => execution.task.name === 'it_wait') || undefined, 30_000, 50);
-            await waitFor('its process gone', () => !running(pid) || undefined, 30_000, 50);
+            await waitFor('its process gone', () => !processRunning(pid) || undefined, 30_000, 50);
             assert.deepEqual(api.testing.vscodeTasks.running(), []);
             await call;
         } finally {

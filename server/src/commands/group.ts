@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import type { Clock } from '../clock.js';
 
 const POLL_MS = 20;
@@ -13,9 +13,37 @@ export function signalGroup(pgid: number, signal: NodeJS.Signals): boolean {
     }
 }
 
+/** A process's state letter and process group from /proc (Linux), or undefined when it is gone or /proc is absent. */
+function procStat(pid: string | number): { state: string; pgrp: number } | undefined {
+    let stat: string;
+    try {
+        stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    } catch {
+        return undefined;
+    }
+    // pid (comm) state ppid pgrp …: comm may hold spaces and parentheses, so read after the last ')'.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return { state: fields[0]!, pgrp: Number(fields[2]) };
+}
+
+/** Exited but not reaped (as PID 1 in some containers never reaps orphans) counts as gone. */
+function live(state: string): boolean {
+    return state !== 'Z' && state !== 'X';
+}
+
+/** Whether process `pid` runs: on Linux a zombie counts as gone; elsewhere a signal 0 answers. */
+export function processRunning(pid: number): boolean {
+    try {
+        process.kill(pid, 0);
+    } catch {
+        return false;
+    }
+    const stat = procStat(pid);
+    return stat === undefined ? existsSync('/proc') === false : live(stat.state);
+}
+
 /**
- * Whether a live process is left in group `pgid`. On Linux it reads /proc, so zombies (exited,
- * waiting for a parent that does not reap them, as PID 1 in some containers never does) count as
+ * Whether a live process is left in group `pgid`. On Linux it reads /proc, so zombies count as
  * gone; elsewhere a signal 0 to the group answers.
  */
 export function groupAlive(pgid: number): boolean {
@@ -29,15 +57,8 @@ export function groupAlive(pgid: number): boolean {
         if (!/^\d+$/.test(entry)) {
             continue;
         }
-        let stat: string;
-        try {
-            stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-        } catch {
-            continue;
-        }
-        // pid (comm) state ppid pgrp …: comm may hold spaces and parentheses, so read after the last ')'.
-        const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-        if (Number(fields[2]) === pgid && fields[0] !== 'Z' && fields[0] !== 'X') {
+        const stat = procStat(entry);
+        if (stat !== undefined && stat.pgrp === pgid && live(stat.state)) {
             return true;
         }
     }

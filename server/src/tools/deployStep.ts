@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { countSeconds } from './countSeconds.js';
 import { defineTool, textResult } from './types.js';
 
 export const DEPLOY_STEPS = ['build', 'test', 'push'] as const;
@@ -37,21 +38,12 @@ export const deployStepTool = defineTool({
     keyArgument: 'step',
     async run({ app, step, seconds, fail }, ctx) {
         const started = performance.now();
-        const ticks = Math.ceil(seconds);
-        let done = 0;
-        try {
-            for (let i = 1; i <= ticks; i++) {
-                await ctx.sleep(Math.min(1, seconds - (i - 1)) * 1000);
-                done = i;
-                ctx.progress(Math.min(i, seconds), seconds, `${step} ${app}: ${i}/${ticks} s`);
-            }
-        } catch (err) {
-            if (ctx.signal.aborted) {
-                // Tests read this line to know the work really stopped.
-                ctx.log.info(`[deploy_step] cancelled ${step} for ${app} at ${done}/${ticks}`);
-            }
-            throw err;
-        }
+        await countSeconds(
+            ctx,
+            seconds,
+            (i, ticks) => `${step} ${app}: ${i}/${ticks} s`,
+            (done, ticks) => `[deploy_step] cancelled ${step} for ${app} at ${done}/${ticks}`,
+        );
         const took = roundSeconds(performance.now() - started);
         const name = step[0]!.toUpperCase() + step.slice(1);
         if (fail) {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { countSeconds } from './countSeconds.js';
 import { defineTool } from './types.js';
 
 const MAX_SECONDS = 86_400;
@@ -26,20 +27,12 @@ export const slowComputeTool = defineTool({
     keyArgument: 'label',
     demo: true,
     async run({ seconds, label }, ctx) {
-        const ticks = Math.ceil(seconds);
-        let done = 0;
-        try {
-            for (let i = 1; i <= ticks; i++) {
-                await ctx.sleep(Math.min(1, seconds - (i - 1)) * 1000);
-                done = i;
-                ctx.progress(Math.min(i, seconds), seconds, `${label}: ${i}/${ticks} s`);
-            }
-        } catch (err) {
-            if (ctx.signal.aborted) {
-                ctx.log.info(`[slow_compute] cancelled "${label}" at ${done}/${ticks}`);
-            }
-            throw err;
-        }
+        await countSeconds(
+            ctx,
+            seconds,
+            (i, ticks) => `${label}: ${i}/${ticks} s`,
+            (done, ticks) => `[slow_compute] cancelled "${label}" at ${done}/${ticks}`,
+        );
         const summary = `Computation "${label}" completed after ${seconds} seconds. Result: 42.`;
         return { content: [{ type: 'text', text: summary }], structuredContent: { summary, label, seconds, result: 42 } };
     },

@@ -13,6 +13,7 @@ import {
     ProgressNotificationSchema,
     ToolListChangedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
+import { processRunning } from '../../../server/src/commands/group.js';
 import { LogTail, SERVER_JS } from '../support/helpers.js';
 import { Feed } from '../support/wait.js';
 
@@ -85,21 +86,6 @@ class Peer {
     }
 }
 
-/** Alive and not a zombie (this container's PID 1 never reaps orphans). */
-function alive(pid: number): boolean {
-    try {
-        process.kill(pid, 0);
-    } catch {
-        return false;
-    }
-    try {
-        const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-        return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
-    } catch {
-        return false;
-    }
-}
-
 describe('command tools', () => {
     const dir = realpathSync(mkdtempSync(join(tmpdir(), 'cmd-test-')));
     const file = join(dir, 'commands.json');
@@ -159,7 +145,7 @@ describe('command tools', () => {
         const task = await peer.status(taskId);
         assert.equal(task.status, 'failed');
         assert.match(task.statusMessage ?? '', /^timed out after 0.3 s/);
-        assert.equal(alive(pid), false);
+        assert.equal(processRunning(pid), false);
     });
 
     it('cancel stops the process; the task is cancelled once it is gone', async () => {
@@ -167,14 +153,14 @@ describe('command tools', () => {
         const pid = Number((await peer.line(token, /^ready/)).split(' ')[1]);
         const cancelled = await peer.client.experimental.tasks.cancelTask(taskId);
         assert.equal(cancelled.status, 'cancelled');
-        assert.equal(alive(pid), false, 'the process is gone when cancel answers');
+        assert.equal(processRunning(pid), false, 'the process is gone when cancel answers');
     });
 
     it('a process that ignores SIGTERM is killed after the grace period', async () => {
         const { taskId, token } = await peer.start('stubborn');
         const pid = Number((await peer.line(token, /^ready/)).split(' ')[1]);
         await peer.client.experimental.tasks.cancelTask(taskId);
-        assert.equal(alive(pid), false);
+        assert.equal(processRunning(pid), false);
         const log = readdirSync(logDir).find(name => name.startsWith(`stubborn-${taskId}-`))!;
         assert.match(readFileSync(join(logDir, log), 'utf8'), /ignoring SIGTERM/, 'SIGTERM came first and was ignored');
     });
@@ -183,9 +169,9 @@ describe('command tools', () => {
         const { taskId, token } = await peer.start('tree');
         const pids = JSON.parse((await peer.line(token, /^pids /)).slice(5)) as number[];
         assert.equal(pids.length, 3);
-        assert.ok(pids.every(alive), 'all running before the cancel');
+        assert.ok(pids.every(processRunning), 'all running before the cancel');
         await peer.client.experimental.tasks.cancelTask(taskId);
-        assert.deepEqual(pids.filter(alive), [], 'no process of the tree is left');
+        assert.deepEqual(pids.filter(processRunning), [], 'no process of the tree is left');
     });
 
     it('shell syntax in a parameter arrives as one literal argument', async () => {
