@@ -1,11 +1,10 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { SERVER_JS, startHttpServer, type HttpServer } from '../support/helpers.js';
+import { runNodeToEnd } from '../support/runToEnd.js';
 
 // The official MCP Inspector (a pinned devDependency) in CLI mode, as an independent client.
 const PACKAGE_JSON = resolve(__dirname, '../../../node_modules/@modelcontextprotocol/inspector/package.json');
@@ -23,17 +22,7 @@ let home: string;
 
 /** `mcp-inspector --cli ARGS --format json`, with a throw-away HOME for the Inspector's own files. */
 async function inspector(args: string[]): Promise<Outcome> {
-    const child = spawn(process.execPath, [INSPECTOR, '--cli', ...args, '--format', 'json'], {
-        env: { ...process.env, HOME: home, USERPROFILE: home },
-        stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', chunk => (stdout += String(chunk)));
-    child.stderr.on('data', chunk => (stderr += String(chunk)));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
-    const [code] = (await once(child, 'exit')) as [number | null];
-    clearTimeout(timer);
+    const { code, stdout, stderr } = await runNodeToEnd([INSPECTOR, '--cli', ...args, '--format', 'json'], { env: { HOME: home, USERPROFILE: home }, limitMs: 30_000 });
     let json: Outcome['json'] = {};
     try {
         json = stdout.trim() ? (JSON.parse(stdout) as Outcome['json']) : {};

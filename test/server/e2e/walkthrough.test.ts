@@ -1,35 +1,20 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { describe, it } from 'node:test';
 import { STEP_TITLES } from '../../../scripts/demo/steps.js';
 import { startHttpServer } from '../support/helpers.js';
+import { runNodeToEnd, type Ended } from '../support/runToEnd.js';
 
 const ROOT = resolve(__dirname, '../../..');
 const WALKTHROUGH = resolve(ROOT, 'docs/WALKTHROUGH.md');
 
-interface Run {
-    code: number | null;
-    stdout: string;
-    stderr: string;
-}
-
 /** Runs `scripts/demo.ts` the way `npm run demo -- …` does (tsx), with stdout piped: no colours, no prompts. */
-async function runDemo(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Run> {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/demo.ts', ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', chunk => (stdout += String(chunk)));
-    child.stderr.on('data', chunk => (stderr += String(chunk)));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 90_000);
-    const [code] = (await once(child, 'exit')) as [number | null];
-    clearTimeout(timer);
-    return { code, stdout, stderr };
+async function runDemo(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Ended> {
+    return runNodeToEnd(['--import', 'tsx', 'scripts/demo.ts', ...args], { cwd: ROOT, env, limitMs: 90_000 });
 }
 
-function assertAllStepsPassed(run: Run): void {
+function assertAllStepsPassed(run: Ended): void {
     assert.equal(run.code, 0, `the demo failed:\n${run.stdout}\n${run.stderr}`);
     STEP_TITLES.forEach((title, i) => {
         assert.ok(run.stdout.includes(`✔ Step ${i + 1}: ${title} — passed`), `step ${i + 1} reported success:\n${run.stdout}`);

@@ -1,23 +1,14 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { resolve } from 'node:path';
 import { describe, it } from 'node:test';
 import { STEPS_2026 } from '../../../scripts/demo/steps2026.js';
+import { runNodeToEnd, type Ended } from '../support/runToEnd.js';
 
 const ROOT = resolve(__dirname, '../../..');
 
 /** `npm run demo -- ARGS` (tsx), stdout piped: no colours, no prompts. */
-async function runDemo(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/demo.ts', ...args], { cwd: ROOT, env: { ...process.env, MCP_TASKS_TOKEN: '' }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', chunk => (stdout += String(chunk)));
-    child.stderr.on('data', chunk => (stderr += String(chunk)));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 90_000);
-    const [code] = (await once(child, 'exit')) as [number | null];
-    clearTimeout(timer);
-    return { code, stdout, stderr };
+async function runDemo(args: string[]): Promise<Ended> {
+    return runNodeToEnd(['--import', 'tsx', 'scripts/demo.ts', ...args], { cwd: ROOT, env: { MCP_TASKS_TOKEN: '' }, limitMs: 90_000 });
 }
 
 describe('walkthrough against protocol 2026-07-28 (npm run demo -- --protocol 2026-07-28)', () => {
