@@ -29,6 +29,13 @@ function rowAction(row, title) {
     return row.getByRole('button', { name: new RegExp(`^${title}( \\(.+\\))?$`) });
 }
 
+/**
+ * How long a click gets to take effect before the driver clicks again, as a user would. On a loaded
+ * machine a click can land while the tree redraws the row and do nothing; the suite then still
+ * waits on the outcome of a click, so a second one keeps what it asserts unchanged.
+ */
+const RECLICK_MS = 20_000;
+
 export function createUiDriver(shotsDir, log = line => console.log(line)) {
     mkdirSync(shotsDir, { recursive: true });
     const shot = async (page, name, locator) => {
@@ -37,6 +44,20 @@ export function createUiDriver(shotsDir, log = line => console.log(line)) {
         log(`[ui] screenshot ${path}`);
     };
     const done = new Set();
+    /** When each requested click was last made, by request. */
+    const clicked = new Map();
+    /** Whether a click for `key` is due: never made, or made RECLICK_MS ago with its request still standing. */
+    const clickDue = key => {
+        const last = clicked.get(key);
+        if (last !== undefined && Date.now() - last < RECLICK_MS) {
+            return false;
+        }
+        if (last !== undefined) {
+            log(`[ui] ${key}: the last click took no effect in ${RECLICK_MS / 1000} s; clicking again`);
+        }
+        clicked.set(key, Date.now());
+        return true;
+    };
     /** Row labels last read in VS Code's "Manage Tool Approval" tree. */
     let approvalRows = [];
 
@@ -198,7 +219,10 @@ export function createUiDriver(shotsDir, log = line => console.log(line)) {
             return;
         }
         const text = (await row.textContent()) ?? '';
-        if (/running/.test(text) && !done.has('cancel')) {
+        if (/running/.test(text) && done.has('cancel') && clickDue('cancel ui-cancel')) {
+            await row.hover();
+            await rowAction(row, 'Cancel Task').click();
+        } else if (/running/.test(text) && !done.has('cancel')) {
             done.add('cancel');
             // Photograph it with progress showing, in the row and in the status bar.
             // (A screenshot is no assertion: if that never shows, photograph what there is.)
@@ -208,6 +232,7 @@ export function createUiDriver(shotsDir, log = line => console.log(line)) {
             await shot(page, 'statusbar', page.locator('.part.statusbar'));
             await shot(page, 'workbench-running');
             log('[ui] clicking the inline Cancel of ui-cancel');
+            clicked.set('cancel ui-cancel', Date.now());
             await row.hover();
             await rowAction(row, 'Cancel Task').click();
         } else if (/cancelled/.test(text) && done.has('cancel') && !done.has('cancelled-shot')) {
@@ -226,10 +251,9 @@ export function createUiDriver(shotsDir, log = line => console.log(line)) {
             return;
         }
         const [, file, via] = /ui-respond (\S+) via (row|status)/.exec((await request.textContent()) ?? '') ?? [];
-        if (!file || done.has(`respond-${file}`)) {
+        if (!file || !clickDue(`respond ${file}`)) {
             return;
         }
-        done.add(`respond-${file}`);
         if (via === 'row') {
             const row = taskRow(page, file);
             log(`[ui] clicking the inline Respond of ${file}`);
@@ -308,10 +332,9 @@ export function createUiDriver(shotsDir, log = line => console.log(line)) {
         }
         const asked = ((await request.textContent()) ?? '').trim();
         const [, text, title] = /ui-row-action (.+?) :: (.+)$/.exec(asked) ?? [];
-        if (!text || done.has(asked)) {
+        if (!text || !clickDue(asked)) {
             return;
         }
-        done.add(asked);
         const row = taskRow(page, text);
         log(`[ui] clicking ${title} on the row of ${text}`);
         await row.hover();
