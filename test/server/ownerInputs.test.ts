@@ -69,7 +69,7 @@ describe("the owner answers a 2026-07-28 task's input requests", () => {
             'the task to complete',
             { everyMs: 50 },
         );
-        assert.equal(textOf(done.result), "Deleted 'draft.md'");
+        assert.equal(textOf(done.result), "Confirmed: would delete 'draft.md' (demo: nothing deleted)");
         const after = await ownerGet(taskId);
         assert.equal((after._meta as Record<string, unknown> | undefined)?.[INPUT_REQUESTS_META_KEY], undefined, 'nothing open once answered');
     });
