@@ -2,14 +2,16 @@ import * as vscode from 'vscode';
 import { Commands } from './constants';
 import { showCancelOutcome, showCommandError } from './errorNotice';
 import type { Logger } from './logger';
-import type { OwnerConnection } from './mcp/ownerConnection';
+import { OWN_CLIENT_NAME, type OwnerConnection } from './mcp/ownerConnection';
 import type { ServerController } from './mcp/serverController';
 import type { PendingInputs } from './tasks/pendingInputs';
+import { respondRoute } from './tasks/respondRoute';
 import type { TaskModel } from './tasks/taskModel';
 import { isTerminal, statusText, taskLabel, type TaskView } from './tasks/taskView';
 import type { ResultDocuments } from './views/resultDocuments';
 import { runTool, type RunToolPreset } from './runTool';
 import { confirmRestart } from './views/confirmStop';
+import { WaitingNotices } from './views/waitingNotice';
 
 export interface CommandDeps {
     logger: Logger;
@@ -69,6 +71,8 @@ export function registerCommands(context: vscode.ExtensionContext, deps: Command
         deps.logger.scoped('commands').error(`${logged}: ${(err as Error).message}`);
         showCommandError(shown, err);
     };
+    const waitingNotices = new WaitingNotices(model);
+    context.subscriptions.push(waitingNotices);
 
     context.subscriptions.push(
         vscode.commands.registerCommand(Commands.showLog, () => deps.logger.show()),
@@ -128,15 +132,24 @@ export function registerCommands(context: vscode.ExtensionContext, deps: Command
             const waiting = (v: TaskView) => v.status === 'input_required';
             const only = model.running().filter(waiting);
             const view = given ?? selected(waiting) ?? (only.length === 1 ? only[0] : await pickTask(model, waiting, vscode.l10n.t('Respond to which task?')));
-            const prompt = view && deps.pendingInputs.get(view.taskId);
-            if (prompt) {
-                prompt.show();
-            } else if (view) {
-                void vscode.window.showInformationMessage(
-                    view.statusMessage
-                        ? vscode.l10n.t({ message: '{0} is waiting for its client to answer: {1}', args: [taskLabel(view), view.statusMessage], comment: ['{0} is a task, {1} the question its server asked'] })
-                        : vscode.l10n.t({ message: '{0} is waiting for its client to answer.', args: [taskLabel(view)], comment: ['{0} is a task'] }),
-                );
+            if (!view) {
+                return;
+            }
+            const prompt = deps.pendingInputs.get(view.taskId);
+            // The user lands on the question wherever it is asked (see respondRoute).
+            switch (respondRoute(view, prompt !== undefined, OWN_CLIENT_NAME)) {
+                case 'prompt':
+                    prompt!.show();
+                    break;
+                case 'chat':
+                    await vscode.commands.executeCommand('workbench.action.chat.open');
+                    break;
+                case 'notifications':
+                    await vscode.commands.executeCommand('notifications.showList');
+                    break;
+                case 'elsewhere':
+                    waitingNotices.show(view);
+                    break;
             }
         }),
         // An optional preset ({ name, args, mode }) skips the pickers: for keybindings, other extensions and tests.

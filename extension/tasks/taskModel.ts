@@ -191,6 +191,7 @@ export class TaskModel {
             existing.keyArgument = incoming.keyArgument;
             existing.clientName = incoming.clientName;
             existing.background = incoming.background;
+            existing.chat = incoming.chat;
         }
         if (isTerminal(existing.status)) {
             existing.progress = undefined;

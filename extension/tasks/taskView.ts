@@ -25,6 +25,8 @@ export interface TaskView {
     clientName?: string;
     /** Started by a model through a start_<tool> task tool: nobody waits on it in a chat turn. */
     background?: boolean;
+    /** Called from a chat conversation: VS Code's MCP client asks its questions in that chat. */
+    chat?: boolean;
     parentTaskId?: string;
     progress?: TaskProgress;
     /** The server process that ran it died: its outcome will never come. */
@@ -52,6 +54,7 @@ export function fromWire(wire: Record<string, unknown>): TaskView | undefined {
         keyArgument: typeof info.keyArgument === 'string' && info.keyArgument !== '' ? info.keyArgument : undefined,
         clientName: typeof info.clientName === 'string' ? info.clientName : undefined,
         background: info.background === true || undefined,
+        chat: info.chat === true || undefined,
         parentTaskId: typeof parent === 'string' ? parent : undefined,
     };
 }
@@ -138,7 +141,7 @@ export function formatRunningTime(ms: number): string {
 }
 
 /**
- * "running · 40% · 3m · slow_compute": the status, the progress when known, why it failed, the
+ * "running · 40% · 3m · slow_compute": the status, the progress when known, why it failed or how it ended, the
  * time so far (or in total once done), and the tool when the label is its key argument. Most
  * important first: a narrow sidebar cuts the end.
  */
@@ -148,8 +151,9 @@ export function taskDescription(view: TaskView, now: number, opts: { tool?: bool
     if (percent !== undefined && !isTerminal(view.status)) {
         parts.push(`${percent}%`);
     }
-    // A failure's reason is what the user needs next: visible without hovering.
-    if (view.status === 'failed' && view.statusMessage) {
+    // A failure's reason is what the user needs next, and a completed task's outcome in words
+    // (confirm_delete's "Confirmed" or "Declined") tells apart results that look alike: visible without hovering.
+    if ((view.status === 'failed' || view.status === 'completed') && view.statusMessage) {
         parts.push(view.statusMessage);
     }
     const started = Date.parse(view.createdAt);

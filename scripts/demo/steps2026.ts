@@ -100,7 +100,7 @@ async function elicitationStep(ctx: DemoContext): Promise<void> {
             }
             return { action: 'accept', content: { confirm: /^y/i.test(reply.trim()) } };
         },
-        /Deleted 'notes\/old-draft\.md'|Deletion cancelled/,
+        /Confirmed: would delete 'notes\/old-draft\.md'|Deletion cancelled/,
     );
 }
 

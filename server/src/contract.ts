@@ -97,6 +97,12 @@ export interface TaskInfo {
     background?: boolean;
     /** The value of the tool's key argument (a label, topic, file, job id) that names this invocation. */
     keyArgument?: string;
+    /**
+     * Called from a chat conversation: the call's `_meta` named one (VS Code's
+     * `vscode.conversationId`), so that client asks this task's questions in the chat, not in a
+     * notification.
+     */
+    chat?: boolean;
 }
 
 /**

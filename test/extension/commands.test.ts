@@ -9,9 +9,8 @@ import type { TaskView } from '../../extension/tasks/taskView.js';
 
 const INFO = 'dev.mcp-tasks/task-info';
 
-function wire(taskId: string, status: string): Record<string, unknown> {
-    const at = '2026-11-29T10:00:00.000Z';
-    return { taskId, status, createdAt: at, lastUpdatedAt: at, ttl: 60_000, _meta: { [INFO]: { toolName: 'slow_compute', args: {}, keyArgument: taskId } } };
+function wire(taskId: string, status: string, info: Record<string, unknown> = {}, at = '2026-11-29T10:00:00.000Z'): Record<string, unknown> {
+    return { taskId, status, createdAt: at, lastUpdatedAt: at, ttl: 60_000, _meta: { [INFO]: { toolName: 'slow_compute', args: {}, keyArgument: taskId, ...info } } };
 }
 
 describe('row commands from the keyboard', () => {
@@ -20,6 +19,8 @@ describe('row commands from the keyboard', () => {
     let cancelled: string[];
     let shown: string[];
     let prompted: string[];
+    /** The tasks this extension has a prompt open for. */
+    let withPrompt: Set<string>;
 
     beforeEach(() => {
         fake.reset();
@@ -28,12 +29,13 @@ describe('row commands from the keyboard', () => {
         cancelled = [];
         shown = [];
         prompted = [];
+        withPrompt = new Set();
         const deps = {
             logger: { scoped: () => ({ error: () => undefined }) },
             owner: { cancel: (id: string) => (cancelled.push(id), Promise.resolve()), result: () => Promise.resolve({ content: [] }) },
             model,
             results: { show: (id: string) => (shown.push(id), Promise.resolve(undefined)) },
-            pendingInputs: { get: (id: string) => ({ show: () => prompted.push(id) }) },
+            pendingInputs: { get: (id: string) => (withPrompt.has(id) ? { show: () => prompted.push(id) } : undefined) },
             startedHere: new Set<string>(),
             resetSamplingConsent: () => Promise.resolve(),
             selected: () => selection,
@@ -85,7 +87,56 @@ describe('row commands from the keyboard', () => {
         assert.deepEqual(shown, ['done']);
         model.applyWire(wire('other', 'input_required'));
         selection = model.applyWire(wire('asking', 'input_required'));
+        withPrompt.add('asking');
         await run(Commands.respond);
         assert.deepEqual(prompted, ['asking']);
+    });
+});
+
+describe('Respond on a task another client asks about', () => {
+    let model: TaskModel;
+
+    beforeEach(() => {
+        fake.reset();
+        model = new TaskModel();
+        const deps = {
+            logger: { scoped: () => ({ error: () => undefined }) },
+            model,
+            pendingInputs: { get: () => undefined },
+            startedHere: new Set<string>(),
+            selected: () => undefined,
+        } as unknown as CommandDeps;
+        registerCommands({ subscriptions: [] } as never, deps);
+    });
+
+    const respond = (view?: TaskView) => fake.registered.get(Commands.respond)!(view);
+
+    it("opens the Notifications Center, where VS Code's question hides after its toast, for a call not made from a chat", async () => {
+        const view = model.applyWire(wire('toast', 'input_required', { clientName: 'Visual Studio Code' }));
+        await respond(view);
+        assert.deepEqual(fake.commands.map(c => c.id), ['notifications.showList']);
+        assert.deepEqual(fake.messages, [], 'no message of its own');
+    });
+
+    it('opens the chat for a call made from a chat, where VS Code asks then; the status bar item (no row) finds the one waiting task', async () => {
+        model.applyWire(wire('running', 'working', { clientName: 'code-server' }));
+        model.applyWire(wire('in-chat', 'input_required', { clientName: 'code-server', chat: true }));
+        await respond();
+        assert.deepEqual(fake.commands.map(c => c.id), ['workbench.action.chat.open']);
+        assert.deepEqual(fake.messages, []);
+    });
+
+    it('for a client with its own window, says so in the status bar only while the task waits', async () => {
+        const view = model.applyWire({ ...wire('far', 'input_required', { clientName: 'Claude Desktop' }), statusMessage: "Waiting for the user: Delete 'a'?" });
+        await respond(view);
+        await respond(view);
+        assert.deepEqual(fake.commands, [], 'nothing to open here');
+        const [first, second] = fake.messages;
+        assert.equal(second?.message, "$(bell-dot) slow_compute: far is waiting for its client to answer: Waiting for the user: Delete 'a'?");
+        assert.equal(first?.disposed, true, 'a second Respond replaces the first message');
+        assert.equal(second?.disposed, false);
+        model.applyWire(wire('far', 'working', { clientName: 'Claude Desktop' }, '2026-11-29T10:00:01.000Z'));
+        assert.equal(second?.disposed, true, 'gone once the task has its answer');
+        assert.equal(fake.messages.filter(m => m.level !== 'status').length, 0, 'never a notification that would outlive the wait');
     });
 });

@@ -2,7 +2,7 @@ import * as assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import * as vscode from 'vscode';
 import type { McpTasksTestApi } from '../../extension/api';
-import { activateWithHooks, invoke, listAllTasks, ownerClient, processAlive, setTransport, startInVsCode, TOOL_NAMES, uiArtifact, waitFor } from './util';
+import { activateWithHooks, invoke, listAllTasks, ownerClient, processAlive, readyOverHttp, setTransport, startInVsCode, TOOL_NAMES, uiArtifact, waitFor } from './util';
 
 /** The path Copilot agent mode takes: VS Code's own MCP client, tools invoked through vscode.lm. */
 for (const transport of ['http', 'stdio'] as const) {
@@ -94,4 +94,85 @@ describe('tool titles (Playwright reads the real workbench)', () => {
             assert.ok(!rows.includes(tool.name), `${tool.name} is shown by its title, not its name`);
         }
     });
+});
+
+/** What the UI driver read in the Notifications Center after it clicked a row's Respond (uiDriver.mjs copilotRespondOnRequest). */
+interface CenterReport {
+    centerBeforeClick: boolean;
+    centerAfterClick: boolean;
+    message: string;
+    source: string;
+    buttons: string[];
+    all: string[];
+}
+
+/** A row of the Tasks view as drawn, read by the UI driver on request (uiDriver.mjs readRowsOnRequest). */
+async function drawnRow(tag: string, label: string): Promise<{ description: string; visibleDescription: string }> {
+    const since = Date.now();
+    const request = vscode.window.setStatusBarMessage(`ui-read-rows ${tag}`);
+    try {
+        const report = JSON.parse(readFileSync((await uiArtifact(`rows-${tag}.json`, since, true))!, 'utf8')) as { rows: { label: string; description: string; visibleDescription: string }[] };
+        const row = report.rows.find(candidate => candidate.label === label);
+        assert.ok(row, `no row labelled "${label}" in ${JSON.stringify(report.rows.map(r => r.label))}`);
+        return row;
+    } finally {
+        request.dispose();
+    }
+}
+
+/**
+ * Needs the Playwright UI driver. On the Copilot path VS Code's own MCP client asks the question:
+ * outside a chat as a notification whose toast hides in the Notifications Center after a few
+ * seconds (the smoke-test host shows no toasts at all: the question is only in the center).
+ * The sidebar's Respond must lead there, and the finished row must say how it was answered.
+ */
+describe("Respond on a question VS Code's own MCP client asks (Copilot path)", () => {
+    let api: McpTasksTestApi;
+    let tools: Map<string, vscode.LanguageModelToolInformation>;
+
+    before(async () => {
+        api = await readyOverHttp();
+        tools = await startInVsCode(60_000, api);
+        await vscode.commands.executeCommand('mcpTasks.tasks.focus');
+    });
+
+    after(() => vscode.commands.executeCommand('notifications.hideList'));
+
+    const runs = [
+        { file: 'cp-yes.txt', answer: 'confirm', outcome: 'Confirmed', result: "Confirmed: would delete 'cp-yes.txt' (demo: nothing deleted)" },
+        { file: 'cp-no.txt', answer: 'decline', outcome: 'Declined', result: 'Deletion cancelled' },
+    ];
+    for (const { file, answer, outcome, result } of runs) {
+        it(`the row's Respond opens VS Code's question in the Notifications Center; answered there (${answer}), the row says ${outcome}`, async () => {
+            const { model } = api.testing;
+            const call = invoke(tools.get('confirm_delete')!, { filename: file });
+            call.catch(() => undefined);
+            const view = await waitFor(`${file} to need input`, () => model.all().find(v => v.keyArgument === file && v.status === 'input_required'), 60_000, 50);
+            assert.doesNotMatch(view.clientName ?? '', /MCP Tasks for VS Code/, "VS Code's own client started it, not this extension");
+            assert.equal(view.chat, undefined, 'no chat: VS Code asks in a notification');
+            // Nothing answered yet, and the question out of sight, as once its toast has hidden.
+            await vscode.commands.executeCommand('notifications.hideList');
+
+            const since = Date.now();
+            const request = vscode.window.setStatusBarMessage(`ui-copilot-respond ${file} ${answer}`);
+            let center: CenterReport;
+            try {
+                center = JSON.parse(readFileSync((await uiArtifact(`copilot-respond-${file}.json`, since, true))!, 'utf8')) as CenterReport;
+                assert.equal(await call, result, 'the answer given in VS Code reached the tool');
+            } finally {
+                request.dispose();
+            }
+            assert.equal(center.centerBeforeClick, false, 'the Notifications Center was closed before Respond');
+            assert.equal(center.centerAfterClick, true, 'Respond opened it');
+            assert.equal(center.message, `Delete '${file}'? This cannot be undone.`, "it shows VS Code's question");
+            assert.match(center.source, /MCP Server \(MCP Tasks/);
+            assert.ok(center.buttons.includes('Respond'), `VS Code's own Respond is there: ${JSON.stringify(center.buttons)}`);
+            assert.ok(!center.all.some(message => /waiting for its client/.test(message)), `no message of ours: ${JSON.stringify(center.all)}`);
+
+            await waitFor(`the outcome of ${file}`, () => (model.get(view.taskId)?.status === 'completed' && model.get(view.taskId)?.statusMessage === outcome ? true : undefined), 10_000, 50);
+            const row = await drawnRow(`copilot-${answer}`, file);
+            assert.match(row.visibleDescription, new RegExp(`^completed · ${outcome} · `), `the row shows the outcome at the default width: ${row.description}`);
+            await vscode.commands.executeCommand('notifications.hideList');
+        });
+    }
 });

@@ -28,7 +28,7 @@ describe('elicitation and sampling answered in VS Code', () => {
 
     it('confirm_delete from Run Tool: the user picks Yes in the real input', async () => {
         const since = Date.now();
-        assert.equal(await runTask('confirm_delete', { filename: 'ui-yes.txt' }), "Deleted 'ui-yes.txt'");
+        assert.equal(await runTask('confirm_delete', { filename: 'ui-yes.txt' }), "Confirmed: would delete 'ui-yes.txt' (demo: nothing deleted)");
         // The prompt as the driver saw it: the question in the title, the hint in the placeholder.
         const path = await uiArtifact('prompt.json', since);
         if (path) {
@@ -53,7 +53,7 @@ describe('elicitation and sampling answered in VS Code', () => {
         try {
             const { task } = await client.request({ method: 'tools/call', params: { name: 'confirm_delete', arguments: { filename: 'ui-raw.txt' }, task: {} } }, CreateTaskResultSchema);
             const result = await client.experimental.tasks.getTaskResult(task.taskId, CallToolResultSchema);
-            assert.equal(result.content.map(p => (p.type === 'text' ? p.text : '')).join(''), "Deleted 'ui-raw.txt'");
+            assert.equal(result.content.map(p => (p.type === 'text' ? p.text : '')).join(''), "Confirmed: would delete 'ui-raw.txt' (demo: nothing deleted)");
             // The sidebar showed the raw client's task too.
             assert.equal(api.testing.model.get(task.taskId)?.clientName, 'raw-cli');
         } finally {

@@ -45,7 +45,7 @@ describe('an interrupted prompt keeps its task waiting', () => {
             const request = vscode.window.setStatusBarMessage(`ui-respond ${file} via ${via}`);
             try {
                 const content = (await result).content.map(part => (part.type === 'text' ? part.text : '')).join('');
-                assert.equal(content, `Deleted '${file}'`);
+                assert.equal(content, `Confirmed: would delete '${file}' (demo: nothing deleted)`);
             } finally {
                 request.dispose();
             }

@@ -1,6 +1,7 @@
 // Drives the real workbench with Playwright while the suite runs inside it. It acts on what it
 // sees, by name: prompts whose title names a ui-* file, the tree row of the "ui-cancel" task,
-// the sampling consent notification, and VS Code's tool approvals tree (whose row labels it
+// the sampling consent notification, VS Code's own MCP question reached through a row's Respond
+// (copilot-respond-<file>.json), and VS Code's tool approvals tree (whose row labels it
 // writes to tool-approvals.json). Screenshots go to test-results/screenshots; the suite waits on
 // those files (util.ts uiArtifact) to know the driver has seen a state.
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -341,10 +342,60 @@ export function createUiDriver(shotsDir, log = line => console.log(line)) {
         await rowAction(row, title).click();
     }
 
+    /**
+     * The suite asks "ui-copilot-respond <file> confirm|decline" for a task whose question VS Code's
+     * own MCP client asks: the driver clicks the row's Respond, reads the Notifications Center that
+     * should open on VS Code's question (copilot-respond-<file>.json), then answers there as a user
+     * would: VS Code's Respond button, and the choice in the pick that follows.
+     */
+    async function copilotRespondOnRequest(page) {
+        const request = page.locator('.part.statusbar .statusbar-item', { hasText: /ui-copilot-respond \S+ (confirm|decline)/ }).first();
+        if (!(await request.isVisible().catch(() => false)) || (await page.locator(QUICK_INPUT).isVisible().catch(() => false))) {
+            return;
+        }
+        const [, file, answer] = /ui-copilot-respond (\S+) (confirm|decline)/.exec((await request.textContent()) ?? '') ?? [];
+        if (!file || done.has(`copilot-${file}`)) {
+            return;
+        }
+        done.add(`copilot-${file}`);
+        const center = page.locator('.notifications-center');
+        const centerBeforeClick = await center.isVisible().catch(() => false);
+        const row = taskRow(page, file);
+        log(`[ui] clicking the inline Respond of ${file} (VS Code's own client asks)`);
+        await row.hover();
+        await rowAction(row, 'Respond').click();
+        await center.waitFor({ state: 'visible', timeout: 10_000 }).catch(() => log('[ui] the Notifications Center did not open'));
+        const centerAfterClick = await center.isVisible().catch(() => false);
+        const question = center.locator('.notification-list-item', { hasText: file }).first();
+        await question.waitFor({ timeout: 10_000 }).catch(() => log(`[ui] no notification about ${file} in the center`));
+        const text = async locator => ((await locator.first().textContent({ timeout: 2000 }).catch(() => '')) ?? '').trim();
+        const report = {
+            centerBeforeClick,
+            centerAfterClick,
+            message: await text(question.locator('.notification-list-item-message')),
+            source: await text(question.locator('.notification-list-item-source')),
+            buttons: (await question.locator('.monaco-button').allTextContents().catch(() => [])).map(label => label.trim()),
+            // Everything the center holds, so the suite can tell no message of ours was left behind.
+            all: (await center.locator('.notification-list-item-message').allTextContents().catch(() => [])).map(message => message.trim()),
+        };
+        await shot(page, `copilot-respond-${answer}`);
+        writeFileSync(join(shotsDir, `copilot-respond-${file}.json`), JSON.stringify(report, null, 2));
+        log(`[ui] VS Code's Respond on "${report.message}" (${report.source})`);
+        await question.getByRole('button', { name: 'Respond', exact: true }).click();
+        const widget = page.locator(QUICK_INPUT);
+        await widget.waitFor({ timeout: 10_000 });
+        // VS Code renders the boolean as a pick (True / False); pick by the words, whatever the order.
+        const choice = answer === 'confirm' ? /^(true|yes|delete)/i : /^(false|no|keep|cancel)/i;
+        const pick = widget.locator('.monaco-list-row', { has: page.locator('.label-name', { hasText: choice }) }).first();
+        log(`[ui] choosing ${answer} in VS Code's pick "${await text(widget.locator('.quick-input-title'))}"`);
+        await pick.click();
+        await widget.waitFor({ state: 'hidden', timeout: 10_000 }).catch(() => log("[ui] VS Code's pick stayed open"));
+    }
+
     /** The runner's onPage hook: acts until the page closes (the suite ended). */
     return async function onPage(page) {
         while (!page.isClosed()) {
-            for (const step of [answerPrompt, respondOnRequest, rowActionOnRequest, readRowsOnRequest, readToolApprovals, allowSampling, cancelFromTree, photographDeploy]) {
+            for (const step of [answerPrompt, respondOnRequest, copilotRespondOnRequest, rowActionOnRequest, readRowsOnRequest, readToolApprovals, allowSampling, cancelFromTree, photographDeploy]) {
                 try {
                     await step(page);
                 } catch (err) {

@@ -49,14 +49,15 @@ for (const kind of TRANSPORTS) {
         });
         after(() => c?.close());
 
-        const answers: [string, ElicitResult, string][] = [
-            ['accept with confirm:true', { action: 'accept', content: { confirm: true } }, "Deleted 'x'"],
-            ['accept with confirm:false', { action: 'accept', content: { confirm: false } }, 'Deletion cancelled'],
-            ['decline', { action: 'decline' }, 'Deletion cancelled'],
-            ['cancel', { action: 'cancel' }, 'Deletion cancelled'],
+        // The answer, the result text, and the outcome the completed task keeps as its statusMessage.
+        const answers: [string, ElicitResult, string, string][] = [
+            ['accept with confirm:true', { action: 'accept', content: { confirm: true } }, "Confirmed: would delete 'x' (demo: nothing deleted)", 'Confirmed'],
+            ['accept with confirm:false', { action: 'accept', content: { confirm: false } }, 'Deletion cancelled', 'Declined'],
+            ['decline', { action: 'decline' }, 'Deletion cancelled', 'Declined'],
+            ['cancel', { action: 'cancel' }, 'Deletion cancelled', 'Dismissed'],
         ];
-        for (const [label, answer, expected] of answers) {
-            it(`confirm_delete asks the client directly, without tasks/result (${label} → ${expected})`, async () => {
+        for (const [label, answer, expected, outcome] of answers) {
+            it(`confirm_delete asks the client directly, without tasks/result (${label} → ${expected}, ${outcome})`, async () => {
                 const askedBefore = elicit.asked.length;
                 const taskId = await startTask(c.client, 'confirm_delete', { filename: 'x' });
 
@@ -77,6 +78,9 @@ for (const kind of TRANSPORTS) {
                 ask.answer(answer);
                 assert.equal(await pollUntilTerminal(c.client, taskId), 'completed');
                 await tap.waitForStatus(taskId, 'completed');
+                // The outcome stays on the completed task, in tasks/get and in its status notification.
+                assert.equal((await c.client.experimental.tasks.getTask(taskId)).statusMessage, outcome);
+                assert.equal(tap.statusNotes(taskId).at(-1)?.message.params?.statusMessage, outcome);
                 assert.equal(
                     tap.sent('tasks/result').filter(s => s.message.params?.taskId === taskId).length,
                     0,
@@ -111,13 +115,13 @@ for (const kind of TRANSPORTS) {
             await tap.waitForStatus(taskId, 'completed');
             await marker(c.client, tap);
             const notes = tap.progressFor(taskId).map(p => p.message.params ?? {});
-            const working = tap.statusNotes(taskId).filter(n => n.message.params?.status !== 'completed');
             assert.deepEqual(
                 notes.map(n => n.message),
-                working.map(n => n.message.params?.statusMessage),
+                tap.statusNotes(taskId).map(n => n.message.params?.statusMessage),
                 'each progress message is the statusMessage of the status it announces',
             );
-            assert.deepEqual(notes.map(n => n.message), [waiting.statusMessage, "Got the user's answer; continuing"]);
+            // The last one, the outcome, comes before the completed status: no progress may follow it.
+            assert.deepEqual(notes.map(n => n.message), [waiting.statusMessage, "Got the user's answer; continuing", 'Confirmed']);
             const values = notes.map(n => Number(n.progress));
             assert.ok(values.every((v, i) => i === 0 || v > values[i - 1]!), `progress increases: ${values.join(', ')}`);
             assert.deepEqual(tap.afterTerminal(taskId), []);
@@ -178,7 +182,7 @@ for (const kind of TRANSPORTS) {
             const result = await c.client.experimental.tasks.getTaskResult(taskId, CallToolResultSchema);
             assert.equal(result.isError, true);
             assert.match(textOf(result), /cancelled/i);
-            assert.doesNotMatch(textOf(result), /Deleted/);
+            assert.doesNotMatch(textOf(result), /Confirmed/);
             assert.deepEqual(tap.statuses(taskId), ['input_required', 'cancelled']);
             assert.deepEqual(tap.afterTerminal(taskId), []);
             assert.equal(elicit.asked.length, askedBefore + 1);
@@ -297,7 +301,7 @@ describe('input requests over raw Streamable HTTP', () => {
         await answer(raw, request, { action: 'accept', content: { confirm: true } });
         await get.messages.waitFor(m => m.method === 'notifications/tasks/status' && m.params?.taskId === taskId && m.params?.status === 'completed', 'completed on GET');
         const result = await raw.call('tasks/result', { taskId });
-        assert.equal(textOf(result.result as { content: unknown }), "Deleted 'vs.txt'");
+        assert.equal(textOf(result.result as { content: unknown }), "Confirmed: would delete 'vs.txt' (demo: nothing deleted)");
         assert.deepEqual((result.result as { _meta: Record<string, unknown> })._meta[RELATED], { taskId });
         const statuses = get.messages.items.filter(m => m.method === 'notifications/tasks/status' && m.params?.taskId === taskId).map(m => m.params?.status);
         assert.deepEqual(statuses, ['input_required', 'working', 'completed']);
@@ -320,7 +324,7 @@ describe('input requests over raw Streamable HTTP', () => {
         const messages = await pending.done;
         const final = messages[messages.length - 1]!;
         assert.equal(final.id !== undefined && 'result' in final, true, 'the stream ends with the tasks/result response');
-        assert.equal(textOf(final.result as { content: unknown }), "Deleted 'y.txt'");
+        assert.equal(textOf(final.result as { content: unknown }), "Confirmed: would delete 'y.txt' (demo: nothing deleted)");
         assert.deepEqual((final.result as { _meta: Record<string, unknown> })._meta[RELATED], { taskId });
         assert.equal(messages.filter(isElicitation).length, 1, 'delivered exactly once');
         // With no GET stream, the task's status changes travel on the stream waiting for it.
@@ -366,7 +370,7 @@ describe('input requests over raw Streamable HTTP', () => {
 
         await answer(raw, request, { action: 'accept', content: { confirm: true } });
         const messages = await pending.done;
-        assert.equal(textOf(messages[messages.length - 1]!.result as { content: unknown }), "Deleted 'r.txt'");
+        assert.equal(textOf(messages[messages.length - 1]!.result as { content: unknown }), "Confirmed: would delete 'r.txt' (demo: nothing deleted)");
         assert.equal(messages.filter(isElicitation).length + get.messages.items.filter(isElicitation).length, 1);
         get.close();
     });
@@ -394,6 +398,6 @@ describe('input requests over raw Streamable HTTP', () => {
         const now = await raw.call('tasks/get', { taskId });
         assert.equal((now.result as { status: string }).status, 'cancelled');
         const again = await raw.call('tasks/result', { taskId });
-        assert.doesNotMatch(textOf(again.result as { content: unknown }), /Deleted/);
+        assert.doesNotMatch(textOf(again.result as { content: unknown }), /Confirmed/);
     });
 });

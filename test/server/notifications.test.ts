@@ -49,7 +49,7 @@ for (const kind of TRANSPORTS) {
             assert.deepEqual(tap.afterTerminal(taskId), []);
             assert.equal(elicitations >= 1, true);
             const result = await c.client.experimental.tasks.getTaskResult(taskId, CallToolResultSchema);
-            assert.equal(textOf(result), "Deleted 'n.txt'");
+            assert.equal(textOf(result), "Confirmed: would delete 'n.txt' (demo: nothing deleted)");
         });
 
         it('notifies failed once, with the diagnostic statusMessage, and nothing after', async () => {

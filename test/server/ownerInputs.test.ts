@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { z } from 'zod';
-import { INPUT_REQUESTS_META_KEY } from '../../server/src/contract.js';
+import { INPUT_REQUESTS_META_KEY, TASK_INFO_META_KEY } from '../../server/src/contract.js';
 import { connect, startHttpServer, textOf, type Connected, type HttpServer } from './support/helpers.js';
 import { StatelessHttpClient } from './support/stateless.js';
 import { waitUntil } from './support/wait.js';
@@ -69,9 +69,25 @@ describe("the owner answers a 2026-07-28 task's input requests", () => {
             'the task to complete',
             { everyMs: 50 },
         );
-        assert.equal(textOf(done.result), "Deleted 'draft.md'");
+        assert.equal(textOf(done.result), "Confirmed: would delete 'draft.md' (demo: nothing deleted)");
         const after = await ownerGet(taskId);
         assert.equal((after._meta as Record<string, unknown> | undefined)?.[INPUT_REQUESTS_META_KEY], undefined, 'nothing open once answered');
+    });
+
+    it("tells the owner which tasks a chat started, where VS Code asks their questions (the call's vscode.conversationId)", async () => {
+        const start = async (meta: Record<string, unknown>) => {
+            const params = { name: 'slow_compute', arguments: { seconds: 0, label: 'chat' }, task: {}, _meta: meta };
+            return ((await other.client.request({ method: 'tools/call', params }, Loose)).task as { taskId: string }).taskId;
+        };
+        const infoOf = async (taskId: string) => ((await ownerGet(taskId))._meta as Record<string, Record<string, unknown>>)[TASK_INFO_META_KEY]!;
+        const fromChat = await start({ 'vscode.conversationId': 'conversation-1', progressToken: 'chat-1' });
+        assert.equal((await infoOf(fromChat)).chat, true);
+        for (const meta of [{}, { 'vscode.conversationId': '' }, { 'vscode.conversationId': 7 }]) {
+            assert.equal((await infoOf(await start(meta))).chat, undefined, JSON.stringify(meta));
+        }
+        // Only the owner's view says so: the client gets the spec's Task.
+        const own = await other.client.request({ method: 'tasks/get', params: { taskId: fromChat } }, Loose);
+        assert.equal(own._meta, undefined);
     });
 
     it('gives other 2025-11-25 clients neither the requests nor tasks/update', async () => {

@@ -50,7 +50,7 @@ describe('input request routing', () => {
         await client(OWNER, true, ownerAnswers, 'editor');
         const mute = await client(TOKEN, false, [], 'mute-cli-2');
         const outcome = await confirmDelete(mute, 'owner-answers.txt');
-        assert.equal(outcome.text, "Deleted 'owner-answers.txt'");
+        assert.equal(outcome.text, "Confirmed: would delete 'owner-answers.txt' (demo: nothing deleted)");
         await waitUntil(() => ownerAnswers.length === 1, 'the owner to be asked');
         assert.match(ownerAnswers[0]!, /owner-answers\.txt/);
     });
@@ -62,7 +62,7 @@ describe('input request routing', () => {
         const able = await client(TOKEN, true, mine, 'able-cli');
         const before = ownerAnswers.length;
         const outcome = await confirmDelete(able, 'self.txt');
-        assert.equal(outcome.text, "Deleted 'self.txt'");
+        assert.equal(outcome.text, "Confirmed: would delete 'self.txt' (demo: nothing deleted)");
         assert.equal(mine.length, 1);
         assert.equal(ownerAnswers.length, before, 'the owner was not asked');
     });

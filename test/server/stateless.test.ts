@@ -205,7 +205,9 @@ describe('protocol 2026-07-28 over HTTP', () => {
         assert.equal((await getTask(a, taskId)).status, 'input_required');
         assert.deepEqual(await a.call('tasks/update', { taskId, inputResponses: { [key]: { action: 'accept', content: { confirm: true } } } }), { resultType: 'complete' });
         const done = await untilStatus(a, taskId, 'completed');
-        assert.equal((done.result as { content: { text: string }[] }).content[0]!.text, "Deleted 'notes.txt'");
+        assert.equal((done.result as { content: { text: string }[] }).content[0]!.text, "Confirmed: would delete 'notes.txt' (demo: nothing deleted)");
+        // The outcome in words stays on the completed task, as in 2025-11-25.
+        assert.equal(done.statusMessage, 'Confirmed');
     });
 
     it('asks the client model through inputRequests too (write_haiku)', async () => {

@@ -45,7 +45,7 @@ describe('protocol 2026-07-28 across two replicas', { skip: TEST_STORE ? false :
         const [key] = Object.keys(waiting.inputRequests as object);
         assert.deepEqual(await b.call('tasks/update', { taskId, inputResponses: { [key!]: { action: 'accept', content: { confirm: true } } } }), { resultType: 'complete' });
         const done = await untilStatus(b, taskId, 'completed');
-        assert.equal((done.result as { content: { text: string }[] }).content[0]!.text, "Deleted 'replica.txt'");
+        assert.equal((done.result as { content: { text: string }[] }).content[0]!.text, "Confirmed: would delete 'replica.txt' (demo: nothing deleted)");
     });
 
     it('takes a multi round-trip retry on the other replica (one requestState key for both)', async () => {

@@ -52,6 +52,7 @@ describe('protocol 2026-07-28 over stdio', () => {
             { everyMs: 20 },
         );
         assert.equal((done.result as { content: { text: string }[] }).content[0]!.text, 'Deletion cancelled');
+        assert.equal(done.statusMessage, 'Declined', 'the completed task says how the user answered');
         const slow = (await result('tools/call', { name: 'slow_compute', arguments: { seconds: 60 } })).taskId as string;
         assert.deepEqual(await result('tasks/cancel', { taskId: slow }), { resultType: 'complete' });
         assert.equal((await call('ping')).error?.code, -32601);

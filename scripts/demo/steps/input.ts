@@ -48,7 +48,7 @@ export async function elicitationStep(ctx: DemoContext): Promise<void> {
         expect(ctx, 'one elicitation/create arrived, tied to the task by related-task _meta', asked.length === 1 && ask?.taskId === task.taskId, asked);
         expect(ctx, 'while it was open the task was input_required', ask?.statusWhileAsking === 'input_required', ask?.statusWhileAsking);
         await expectInputStatuses(ctx, task.taskId);
-        const expected = confirmed ? `Deleted '${filename}'` : 'Deletion cancelled';
+        const expected = confirmed ? `Confirmed: would delete '${filename}' (demo: nothing deleted)` : 'Deletion cancelled';
         expect(ctx, `the result follows the answer: ${expected}`, toolResultText(result) === JSON.stringify(expected), toolResultText(result));
         term.command('curl', ctx.curl.request('tools/call', { name: 'confirm_delete', arguments: { filename }, task: {} }));
         term.command('curl (the answer: a JSON-RPC response to the elicitation/create id from the GET stream)', ctx.curl.post({ id: ask?.requestId ?? 0, result: ask?.answer }));

@@ -1,6 +1,6 @@
 import { errorMessage } from '../log.js';
 import { invalidParams, methodNotFound, RpcError } from '../rpc/errors.js';
-import { optionalObject, optionalString, progressTokenOf, requireString } from '../rpc/params.js';
+import { fromChat, optionalObject, optionalString, progressTokenOf, requireString } from '../rpc/params.js';
 import { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from '../rpc/protocol.js';
 import type { RequestAbort } from '../rpc/requestAbort.js';
 import type { Transport } from '../rpc/transport.js';
@@ -64,7 +64,12 @@ async function callTool(session: McpSession, params: Params, reply: Transport, a
     const args = tools.parseArguments(tool, optionalObject(params, 'arguments'));
     const progressToken = progressTokenOf(params);
     if (task) {
-        const record = await runtime.createTask(session.identity, tool, args, { ttl: ttl ?? undefined, progressToken, onCreated: taskId => session.announceAfter(taskId, abort) });
+        const record = await runtime.createTask(session.identity, tool, args, {
+            ttl: ttl ?? undefined,
+            progressToken,
+            chat: fromChat(params),
+            onCreated: taskId => session.announceAfter(taskId, abort),
+        });
         return { task: toWireTask(record, ownerView(session)) };
     }
     return runInline(session, tool, args, progressToken, reply, abort);

@@ -35,6 +35,16 @@ export function optionalString(params: Record<string, unknown> | undefined, fiel
  */
 export const MAX_PROGRESS_TOKEN_BYTES = 256;
 
+/**
+ * Whether a tools/call came from a chat conversation: its `_meta` names one, as VS Code's MCP
+ * client does (`vscode.conversationId`) when a chat turn calls the tool. That client then asks the
+ * task's questions in the chat, not in a notification; the editor's sidebar leads there.
+ */
+export function fromChat(params: Record<string, unknown> | undefined): boolean {
+    const id = optionalObject(params, '_meta')?.['vscode.conversationId'];
+    return typeof id === 'string' && id !== '';
+}
+
 export function progressTokenOf(params: Record<string, unknown> | undefined): string | number | undefined {
     const token = optionalObject(params, '_meta')?.progressToken;
     if (typeof token === 'string') {

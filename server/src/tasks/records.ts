@@ -17,6 +17,7 @@ export function recordBase(input: NewTask, taskId: string, createdAt: string): R
         progressToken: input.progressToken,
         worker: input.worker,
         background: input.background,
+        chat: input.chat,
     };
 }
 
@@ -41,6 +42,7 @@ export function taskRecord(base: RecordBase, status: TaskStatus, statusMessage: 
         progressToken: base.progressToken,
         worker: base.worker,
         background: base.background,
+        chat: base.chat,
         externalRef,
         seq,
     };

@@ -44,6 +44,8 @@ export interface CreateTaskOptions {
     onCreated?: (taskId: string) => void;
     /** Started through a task tool: nobody is expected to poll it, so it is never abandoned. */
     background?: boolean;
+    /** Called from a chat conversation (see TaskInfo.chat). */
+    chat?: boolean;
     /** A stateless (2026-07-28) client's task: its input requests wait for tasks/update, within these capabilities. */
     statelessCapabilities?: Record<string, unknown>;
 }
@@ -109,6 +111,7 @@ export class TaskRuntime implements RunHost {
                 progressToken: options.progressToken,
                 worker: this.workerId,
                 background: options.background || undefined,
+                chat: options.chat || undefined,
             },
             this.limits.maxTasksPerClient,
             this.budget,

@@ -68,6 +68,8 @@ export class TaskRun implements ToolContext {
     private pendingInput = 0;
     /** The statusMessage this run last stored (see tell). */
     private statusMessage?: string;
+    /** The outcome in words the tool gave (conclude): the completed task's statusMessage. */
+    private conclusion?: string;
     /** The highest progress value sent, and the total last given: status notes continue from them. */
     private progressSent?: number;
     private progressTotal?: number;
@@ -247,7 +249,7 @@ export class TaskRun implements ToolContext {
         this.returned = true;
         if (!this.ending) {
             const failed = result.isError === true;
-            this.stop(failed ? 'failed' : 'completed', { result }, failed ? resultText(result) : undefined).then(undefined, err => this.warnUnrecorded(err));
+            this.stop(failed ? 'failed' : 'completed', { result }, failed ? resultText(result) : this.conclusion).then(undefined, err => this.warnUnrecorded(err));
         }
     }
 
@@ -264,6 +266,10 @@ export class TaskRun implements ToolContext {
     }
 
     // ToolContext
+
+    conclude(message: string): void {
+        this.conclusion = message;
+    }
 
     holdEnd(work: Promise<unknown>): void {
         const before = this.holding;

@@ -27,6 +27,8 @@ export interface TaskRecord {
     worker?: string;
     /** Started through a task tool (`start_<tool>`) rather than a task-augmented `tools/call`. */
     background?: boolean;
+    /** Called from a chat conversation (see TaskInfo.chat). */
+    chat?: boolean;
     /** A reference into an external job system, for tools whose tasks live there. */
     externalRef?: string;
     /** Creation order, for pagination. */
@@ -44,6 +46,7 @@ export interface NewTask {
     progressToken?: string | number;
     worker?: string;
     background?: boolean;
+    chat?: boolean;
 }
 
 /**

@@ -14,6 +14,9 @@ export function taskInfo(record: TaskRecord, tools: KeyArguments): TaskInfo {
     if (record.background) {
         info.background = true;
     }
+    if (record.chat) {
+        info.chat = true;
+    }
     const keyName = tools.keyArgumentOf(record.toolName);
     const value = keyName === undefined ? undefined : record.args[keyName];
     if ((typeof value === 'string' && value !== '') || typeof value === 'number') {

@@ -8,7 +8,7 @@ export const confirmDeleteTool = defineTool({
         'Demonstration tool: asks the user, through an MCP elicitation form, to confirm deleting the named file, and then deletes nothing (no file is touched, whatever the answer). ' +
         'Runs as a task that waits in "input_required" until the user answers. Use it only to demonstrate or test questions asked during a task; ' +
         'do not call it when the user asks to delete a real file. ' +
-        'Returns "Deleted \'<filename>\'" if the user confirmed (although nothing was deleted), otherwise "Deletion cancelled".',
+        'Returns "Confirmed: would delete \'<filename>\' (demo: nothing deleted)" if the user confirmed, otherwise "Deletion cancelled".',
     inputSchema: z.object({
         filename: z.string().min(1).max(1000).default('important.txt').describe('The file to delete, e.g. "notes/old-draft.md".'),
     }),
@@ -29,6 +29,8 @@ export const confirmDeleteTool = defineTool({
             },
         });
         const confirmed = answer.action === 'accept' && answer.content?.confirm === true;
-        return textResult(confirmed ? `Deleted '${filename}'` : 'Deletion cancelled');
+        // How the user answered, in words for the task's row (the result says the same of any answer but Yes).
+        ctx.conclude?.(confirmed ? 'Confirmed' : answer.action === 'cancel' ? 'Dismissed' : 'Declined');
+        return textResult(confirmed ? `Confirmed: would delete '${filename}' (demo: nothing deleted)` : 'Deletion cancelled');
     },
 });

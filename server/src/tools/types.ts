@@ -47,6 +47,13 @@ export interface ToolContext {
      */
     holdEnd?(work: Promise<unknown>): void;
     /**
+     * Tasks only: the outcome in a few words for the person following the task ("Confirmed",
+     * "Declined"), which the task keeps as its final statusMessage if it completes (task lists
+     * and the editor's row show it). The last call counts; a failure or cancellation says why
+     * instead. Absent in inline calls, whose result is all there is.
+     */
+    conclude?(message: string): void;
+    /**
      * 2026-07-28 plain calls only (SEP-2322): asks the client several things at once, by key
      * (`{ method, params }` each: elicitation/create, sampling/createMessage, roots/list), and
      * resolves with the answers by key. The call ends with an InputRequiredResult and the tool runs

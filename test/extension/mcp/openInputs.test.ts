@@ -78,7 +78,7 @@ describe("the owner connection answers a 2026-07-28 task's inputRequests", () =>
             const task = await client.call('tasks/get', { taskId });
             return task.status === 'completed' ? task : undefined;
         }, 'the task to complete');
-        assert.equal(textOf(done.result), "Deleted 'a.md'");
+        assert.equal(textOf(done.result), "Confirmed: would delete 'a.md' (demo: nothing deleted)");
         assert.equal(input.asked.filter(a => a.taskId === taskId).length, 1, 'asked once');
     });
 

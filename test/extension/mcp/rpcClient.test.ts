@@ -174,7 +174,7 @@ describe('RpcClient against dist/server.js --http', () => {
         try {
             const created = (await rpc.request(Methods.toolsCall, { name: 'confirm_delete', arguments: { filename: 'a.txt' }, task: {} })) as { task: { taskId: string } };
             const result = (await rpc.request(Methods.tasksResult, { taskId: created.task.taskId })) as { content: { text: string }[] };
-            assert.equal(result.content[0]!.text, "Deleted 'a.txt'");
+            assert.equal(result.content[0]!.text, "Confirmed: would delete 'a.txt' (demo: nothing deleted)");
             assert.equal(asked.length, 1);
             assert.match(String(asked[0]!.message), /Delete 'a.txt'\?/);
             assert.deepEqual(asked[0]!._meta && (asked[0]!._meta as Record<string, unknown>)[RELATED_TASK_META_KEY], { taskId: created.task.taskId });

@@ -160,7 +160,8 @@ type MessageHandler = (message: string, ...rest: unknown[]) => unknown;
 /** Test controls: every input opened, the messages shown, and how to answer them. */
 export const fake = {
     opened: [] as FakeQuickInput[],
-    messages: [] as { level: string; message: string; args: unknown[] }[],
+    /** `disposed`: a status bar message taken down by its disposable. */
+    messages: [] as { level: string; message: string; args: unknown[]; disposed?: boolean }[],
     openedExternal: [] as string[],
     openExternalResult: true,
     onInformation: undefined as MessageHandler | undefined,
@@ -356,8 +357,9 @@ export const window = {
         return Promise.resolve(fake.onWarning?.(message, ...args));
     },
     setStatusBarMessage: (message: string) => {
-        fake.messages.push({ level: 'status', message, args: [] });
-        return { dispose: () => undefined };
+        const shown = { level: 'status', message, args: [], disposed: false };
+        fake.messages.push(shown);
+        return { dispose: () => void (shown.disposed = true) };
     },
     showErrorMessage: (message: string, ...args: unknown[]) => {
         fake.messages.push({ level: 'error', message, args });

@@ -175,6 +175,12 @@ describe('task labels and descriptions', () => {
         assert.equal(taskDescription({ ...failed, status: 'cancelled', statusMessage: 'Cancelled from the MCP Tasks sidebar' }, 0), 'cancelled · 1s');
     });
 
+    it("says how a completed task ended when its tool said so (confirm_delete's Confirmed or Declined), before the time", () => {
+        const done: TaskView = { ...base, status: 'completed', statusMessage: 'Declined', lastUpdatedAt: '2026-11-29T10:00:01.000Z', keyArgument: 'a.txt', toolName: 'confirm_delete' };
+        assert.equal(taskDescription(done, 0, { tool: true }), 'completed · Declined · 1s · confirm_delete');
+        assert.equal(taskDescription({ ...done, statusMessage: undefined }, 0), 'completed · 1s');
+    });
+
     it('lists sub-tasks in the order they started, whatever their state', () => {
         const model = new TaskModel();
         const at = (s: number) => `2026-11-29T10:00:0${s}.000Z`;

@@ -182,7 +182,7 @@ describe('the official ext-tasks client', { timeout: 180_000 }, () => {
 
                     const deleted = (await (await session.callTool('confirm_delete', { filename: 'ext.txt' })).settle()).outcome;
                     assert.equal(deleted.status, 'completed');
-                    assert.equal(text(ext.resultFromTaskOutcome(deleted)), "Deleted 'ext.txt'");
+                    assert.equal(text(ext.resultFromTaskOutcome(deleted)), "Confirmed: would delete 'ext.txt' (demo: nothing deleted)");
 
                     const deployed = (await (await session.callTool('deploy', { app: 'ext-app' })).settle()).outcome;
                     assert.equal(deployed.status, 'completed');

@@ -146,7 +146,7 @@ describe('a GET stream that drops and reconnects', () => {
         const answer = await client.send({ jsonrpc: '2.0', id: request.id, result: { action: 'accept', content: { confirm: true } } });
         assert.equal(answer.status, 202);
         const result = await client.result('tasks/result', { taskId });
-        assert.deepEqual(result.content, [{ type: 'text', text: "Deleted 'drop.txt'" }]);
+        assert.deepEqual(result.content, [{ type: 'text', text: "Confirmed: would delete 'drop.txt' (demo: nothing deleted)" }]);
         assert.equal(asked.length, 1, 'delivered exactly once');
         await client.close();
     });

@@ -49,7 +49,7 @@ async function exerciseDemo(client: Client): Promise<void> {
     const asked = await client.request({ method: 'tools/call', params: { name: 'confirm_delete', arguments: { filename: 'packed.txt' }, task: {} } }, CreateTaskResultSchema);
     const answered = await client.experimental.tasks.getTaskResult(asked.task.taskId, CallToolResultSchema);
     assert.equal(answered.isError, undefined, textOf(answered));
-    assert.equal(textOf(answered), "Deleted 'packed.txt'");
+    assert.equal(textOf(answered), "Confirmed: would delete 'packed.txt' (demo: nothing deleted)");
 }
 
 /** Ends a process this test started (npx and the server it runs, as one process group). */

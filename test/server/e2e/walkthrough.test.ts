@@ -46,7 +46,7 @@ describe('walkthrough (npm run demo)', () => {
         assert.match(run.stdout, /started dist\/server\.js at http:\/\/127\.0\.0\.1:\d+\/mcp/);
         assert.match(run.stdout, /server stderr: .*\[slow_compute\] cancelled "long-job" at \d+\/30/, 'step 6 shows the server log line');
         assert.match(run.stdout, /--non-interactive: answering "yes" automatically/);
-        assert.match(run.stdout, /Deleted 'notes\/old-draft\.md'/);
+        assert.match(run.stdout, /Confirmed: would delete 'notes\/old-draft\.md'/);
         assert.match(run.stdout, /canned haiku/);
         assert.match(run.stdout, /curl -sN "\$MCP_URL" -H "Authorization: Bearer \$MCP_TASKS_TOKEN"/, 'the server it starts has a token');
     });

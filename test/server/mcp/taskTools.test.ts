@@ -120,7 +120,7 @@ for (const kind of TRANSPORTS) {
 
         it('runs confirm_delete (answering the elicitation), write_haiku (answering sampling), external_job and deploy', async () => {
             const cases: [string, Record<string, unknown>, RegExp][] = [
-                ['confirm_delete', { filename: `bg-${kind}.txt` }, new RegExp(`Deleted 'bg-${kind}\\.txt'`)],
+                ['confirm_delete', { filename: `bg-${kind}.txt` }, new RegExp(`Confirmed: would delete 'bg-${kind}\\.txt'`)],
                 ['write_haiku', { topic: 'rain' }, /Haiku about rain:\nRain on the roof/],
                 ['external_job', { job_id: `job-${kind}` }, new RegExp(`External job job-${kind} completed`)],
                 ['deploy', { app: `app-${kind}` }, new RegExp(`Deployed app-${kind} in`)],
