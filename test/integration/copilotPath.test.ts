@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import * as vscode from 'vscode';
 import type { McpTasksTestApi } from '../../extension/api';
 import { activateWithHooks, invoke, listAllTasks, ownerClient, processAlive, readyOverHttp, setTransport, startInVsCode, TOOL_NAMES, uiArtifact, waitFor } from './util';
+import { readRows, rowOf } from './drawnRows';
 
 /** The path Copilot agent mode takes: VS Code's own MCP client, tools invoked through vscode.lm. */
 for (const transport of ['http', 'stdio'] as const) {
@@ -106,20 +107,6 @@ interface CenterReport {
     all: string[];
 }
 
-/** A row of the Tasks view as drawn, read by the UI driver on request (uiDriver.mjs readRowsOnRequest). */
-async function drawnRow(tag: string, label: string): Promise<{ description: string; visibleDescription: string }> {
-    const since = Date.now();
-    const request = vscode.window.setStatusBarMessage(`ui-read-rows ${tag}`);
-    try {
-        const report = JSON.parse(readFileSync((await uiArtifact(`rows-${tag}.json`, since, true))!, 'utf8')) as { rows: { label: string; description: string; visibleDescription: string }[] };
-        const row = report.rows.find(candidate => candidate.label === label);
-        assert.ok(row, `no row labelled "${label}" in ${JSON.stringify(report.rows.map(r => r.label))}`);
-        return row;
-    } finally {
-        request.dispose();
-    }
-}
-
 /**
  * Needs the Playwright UI driver. On the Copilot path VS Code's own MCP client asks the question:
  * outside a chat as a notification whose toast hides in the Notifications Center after a few
@@ -170,7 +157,7 @@ describe("Respond on a question VS Code's own MCP client asks (Copilot path)", (
             assert.ok(!center.all.some(message => /waiting for its client/.test(message)), `no message of ours: ${JSON.stringify(center.all)}`);
 
             await waitFor(`the outcome of ${file}`, () => (model.get(view.taskId)?.status === 'completed' && model.get(view.taskId)?.statusMessage === outcome ? true : undefined), 10_000, 50);
-            const row = await drawnRow(`copilot-${answer}`, file);
+            const row = rowOf(await readRows(`copilot-${answer}`), file);
             assert.match(row.visibleDescription, new RegExp(`^completed · ${outcome} · `), `the row shows the outcome at the default width: ${row.description}`);
             await vscode.commands.executeCommand('notifications.hideList');
         });

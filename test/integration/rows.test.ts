@@ -1,41 +1,8 @@
 import * as assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import * as vscode from 'vscode';
 import type { McpTasksTestApi } from '../../extension/api';
-import { readyOverHttp, resultPreviewTab, uiArtifact, waitFor } from './util';
-
-interface DrawnRow {
-    level: number;
-    label: string;
-    description: string;
-    /** What shows before the row clips its text. */
-    visibleLabel: string;
-    visibleDescription: string;
-}
-
-interface DrawnView {
-    sidebarWidth: number;
-    viewProgress: boolean;
-    rows: DrawnRow[];
-}
-
-/** The Tasks view as the Playwright UI driver reads it from the workbench (uiDriver.mjs readRowsOnRequest). */
-async function readRows(tag: string): Promise<DrawnView> {
-    const since = Date.now();
-    const request = vscode.window.setStatusBarMessage(`ui-read-rows ${tag}`);
-    try {
-        const path = (await uiArtifact(`rows-${tag}.json`, since, true))!;
-        return JSON.parse(readFileSync(path, 'utf8')) as DrawnView;
-    } finally {
-        request.dispose();
-    }
-}
-
-function rowOf(view: DrawnView, label: string): DrawnRow {
-    const row = view.rows.find(candidate => candidate.label === label);
-    assert.ok(row, `no row labelled "${label}" in ${JSON.stringify(view.rows.map(r => r.label))}`);
-    return row;
-}
+import { readRows, rowOf } from './drawnRows';
+import { readyOverHttp, resultPreviewTab, waitFor } from './util';
 
 /** Needs the Playwright UI driver: what a user sees in the sidebar, at its default width. */
 describe('task rows as drawn in the sidebar', () => {
