@@ -4,21 +4,15 @@ import { join, resolve } from 'node:path';
 import * as vscode from 'vscode';
 import type { McpTasksTestApi } from '../../extension/api';
 import type { TaskView } from '../../extension/tasks/taskView';
-import { invoke, processAlive, readyOverHttp, startInVsCode, waitFor } from './util';
+import { invoke, processAlive, readyOverHttp, startInVsCode, toolNamed, waitFor } from './util';
 
 // Command tools and tasks.json tasks as tools, in a real VS Code: declared by the workspace's
 // .vscode/mcp-tasks.json (written here, removed after), called through VS Code's MCP client, seen
 // and cancelled in the sidebar, their output followed live. The host runs with workspace trust
-// off (every workspace trusted): the untrusted case is covered by the unit tests
-// (test/extension/commandTools).
+// off (every workspace trusted): the untrusted case has its own host and suite (trust.test.ts).
 
 const FIXTURES = resolve(__dirname, '../../../test/integration/fixtures/commands');
 const node = process.execPath;
-
-/** One of our tools as VS Code's MCP client registered it (mcp_<server>_<name>). */
-function toolNamed(name: string): vscode.LanguageModelToolInformation | undefined {
-    return vscode.lm.tools.find(tool => tool.name.startsWith('mcp_') && tool.name.endsWith(`_${name}`) && !tool.name.endsWith(`_start_${name}`));
-}
 
 /** Alive and not a zombie (an orphan whose new parent, PID 1 here, never reaps it has exited all the same). */
 function running(pid: number): boolean {

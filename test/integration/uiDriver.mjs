@@ -1,8 +1,9 @@
 // Drives the real workbench with Playwright while the suite runs inside it. It acts on what it
 // sees, by name: prompts whose title names a ui-* file, the tree row of the "ui-cancel" task,
-// the sampling consent notification, and VS Code's tool approvals tree (whose row labels it
-// writes to tool-approvals.json). Screenshots go to test-results/screenshots; the suite waits on
-// those files (util.ts uiArtifact) to know the driver has seen a state.
+// the Workspace Trust editor (on request), the sampling consent notification, and VS Code's tool
+// approvals tree (whose row labels it writes to tool-approvals.json). Screenshots go to
+// test-results/screenshots; the suite waits on those files (util.ts uiArtifact) to know the
+// driver has seen a state.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
@@ -318,10 +319,30 @@ export function createUiDriver(shotsDir, log = line => console.log(line)) {
         await rowAction(row, title).click();
     }
 
+    /**
+     * The suite opens the Workspace Trust editor and asks "ui-trust-workspace" in the status bar:
+     * the driver clicks the editor's Trust button, as a user grants trust (no API grants it).
+     */
+    async function trustOnRequest(page) {
+        const request = page.locator('.part.statusbar .statusbar-item', { hasText: 'ui-trust-workspace' }).first();
+        if (done.has('trust') || !(await request.isVisible().catch(() => false))) {
+            return;
+        }
+        const editor = page.locator('.workspace-trust-editor').first();
+        if (!(await editor.isVisible().catch(() => false))) {
+            return;
+        }
+        done.add('trust');
+        await shot(page, 'workspace-restricted');
+        log('[ui] clicking Trust in the Workspace Trust editor');
+        // Its accessible name carries the keybinding: "Trust, Keyboard Shortcut: Ctrl+Enter".
+        await editor.getByRole('button', { name: /^Trust(,|$)/ }).first().click();
+    }
+
     /** The runner's onPage hook: acts until the page closes (the suite ended). */
     return async function onPage(page) {
         while (!page.isClosed()) {
-            for (const step of [answerPrompt, respondOnRequest, rowActionOnRequest, readRowsOnRequest, readToolApprovals, allowSampling, cancelFromTree, photographDeploy]) {
+            for (const step of [answerPrompt, respondOnRequest, rowActionOnRequest, readRowsOnRequest, trustOnRequest, readToolApprovals, allowSampling, cancelFromTree, photographDeploy]) {
                 try {
                     await step(page);
                 } catch (err) {
