@@ -38,6 +38,8 @@ export const ContextValues = {
     /** A finished sub-task: its tool is its parent's internal step, so it cannot run again alone. */
     finishedStep: 'task.done.step',
     lost: 'task.lost',
+    /** Appended to a live or finished row's state when its task runs a command, whose output Show Output shows: "task.done.output". */
+    outputFacet: '.output',
 } as const;
 
 export const RESULT_SCHEME = 'mcp-tasks-result';

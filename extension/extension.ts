@@ -48,7 +48,9 @@ export function activate(context: vscode.ExtensionContext): McpTasksApi {
     context.subscriptions.push(owner);
 
     server = registerServer(context, logger, config, owner, commandTools.launch, () => untilStopAllowed(model));
-    const { tree, treeView } = registerTasksView(context, model);
+    const { tree, treeView } = registerTasksView(context, model, view => commandTools.hasOutput(view.toolName));
+    // A command tool declared since a row was drawn gives its rows Show Output.
+    context.subscriptions.push(commandTools.onDidChange(() => tree.refresh()));
     const statusBar = registerStatusBar(context, model, server);
     const results = new ResultDocuments();
     const outputs = new OutputDocuments(commandTools.launch.logDir, model);

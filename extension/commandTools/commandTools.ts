@@ -37,6 +37,8 @@ export class CommandTools extends Disposable {
     private tasksRead: Promise<void> = Promise.resolve();
     /** Each workspace file's entries as last read without an error. */
     private readonly lastGoodFile = new Map<string, unknown>();
+    /** Every tool served this session that runs a process: its tasks have a log, even once it is no longer declared. */
+    private readonly logging = new Set<string>();
     /** The workspace files polled as well as watched (see watchFolders). */
     private readonly polled = new Set<string>();
     private readonly changed = this.register(new vscode.EventEmitter<void>());
@@ -89,6 +91,14 @@ export class CommandTools extends Disposable {
     /** The tools served now, each with where it came from. */
     get tools(): ReadonlyMap<string, string> {
         return this.merged?.origins ?? new Map();
+    }
+
+    /**
+     * Whether tasks of `toolName` have output to show: it runs (or ran, this session) a process,
+     * which the server logs. A VS Code task's output is in its terminal instead.
+     */
+    hasOutput(toolName: string): boolean {
+        return this.logging.has(toolName);
     }
 
     /** The tasks.json labels served as tools now (none unless exposed and trusted). */
@@ -163,6 +173,11 @@ export class CommandTools extends Disposable {
             if (!merged.origins.has(entry.name as string) && folders.some(folder => folder === entry.cwd)) {
                 merged.content.tools.push(entry);
                 merged.origins.set(entry.name as string, 'mcpTasks.exposeVsCodeTasks');
+            }
+        }
+        for (const tool of merged.content.tools) {
+            if (tool.ownerJob === undefined) {
+                this.logging.add(tool.name as string);
             }
         }
         const text = commandsFileText(merged.content);

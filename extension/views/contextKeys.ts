@@ -15,7 +15,7 @@ export const ContextKeys = {
     needsInput: 'mcpTasks.needsInput',
     /** Our connection to the server is up: Restart Server can act. */
     serverRunning: 'mcpTasks.serverRunning',
-    /** The focused row's contextValue (task.running, task.input, task.done, task.done.step, task.lost), or '' with none. */
+    /** The focused row's state: its contextValue without the output facet (task.running, task.input, task.done, task.done.step, task.lost), or '' with none. */
     selectedState: 'mcpTasks.selectedState',
 } as const;
 

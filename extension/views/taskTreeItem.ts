@@ -12,26 +12,35 @@ const ICONS: Record<TaskView['status'], vscode.ThemeIcon> = {
 };
 const LOST_ICON = new vscode.ThemeIcon('debug-disconnect', new vscode.ThemeColor('disabledForeground'));
 
-export function contextValueOf(view: TaskView): string {
+/**
+ * The row's contextValue, which package.json's menus match: its state, plus the output facet when
+ * `hasOutput` (the task runs a command, so Show Output can act). A lost task keeps no facet: its
+ * server is gone.
+ */
+export function contextValueOf(view: TaskView, hasOutput = false): string {
     if (view.lost) {
         return ContextValues.lost;
     }
+    const facet = hasOutput ? ContextValues.outputFacet : '';
     if (view.status === 'working') {
-        return ContextValues.running;
+        return ContextValues.running + facet;
     }
     if (view.status === 'input_required') {
-        return ContextValues.needsInput;
+        return ContextValues.needsInput + facet;
     }
-    return view.parentTaskId ? ContextValues.finishedStep : ContextValues.finished;
+    return (view.parentTaskId ? ContextValues.finishedStep : ContextValues.finished) + facet;
 }
 
-/** `nested`: shown under its parent, whose tool says what it is (a deploy's "build" step). */
-export function toTreeItem(view: TaskView, hasChildren: boolean, now = Date.now(), nested = false): vscode.TreeItem {
+/**
+ * `nested`: shown under its parent, whose tool says what it is (a deploy's "build" step).
+ * `hasOutput`: the task runs a command with a log (see contextValueOf).
+ */
+export function toTreeItem(view: TaskView, hasChildren: boolean, now = Date.now(), nested = false, hasOutput = false): vscode.TreeItem {
     const item = new vscode.TreeItem(rowLabel(view), hasChildren ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.None);
     item.id = view.taskId;
     item.description = taskDescription(view, now, { tool: !nested });
     item.iconPath = view.lost ? LOST_ICON : ICONS[view.status];
-    item.contextValue = contextValueOf(view);
+    item.contextValue = contextValueOf(view, hasOutput);
     item.tooltip = tooltip(view);
     item.accessibilityInformation = { label: `${taskLabel(view)}, ${item.description}` };
     if (isTerminal(view.status) && !view.lost) {

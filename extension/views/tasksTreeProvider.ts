@@ -25,7 +25,11 @@ export class TasksTreeProvider extends Disposable implements vscode.TreeDataProv
     /** After each once-a-second check: the rows it redrew (often none). */
     readonly onDidTick = this.ticked.event;
 
-    constructor(private readonly model: TaskModel) {
+    /** `hasOutput`: whether a task runs a command whose output Show Output can show (its row offers it). */
+    constructor(
+        private readonly model: TaskModel,
+        private readonly hasOutput: (view: TaskView) => boolean = () => false,
+    ) {
         super();
         this.register(
             model.onDidChange(change => {
@@ -81,7 +85,7 @@ export class TasksTreeProvider extends Disposable implements vscode.TreeDataProv
 
     private item(view: TaskView): vscode.TreeItem {
         const nested = view.parentTaskId !== undefined && this.model.get(view.parentTaskId) !== undefined;
-        return toTreeItem(view, this.model.hasChildren(view.taskId), Date.now(), nested);
+        return toTreeItem(view, this.model.hasChildren(view.taskId), Date.now(), nested, this.hasOutput(view));
     }
 
     private scheduleStructure(): void {

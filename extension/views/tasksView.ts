@@ -10,8 +10,8 @@ export interface TasksViewParts {
 }
 
 /** The Tasks view, with a badge counting the tasks that wait for an answer. */
-export function registerTasksView(context: vscode.ExtensionContext, model: TaskModel): TasksViewParts {
-    const tree = new TasksTreeProvider(model);
+export function registerTasksView(context: vscode.ExtensionContext, model: TaskModel, hasOutput?: (view: TaskView) => boolean): TasksViewParts {
+    const tree = new TasksTreeProvider(model, hasOutput);
     const treeView = vscode.window.createTreeView(Views.tasks, { treeDataProvider: tree, showCollapseAll: true });
     const badge = model.onDidChange(() => {
         const waiting = model.running().filter(view => view.status === 'input_required').length;

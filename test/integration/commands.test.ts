@@ -1,28 +1,34 @@
 import * as assert from 'node:assert/strict';
-import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import * as vscode from 'vscode';
 import type { McpTasksTestApi } from '../../extension/api';
 import type { TaskView } from '../../extension/tasks/taskView';
 import { processRunning } from '../../server/src/commands/group';
-import { invoke, readyOverHttp, startInVsCode, waitFor } from './util';
+import { invoke, readyOverHttp, startInVsCode, toolNamed, uiArtifact, waitFor } from './util';
 
 // Command tools and tasks.json tasks as tools, in a real VS Code: declared by the workspace's
 // .vscode/mcp-tasks.json (written here, removed after), called through VS Code's MCP client, seen
 // and cancelled in the sidebar, their output followed live. The host runs with workspace trust
-// off (every workspace trusted): the untrusted case is covered by the unit tests
-// (test/extension/commandTools).
+// off (every workspace trusted): the untrusted case has its own host and suite (trust.test.ts).
 
 const FIXTURES = resolve(__dirname, '../../../test/integration/fixtures/commands');
 const node = process.execPath;
 
-/** One of our tools as VS Code's MCP client registered it (mcp_<server>_<name>). */
-function toolNamed(name: string): vscode.LanguageModelToolInformation | undefined {
-    return vscode.lm.tools.find(tool => tool.name.startsWith('mcp_') && tool.name.endsWith(`_${name}`) && !tool.name.endsWith(`_start_${name}`));
-}
-
 function taskOf(api: McpTasksTestApi, toolName: string, exclude: ReadonlySet<string> = new Set()): TaskView | undefined {
     return api.testing.model.all().find(view => view.toolName === toolName && !exclude.has(view.taskId));
+}
+
+/** The titles in a Tasks row's context menu, as the UI driver read them after a right click. */
+async function rowMenu(row: string): Promise<string[]> {
+    const since = Date.now();
+    const request = vscode.window.setStatusBarMessage(`ui-row-menu ${row}`);
+    try {
+        const file = (await uiArtifact(`row-menu-${row}.json`, since, true))!;
+        return JSON.parse(readFileSync(file, 'utf8')) as string[];
+    } finally {
+        request.dispose();
+    }
 }
 
 describe('command tools in VS Code', () => {
@@ -89,6 +95,17 @@ describe('command tools in VS Code', () => {
         assert.equal(api.testing.model.get(view.taskId)?.status, 'completed');
         const reopened = await vscode.workspace.openTextDocument(editor.document.uri);
         assert.match(reopened.getText(), /line 1\/40[\s\S]*line 40\/40/);
+    });
+
+    it("Show Output is in a command task's row menu, and not in a demo task's", async () => {
+        await vscode.commands.executeCommand('mcpTasks.tasks.focus');
+        const demo = (await vscode.commands.executeCommand('mcpTasks.runTool', { name: 'failing_job', args: {}, mode: 'task' })) as string;
+        await waitFor('the failing_job task failed', () => api.testing.model.get(demo)?.status === 'failed' || undefined, 60_000, 50);
+        const command = await rowMenu('it_lines');
+        assert.ok(command.includes('Show Result') && command.includes('Show Output'), command.join(' | '));
+        const other = await rowMenu('failing_job');
+        assert.ok(other.includes('Show Result'), other.join(' | '));
+        assert.ok(!other.includes('Show Output'), other.join(' | '));
     });
 
     it("the sidebar's Cancel kills the command's whole process tree", async () => {

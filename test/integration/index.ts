@@ -2,6 +2,9 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import Mocha from 'mocha';
 
+/** Suites only their own pass runs: vsix against the packaged extension, trust in a host with workspace trust on, bench on request. */
+const ON_REQUEST = new Set(['vsix', 'trust', 'bench']);
+
 /**
  * Entry point the test host loads (`extensionTestsPath`): runs every bundled *.test.js here,
  * or only those named in MCP_TASKS_SUITE (comma-separated basenames, e.g. "vsix").
@@ -11,8 +14,7 @@ export function run(): Promise<void> {
     const mocha = new Mocha({ ui: 'bdd', timeout: 90_000, color: false, reporter: 'spec' });
     for (const file of readdirSync(__dirname).sort()) {
         const name = file.replace(/\.test\.js$/, '');
-        // vsix runs against the packaged extension, bench only on request.
-        if (file.endsWith('.test.js') && (only.length === 0 ? name !== 'vsix' && name !== 'bench' : only.includes(name))) {
+        if (file.endsWith('.test.js') && (only.length === 0 ? !ON_REQUEST.has(name) : only.includes(name))) {
             mocha.addFile(join(__dirname, file));
         }
     }

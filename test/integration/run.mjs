@@ -1,5 +1,6 @@
 // Runs the integration suite inside a real VS Code (code-server + headless Chromium):
-// once against the development folder, then against the packaged .vsix as a user installs it.
+// once against the development folder, then against the packaged .vsix as a user installs it,
+// then the trust suite in a host with workspace trust on, whose folder opens in Restricted Mode.
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { resolve } from 'node:path';
@@ -9,6 +10,7 @@ import { createUiDriver } from './uiDriver.mjs';
 const root = resolve(import.meta.dirname, '../..');
 const suite = resolve(root, 'out/test/integration/index.js');
 const workspace = resolve(root, 'test/integration/fixtures/workspace');
+const untrusted = resolve(root, 'test/integration/fixtures/untrusted');
 const screenshotDir = resolve(root, 'test-results/screenshots');
 const only = process.argv.slice(2).find(a => a.startsWith('--only='))?.slice('--only='.length);
 
@@ -44,6 +46,26 @@ if (!only || only === 'vsix') {
         process.exit(1);
     }
     runs.push({ name: 'installed .vsix', opts: { installVsix: vsix, extensionTestsPath: suite, workspace, env: { MCP_TASKS_SUITE: 'vsix' } } });
+}
+
+if (!only || only === 'trust') {
+    runs.push({
+        name: 'untrusted workspace',
+        opts: {
+            extensionDevelopmentPath: root,
+            extensionTestsPath: suite,
+            workspace: untrusted,
+            workspaceTrust: true,
+            env: { MCP_TASKS_SUITE: 'trust', MCP_TASKS_UI_DIR: screenshotDir },
+            // The driver grants trust in the Workspace Trust editor when the suite asks.
+            onPage: createUiDriver(screenshotDir),
+            settings: {
+                'git.openRepositoryInParentFolders': 'never',
+                // A user-level command tool: served whether or not the folder is trusted.
+                'mcpTasks.commands': [{ name: 'user_echo', description: 'Prints a line; declared in user settings.', command: ['node', '-e', "console.log('user_echo ran')"] }],
+            },
+        },
+    });
 }
 
 let failed = 0;

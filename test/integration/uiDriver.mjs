@@ -1,9 +1,10 @@
 // Drives the real workbench with Playwright while the suite runs inside it. It acts on what it
 // sees, by name: prompts whose title names a ui-* file, the tree row of the "ui-cancel" task,
 // the sampling consent notification, VS Code's own MCP question reached through a row's Respond
-// (copilot-respond-<file>.json), and VS Code's tool approvals tree (whose row labels it
-// writes to tool-approvals.json). Screenshots go to test-results/screenshots; the suite waits on
-// those files (util.ts uiArtifact) to know the driver has seen a state.
+// (copilot-respond-<file>.json), a row's context menu and the Workspace Trust editor (on request),
+// and VS Code's tool approvals tree (whose row labels it writes to tool-approvals.json).
+// Screenshots go to test-results/screenshots; the suite waits on those files (util.ts uiArtifact)
+// to know the driver has seen a state.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
@@ -392,10 +393,55 @@ export function createUiDriver(shotsDir, log = line => console.log(line)) {
         await widget.waitFor({ state: 'hidden', timeout: 10_000 }).catch(() => log("[ui] VS Code's pick stayed open"));
     }
 
+    /**
+     * The suite asks "ui-row-menu <row text>" in the status bar: the driver opens that row's context
+     * menu with a right click, writes its item titles to row-menu-<row text>.json, and closes it.
+     */
+    async function readRowMenuOnRequest(page) {
+        const request = page.locator('.part.statusbar .statusbar-item', { hasText: /ui-row-menu \S+/ }).first();
+        if (!(await request.isVisible().catch(() => false)) || (await page.locator(QUICK_INPUT).isVisible().catch(() => false))) {
+            return;
+        }
+        const [, text] = /ui-row-menu (\S+)/.exec((await request.textContent()) ?? '') ?? [];
+        if (!text || done.has(`menu-${text}`)) {
+            return;
+        }
+        done.add(`menu-${text}`);
+        log(`[ui] opening the context menu of ${text}`);
+        await taskRow(page, text).click({ button: 'right' });
+        const menu = page.locator('.monaco-menu').first();
+        await menu.waitFor({ timeout: 5000 });
+        const items = (await menu.locator('.action-item:not(.disabled) .action-label').allTextContents()).map(label => label.trim()).filter(Boolean);
+        writeFileSync(join(shotsDir, `row-menu-${text}.json`), JSON.stringify(items));
+        log(`[ui] the context menu of ${text} offers: ${items.join(' | ')}`);
+        await page.keyboard.press('Escape');
+        await menu.waitFor({ state: 'hidden', timeout: 5000 }).catch(() => log('[ui] the context menu stayed open'));
+    }
+
+    /**
+     * The suite opens the Workspace Trust editor and asks "ui-trust-workspace" in the status bar:
+     * the driver clicks the editor's Trust button, as a user grants trust (no API grants it).
+     */
+    async function trustOnRequest(page) {
+        const request = page.locator('.part.statusbar .statusbar-item', { hasText: 'ui-trust-workspace' }).first();
+        if (done.has('trust') || !(await request.isVisible().catch(() => false))) {
+            return;
+        }
+        const editor = page.locator('.workspace-trust-editor').first();
+        if (!(await editor.isVisible().catch(() => false))) {
+            return;
+        }
+        done.add('trust');
+        await shot(page, 'workspace-restricted');
+        log('[ui] clicking Trust in the Workspace Trust editor');
+        // Its accessible name carries the keybinding: "Trust, Keyboard Shortcut: Ctrl+Enter".
+        await editor.getByRole('button', { name: /^Trust(,|$)/ }).first().click();
+    }
+
     /** The runner's onPage hook: acts until the page closes (the suite ended). */
     return async function onPage(page) {
         while (!page.isClosed()) {
-            for (const step of [answerPrompt, respondOnRequest, copilotRespondOnRequest, rowActionOnRequest, readRowsOnRequest, readToolApprovals, allowSampling, cancelFromTree, photographDeploy]) {
+            for (const step of [answerPrompt, respondOnRequest, copilotRespondOnRequest, rowActionOnRequest, readRowsOnRequest, readRowMenuOnRequest, trustOnRequest, readToolApprovals, allowSampling, cancelFromTree, photographDeploy]) {
                 try {
                     await step(page);
                 } catch (err) {

@@ -104,6 +104,11 @@ export function ourTools(): Map<string, vscode.LanguageModelToolInformation> {
     return found;
 }
 
+/** One of our tools as VS Code's MCP client registered it (mcp_<server>_<name>), by its name on our server. */
+export function toolNamed(name: string): vscode.LanguageModelToolInformation | undefined {
+    return vscode.lm.tools.find(tool => tool.name.startsWith('mcp_') && tool.name.endsWith(`_${name}`) && !tool.name.endsWith(`_start_${name}`));
+}
+
 /** Starts our server in VS Code's own MCP client (what Copilot uses) and waits for its six tools. */
 export async function startInVsCode(timeoutMs = 60_000, api?: McpTasksApi): Promise<Map<string, vscode.LanguageModelToolInformation>> {
     return waitFor(

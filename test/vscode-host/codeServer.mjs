@@ -62,8 +62,9 @@ async function waitForHealthy(port, child, timeoutMs) {
 /**
  * Starts code-server and resolves once it answers HTTP. It runs in its own process
  * group (detached) so `stop()` can end it with everything it forked.
+ * `workspaceTrust`: leave VS Code's workspace trust on (off by default: every folder trusted).
  */
-export async function startCodeServer({ host, env, userDataDir, extensionsDir, log = () => {} }) {
+export async function startCodeServer({ host, env, userDataDir, extensionsDir, workspaceTrust = false, log = () => {} }) {
     const port = await freePort();
     const args = [
         host.codeServerBin,
@@ -71,7 +72,8 @@ export async function startCodeServer({ host, env, userDataDir, extensionsDir, l
         '--auth', 'none',
         '--disable-telemetry',
         '--disable-update-check',
-        '--disable-workspace-trust',
+        // The flag reaches the workbench as enableWorkspaceTrust: false, which no setting overrides.
+        ...(workspaceTrust ? [] : ['--disable-workspace-trust']),
         '--ignore-last-opened',
         // Without the smoke-test driver the built workbench ignores the extension
         // development keys in `payload` and never calls codeAutomationExit.

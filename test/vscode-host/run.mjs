@@ -16,6 +16,14 @@ import { ensureCodeServer } from './install.mjs';
 import { createRunDirs } from './tempDirs.mjs';
 
 const DEFAULT_TIMEOUT_MS = 10 * 60 * 1000;
+/**
+ * User settings of a run with workspace trust on: the folder opens in Restricted Mode with no
+ * modal prompt (VS Code skips the startup prompt when it is "never"; the banner is not modal).
+ */
+const WORKSPACE_TRUST_SETTINGS = {
+    'security.workspace.trust.enabled': true,
+    'security.workspace.trust.startupPrompt': 'never',
+};
 const SIGNAL_CODES = { SIGINT: 130, SIGTERM: 143 };
 
 /** Saves a PNG of the page; for hooks that want pictures mid-test. */
@@ -39,6 +47,7 @@ export async function screenshot(page, file) {
  * @param {string} [opts.logsDir] where to save the logs passed to codeAutomationExit
  * @param {(page, ctx) => Promise<number|void>} [opts.onPage] runs with the Playwright page once it loaded
  * @param {object} [opts.settings] extra user settings
+ * @param {boolean} [opts.workspaceTrust] keep workspace trust on: the workspace opens untrusted (Restricted Mode)
  * @param {(line: string) => void} [opts.log] output sink, default stdout
  * @param {boolean} [opts.verbose] also print code-server's own log
  * @returns {Promise<number>} 0 when the suite passed
@@ -137,7 +146,7 @@ async function startSession(opts, { log, cleanups, serverLog, settle, armTimeout
     const host = await ensureCodeServer();
     armTimeout();
     const startedAt = Date.now();
-    const { dirs, remove } = createRunDirs({ settings: opts.settings });
+    const { dirs, remove } = createRunDirs({ settings: { ...(opts.workspaceTrust ? WORKSPACE_TRUST_SETTINGS : {}), ...opts.settings } });
     await cleanups.add(async () => {
         if (opts.logsDir && existsSync(join(dirs.userData, 'logs'))) {
             // The server side's logs (remote extension host, agent) vanish with the temp folder.
@@ -160,6 +169,7 @@ async function startSession(opts, { log, cleanups, serverLog, settle, armTimeout
         env,
         userDataDir: dirs.userData,
         extensionsDir: dirs.extensions,
+        workspaceTrust: opts.workspaceTrust,
         log: (line) => {
             if (opts.verbose) {
                 log(`[code-server] ${line}`);
@@ -237,6 +247,7 @@ function parseCli(argv) {
             'timeout-ms': { type: 'string' },
             'screenshot-dir': { type: 'string' },
             'logs-dir': { type: 'string' },
+            'workspace-trust': { type: 'boolean' },
             verbose: { type: 'boolean' },
         },
     });
@@ -252,6 +263,7 @@ function parseCli(argv) {
         timeoutMs: values['timeout-ms'] ? Number(values['timeout-ms']) : undefined,
         screenshotDir: values['screenshot-dir'],
         logsDir: values['logs-dir'],
+        workspaceTrust: values['workspace-trust'],
         verbose: values.verbose,
     };
 }
@@ -261,7 +273,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     try {
         opts = parseCli(process.argv.slice(2));
     } catch (error) {
-        process.stderr.write(`${error.message}\nusage: node run.mjs --extension-dev-path DIR --tests-path FILE [--workspace DIR] [--env JSON] [--install-vsix FILE] [--timeout-ms N] [--screenshot-dir DIR] [--logs-dir DIR] [--verbose]\n`);
+        process.stderr.write(`${error.message}\nusage: node run.mjs --extension-dev-path DIR --tests-path FILE [--workspace DIR] [--env JSON] [--install-vsix FILE] [--timeout-ms N] [--screenshot-dir DIR] [--logs-dir DIR] [--workspace-trust] [--verbose]\n`);
         process.exit(2);
     }
     // process.exit, not exitCode: everything we started is already stopped, and a

@@ -1,7 +1,7 @@
 // The extension's command tools against a fake `vscode` and the real built server (dist/server.js:
 // run `npm run build` first): what the merged file holds as trust, settings and the workspace file
 // change, and that the server it launches follows the file without a restart.
-import { fake, fakeWorkspace } from '../support/fakeVscode.js';
+import { fake, fakeTasks, fakeWorkspace } from '../support/fakeVscode.js';
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -76,6 +76,26 @@ describe('command tools (extension)', () => {
         rmSync(wsFile);
         fileWatcher().remove.fire({});
         assert.deepEqual(served(tools), ['added']);
+    });
+
+    it('Show Output is for tasks of a tool that runs a command (served now or earlier this session), never a VS Code task’s', async () => {
+        fake.settings.commands = [tool('from_user')];
+        fake.settings.exposeVsCodeTasks = ['build'];
+        fakeTasks.known = [{ name: 'build', source: 'Workspace' }];
+        try {
+            const tools = create();
+            await tools.readVsCodeTasks();
+            assert.deepEqual(served(tools), ['from_user', 'from_file', 'vscode_task_build']);
+            assert.equal(tools.hasOutput('from_user'), true);
+            assert.equal(tools.hasOutput('from_file'), true);
+            assert.equal(tools.hasOutput('vscode_task_build'), false, 'a VS Code task’s output is in its terminal');
+            assert.equal(tools.hasOutput('slow_compute'), false);
+            fake.setSetting('commands', undefined);
+            assert.deepEqual(served(tools), ['from_file', 'vscode_task_build']);
+            assert.equal(tools.hasOutput('from_user'), true, 'its earlier tasks keep their logs');
+        } finally {
+            fakeTasks.known = [];
+        }
     });
 
     it('a folder removed takes its commands, and its working directories, away', () => {
