@@ -180,15 +180,19 @@ export function clientKind(clientName: string | undefined, ownClientName: string
     return 'other';
 }
 
-/** Who started a task, as the tooltip's "Started by" row words it. */
-export function clientKindText(kind: ClientKind): string {
+/** Who started a task, as the tooltip's "Started by" row words it, with the client's own name where it gave one. */
+export function clientKindText(kind: ClientKind, clientName?: string): string {
     switch (kind) {
         case 'copilot':
-            return l10n.t('Copilot (VS Code MCP client)');
+            return clientName
+                ? l10n.t({ message: 'Copilot, through {0}', args: [clientName], comment: ['{0} is the editor whose MCP client called the tool, e.g. "Visual Studio Code"'] })
+                : l10n.t('Copilot, through VS Code');
         case 'editor':
             return l10n.t('this editor (Run Tool)');
         case 'other':
-            return l10n.t('another MCP client');
+            return clientName
+                ? l10n.t({ message: '{0} (another MCP client)', args: [clientName], comment: ['{0} is the name the MCP client gave, e.g. "claude-code"'] })
+                : l10n.t('another MCP client');
     }
 }
 

@@ -59,7 +59,7 @@ function tooltip(view: TaskView): vscode.MarkdownString {
     }
     md.appendMarkdown(`| | |\n|---|---|\n`);
     md.appendMarkdown(`| ${vscode.l10n.t('Task id')} | \`${view.taskId}\` |\n`);
-    md.appendMarkdown(`| ${vscode.l10n.t('Started by')} | ${clientKindText(clientKind(view.clientName, OWN_CLIENT_NAME))}${view.clientName ? ` (${escape(view.clientName)})` : ''} |\n`);
+    md.appendMarkdown(`| ${vscode.l10n.t('Started by')} | ${escape(clientKindText(clientKind(view.clientName, OWN_CLIENT_NAME), view.clientName))} |\n`);
     md.appendMarkdown(`| ${vscode.l10n.t('Created')} | ${new Date(view.createdAt).toLocaleString()} |\n`);
     md.appendMarkdown(`| ${vscode.l10n.t({ message: 'TTL', comment: ['Time to live: how long the server keeps the task'] })} | ${view.ttl === null ? vscode.l10n.t('unlimited') : formatTtl(view.ttl)} |\n`);
     if (view.parentTaskId) {

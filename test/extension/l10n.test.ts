@@ -68,6 +68,7 @@ describe('a translated bundle reaches the vscode-free texts', () => {
         }
         for (const kind of ['copilot', 'editor', 'other'] as const) {
             assert.ok(translated(clientKindText(kind)), kind);
+            assert.ok(translated(clientKindText(kind, 'some-client')), kind);
         }
         assert.equal(formatElapsed(61_000), '⟪1m 01s⟫');
         assert.equal(taskDescription(view, Date.parse('2026-01-01T00:00:05Z')), '⟪running⟫ · ⟪<1m⟫');

@@ -116,6 +116,16 @@ describe('tool metadata in tools/list', () => {
         }
     });
 
+    it('words every description so that it reads right to a person in VS Code\'s approval dialog too', () => {
+        // VS Code renders a tool's description as Markdown there: an <angle-bracketed> word is dropped as
+        // HTML, and wire keys such as _meta["…"] mean nothing to the person asked to approve.
+        for (const tool of tools) {
+            const description = tool.description ?? '';
+            assert.doesNotMatch(description, /<[A-Za-z][^>]*>/, `${tool.name}: ${description}`);
+            assert.doesNotMatch(description, /_meta\b|io\.modelcontextprotocol\/|dev\.mcp-tasks\//, `${tool.name}: ${description}`);
+        }
+    });
+
     it('has every start_<tool> of a demo say first that it starts a demonstration', () => {
         for (const tool of tools.filter(t => t.name.startsWith('start_'))) {
             assert.match(tool.title ?? '', /Demo: /, `${tool.name}: title`);

@@ -115,7 +115,7 @@ function startHandler(tool: ToolDefinition): TaskToolHandler {
     };
 }
 
-const taskIdSchema = z.string().min(1).max(200).describe('The task id that start_<tool> (or list_tasks) returned.');
+const taskIdSchema = z.string().min(1).max(200).describe('The task id that a start_ tool (such as start_slow_compute) or list_tasks returned.');
 
 const getTaskTool: ToolDefinition = {
     name: 'get_task',
@@ -123,7 +123,7 @@ const getTaskTool: ToolDefinition = {
     description:
         "Reports a task's status and latest progress message and, once it has ended (completed, failed or cancelled), the tool's result. " +
         `With wait_seconds (at most ${MAX_WAIT_SECONDS}) it waits up to that long for the task to end before answering; call it again if it is still running. ` +
-        'Use it for tasks started with a start_<tool> tool or listed by list_tasks. A plain tool: call it without a task.',
+        'Use it for tasks started with a start_ tool (such as start_slow_compute) or listed by list_tasks. A plain tool: call it without a task.',
     inputSchema: z.object({
         task_id: taskIdSchema,
         wait_seconds: z.number().min(0).max(MAX_WAIT_SECONDS).default(0).describe(`How long to wait for the task to end, in seconds (0 to ${MAX_WAIT_SECONDS}), e.g. 10.`),

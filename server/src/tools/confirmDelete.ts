@@ -8,7 +8,7 @@ export const confirmDeleteTool = defineTool({
         'Demonstration tool: asks the user, through an MCP elicitation form, to confirm deleting the named file, and then deletes nothing (no file is touched, whatever the answer). ' +
         'Runs as a task that waits in "input_required" until the user answers. Use it only to demonstrate or test questions asked during a task; ' +
         'do not call it when the user asks to delete a real file. ' +
-        'Returns "Confirmed: would delete \'<filename>\' (demo: nothing deleted)" if the user confirmed, otherwise "Deletion cancelled".',
+        'If the user confirms it returns "Confirmed: would delete" and the file name, with "(demo: nothing deleted)"; otherwise "Deletion cancelled".',
     inputSchema: z.object({
         filename: z.string().min(1).max(1000).default('important.txt').describe('The file to delete, e.g. "notes/old-draft.md".'),
     }),

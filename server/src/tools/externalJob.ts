@@ -13,7 +13,7 @@ export function createExternalJobTool(jobs: ExternalTaskHandler<z.output<typeof 
         title: 'Demo: External Job',
         description:
             'Demonstration tool: submits a job to a simulated external job system, which runs nothing and reports the job completed after about one second, and tracks it as a task whose status and result come from that system. ' +
-            'Must be run as a task. Use it only to demonstrate or test tasks backed by an external job queue; do not call it to run or check a real job. Returns "External job <job_id> completed".',
+            'Must be run as a task. Use it only to demonstrate or test tasks backed by an external job queue; do not call it to run or check a real job. Returns "External job", its job id, and "completed".',
         inputSchema,
         annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
         taskSupport: 'required',

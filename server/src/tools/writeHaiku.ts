@@ -8,7 +8,7 @@ export const writeHaikuTool = defineTool({
     description:
         "Demonstration tool: asks the client's language model (MCP sampling) for a haiku about a topic and returns the model's reply, to show sampling from inside a task. " +
         'Runs as a task that waits in "input_required" while the model answers. Use it only to demonstrate or test sampling; ' +
-        'do not call it for a real request for a poem (write the poem yourself). Returns "Haiku about <topic>:" followed by the poem.',
+        'do not call it for a real request for a poem (write the poem yourself). Returns "Haiku about", the topic, and the poem.',
     inputSchema: z.object({
         topic: z.string().min(1).max(500).default('nature').describe('What the haiku is about, e.g. "autumn rain".'),
     }),
