@@ -179,8 +179,15 @@ describe('RedisTaskStore', { skip: redisStoreSkip() }, () => {
         assert.equal((await survivor.get((await survivor.create(newTask('s'), 10)).taskId))?.status, 'working', "the survivor's own tasks are untouched");
         // The survivor keeps renewing its heartbeat past the lease, and stays registered; the lost worker does not.
         const beat = async () => Number(await redis.cli('PTTL', `${store.prefix}hb:survivor`));
-        const seen = await beat();
-        await waitUntil(async () => (await beat()) > seen, "a renewal of the survivor's heartbeat");
+        // A renewal shows as the TTL going up between two reads (against the first read alone, one
+        // taken just after a renewal could stay the highest seen on a loaded machine).
+        let last = await beat();
+        await waitUntil(async () => {
+            const now = await beat();
+            const renewed = now > last;
+            last = now;
+            return renewed;
+        }, "a renewal of the survivor's heartbeat");
         await waitUntil(async () => (await redis.cli('HEXISTS', `${store.prefix}workers`, 'doomed-worker')) === '0', 'the lost worker to be dropped');
         assert.equal(await redis.cli('HEXISTS', `${store.prefix}workers`, 'survivor'), '1');
     });
