@@ -3,6 +3,7 @@ import type { Readable, Writable } from 'node:stream';
 import { errorMessage } from '../log.js';
 import type { McpSession } from '../mcp/session.js';
 import { ErrorCodes } from '../rpc/errors.js';
+import { encodeFrame } from '../rpc/jsonText.js';
 import { decodeFrame, errorResponse, type JsonRpcMessage } from '../rpc/messages.js';
 import type { Transport } from '../rpc/transport.js';
 import type { TasksServer } from '../server.js';
@@ -61,7 +62,7 @@ export class StdioTransport implements Transport {
         if (!this.open) {
             return false;
         }
-        this.pending += JSON.stringify(message) + '\n';
+        this.pending += encodeFrame(message) + '\n';
         if (!this.scheduled) {
             this.scheduled = true;
             if (this.busy()) {
