@@ -3,6 +3,8 @@ import type { JsonRpcMessage } from './messages.js';
 /** An immutable value and its JSON text, made once however many frames carry it. */
 export class JsonText {
     private json?: string;
+    /** The mark of the last object it was made the tail of (withJsonTail): the same for every poll. */
+    tail?: JsonTail;
 
     /** `value`: never changed afterwards. */
     constructor(readonly value: object) {}
@@ -33,7 +35,10 @@ export function withJsonTail(object: Record<string, unknown>, key: string, text:
         throw new Error(`withJsonTail: ${key} is already a member (the pre-serialised one must come last)`);
     }
     object[key] = text.value;
-    (object as Record<symbol, JsonTail>)[JSON_TAIL] = { key, keyJson: JSON.stringify(key), text };
+    if (text.tail?.key !== key) {
+        text.tail = { key, keyJson: JSON.stringify(key), text };
+    }
+    (object as Record<symbol, JsonTail>)[JSON_TAIL] = text.tail;
 }
 
 /**
