@@ -8,7 +8,6 @@ const GIVE_UP_AFTER = 16;
 /** Stands in for the remembered `_meta` while the rest of a line is parsed; no client can guess it. */
 const PLACEHOLDER = `meta-memo:${randomUUID()}`;
 const PLACEHOLDER_JSON = JSON.stringify(PLACEHOLDER);
-const META_KEY = '"_meta":';
 
 function deepFreeze<T>(value: T): T {
     if (typeof value === 'object' && value !== null) {
@@ -35,18 +34,12 @@ export class MetaMemo {
     private misses = 0;
 
     decode(line: string): Decoded {
-        const text = this.text;
-        if (text !== undefined) {
-            // The remembered text as a whole value right after a "_meta" key (found by the short key:
-            // searching for the long text itself cost more); which object holds that key shows after
-            // parsing (the placeholder must turn up as params._meta, or nothing is taken).
-            let at = line.indexOf(META_KEY);
-            while (at >= 0 && !line.startsWith(text, at + META_KEY.length)) {
-                at = line.indexOf(META_KEY, at + META_KEY.length);
-            }
-            if (at >= 0) {
-                const start = at + META_KEY.length;
-                const decoded = decodeFrame(line.slice(0, start) + PLACEHOLDER_JSON + line.slice(start + text.length));
+        if (this.text !== undefined) {
+            const at = line.indexOf(this.text);
+            // The remembered text as a whole value right after a "_meta" key; which object holds that
+            // key shows after parsing (the placeholder must turn up as params._meta, or nothing is taken).
+            if (at >= 8 && line.startsWith('"_meta":', at - 8)) {
+                const decoded = decodeFrame(line.slice(0, at) + PLACEHOLDER_JSON + line.slice(at + this.text.length));
                 const params = decoded.kind === 'request' || decoded.kind === 'notification' ? decoded.message.params : undefined;
                 if (params?._meta === PLACEHOLDER) {
                     params._meta = this.value;
