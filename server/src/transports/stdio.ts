@@ -2,8 +2,10 @@ import { randomUUID } from 'node:crypto';
 import type { Readable, Writable } from 'node:stream';
 import { errorMessage } from '../log.js';
 import type { McpSession } from '../mcp/session.js';
+import { MetaMemo } from '../mcp/v2/metaMemo.js';
 import { ErrorCodes } from '../rpc/errors.js';
-import { decodeFrame, errorResponse, type JsonRpcMessage } from '../rpc/messages.js';
+import { encodeFrame } from '../rpc/jsonText.js';
+import { errorResponse, type JsonRpcMessage } from '../rpc/messages.js';
 import type { Transport } from '../rpc/transport.js';
 import type { TasksServer } from '../server.js';
 
@@ -39,6 +41,8 @@ export class StdioTransport implements Transport {
     private scheduled = false;
     private buffered = '';
     private skipping = false;
+    /** A 2026-07-28 client's `_meta`, the same on every line, parsed once. */
+    private readonly meta = new MetaMemo();
 
     constructor(
         private readonly input: Readable,
@@ -61,7 +65,7 @@ export class StdioTransport implements Transport {
         if (!this.open) {
             return false;
         }
-        this.pending += JSON.stringify(message) + '\n';
+        this.pending += encodeFrame(message) + '\n';
         if (!this.scheduled) {
             this.scheduled = true;
             if (this.busy()) {
@@ -133,7 +137,7 @@ export class StdioTransport implements Transport {
         if (line.trim() === '') {
             return;
         }
-        const decoded = decodeFrame(line);
+        const decoded = this.meta.decode(line);
         switch (decoded.kind) {
             case 'unparsable':
                 this.send(errorResponse(null, { code: ErrorCodes.ParseError, message: 'Parse error: the line is not valid JSON' }));

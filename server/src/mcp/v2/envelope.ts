@@ -24,6 +24,22 @@ function isObject(value: unknown): value is Record<string, unknown> {
  */
 export function readEnvelope(params: Record<string, unknown> | undefined): Envelope {
     const meta = params?._meta;
+    // A frozen _meta is one a connection parsed once and hands every request (MetaMemo): read once too.
+    const frozen = isObject(meta) && Object.isFrozen(meta);
+    let envelope = frozen ? envelopes.get(meta) : undefined;
+    if (envelope === undefined) {
+        envelope = checkedEnvelope(meta);
+        if (frozen) {
+            envelopes.set(meta, Object.freeze(envelope));
+        }
+    }
+    return envelope;
+}
+
+/** The envelopes of the frozen _meta objects seen: such an object never changes. */
+const envelopes = new WeakMap<object, Envelope>();
+
+function checkedEnvelope(meta: unknown): Envelope {
     if (!isObject(meta)) {
         throw invalidParams('A 2026-07-28 request needs _meta with io.modelcontextprotocol/protocolVersion and io.modelcontextprotocol/clientCapabilities');
     }

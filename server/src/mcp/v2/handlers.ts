@@ -119,7 +119,7 @@ async function getTask(call: StatelessCall, params: Params): Promise<Record<stri
     requireTasksExtension(call.envelope, 'tasks/get');
     const { runtime } = call.services;
     const record = await runtime.get(call.identity, requireString(params, 'taskId'));
-    return { resultType: 'complete', ...(await detailedTask(runtime, record, ownerView(call))) };
+    return await detailedTask(runtime, record, ownerView(call), 'complete');
 }
 
 async function updateTask(call: StatelessCall, params: Params): Promise<Record<string, unknown>> {
