@@ -73,8 +73,8 @@ for (const kind of TRANSPORTS) {
                     properties: {
                         confirm: {
                             type: 'string',
-                            title: 'Delete the file?',
-                            description: "Choose Delete to delete 'x'; Keep leaves it as it is.",
+                            title: 'Delete the file',
+                            description: "Keep leaves 'x' as it is; Delete deletes it",
                             oneOf: [
                                 { const: 'keep', title: 'Keep the file' },
                                 { const: 'delete', title: "Delete 'x'" },

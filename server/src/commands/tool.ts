@@ -67,7 +67,7 @@ export function commandTool(spec: CommandSpec, deps: CommandDeps): ToolDefinitio
 export function runQuestion(line: string): SafeConfirm {
     return {
         key: 'run',
-        title: 'Run the command?',
+        title: 'Run the command',
         description: line,
         safe: { value: 'cancel', title: 'Do not run it' },
         unsafe: { value: 'run', title: 'Run the command' },

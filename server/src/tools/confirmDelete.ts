@@ -31,8 +31,8 @@ export const confirmDeleteTool = defineTool({
 export function deleteQuestion(filename: string): SafeConfirm {
     return {
         key: 'confirm',
-        title: 'Delete the file?',
-        description: `Choose Delete to delete '${filename}'; Keep leaves it as it is.`,
+        title: 'Delete the file',
+        description: `Keep leaves '${filename}' as it is; Delete deletes it`,
         safe: { value: 'keep', title: 'Keep the file' },
         unsafe: { value: 'delete', title: `Delete '${filename}'` },
     };
