@@ -193,6 +193,10 @@ export function createUiDriver(shotsDir, log = line => console.log(line)) {
         if (await page.locator(QUICK_INPUT).isVisible().catch(() => false)) {
             return;
         }
+        // Nor while the Copilot suite asks for a Respond: it checks that the center was closed before.
+        if (await page.locator('.part.statusbar .statusbar-item', { hasText: /ui-copilot-respond / }).first().isVisible().catch(() => false)) {
+            return;
+        }
         // The smoke-test driver hides toasts: look in the Notifications Center.
         const toast = page.locator('.notification-list-item', { hasText: 'via MCP Tasks?' }).first();
         if (!(await toast.isVisible().catch(() => false))) {
@@ -377,6 +381,10 @@ export function createUiDriver(shotsDir, log = line => console.log(line)) {
         done.add(`copilot-${file}`);
         const center = page.locator('.notifications-center');
         const centerBeforeClick = await center.isVisible().catch(() => false);
+        const beforeClick = centerBeforeClick ? (await center.locator('.notification-list-item-message').allTextContents().catch(() => [])).map(message => message.trim()) : [];
+        if (centerBeforeClick) {
+            await shot(page, `copilot-center-before-${answer}`);
+        }
         const row = taskRow(page, file);
         log(`[ui] clicking the inline Respond of ${file} (VS Code's own client asks)`);
         await row.hover();
@@ -388,6 +396,8 @@ export function createUiDriver(shotsDir, log = line => console.log(line)) {
         const text = async locator => ((await locator.first().textContent({ timeout: 2000 }).catch(() => '')) ?? '').trim();
         const report = {
             centerBeforeClick,
+            // What an already open center held: to tell who opened it.
+            beforeClick,
             centerAfterClick,
             message: await text(question.locator('.notification-list-item-message')),
             source: await text(question.locator('.notification-list-item-source')),
