@@ -98,7 +98,7 @@ async function elicitationStep(ctx: DemoContext): Promise<void> {
             if (!ctx.term.interactive) {
                 ctx.term.note('--non-interactive: answering "yes" automatically');
             }
-            return { action: 'accept', content: { confirm: /^y/i.test(reply.trim()) } };
+            return { action: 'accept', content: { confirm: /^y/i.test(reply.trim()) ? 'delete' : 'keep' } };
         },
         /Confirmed: would delete 'notes\/old-draft\.md'|Deletion cancelled/,
     );

@@ -105,6 +105,8 @@ interface CenterReport {
     source: string;
     buttons: string[];
     all: string[];
+    /** VS Code's pick after its Respond: the rows and the active one, before anything is chosen. */
+    pick?: { title: string; choices: { label: string; description: string }[]; active?: { label: string; description: string } };
 }
 
 /**
@@ -155,6 +157,16 @@ describe("Respond on a question VS Code's own MCP client asks (Copilot path)", (
             assert.match(center.source, /MCP Server \(MCP Tasks/);
             assert.ok(center.buttons.includes('Respond'), `VS Code's own Respond is there: ${JSON.stringify(center.buttons)}`);
             assert.ok(!center.all.some(message => /waiting for its client/.test(message)), `no message of ours: ${JSON.stringify(center.all)}`);
+            // VS Code's pick labels each choice with its value and opens on the default: Keep, so Enter deletes nothing.
+            assert.deepEqual(
+                center.pick?.choices.slice(0, 2),
+                [
+                    { label: 'keep', description: 'Keep the file' },
+                    { label: 'delete', description: `Delete '${file}'` },
+                ],
+                JSON.stringify(center.pick),
+            );
+            assert.deepEqual(center.pick?.active, { label: 'keep', description: 'Keep the file' }, "VS Code's pick opens on the safe choice");
 
             await waitFor(`the outcome of ${file}`, () => (model.get(view.taskId)?.status === 'completed' && model.get(view.taskId)?.statusMessage === outcome ? true : undefined), 10_000, 50);
             const row = rowOf(await readRows(`copilot-${answer}`), file);

@@ -26,18 +26,21 @@ describe('elicitation and sampling answered in VS Code', () => {
         return result.content.map(part => (part.type === 'text' ? part.text : '')).join('');
     }
 
-    it('confirm_delete from Run Tool: the user picks Yes in the real input', async () => {
+    it('confirm_delete from Run Tool: the prompt opens on Keep, and the user picks Delete in the real input', async () => {
         const since = Date.now();
         assert.equal(await runTask('confirm_delete', { filename: 'ui-yes.txt' }), "Confirmed: would delete 'ui-yes.txt' (demo: nothing deleted)");
         // The prompt as the driver saw it: the question in the title, the hint in the placeholder.
         const path = await uiArtifact('prompt.json', since);
         if (path) {
-            const seen = JSON.parse(readFileSync(path, 'utf8')) as { title: string; placeholder: string; choices: { label: string; description: string }[] };
+            type Row = { label: string; description: string };
+            const seen = JSON.parse(readFileSync(path, 'utf8')) as { title: string; placeholder: string; choices: Row[]; active?: Row };
             assert.match(seen.title, /Delete 'ui-yes\.txt'\? This cannot be undone\.$/, 'the question, without "(step 1 of 1)"');
-            assert.equal(seen.placeholder, "Delete the file: Yes to delete 'ui-yes.txt'");
+            assert.equal(seen.placeholder, "Delete the file: Keep leaves 'ui-yes.txt' as it is; Delete deletes it");
             const choices = Object.fromEntries(seen.choices.map(choice => [choice.label, choice.description]));
-            assert.equal(choices.No, 'Send the answer No');
+            assert.equal(choices['Keep the file'], 'keep');
+            assert.equal(choices["Delete 'ui-yes.txt'"], 'delete');
             assert.match(choices.Decline ?? '', /refused the request/);
+            assert.deepEqual(seen.active, { label: 'Keep the file', description: 'keep' }, 'the prompt opens on the safe choice, so Enter keeps the file');
         }
     });
 

@@ -7,7 +7,7 @@ import { listAllTasks, ownerClient, readyOverHttp, startInVsCode, waitFor } from
 /**
  * A prompt interrupted by the user (Escape, Quick Open) leaves its task waiting; Respond brings it
  * back. The Playwright UI driver interrupts prompts whose title names a ui-interrupt-* file once,
- * answers Yes when they come back, and clicks Respond when the suite asks through the status bar.
+ * answers Delete when they come back, and clicks Respond when the suite asks through the status bar.
  */
 describe('an interrupted prompt keeps its task waiting', () => {
     let api: McpTasksTestApi;

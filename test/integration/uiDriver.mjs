@@ -94,12 +94,11 @@ export function createUiDriver(shotsDir, log = line => console.log(line)) {
                 await page.keyboard.press('Escape');
             }
         } else if (/ui-interrupt/.test(title)) {
-            log(`[ui] answering Yes on the reopened "${title}"`);
-            await input.fill('Yes');
-            await widget.locator('.monaco-list-row.focused', { hasText: 'Yes' }).first().waitFor({ timeout: 5000 }).catch(() => log('[ui] no active "Yes" row seen; pressing Enter anyway'));
+            log(`[ui] answering Delete on the reopened "${title}"`);
+            await chooseByTyping(widget, input, 'Delete');
             await page.keyboard.press('Enter');
         } else if (/ui-yes|ui-raw/.test(title)) {
-            log(`[ui] answering Yes on "${title}"`);
+            log(`[ui] answering Delete on "${title}"`);
             if (!done.has('prompt')) {
                 done.add('prompt');
                 await shot(page, 'elicitation-prompt');
@@ -114,11 +113,11 @@ export function createUiDriver(shotsDir, log = line => console.log(line)) {
                     });
                 }
                 const placeholder = (await input.getAttribute('placeholder').catch(() => '')) ?? '';
-                writeFileSync(join(shotsDir, 'prompt.json'), JSON.stringify({ title, placeholder, choices }, null, 2));
+                // The row Enter would pick before anything is typed: the safe one.
+                const active = await activeRow(widget);
+                writeFileSync(join(shotsDir, 'prompt.json'), JSON.stringify({ title, placeholder, choices, active }, null, 2));
             }
-            await input.fill('Yes');
-            // Enter accepts the pick list's active row: wait for the filter to make it "Yes".
-            await widget.locator('.monaco-list-row.focused', { hasText: 'Yes' }).first().waitFor({ timeout: 5000 }).catch(() => log('[ui] no active "Yes" row seen; pressing Enter anyway'));
+            await chooseByTyping(widget, input, 'Delete');
             await page.keyboard.press('Enter');
         } else {
             return;
@@ -132,6 +131,23 @@ export function createUiDriver(shotsDir, log = line => console.log(line)) {
             title,
             { timeout: 10_000 },
         );
+    }
+
+    /** The focused (active) row of a pick: what Enter accepts. */
+    async function activeRow(widget) {
+        const row = widget.locator('.monaco-list-row.focused').first();
+        const text = async locator => ((await locator.first().textContent({ timeout: 2000 }).catch(() => '')) ?? '').trim();
+        return (await row.isVisible().catch(() => false)) ? { label: await text(row.locator('.label-name')), description: await text(row.locator('.label-description')) } : undefined;
+    }
+
+    /** Types into a pick's filter until the row starting with `words` is the active one, so Enter accepts it. */
+    async function chooseByTyping(widget, input, words) {
+        await input.fill(words);
+        await widget
+            .locator('.monaco-list-row.focused', { has: widget.page().locator('.label-name', { hasText: new RegExp(`^${words}`) }) })
+            .first()
+            .waitFor({ timeout: 5000 })
+            .catch(() => log(`[ui] no active "${words}" row seen; pressing Enter anyway`));
     }
 
     /** Expands our server in the tool approvals tree and keeps its row labels (the titles VS Code shows). */
@@ -175,6 +191,10 @@ export function createUiDriver(shotsDir, log = line => console.log(line)) {
         // Never touch the Notifications Center while a prompt is open: its Escape or focus
         // change would hide (and so cancel) the prompt.
         if (await page.locator(QUICK_INPUT).isVisible().catch(() => false)) {
+            return;
+        }
+        // Nor while the Copilot suite asks for a Respond: it checks that the center was closed before.
+        if (await page.locator('.part.statusbar .statusbar-item', { hasText: /ui-copilot-respond / }).first().isVisible().catch(() => false)) {
             return;
         }
         // The smoke-test driver hides toasts: look in the Notifications Center.
@@ -361,6 +381,10 @@ export function createUiDriver(shotsDir, log = line => console.log(line)) {
         done.add(`copilot-${file}`);
         const center = page.locator('.notifications-center');
         const centerBeforeClick = await center.isVisible().catch(() => false);
+        const beforeClick = centerBeforeClick ? (await center.locator('.notification-list-item-message').allTextContents().catch(() => [])).map(message => message.trim()) : [];
+        if (centerBeforeClick) {
+            await shot(page, `copilot-center-before-${answer}`);
+        }
         const row = taskRow(page, file);
         log(`[ui] clicking the inline Respond of ${file} (VS Code's own client asks)`);
         await row.hover();
@@ -372,6 +396,8 @@ export function createUiDriver(shotsDir, log = line => console.log(line)) {
         const text = async locator => ((await locator.first().textContent({ timeout: 2000 }).catch(() => '')) ?? '').trim();
         const report = {
             centerBeforeClick,
+            // What an already open center held: to tell who opened it.
+            beforeClick,
             centerAfterClick,
             message: await text(question.locator('.notification-list-item-message')),
             source: await text(question.locator('.notification-list-item-source')),
@@ -380,12 +406,22 @@ export function createUiDriver(shotsDir, log = line => console.log(line)) {
             all: (await center.locator('.notification-list-item-message').allTextContents().catch(() => [])).map(message => message.trim()),
         };
         await shot(page, `copilot-respond-${answer}`);
-        writeFileSync(join(shotsDir, `copilot-respond-${file}.json`), JSON.stringify(report, null, 2));
         log(`[ui] VS Code's Respond on "${report.message}" (${report.source})`);
-        await question.getByRole('button', { name: 'Respond', exact: true }).click();
         const widget = page.locator(QUICK_INPUT);
-        await widget.waitFor({ timeout: 10_000 });
-        // VS Code renders the boolean as a pick (True / False); pick by the words, whatever the order.
+        try {
+            await question.getByRole('button', { name: 'Respond', exact: true }).click();
+            await widget.waitFor({ timeout: 10_000 });
+            // VS Code's pick as it opens: its rows, and the active one (what Enter would answer).
+            await widget.locator('.monaco-list-row.focused').first().waitFor({ timeout: 5000 }).catch(() => log("[ui] no active row in VS Code's pick"));
+            const rows = widget.locator('.monaco-list-row');
+            report.pick = { title: await text(widget.locator('.quick-input-title')), choices: [], active: await activeRow(widget) };
+            for (let i = 0; i < (await rows.count()); i++) {
+                report.pick.choices.push({ label: await text(rows.nth(i).locator('.label-name')), description: await text(rows.nth(i).locator('.label-description')) });
+            }
+        } finally {
+            writeFileSync(join(shotsDir, `copilot-respond-${file}.json`), JSON.stringify(report, null, 2));
+        }
+        // Pick by the words, whatever the order (VS Code labels each choice with its value).
         const choice = answer === 'confirm' ? /^(true|yes|delete)/i : /^(false|no|keep|cancel)/i;
         const pick = widget.locator('.monaco-list-row', { has: page.locator('.label-name', { hasText: choice }) }).first();
         log(`[ui] choosing ${answer} in VS Code's pick "${await text(widget.locator('.quick-input-title'))}"`);

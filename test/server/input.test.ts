@@ -51,8 +51,11 @@ for (const kind of TRANSPORTS) {
 
         // The answer, the result text, and the outcome the completed task keeps as its statusMessage.
         const answers: [string, ElicitResult, string, string][] = [
-            ['accept with confirm:true', { action: 'accept', content: { confirm: true } }, "Confirmed: would delete 'x' (demo: nothing deleted)", 'Confirmed'],
-            ['accept with confirm:false', { action: 'accept', content: { confirm: false } }, 'Deletion cancelled', 'Declined'],
+            ['accept with delete', { action: 'accept', content: { confirm: 'delete' } }, "Confirmed: would delete 'x' (demo: nothing deleted)", 'Confirmed'],
+            ['accept with keep', { action: 'accept', content: { confirm: 'keep' } }, 'Deletion cancelled', 'Declined'],
+            // The old boolean answer, or any other value, is not consent.
+            ['accept with a malformed true', { action: 'accept', content: { confirm: true } }, 'Deletion cancelled', 'Declined'],
+            ['accept with no field', { action: 'accept', content: {} }, 'Deletion cancelled', 'Declined'],
             ['decline', { action: 'decline' }, 'Deletion cancelled', 'Declined'],
             ['cancel', { action: 'cancel' }, 'Deletion cancelled', 'Dismissed'],
         ];
@@ -64,6 +67,23 @@ for (const kind of TRANSPORTS) {
                 const ask = await waitUntil(() => elicit.asked[askedBefore], 'the elicitation request');
                 assert.equal(ask.request.params.message, "Delete 'x'? This cannot be undone.");
                 assert.equal(ask.request.params.mode, 'form');
+                // Keep is first and the default, so Enter in any client (VS Code's own form too) keeps the file.
+                assert.deepEqual((ask.request.params as { requestedSchema: unknown }).requestedSchema, {
+                    type: 'object',
+                    properties: {
+                        confirm: {
+                            type: 'string',
+                            title: 'Delete the file',
+                            description: "Keep leaves 'x' as it is; Delete deletes it",
+                            oneOf: [
+                                { const: 'keep', title: 'Keep the file' },
+                                { const: 'delete', title: "Delete 'x'" },
+                            ],
+                            default: 'keep',
+                        },
+                    },
+                    required: ['confirm'],
+                });
                 assert.deepEqual(ask.request.params._meta?.[RELATED], { taskId });
                 const wire = tap.requests('elicitation/create', taskId);
                 assert.equal(wire.length, 1, 'one elicitation/create on the wire');
@@ -111,7 +131,7 @@ for (const kind of TRANSPORTS) {
             assert.equal(waitingNote.message.params?.message, waiting.statusMessage, 'what the client is shown is what tasks/get says');
             assert.equal(waitingNote.message.params?.progressToken, token);
 
-            ask.answer({ action: 'accept', content: { confirm: true } });
+            ask.answer({ action: 'accept', content: { confirm: 'delete' } });
             await tap.waitForStatus(taskId, 'completed');
             await marker(c.client, tap);
             const notes = tap.progressFor(taskId).map(p => p.message.params ?? {});
@@ -171,8 +191,8 @@ for (const kind of TRANSPORTS) {
             await tap.waitForStatus(taskId, 'cancelled');
 
             // The SDK drops answers to withdrawn requests, so the late answer goes out raw.
-            ask.answer({ action: 'accept', content: { confirm: true } });
-            await MessageTap.send(c.client, { jsonrpc: '2.0', id: requestId!, result: { action: 'accept', content: { confirm: true } } });
+            ask.answer({ action: 'accept', content: { confirm: 'delete' } });
+            await MessageTap.send(c.client, { jsonrpc: '2.0', id: requestId!, result: { action: 'accept', content: { confirm: 'delete' } } });
             // The server handles one connection's messages in order: it has dropped the late answer before it answers the marker.
             await marker(c.client, tap);
 
@@ -298,7 +318,7 @@ describe('input requests over raw Streamable HTTP', () => {
         const waiting = await raw.call('tasks/get', { taskId });
         assert.equal((waiting.result as { status: string }).status, 'input_required');
 
-        await answer(raw, request, { action: 'accept', content: { confirm: true } });
+        await answer(raw, request, { action: 'accept', content: { confirm: 'delete' } });
         await get.messages.waitFor(m => m.method === 'notifications/tasks/status' && m.params?.taskId === taskId && m.params?.status === 'completed', 'completed on GET');
         const result = await raw.call('tasks/result', { taskId });
         assert.equal(textOf(result.result as { content: unknown }), "Confirmed: would delete 'vs.txt' (demo: nothing deleted)");
@@ -320,7 +340,7 @@ describe('input requests over raw Streamable HTTP', () => {
         const waiting = await raw.call('tasks/get', { taskId });
         assert.equal((waiting.result as { status: string }).status, 'input_required');
 
-        await answer(raw, request, { action: 'accept', content: { confirm: true } });
+        await answer(raw, request, { action: 'accept', content: { confirm: 'delete' } });
         const messages = await pending.done;
         const final = messages[messages.length - 1]!;
         assert.equal(final.id !== undefined && 'result' in final, true, 'the stream ends with the tasks/result response');
@@ -368,7 +388,7 @@ describe('input requests over raw Streamable HTTP', () => {
         await get.messages.waitFor(m => m.method === 'notifications/tasks/status' && m.params?.taskId === markerId && m.params?.status === 'completed', 'the marker on the GET stream');
         assert.equal(get.messages.items.filter(isElicitation).length, 0, 'not repeated on the GET stream');
 
-        await answer(raw, request, { action: 'accept', content: { confirm: true } });
+        await answer(raw, request, { action: 'accept', content: { confirm: 'delete' } });
         const messages = await pending.done;
         assert.equal(textOf(messages[messages.length - 1]!.result as { content: unknown }), "Confirmed: would delete 'r.txt' (demo: nothing deleted)");
         assert.equal(messages.filter(isElicitation).length + get.messages.items.filter(isElicitation).length, 1);
@@ -393,7 +413,7 @@ describe('input requests over raw Streamable HTTP', () => {
         assert.equal((final.result as { isError?: boolean }).isError, true);
         assert.match(textOf(final.result as { content: unknown }), /cancelled/i);
 
-        await answer(raw, request, { action: 'accept', content: { confirm: true } });
+        await answer(raw, request, { action: 'accept', content: { confirm: 'delete' } });
         // The 202 comes after the server has handled the answer: what it did with it shows now.
         const now = await raw.call('tasks/get', { taskId });
         assert.equal((now.result as { status: string }).status, 'cancelled');

@@ -26,7 +26,7 @@ for (const kind of TRANSPORTS) {
             c = await connectAlone(kind, { capabilities: { elicitation: {} } });
             c.client.setRequestHandler(ElicitRequestSchema, () => {
                 elicitations++;
-                return Promise.resolve({ action: 'accept', content: { confirm: true } });
+                return Promise.resolve({ action: 'accept', content: { confirm: 'delete' } });
             });
             tap = MessageTap.attach(c.client);
             await warmUp(c.client, tap);

@@ -60,7 +60,7 @@ describe("the owner answers a 2026-07-28 task's input requests", () => {
         assert.equal((plain._meta as Record<string, unknown> | undefined)?.[INPUT_REQUESTS_META_KEY], undefined);
         assert.equal(plain.status, 'input_required');
 
-        assert.deepEqual(await owner.client.request({ method: 'tasks/update', params: { taskId, inputResponses: { [key]: { action: 'accept', content: { confirm: true } } } } }, Loose), {});
+        assert.deepEqual(await owner.client.request({ method: 'tasks/update', params: { taskId, inputResponses: { [key]: { action: 'accept', content: { confirm: 'delete' } } } } }, Loose), {});
         const done = await waitUntil(
             async () => {
                 const task = await client.call('tasks/get', { taskId });

@@ -25,7 +25,7 @@ describe('input request routing', () => {
         if (elicitation) {
             c.client.setRequestHandler(ElicitRequestSchema, async request => {
                 answers.push(String(request.params.message));
-                return { action: 'accept', content: { confirm: true } };
+                return { action: 'accept', content: { confirm: 'delete' } };
             });
         }
         open.push(c);

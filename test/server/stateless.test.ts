@@ -198,12 +198,12 @@ describe('protocol 2026-07-28 over HTTP', () => {
         assert.equal(request.method, 'elicitation/create');
         assert.match(request.params.message, /notes\.txt/);
         // Another identity cannot answer it.
-        const foreign = await b.post('tasks/update', { taskId, inputResponses: { [key]: { action: 'accept', content: { confirm: true } } } });
+        const foreign = await b.post('tasks/update', { taskId, inputResponses: { [key]: { action: 'accept', content: { confirm: 'delete' } } } });
         assert.equal(errorOf(foreign.messages).code, -32602);
         // A key never issued is ignored; the ack is empty.
         assert.deepEqual(await a.call('tasks/update', { taskId, inputResponses: { 'no-such-key': { action: 'accept' } } }), { resultType: 'complete' });
         assert.equal((await getTask(a, taskId)).status, 'input_required');
-        assert.deepEqual(await a.call('tasks/update', { taskId, inputResponses: { [key]: { action: 'accept', content: { confirm: true } } } }), { resultType: 'complete' });
+        assert.deepEqual(await a.call('tasks/update', { taskId, inputResponses: { [key]: { action: 'accept', content: { confirm: 'delete' } } } }), { resultType: 'complete' });
         const done = await untilStatus(a, taskId, 'completed');
         assert.equal((done.result as { content: { text: string }[] }).content[0]!.text, "Confirmed: would delete 'notes.txt' (demo: nothing deleted)");
         // The outcome in words stays on the completed task, as in 2025-11-25.

@@ -43,7 +43,7 @@ describe('protocol 2026-07-28 across two replicas', { skip: TEST_STORE ? false :
         const taskId = created.taskId as string;
         const waiting = await untilStatus(b, taskId, 'input_required');
         const [key] = Object.keys(waiting.inputRequests as object);
-        assert.deepEqual(await b.call('tasks/update', { taskId, inputResponses: { [key!]: { action: 'accept', content: { confirm: true } } } }), { resultType: 'complete' });
+        assert.deepEqual(await b.call('tasks/update', { taskId, inputResponses: { [key!]: { action: 'accept', content: { confirm: 'delete' } } } }), { resultType: 'complete' });
         const done = await untilStatus(b, taskId, 'completed');
         assert.equal((done.result as { content: { text: string }[] }).content[0]!.text, "Confirmed: would delete 'replica.txt' (demo: nothing deleted)");
     });

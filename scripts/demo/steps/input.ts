@@ -37,7 +37,7 @@ export async function elicitationStep(ctx: DemoContext): Promise<void> {
             confirmed = true;
             term.note('(--non-interactive: answering "yes" automatically)');
         }
-        const answer: ElicitResult = { action: 'accept', content: { confirm: confirmed } };
+        const answer: ElicitResult = { action: 'accept', content: { confirm: confirmed ? 'delete' : 'keep' } };
         asked.push({ requestId, message: request.params.message, taskId, statusWhileAsking: status, answer });
         return answer;
     };

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { isConsent, safeConfirmSchema, type SafeConfirm } from '../tools/safeConfirm.js';
 import { textResult, type ToolDefinition } from '../tools/types.js';
 import { buildArgv, displayCommand, inputSchemaOf } from './argv.js';
 import { runCommand, type RunDeps } from './run.js';
@@ -51,20 +52,24 @@ export function commandTool(spec: CommandSpec, deps: CommandDeps): ToolDefinitio
         async run(args, ctx) {
             if (spec.confirm) {
                 const line = displayCommand(buildArgv(spec, args));
-                const answer = await ctx.elicit({
-                    mode: 'form',
-                    message: `Run this command in ${spec.cwd}?\n\n${line}`,
-                    requestedSchema: {
-                        type: 'object',
-                        properties: { run: { type: 'boolean', title: 'Run it', description: line, default: false } },
-                        required: ['run'],
-                    },
-                });
-                if (answer.action !== 'accept' || answer.content?.run !== true) {
+                const question = runQuestion(line);
+                const answer = await ctx.elicit({ mode: 'form', message: `Run this command in ${spec.cwd}?\n\n${line}`, requestedSchema: safeConfirmSchema(question) });
+                if (!isConsent(question, answer)) {
                     return textResult(`Not run: the user declined ${line}`, true);
                 }
             }
             return runCommand(spec, args, ctx, deps);
         },
+    };
+}
+
+/** Cancel comes first and is the default, so Enter in any client runs nothing. */
+export function runQuestion(line: string): SafeConfirm {
+    return {
+        key: 'run',
+        title: 'Run the command',
+        description: line,
+        safe: { value: 'cancel', title: 'Do not run it' },
+        unsafe: { value: 'run', title: 'Run the command' },
     };
 }

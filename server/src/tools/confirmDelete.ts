@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { isConsent, safeConfirmSchema, type SafeConfirm } from './safeConfirm.js';
 import { defineTool, textResult } from './types.js';
 
 export const confirmDeleteTool = defineTool({
@@ -17,20 +18,22 @@ export const confirmDeleteTool = defineTool({
     keyArgument: 'filename',
     demo: true,
     async run({ filename }, ctx) {
-        const answer = await ctx.elicit({
-            mode: 'form',
-            message: `Delete '${filename}'? This cannot be undone.`,
-            requestedSchema: {
-                type: 'object',
-                properties: {
-                    confirm: { type: 'boolean', title: 'Delete the file', description: `Yes to delete '${filename}'`, default: false },
-                },
-                required: ['confirm'],
-            },
-        });
-        const confirmed = answer.action === 'accept' && answer.content?.confirm === true;
-        // How the user answered, in words for the task's row (the result says the same of any answer but Yes).
+        const question = deleteQuestion(filename);
+        const answer = await ctx.elicit({ mode: 'form', message: `Delete '${filename}'? This cannot be undone.`, requestedSchema: safeConfirmSchema(question) });
+        const confirmed = isConsent(question, answer);
+        // How the user answered, in words for the task's row (the result says the same of any answer but Delete).
         ctx.conclude?.(confirmed ? 'Confirmed' : answer.action === 'cancel' ? 'Dismissed' : 'Declined');
         return textResult(confirmed ? `Confirmed: would delete '${filename}' (demo: nothing deleted)` : 'Deletion cancelled');
     },
 });
+
+/** Keep comes first and is the default, so Enter in any client keeps the file. */
+export function deleteQuestion(filename: string): SafeConfirm {
+    return {
+        key: 'confirm',
+        title: 'Delete the file',
+        description: `Keep leaves '${filename}' as it is; Delete deletes it`,
+        safe: { value: 'keep', title: 'Keep the file' },
+        unsafe: { value: 'delete', title: `Delete '${filename}'` },
+    };
+}

@@ -4,6 +4,9 @@ import assert from 'node:assert/strict';
 import { beforeEach, describe, it } from 'node:test';
 import type { ElicitRequest } from '@modelcontextprotocol/sdk/types.js';
 import { answerElicitation, collectToolArguments, type PendingPrompt } from '../../../extension/input/prompter.js';
+import { runQuestion } from '../../../server/src/commands/tool.js';
+import { deleteQuestion } from '../../../server/src/tools/confirmDelete.js';
+import { safeConfirmSchema } from '../../../server/src/tools/safeConfirm.js';
 
 type Params = ElicitRequest['params'];
 
@@ -255,16 +258,41 @@ describe('answerElicitation (form mode)', () => {
     });
 
     it('asks a one-step question in the title without "(step 1 of 1)", and says how No differs from Decline', async () => {
-        const result = answerElicitation(form({ confirm: { type: 'boolean', title: 'Delete the file', description: "Yes to delete 'a.txt'" } }, ['confirm'], "Delete 'a.txt'?"), ctx());
+        const result = answerElicitation(form({ confirm: { type: 'boolean', title: 'Proceed', description: 'Yes to go on' } }, ['confirm'], 'Go on?'), ctx());
         const pick = await fake.next();
-        assert.equal(pick.title, "Demo: Delete 'a.txt'?");
-        assert.equal(pick.placeholder, "Delete the file: Yes to delete 'a.txt'");
+        assert.equal(pick.title, 'Demo: Go on?');
+        assert.equal(pick.placeholder, 'Proceed: Yes to go on');
         const described = Object.fromEntries(pick.items.map(item => [item.label, (item as { description?: string }).description]));
         assert.equal(described.No, 'Send the answer No');
         assert.equal(described.Decline, 'Answer nothing: the server is told you refused the request');
         pick.pick('No');
         assert.deepEqual(await result, { action: 'accept', content: { confirm: false } });
     });
+
+    // The server's confirmation questions, as they go on the wire: the safe choice first and the default.
+    const confirmations = [
+        { name: 'confirm_delete', schema: safeConfirmSchema(deleteQuestion('a.txt')), labels: ['Keep the file', "Delete 'a.txt'"], safe: { confirm: 'keep' }, unsafe: { confirm: 'delete' } },
+        { name: 'a command with confirm', schema: safeConfirmSchema(runQuestion('make deploy')), labels: ['Do not run it', 'Run the command'], safe: { run: 'cancel' }, unsafe: { run: 'run' } },
+    ];
+    for (const { name, schema, labels, safe, unsafe } of confirmations) {
+        it(`opens ${name}'s question on the safe choice, so Enter sends it; the other is picked by name`, async () => {
+            const params = { mode: 'form', message: 'Sure?', requestedSchema: schema } as Params;
+            const first = answerElicitation(params, ctx());
+            const pick = await fake.next();
+            assert.deepEqual(pick.labels(), [...labels, '---', 'Decline']);
+            assert.deepEqual(
+                pick.activeItems.map(item => item.label),
+                [labels[0]],
+                'the safe choice is the active row',
+            );
+            pick.enter();
+            assert.deepEqual(await first, { action: 'accept', content: safe });
+
+            const second = answerElicitation(params, ctx());
+            (await fake.next()).pick(labels[1]!);
+            assert.deepEqual(await second, { action: 'accept', content: unsafe });
+        });
+    }
 
     it('shows an empty enum value as "(none)", not a blank first row', async () => {
         const result = answerElicitation(form({ fail: { type: 'string', enum: ['', 'build', 'test'], default: '' } }, ['fail'], 'Which step fails?'), ctx());

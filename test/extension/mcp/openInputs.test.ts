@@ -73,7 +73,7 @@ describe("the owner connection answers a 2026-07-28 task's inputRequests", () =>
         const taskId = created.taskId as string;
         const asked = await waitFor(() => input.asked.find(a => a.taskId === taskId), 'the question');
         assert.match(asked.params.message, /Delete 'a\.md'\?/);
-        asked.answer({ action: 'accept', content: { confirm: true } });
+        asked.answer({ action: 'accept', content: { confirm: 'delete' } });
         const done = await waitFor(async () => {
             const task = await client.call('tasks/get', { taskId });
             return task.status === 'completed' ? task : undefined;

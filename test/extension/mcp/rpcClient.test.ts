@@ -166,7 +166,7 @@ describe('RpcClient against dist/server.js --http', () => {
             handlers: {
                 [Methods.elicitationCreate]: async params => {
                     asked.push(params);
-                    return { action: 'accept', content: { confirm: true } };
+                    return { action: 'accept', content: { confirm: 'delete' } };
                 },
             },
         });
@@ -225,7 +225,7 @@ describe('OwnerConnection over the RpcClient', () => {
         const port = Number(new URL(server.url).port);
         const model = new TaskModel();
         const input: InputHandlers = {
-            elicit: async () => ({ action: 'accept', content: { confirm: false } }),
+            elicit: async () => ({ action: 'accept', content: { confirm: 'keep' } }),
             createMessage: () => Promise.reject(new Error('no sampling here')),
         };
         const owner = new OwnerConnection(model, quiet, input, IMMEDIATE);

@@ -10,6 +10,7 @@ import {
     CallToolResultSchema,
     CreateTaskResultSchema,
     ElicitRequestSchema,
+    type ElicitResult,
     ProgressNotificationSchema,
     ToolListChangedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
@@ -21,6 +22,8 @@ const FIXTURES = resolve(__dirname, '../fixtures/commands');
 const node = process.execPath;
 const script = (name: string) => join(FIXTURES, name);
 const SECRET = 'sk-test-9f8e7d6c5b4a';
+/** The one answer that is consent to run a confirmed command. */
+const RUN: ElicitResult = { action: 'accept', content: { run: 'run' } };
 
 function commandsJson(extra: object[] = []): string {
     return JSON.stringify({
@@ -50,7 +53,8 @@ class Peer {
     readonly log = new LogTail();
     readonly progress = new Feed<Progress>();
     readonly listChanged = new Feed<number>();
-    answer: 'accept' | 'decline' = 'accept';
+    answer: ElicitResult = RUN;
+    readonly schemas: unknown[] = [];
     readonly asked: string[] = [];
     private next = 0;
 
@@ -61,7 +65,8 @@ class Peer {
         this.client.setNotificationHandler(ToolListChangedNotificationSchema, () => this.listChanged.push(1));
         this.client.setRequestHandler(ElicitRequestSchema, request => {
             this.asked.push(request.params.message);
-            return this.answer === 'accept' ? { action: 'accept', content: { run: true } } : { action: 'decline' };
+            this.schemas.push(request.params.mode === 'form' || request.params.mode === undefined ? request.params.requestedSchema : undefined);
+            return this.answer;
         });
         await this.client.connect(transport);
     }
@@ -183,14 +188,39 @@ describe('command tools', () => {
     });
 
     it('confirm shows the exact command line and runs only on yes', async () => {
-        peer.answer = 'decline';
+        peer.answer = { action: 'decline' };
         const declined = await peer.client.callTool({ name: 'guarded', arguments: { text: '$(whoami)' } });
         assert.equal(declined.isError, true);
         assert.match(peer.asked.at(-1)!, /argv\.js '\$\(whoami\)'/);
-        peer.answer = 'accept';
+        peer.answer = RUN;
         const accepted = await peer.client.callTool({ name: 'guarded', arguments: { text: 'hi' } });
         assert.notEqual(accepted.isError, true);
         assert.deepEqual(JSON.parse((accepted.structuredContent as { output: string }).output), ['hi']);
+    });
+
+    it('the confirmation opens on Do not run it (first and default), and only the answer "run" runs the command', async () => {
+        const notConsent: ElicitResult[] = [
+            { action: 'accept', content: { run: 'cancel' } },
+            { action: 'accept', content: { run: true } },
+            { action: 'accept', content: { run: 'RUN' } },
+            { action: 'accept', content: {} },
+            { action: 'cancel' },
+        ];
+        for (const answer of notConsent) {
+            peer.answer = answer;
+            const result = await peer.client.callTool({ name: 'guarded', arguments: { text: 'no' } });
+            assert.equal(result.isError, true, JSON.stringify(answer));
+            assert.match((result.content as { text: string }[])[0]!.text, /^Not run: the user declined /, JSON.stringify(answer));
+        }
+        peer.answer = RUN;
+        const schema = peer.schemas.at(-1) as { properties: { run: { type: string; oneOf: { const: string; title: string }[]; default: string } }; required: string[] };
+        assert.deepEqual(schema.required, ['run']);
+        assert.equal(schema.properties.run.type, 'string');
+        assert.deepEqual(schema.properties.run.oneOf, [
+            { const: 'cancel', title: 'Do not run it' },
+            { const: 'run', title: 'Run the command' },
+        ]);
+        assert.equal(schema.properties.run.default, 'cancel', 'the safe choice is the default, so Enter runs nothing');
     });
 
     it('progress is throttled: 1000 lines give a handful of notifications, the last line among them', async () => {

@@ -130,12 +130,12 @@ async function connect(kind: 'http' | 'stdio', v2: boolean): Promise<Connected> 
         // 2025-11-25 input requests are requests to the client, answered by its own handler. Left to
         // ext-tasks' fallback, one that arrives in the same read as the CreateTaskResult of its task
         // (a loaded machine) meets a task id ext-tasks does not know yet and is answered "cancel".
-        client.setRequestHandler('elicitation/create', async () => ({ action: 'accept', content: { confirm: true } }));
+        client.setRequestHandler('elicitation/create', async () => ({ action: 'accept', content: { confirm: 'delete' } }));
     }
     const session = ext.createTaskSessionFromClient(client, {
         endpointId: `${kind}-${v2 ? V2 : '2025-11-25'}`,
         onInputRequest: async (request: { kind: string }) =>
-            (request.kind === 'elicitation' ? { action: 'accept', content: { confirm: true } } : { role: 'assistant', model: 'test', content: { type: 'text', text: 'a test haiku' } }) as never,
+            (request.kind === 'elicitation' ? { action: 'accept', content: { confirm: 'delete' } } : { role: 'assistant', model: 'test', content: { type: 'text', text: 'a test haiku' } }) as never,
         ...(v2 ? { rawDispatch: dispatch, v2RequestFraming: { protocolVersion: V2, clientInfo: CLIENT_INFO, clientCapabilities: capabilities(true) } } : {}),
     } as never);
     return {

@@ -143,7 +143,7 @@ describe('a GET stream that drops and reconnects', () => {
         // The stream drops before the user answers; the answer still arrives by POST.
         stream.close();
         await stream.closed;
-        const answer = await client.send({ jsonrpc: '2.0', id: request.id, result: { action: 'accept', content: { confirm: true } } });
+        const answer = await client.send({ jsonrpc: '2.0', id: request.id, result: { action: 'accept', content: { confirm: 'delete' } } });
         assert.equal(answer.status, 202);
         const result = await client.result('tasks/result', { taskId });
         assert.deepEqual(result.content, [{ type: 'text', text: "Confirmed: would delete 'drop.txt' (demo: nothing deleted)" }]);

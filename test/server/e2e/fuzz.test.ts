@@ -616,7 +616,10 @@ async function runSequence(client: FreshClient, ops: SeqOp[]): Promise<void> {
 /** An answer to the server's elicitation or sampling request, as text (deep ones cannot be stringified). */
 const answerArb = fc.oneof(
     fc.constantFrom(
-        { valid: 'elicit', result: { action: 'accept', content: { confirm: true } }, text: "Confirmed: would delete 'fuzz.txt' (demo: nothing deleted)" },
+        { valid: 'elicit', result: { action: 'accept', content: { confirm: 'delete' } }, text: "Confirmed: would delete 'fuzz.txt' (demo: nothing deleted)" },
+        { valid: 'elicit', result: { action: 'accept', content: { confirm: 'keep' } }, text: 'Deletion cancelled' },
+        // The old boolean answer is not consent.
+        { valid: 'elicit', result: { action: 'accept', content: { confirm: true } }, text: 'Deletion cancelled' },
         { valid: 'elicit', result: { action: 'decline' }, text: 'Deletion cancelled' },
         { valid: 'elicit', result: { action: 'cancel' }, text: 'Deletion cancelled' },
         { valid: 'sampling', result: { role: 'assistant', model: 'm', content: { type: 'text', text: 'old pond' } }, text: 'Haiku about fuzz:\nold pond' },

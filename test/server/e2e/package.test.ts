@@ -26,7 +26,7 @@ const pkg = serverPackage;
 /** A client on `transport`; returns what the checks below need. */
 async function connectClient(transport: Transport): Promise<Client> {
     const client = new Client({ name: 'package-test', version: '1.0.0' }, { capabilities: { elicitation: { form: {} } } });
-    client.setRequestHandler(ElicitRequestSchema, () => ({ action: 'accept', content: { confirm: true } }));
+    client.setRequestHandler(ElicitRequestSchema, () => ({ action: 'accept', content: { confirm: 'delete' } }));
     await client.connect(transport);
     return client;
 }

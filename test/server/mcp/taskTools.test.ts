@@ -59,7 +59,7 @@ for (const kind of TRANSPORTS) {
             c = await connectAlone(kind, { capabilities: { elicitation: {}, sampling: {} } });
             c.client.setRequestHandler(ElicitRequestSchema, async request => {
                 elicited.push(request.params.message);
-                return { action: 'accept', content: { confirm: true } };
+                return { action: 'accept', content: { confirm: 'delete' } };
             });
             c.client.setRequestHandler(CreateMessageRequestSchema, async () => ({ role: 'assistant', model: 'test', content: { type: 'text', text: 'Rain on the roof' } }));
         });

@@ -125,16 +125,16 @@ const CHECKS: Record<string, Check> = {
     'ask.mjs': async (app, file) => {
         const client = await stdioClient(app, file, { elicitation: { form: {} }, sampling: {} });
         try {
-            let confirm = true;
+            let publish = 'publish';
             const seen: string[] = [];
             client.setRequestHandler(CreateMessageRequestSchema, () => ({ role: 'assistant', model: 'test-model', content: { type: 'text', text: 'Why tasks matter.' } }));
             client.setRequestHandler(ElicitRequestSchema, async request => {
                 const related = request.params._meta?.['io.modelcontextprotocol/related-task'] as { taskId: string };
                 seen.push(`${request.params.message} [${(await client.experimental.tasks.getTask(related.taskId)).status}]`);
-                return { action: 'accept', content: { confirm } };
+                return { action: 'accept', content: { publish } };
             });
             assert.equal(textOf(await taskResult(client, await startTask(client, 'publish_post', { title: 'Tasks' }))), 'Published "Tasks": Why tasks matter.');
-            confirm = false;
+            publish = 'wait';
             assert.equal(textOf(await taskResult(client, await startTask(client, 'publish_post', { title: 'Draft' }))), 'Not published: Draft');
             assert.deepEqual(seen, ['Publish "Tasks" with the summary "Why tasks matter."? [input_required]', 'Publish "Draft" with the summary "Why tasks matter."? [input_required]']);
         } finally {

@@ -1,0 +1,42 @@
+// A yes/no question whose safe answer is the one Enter picks. A boolean would not do:
+// VS Code's own form drops `default: false` and opens on `true`, so Enter would consent.
+// As a titled single-choice string, the safe choice comes first and is the default, so
+// every client opens on it; only the explicit unsafe value counts as consent.
+import type { ElicitRequestFormParams, ElicitResult } from '@modelcontextprotocol/sdk/types.js';
+
+export interface SafeConfirm {
+    /** The one property of the form. */
+    key: string;
+    /** The field's title and description, as the user reads them above the choices. */
+    title: string;
+    description: string;
+    /** The answer that changes nothing; listed first and the default. */
+    safe: { value: string; title: string };
+    /** The only answer that is consent. */
+    unsafe: { value: string; title: string };
+}
+
+/** The form's requestedSchema: one required string choice, safe first and default. */
+export function safeConfirmSchema(question: SafeConfirm): ElicitRequestFormParams['requestedSchema'] {
+    return {
+        type: 'object',
+        properties: {
+            [question.key]: {
+                type: 'string',
+                title: question.title,
+                description: question.description,
+                oneOf: [
+                    { const: question.safe.value, title: question.safe.title },
+                    { const: question.unsafe.value, title: question.unsafe.title },
+                ],
+                default: question.safe.value,
+            },
+        },
+        required: [question.key],
+    };
+}
+
+/** True only for an accepted answer that names the unsafe value; decline, cancel, the safe value or anything malformed is not consent. */
+export function isConsent(question: SafeConfirm, answer: ElicitResult): boolean {
+    return answer.action === 'accept' && answer.content?.[question.key] === question.unsafe.value;
+}
