@@ -380,11 +380,18 @@ export function createUiDriver(shotsDir, log = line => console.log(line)) {
         }
         done.add(`copilot-${file}`);
         const center = page.locator('.notifications-center');
-        const centerBeforeClick = await center.isVisible().catch(() => false);
-        const beforeClick = centerBeforeClick ? (await center.locator('.notification-list-item-message').allTextContents().catch(() => [])).map(message => message.trim()) : [];
-        if (centerBeforeClick) {
+        // The question must be out of sight, as once its toast has hidden. The suite closed the center,
+        // but in a full run something reopened it before the click (the report's beforeClick says
+        // what it held); close it again the way a user would, with the bell, then check.
+        const openBefore = await center.isVisible().catch(() => false);
+        const beforeClick = openBefore ? (await center.locator('.notification-list-item-message').allTextContents().catch(() => [])).map(message => message.trim()) : [];
+        if (openBefore) {
             await shot(page, `copilot-center-before-${answer}`);
+            log('[ui] the Notifications Center is open before Respond; closing it with the bell first');
+            await page.locator('[id="status.notifications"]').first().click().catch(() => undefined);
+            await center.waitFor({ state: 'hidden', timeout: 5000 }).catch(() => undefined);
         }
+        const centerBeforeClick = await center.isVisible().catch(() => false);
         const row = taskRow(page, file);
         log(`[ui] clicking the inline Respond of ${file} (VS Code's own client asks)`);
         await row.hover();
