@@ -18,8 +18,23 @@ export interface DrawnView {
     rows: DrawnRow[];
 }
 
-/** The Tasks view as the Playwright UI driver reads it from the workbench (uiDriver.mjs readRowsOnRequest). */
-export async function readRows(tag: string): Promise<DrawnView> {
+/**
+ * The Tasks view as the Playwright UI driver reads it from the workbench (uiDriver.mjs readRowsOnRequest).
+ * The tree draws a model change a moment after the model has it, so a test that knows what it waits for
+ * passes `drawn`: the view is read again until it shows that, and the last read is returned either way,
+ * for the test's assertions to say what was on screen.
+ */
+export async function readRows(tag: string, drawn?: (view: DrawnView) => boolean, timeoutMs = 15_000): Promise<DrawnView> {
+    const until = Date.now() + timeoutMs;
+    for (let attempt = 0; ; attempt++) {
+        const view = await readOnce(attempt === 0 ? tag : `${tag}-${attempt}`);
+        if (!drawn || drawn(view) || Date.now() >= until) {
+            return view;
+        }
+    }
+}
+
+async function readOnce(tag: string): Promise<DrawnView> {
     const since = Date.now();
     const request = vscode.window.setStatusBarMessage(`ui-read-rows ${tag}`);
     try {
