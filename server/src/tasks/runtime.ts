@@ -16,6 +16,8 @@ export { OWNER_PROGRESS_METHOD, TASK_STATUS_METHOD } from './notifier.js';
 export { outcomeOfError, resultText } from './outcomes.js';
 const LIST_PAGE_SIZE = 100;
 const MIN_TTL_MS = 1000;
+/** How often a tasks/result that waits across a store outage reads again, should the store's resync have come before it parked. */
+const STORE_RETRY_MS = 1000;
 
 export interface RuntimeLimits {
     defaultTtlMs: number;
@@ -154,7 +156,7 @@ export class TaskRuntime implements RunHost {
         try {
             while (!isTerminal(record.status)) {
                 await this.waitForChange(record, signal);
-                record = await this.visible(client, taskId);
+                record = await this.rereadWaiting(client, record, signal);
             }
         } finally {
             endWait?.();
@@ -251,6 +253,24 @@ export class TaskRuntime implements RunHost {
             throw invalidParams(`Task not found: ${taskId}`);
         }
         return record;
+    }
+
+    /**
+     * The waited-on task read again. A shared store that became unreachable while the caller
+     * waited does not end the wait: it goes on until the store is back (the caller's first read
+     * already answered -32001 if the store was down when it asked).
+     */
+    private async rereadWaiting(client: ClientIdentity, record: TaskRecord, signal?: AbortSignal): Promise<TaskRecord> {
+        for (;;) {
+            try {
+                return await this.visible(client, record.taskId);
+            } catch (err) {
+                if (!(err instanceof RpcError && err.code === ErrorCodes.StoreUnavailable)) {
+                    throw err;
+                }
+            }
+            await this.waiters.untilStoreBack(record.taskId, this.clock, STORE_RETRY_MS, signal);
+        }
     }
 
     private waitForChange(record: TaskRecord, signal?: AbortSignal): Promise<void> {

@@ -1,3 +1,4 @@
+import type { Clock } from '../clock.js';
 import type { TaskRecord } from './types.js';
 
 /**
@@ -18,39 +19,7 @@ export class TaskWaiters {
      * `signal` aborts. `whileWaiting` runs as the waiter parks and returns its undo.
      */
     next(record: TaskRecord, signal?: AbortSignal, whileWaiting?: () => () => void): Promise<void> {
-        return new Promise((resolve, reject) => {
-            // An aborted signal fires no more 'abort' events: waiting on it would never end.
-            if (signal?.aborted) {
-                reject(signal.reason);
-                return;
-            }
-            let set = this.byTask.get(record.taskId);
-            if (!set) {
-                set = new Set();
-                this.byTask.set(record.taskId, set);
-            }
-            const waiters = set;
-            const undo = whileWaiting?.();
-            const release = () => {
-                waiters.delete(done);
-                if (waiters.size === 0) {
-                    this.byTask.delete(record.taskId);
-                }
-                signal?.removeEventListener('abort', onAbort);
-                undo?.();
-            };
-            const done = () => {
-                release();
-                resolve();
-            };
-            // Not done(): resolving first made the reject a no-op, so an abandoned tasks/result
-            // looped back into a new wait (on a signal that never fires again) until the task ended.
-            const onAbort = () => {
-                release();
-                reject(signal?.reason ?? new Error('Aborted'));
-            };
-            waiters.add(done);
-            signal?.addEventListener('abort', onAbort, { once: true });
+        return this.park(record.taskId, signal, whileWaiting, done => {
             // Re-check after subscribing: the change may have landed before the waiter did.
             void this.read(record.taskId).then(
                 now => {
@@ -64,6 +33,59 @@ export class TaskWaiters {
         });
     }
 
+    /**
+     * Parks a caller whose read met an unreachable store: the store's resync once it is back (or
+     * any change of the task) wakes it, and so does `retryMs` on `clock`, in case the store came
+     * back before the caller parked. Nothing is read meanwhile.
+     */
+    untilStoreBack(taskId: string, clock: Clock, retryMs: number, signal?: AbortSignal): Promise<void> {
+        return this.park(taskId, signal, undefined, done => {
+            const timer = clock.setTimeout(wakeUp, retryMs, done, true);
+            return () => clock.clearTimeout(timer);
+        });
+    }
+
+    /** Adds a waiter for `taskId`; `start` runs once it is parked and may return its own undo. */
+    private park(taskId: string, signal: AbortSignal | undefined, whileWaiting: (() => () => void) | undefined, start: (done: () => void) => (() => void) | void): Promise<void> {
+        return new Promise((resolve, reject) => {
+            // An aborted signal fires no more 'abort' events: waiting on it would never end.
+            if (signal?.aborted) {
+                reject(signal.reason);
+                return;
+            }
+            let set = this.byTask.get(taskId);
+            if (!set) {
+                set = new Set();
+                this.byTask.set(taskId, set);
+            }
+            const waiters = set;
+            const undo = whileWaiting?.();
+            let stop: (() => void) | void = undefined;
+            const release = () => {
+                waiters.delete(done);
+                if (waiters.size === 0) {
+                    this.byTask.delete(taskId);
+                }
+                signal?.removeEventListener('abort', onAbort);
+                undo?.();
+                stop?.();
+            };
+            const done = () => {
+                release();
+                resolve();
+            };
+            // Not done(): resolving first made the reject a no-op, so an abandoned tasks/result
+            // looped back into a new wait (on a signal that never fires again) until the task ended.
+            const onAbort = () => {
+                release();
+                reject(signal?.reason ?? new Error('Aborted'));
+            };
+            waiters.add(done);
+            signal?.addEventListener('abort', onAbort, { once: true });
+            stop = start(done);
+        });
+    }
+
     wake(taskId: string): void {
         const set = this.byTask.get(taskId);
         if (set) {
@@ -72,4 +94,8 @@ export class TaskWaiters {
             }
         }
     }
+}
+
+function wakeUp(done: () => void): void {
+    done();
 }
