@@ -134,7 +134,10 @@ async function throughputSuite(ctx: Context, kind: Kind, pid: number, call: Call
     const ids = options.getCompleted ? await createDoneTasks(call, liveTasksForGet, concurrency) : await createLongTasks(call, liveTasksForGet, concurrency, 'live');
     const getParams = ids.map(taskId => JSON.stringify({ taskId }));
     const get = await measured(concurrency, (_w, n) => call('tasks/get', getParams[n % getParams.length]!), 'tasks/get');
+    // What a 2025-11-25 client asks to get what a 2026-07-28 tasks/get of a completed task carries: the result.
+    const result = options.getCompleted && kind !== 'v2' ? await measured(concurrency, (_w, n) => call('tasks/result', getParams[n % getParams.length]!), 'tasks/result') : undefined;
     return {
+        ...(result ? { resultRate: result.rate, resultP50: result.p50, resultP99: result.p99, resultCpuUs: result.cpuUs } : {}),
         ...metrics,
         createRate: create.rate,
         createP50: create.p50,
@@ -148,7 +151,10 @@ async function throughputSuite(ctx: Context, kind: Kind, pid: number, call: Call
 }
 
 export interface ThroughputOptions {
-    /** tasks/get over completed tasks instead of live ones (the revision experiment: 2026-07-28 inlines their result). */
+    /**
+     * tasks/get over completed tasks instead of live ones (the revision experiment: 2026-07-28
+     * inlines their result), and for a 2025-11-25 client also tasks/result over the same tasks.
+     */
     getCompleted?: boolean;
 }
 

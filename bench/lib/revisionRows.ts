@@ -11,10 +11,12 @@ import { fmt } from './stats.js';
 const TOLERANCE = 1.1;
 
 export interface RevisionRow extends Row {
-    /** The ratios shown (label, metric), each 2026-07-28 ÷ 2025-11-25. */
-    ratios: [string, string][];
+    /** The ratios shown (label, metric, and the 2025-11-25 metric when it is another one), each 2026-07-28 ÷ 2025-11-25. */
+    ratios: [string, string, string?][];
     /** The metric the target holds: its 2026-07-28 value at most 1.1× the 2025-11-25 one. */
     judged: string;
+    /** The 2025-11-25 metric it is held to, when not the same one. */
+    judgedV1?: string;
 }
 
 function phaseRows(settings: Settings, transport: 'http' | 'stdio'): RevisionRow[] {
@@ -23,7 +25,7 @@ function phaseRows(settings: Settings, transport: 'http' | 'stdio'): RevisionRow
     const figures: Record<string, string> = {
         greet: `greet, ${settings.concurrency} in flight`,
         create: `task creation (slow_compute 0 s), ${settings.concurrency} in flight`,
-        get: `tasks/get of a completed task (2026-07-28: result inline), ${settings.concurrency} in flight`,
+        get: `tasks/get of a completed task (2026-07-28: result inline; 2025-11-25: tasks/get, and tasks/result for the result), ${settings.concurrency} in flight`,
     };
     return [
         {
@@ -37,7 +39,7 @@ function phaseRows(settings: Settings, transport: 'http' | 'stdio'): RevisionRow
             judged: key('seqP50'),
         },
         ...PHASES.map(
-            (phase): RevisionRow => ({
+            (phase): RevisionRow => (phase.prefix === 'get' ? getRow(key, figures.get!, transport) : {
                 figure: figures[phase.prefix]!,
                 transport,
                 exp: 'revision',
@@ -52,6 +54,33 @@ function phaseRows(settings: Settings, transport: 'http' | 'stdio'): RevisionRow
             }),
         ),
     ];
+}
+
+/**
+ * tasks/get of a completed task. Under 2026-07-28 it carries the result; a 2025-11-25 client gets
+ * that from tasks/result, so that is the figure the target holds it to (the same payload, so what
+ * is left is what statelessness costs). The ratio to the bare 2025-11-25 tasks/get shows beside it.
+ */
+function getRow(key: (name: string) => string, figure: string, transport: 'http' | 'stdio'): RevisionRow {
+    return {
+        figure,
+        transport,
+        exp: 'revision',
+        key: key('getRate'),
+        kind: 'custom',
+        cell: m => {
+            const get = `${fmt(m(key('getRate')))}/s (p50 ${fmt(m(key('getP50')))} ms, ${fmt(m(key('getCpuUs')))} µs CPU/req)`;
+            const result = m(key('resultRate'));
+            return Number.isFinite(result) ? `${get}; tasks/result ${fmt(result)}/s (p50 ${fmt(m(key('resultP50')))} ms, ${fmt(m(key('resultCpuUs')))} µs CPU/req)` : get;
+        },
+        ratios: [
+            ['CPU/req vs tasks/result', key('getCpuUs'), key('resultCpuUs')],
+            ['CPU/req vs tasks/get', key('getCpuUs')],
+            ['rate vs tasks/result', key('getRate'), key('resultRate')],
+        ],
+        judged: key('getCpuUs'),
+        judgedV1: key('resultCpuUs'),
+    };
 }
 
 export function revisionRows(settings: Settings): RevisionRow[] {
@@ -95,7 +124,7 @@ export const REVISION_HEADERS: Headers<RevisionLine> = [
 /** Whether a row meets the target: undefined when either side is missing. */
 export function revisionMet(results: Results, row: RevisionRow): boolean | undefined {
     const v2 = medianOf(results, row.exp, 'v2', row.judged);
-    const v1 = medianOf(results, row.exp, 'ours', row.judged);
+    const v1 = medianOf(results, row.exp, 'ours', row.judgedV1 ?? row.judged);
     return Number.isFinite(v2) && Number.isFinite(v1) && v1 > 0 ? v2 <= TOLERANCE * v1 : undefined;
 }
 
@@ -108,7 +137,7 @@ export function revisionLines(results: Results, rows: RevisionRow[]): RevisionLi
             transport: row.transport,
             v2: cellText(results, row, 'v2'),
             v1: cellText(results, row, 'ours'),
-            ratio: row.ratios.map(([label, key]) => `${label} ${ratio(medianOf(results, row.exp, 'v2', key), medianOf(results, row.exp, 'ours', key))}`).join(', '),
+            ratio: row.ratios.map(([label, key, v1Key]) => `${label} ${ratio(medianOf(results, row.exp, 'v2', key), medianOf(results, row.exp, 'ours', v1Key ?? key))}`).join(', '),
             target: `${met === undefined ? '–' : met ? 'pass' : 'FAIL'} (${judgedLabel})`,
         };
     });
