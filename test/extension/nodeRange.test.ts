@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { describe, it } from 'node:test';
 import { satisfies, supportedRange, unsupportedNode } from '../../scripts/nodeRange.mjs';
@@ -35,5 +36,10 @@ describe('supported Node range (package.json engines.node)', () => {
         const run = spawnSync(process.execPath, ['scripts/nodeRange.mjs'], { cwd: root, encoding: 'utf8' });
         assert.equal(run.status, expected, run.stderr);
         assert.equal(run.stderr.includes('MCP Tasks needs Node'), expected === 1);
+    });
+
+    it('is what `npm test` asks first (pretest), so an old Node gets that message instead of a test runner error', () => {
+        const pkg = JSON.parse(readFileSync(resolve(root, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
+        assert.equal(pkg.scripts.pretest, 'node scripts/nodeRange.mjs');
     });
 });
