@@ -61,9 +61,16 @@ export class TaskWaiters {
             const waiters = set;
             const undo = whileWaiting?.();
             let stop: (() => void) | void = undefined;
+            let released = false;
+            // Once only: a late re-check may call done() after an abort released the waiter, and
+            // by then the task's set may be another waiter's.
             const release = () => {
+                if (released) {
+                    return;
+                }
+                released = true;
                 waiters.delete(done);
-                if (waiters.size === 0) {
+                if (waiters.size === 0 && this.byTask.get(taskId) === waiters) {
                     this.byTask.delete(taskId);
                 }
                 signal?.removeEventListener('abort', onAbort);
