@@ -7,7 +7,6 @@
 import assert from 'node:assert/strict';
 import { EventEmitter } from 'node:events';
 import { describe, it } from 'node:test';
-import { z } from 'zod';
 import { createLogger } from '../../../server/src/log.js';
 import { ErrorCodes, RpcError } from '../../../server/src/rpc/errors.js';
 import { ClientHub } from '../../../server/src/tasks/hub.js';
@@ -15,8 +14,9 @@ import { MemoryTaskStore } from '../../../server/src/tasks/memoryStore.js';
 import { TaskRuntime } from '../../../server/src/tasks/runtime.js';
 import type { Disposable, TaskEvent, TaskRecord } from '../../../server/src/tasks/types.js';
 import { ToolRegistry } from '../../../server/src/tools/registry.js';
-import { defineTool, textResult } from '../../../server/src/tools/types.js';
+import { textResult } from '../../../server/src/tools/types.js';
 import { ManualClock, turns } from '../support/manualClock.js';
+import { nap } from '../support/napTool.js';
 
 /** The in-memory store with a switch that makes reads answer as an unreachable Redis does, and events a test sends. */
 class OutageStore extends MemoryTaskStore {
@@ -43,18 +43,6 @@ class OutageStore extends MemoryTaskStore {
         this.extra.emit('event', event);
     }
 }
-
-const nap = defineTool({
-    name: 'nap',
-    title: 'Nap',
-    description: 'Sleeps, then completes.',
-    inputSchema: z.object({ ms: z.number() }),
-    taskSupport: 'required',
-    async run({ ms }, ctx) {
-        await ctx.sleep(ms);
-        return textResult(`slept ${ms}`);
-    },
-});
 
 const LIMITS = { defaultTtlMs: 3_600_000, maxTtlMs: 86_400_000, maxTasksPerClient: 100, pollIntervalMs: 1000, maxSubtaskDepth: 4, maxChildrenPerTask: 16 };
 const CLIENT = { clientKey: 'c', isOwner: false };
