@@ -88,6 +88,22 @@ describe('protocol 2026-07-28 over stdio', () => {
         assert.equal(discover.error?.code, -32602);
     });
 
+    it('answers each request by the _meta it carries, when a client changes its _meta on the same pipe', async () => {
+        server = StdioLines.start();
+        const extension = { extensions: { 'io.modelcontextprotocol/tasks': {} } };
+        const slow = (capabilities: Record<string, unknown>, version?: string) => server!.call(++id, 'tools/call', { name: 'slow_compute', arguments: { seconds: 0 }, _meta: meta(capabilities, version) });
+        const kinds: unknown[] = [];
+        // Each _meta is sent twice in a row: the second time the pipe has it parsed and checked already.
+        for (const capabilities of [extension, extension, {}, {}, extension, extension]) {
+            kinds.push((await slow(capabilities)).result?.resultType);
+        }
+        assert.deepEqual(kinds, ['task', 'task', 'complete', 'complete', 'task', 'task'], 'a task only while the request declares the extension');
+        assert.equal((await slow(extension, '2099-01-01')).error?.code, -32022);
+        assert.equal((await slow(extension, '2099-01-01')).error?.code, -32022, 'a refused _meta is refused again, not remembered as good');
+        assert.equal((await slow(extension)).result?.resultType, 'task');
+        assert.deepEqual(server.garbage, []);
+    });
+
     it('keeps a pipe that sent initialize on 2025-11-25, whatever its requests carry', async () => {
         server = StdioLines.start();
         await server.initialize();

@@ -15,7 +15,7 @@ import { HANDLERS_2025_11_25, type McpHandlers } from './handlers.js';
 import { revisionOf } from './revision.js';
 import type { TaskTools } from './taskTools.js';
 import type { RequestStates } from './v2/requestState.js';
-import { serveStateless } from './v2/serve.js';
+import { StatelessPipe } from './v2/serve.js';
 
 /** The tools as the handlers see them: their listing, lookup and argument validation. */
 export interface ToolCatalog extends KeyArguments {
@@ -65,6 +65,8 @@ export class McpSession implements ClientLink {
     private clientCapabilities: Record<string, unknown> = {};
     private readonly handlers: McpHandlers = HANDLERS_2025_11_25;
     private readonly registration: Disposable;
+    /** Requests of a client that never sent initialize and speaks 2026-07-28 (stdio). */
+    private readonly stateless: StatelessPipe;
     /** Status notifications of tasks whose CreateTaskResult is not out yet (see announceAfter). */
     private unannounced?: Map<string, Record<string, unknown>[]>;
 
@@ -74,6 +76,7 @@ export class McpSession implements ClientLink {
         channel: SessionChannel,
     ) {
         this.rpc = new RpcConnection(this.dispatch, () => channel.standalone(), services.log);
+        this.stateless = new StatelessPipe(services, identity);
         this.registration = services.hub.add(this);
     }
 
@@ -157,8 +160,8 @@ export class McpSession implements ClientLink {
     private readonly dispatch = (request: JsonRpcRequest, reply: Transport, abort: RequestAbort): Promise<Record<string, unknown>> | Record<string, unknown> => {
         // stdio: a pipe that has sent initialize is a 2025-11-25 session; before that, a request
         // naming a later version is served statelessly (HTTP decides in its transport).
-        if (this.protocolVersion === undefined && revisionOf(request.method, request.params, false) === 'stateless') {
-            return serveStateless(this.services, this.identity, request, reply, abort);
+        if (this.protocolVersion === undefined && (this.stateless.knows(request) || revisionOf(request.method, request.params, false) === 'stateless')) {
+            return this.stateless.serve(request, reply, abort);
         }
         const handler = this.handlers.get(request.method);
         if (!handler) {

@@ -19,7 +19,7 @@ export type TaskToolCaller = Pick<McpSession, 'services' | 'identity'>;
 
 type TaskToolHandler = (session: TaskToolCaller, args: Record<string, unknown>, abort: RequestAbort) => Promise<CallToolResult>;
 
-interface TaskTool {
+export interface TaskTool {
     definition: ToolDefinition;
     handle: TaskToolHandler;
 }

@@ -72,6 +72,8 @@ describe('MetaMemo', () => {
             `{"jsonrpc":"2.0","id":3,"method":"x","params":{"_meta":${META_JSON}},"params":[1]}`,
             request(4, `{"_meta":${spaced}}`),
             request(5, `{"_meta":{"progressToken":"p1"}}`),
+            // Another _meta before the params' own: only the first "_meta" key is looked at, so this one is parsed whole.
+            request(5, `{"arguments":{"_meta":{"a":1}},"_meta":${META_JSON}}`),
             request(6, `{"_meta":${META_JSON.replace('frames-test', 'another')}}`),
             request(7, `{"_meta":${META_JSON.replace('frames-test', 'another')}}`),
             `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"_meta":${META_JSON},"requestId":1}}`,

@@ -11,6 +11,7 @@ import type { SessionServices } from '../session.js';
 import { ADVERTISED_VERSIONS, hasTasksExtension, requireTasksExtension, TASKS_EXTENSION, type Envelope } from './envelope.js';
 import { listen } from './listen.js';
 import { inRound, runPlainCall, type PausableCall } from './mrtr.js';
+import type { TaskTool, TaskTools } from '../taskTools.js';
 import { createTaskResult, detailedTask } from './taskView.js';
 
 /** One 2026-07-28 request: who sent it (the identity its tasks bind to) and what its `_meta` declared. */
@@ -77,14 +78,15 @@ function withoutExecution(tool: Record<string, unknown>): Record<string, unknown
 /**
  * A call becomes a task when the tool may run as one (taskSupport "optional" or "required") and
  * the request declares the tasks extension; a "required" tool without it is -32021. Everything
- * else runs in the request (multi round-trip when it needs input).
+ * else runs in the request (multi round-trip when it needs input). Not async: a plain call's
+ * promise is the tool's own, one microtask hop from its answer; the checks throw before anything runs.
  */
-async function callTool(call: StatelessCall, params: Params, reply: Transport, abort: RequestAbort): Promise<Record<string, unknown>> {
+function callTool(call: StatelessCall, params: Params, reply: Transport, abort: RequestAbort): Result {
     const name = requireString(params, 'name');
     const { runtime, tools, taskTools, log, requestStates } = call.services;
     const taskTool = taskTools?.get(name);
     if (taskTool) {
-        return { resultType: 'complete', ...(await taskTools!.call(call, taskTool, optionalObject(params, 'arguments'), abort)) };
+        return callTaskTool(call, taskTools!, taskTool, params, abort);
     }
     const tool = tools.get(name);
     if (!tool || tool.hidden) {
@@ -95,24 +97,33 @@ async function callTool(call: StatelessCall, params: Params, reply: Transport, a
         requireTasksExtension(call.envelope, `Tool ${name} runs only as a task, which`);
     }
     const args = tools.parseArguments(tool, optionalObject(params, 'arguments'));
-    const pausable: PausableCall = { tool, args, params, envelope: call.envelope, clientKey: call.identity.clientKey, states: requestStates, log, now: runtime.clock.now(), progressToken: progressTokenOf(params) };
+    const pausable: PausableCall = { tool, args, params, envelope: call.envelope, clientKey: call.identity.clientKey, states: requestStates, log, clock: runtime.clock, progressToken: progressTokenOf(params) };
     if (asTask) {
-        let taskArgs = args;
-        if (tool.gather) {
-            // Input the task needs before it exists is asked first, in the call itself (SEP-2663 with SEP-2322).
-            const gathered = await inRound(pausable, round => tool.gather!(args, round.ask), abort);
-            if ('inputRequired' in gathered) {
-                return gathered.inputRequired;
-            }
-            taskArgs = { ...args, ...gathered.value };
-        }
-        const record = await runtime.createTask(call.identity, tool, taskArgs, { statelessCapabilities: call.envelope.capabilities });
-        return createTaskResult(record, ownerView(call));
+        return startTask(call, pausable, abort);
     }
     if (tool.external) {
         throw new RpcError(ErrorCodes.InternalError, `Tool ${name} has no inline form`);
     }
     return runPlainCall(pausable, reply, abort);
+}
+
+async function callTaskTool(call: StatelessCall, taskTools: TaskTools, taskTool: TaskTool, params: Params, abort: RequestAbort): Promise<Record<string, unknown>> {
+    return { resultType: 'complete', ...(await taskTools.call(call, taskTool, optionalObject(params, 'arguments'), abort)) };
+}
+
+async function startTask(call: StatelessCall, pausable: PausableCall, abort: RequestAbort): Promise<Record<string, unknown>> {
+    const { tool, args } = pausable;
+    let taskArgs = args;
+    if (tool.gather) {
+        // Input the task needs before it exists is asked first, in the call itself (SEP-2663 with SEP-2322).
+        const gathered = await inRound(pausable, round => tool.gather!(args, round.ask), abort);
+        if ('inputRequired' in gathered) {
+            return gathered.inputRequired;
+        }
+        taskArgs = { ...args, ...gathered.value };
+    }
+    const record = await call.services.runtime.createTask(call.identity, tool, taskArgs, { statelessCapabilities: call.envelope.capabilities });
+    return createTaskResult(record, ownerView(call));
 }
 
 async function getTask(call: StatelessCall, params: Params): Promise<Record<string, unknown>> {

@@ -1,3 +1,4 @@
+import type { Clock } from '../../clock.js';
 import { errorMessage, type Logger } from '../../log.js';
 import { invalidParams, RpcError } from '../../rpc/errors.js';
 import { optionalObject, optionalString } from '../../rpc/params.js';
@@ -26,7 +27,8 @@ export interface PausableCall {
     clientKey: string;
     states: RequestStates;
     log: Logger;
-    now: number;
+    /** Read only when a requestState is checked or issued: a call that never pauses needs no time. */
+    clock: Clock;
     progressToken?: string | number;
 }
 
@@ -45,7 +47,7 @@ function answersOf(call: PausableCall): Record<string, unknown> {
         return Object.fromEntries(Object.entries(responses).filter(([, answer]) => typeof answer === 'object' && answer !== null && !Array.isArray(answer)));
     }
     const state = call.states.open(token);
-    if (!state || state.tool !== call.tool.name || state.args !== digest(call.args) || state.caller !== digest(call.clientKey) || !(call.now - state.issued < REQUEST_STATE_TTL_MS)) {
+    if (!state || state.tool !== call.tool.name || state.args !== digest(call.args) || state.caller !== digest(call.clientKey) || !(call.clock.now() - state.issued < REQUEST_STATE_TTL_MS)) {
         throw invalidParams('requestState is not valid for this call: it was altered, has expired, or was issued for another call or client');
     }
     const answers = { ...state.answers };
@@ -133,38 +135,38 @@ export async function inRound<T>(call: PausableCall, work: (round: InputRound) =
 /** The InputRequiredResult of a round that asked something not answered yet; the request's work stops. */
 function endRound(call: PausableCall, round: InputRound, abort: RequestAbort): Record<string, unknown> {
     abort.abort(new Error('Waiting for input'));
-    const state: PausedCall = { tool: call.tool.name, args: digest(call.args), caller: digest(call.clientKey), answers: round.answers, asked: [...round.asked.keys()], issued: call.now };
+    const state: PausedCall = { tool: call.tool.name, args: digest(call.args), caller: digest(call.clientKey), answers: round.answers, asked: [...round.asked.keys()], issued: call.clock.now() };
     return { resultType: 'input_required', inputRequests: Object.fromEntries(round.asked), requestState: call.states.seal(state) };
 }
 
 /**
  * A plain tools/call of a 2026-07-28 client: the tool runs in the request, pausing for input as
  * SEP-2322 describes. As inRound, but the round exists only once the tool asks: a tool that never
- * does (greet) costs one context and one promise.
+ * does (greet) costs one context and one promise. Not an async function: each await and each
+ * async return is a microtask hop more per call. A bad requestState throws before the tool runs.
  */
-export async function runPlainCall(call: PausableCall, reply: Transport, abort: RequestAbort): Promise<Record<string, unknown>> {
-    try {
-        // Read (and a requestState checked) before the tool runs, asked or not.
-        const ctx = new PlainContext(call, answersOf(call), abort, reply);
-        const value = await new Promise<CallToolResult | undefined>((resolve, reject) => {
-            ctx.endRound = resolve;
-            try {
-                call.tool.run!(call.args, ctx).then(resolve, reject);
-            } catch (err) {
-                reject(err);
+export function runPlainCall(call: PausableCall, reply: Transport, abort: RequestAbort): Promise<Record<string, unknown>> {
+    const ctx = new PlainContext(call, answersOf(call), abort, reply);
+    // Settles with the tool's result, or with nothing when the round ends on an unanswered question.
+    // A throw from run() (not a rejection) rejects it too: that is how an executor behaves.
+    return new Promise<CallToolResult | undefined>((resolve, reject) => {
+        ctx.endRound = resolve;
+        call.tool.run!(call.args, ctx).then(resolve, reject);
+    }).then(
+        value => {
+            const round = ctx.round;
+            if (round === undefined || round.asked.size === 0 || value !== undefined) {
+                return { resultType: 'complete', ...value };
             }
-        });
-        const round = ctx.round;
-        if (round === undefined || round.asked.size === 0 || value !== undefined) {
-            return { resultType: 'complete', ...value };
-        }
-        return endRound(call, round, abort);
-    } catch (err) {
-        if (err instanceof RpcError) {
-            throw err;
-        }
-        return { resultType: 'complete', ...textResult(`Tool ${call.tool.name} failed: ${errorMessage(err)}`, true) };
-    }
+            return endRound(call, round, abort);
+        },
+        (err: unknown) => {
+            if (err instanceof RpcError) {
+                throw err;
+            }
+            return { resultType: 'complete', ...textResult(`Tool ${call.tool.name} failed: ${errorMessage(err)}`, true) };
+        },
+    );
 }
 
 /**

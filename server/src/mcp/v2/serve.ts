@@ -7,6 +7,8 @@ import type { SessionServices } from '../session.js';
 import { checkVersion, readEnvelope, type Envelope } from './envelope.js';
 import { HANDLERS_2026_07_28 } from './handlers.js';
 
+type Result = Promise<Record<string, unknown>> | Record<string, unknown>;
+
 /**
  * Serves one 2026-07-28 request, whatever carried it: reads its `_meta` (-32602), lets the
  * transport check its headers against it (HTTP: -32020), checks the version (-32022), and runs the
@@ -19,15 +21,55 @@ export function serveStateless(
     reply: Transport,
     abort: RequestAbort,
     checkHeaders?: (envelope: Envelope) => void,
-): Promise<Record<string, unknown>> | Record<string, unknown> {
+): Result {
     const envelope = readEnvelope(request.params);
     checkHeaders?.(envelope);
     checkVersion(envelope);
+    return run(services, envelope, callerOf(identity, envelope.clientName), request, reply, abort);
+}
+
+function run(services: SessionServices, envelope: Envelope, caller: ClientIdentity, request: JsonRpcRequest, reply: Transport, abort: RequestAbort): Result {
     const handler = HANDLERS_2026_07_28.get(request.method);
     if (!handler) {
         throw methodNotFound(`Method not found: ${request.method}`);
     }
-    return handler({ id: request.id, envelope, identity: callerOf(identity, envelope.clientName), services }, request.params, reply, abort);
+    return handler({ id: request.id, envelope, identity: caller, services }, request.params, reply, abort);
+}
+
+/**
+ * The 2026-07-28 side of one pipe (stdio). Its client sends the same `_meta` on every request, and
+ * the transport hands them all one frozen object (MetaMemo): once that object has passed the
+ * checks, a request carrying it is known to be stateless, its envelope and caller are known, and
+ * it goes straight to its method.
+ */
+export class StatelessPipe {
+    private meta?: object;
+    private envelope?: Envelope;
+    private caller?: ClientIdentity;
+
+    constructor(
+        private readonly services: SessionServices,
+        private readonly identity: ClientIdentity,
+    ) {}
+
+    /** Whether the request carries the `_meta` that passed last time (so revisionOf would say "stateless"). */
+    knows(request: JsonRpcRequest): boolean {
+        const meta = request.params?._meta;
+        return meta !== undefined && meta === this.meta;
+    }
+
+    serve(request: JsonRpcRequest, reply: Transport, abort: RequestAbort): Result {
+        const meta = request.params?._meta;
+        if (meta === undefined || meta !== this.meta) {
+            const envelope = readEnvelope(request.params);
+            checkVersion(envelope);
+            this.envelope = envelope;
+            this.caller = callerOf(this.identity, envelope.clientName);
+            // Only a frozen _meta is the same next time; another object may be anything then.
+            this.meta = Object.isFrozen(meta) ? (meta as object) : undefined;
+        }
+        return run(this.services, this.envelope!, this.caller!, request, reply, abort);
+    }
 }
 
 /** The last named form of each identity: a client sends the same name on every request. */
