@@ -5,7 +5,7 @@
 // and VS Code's tool approvals tree (whose row labels it writes to tool-approvals.json).
 // Screenshots go to test-results/screenshots; the suite waits on those files (util.ts uiArtifact)
 // to know the driver has seen a state.
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 
@@ -44,6 +44,16 @@ export function createUiDriver(shotsDir, log = line => console.log(line)) {
         const path = join(shotsDir, `${name}.png`);
         await (locator ?? page).screenshot({ path }).catch(err => log(`[ui] screenshot ${name} failed: ${err.message}`));
         log(`[ui] screenshot ${path}`);
+    };
+    /**
+     * A report the suite waits for by its mtime, written whole or not at all: a file written in
+     * place is empty for a moment after it is opened, and a loaded machine let the suite read it
+     * then ("Unexpected end of JSON input"). A rename is atomic, and keeps the new file's mtime.
+     */
+    const writeReport = (file, value) => {
+        const path = join(shotsDir, file);
+        writeFileSync(`${path}.partial`, JSON.stringify(value, null, 2));
+        renameSync(`${path}.partial`, path);
     };
     const done = new Set();
     /** When each requested click was last made, by request. */
@@ -115,7 +125,7 @@ export function createUiDriver(shotsDir, log = line => console.log(line)) {
                 const placeholder = (await input.getAttribute('placeholder').catch(() => '')) ?? '';
                 // The row Enter would pick before anything is typed: the safe one.
                 const active = await activeRow(widget);
-                writeFileSync(join(shotsDir, 'prompt.json'), JSON.stringify({ title, placeholder, choices, active }, null, 2));
+                writeReport('prompt.json', { title, placeholder, choices, active });
             }
             await chooseByTyping(widget, input, 'Delete');
             await page.keyboard.press('Enter');
@@ -180,7 +190,7 @@ export function createUiDriver(shotsDir, log = line => console.log(line)) {
             await shot(page, 'tool-approvals', widget);
         }
         // Rewritten on every look, so its time says the tree was read since the suite opened it.
-        writeFileSync(join(shotsDir, 'tool-approvals.json'), JSON.stringify(approvalRows));
+        writeReport('tool-approvals.json', approvalRows);
     }
 
     async function allowSampling(page) {
@@ -341,7 +351,7 @@ export function createUiDriver(shotsDir, log = line => console.log(line)) {
             const progress = [...(sidebar?.querySelectorAll('.monaco-progress-container.active') ?? [])].some(bar => bar.offsetParent !== null);
             return { sidebarWidth: Math.round(sidebar?.getBoundingClientRect().width ?? 0), viewProgress: progress, rows };
         });
-        writeFileSync(join(shotsDir, `rows-${tag}.json`), JSON.stringify(report, null, 2));
+        writeReport(`rows-${tag}.json`, report);
         log(`[ui] read ${report.rows.length} rows for ${tag} (sidebar ${report.sidebarWidth} px, progress bar ${report.viewProgress ? 'on' : 'off'})`);
         await shot(page, `rows-${tag}`, page.locator('.part.sidebar'));
     }
@@ -426,7 +436,7 @@ export function createUiDriver(shotsDir, log = line => console.log(line)) {
                 report.pick.choices.push({ label: await text(rows.nth(i).locator('.label-name')), description: await text(rows.nth(i).locator('.label-description')) });
             }
         } finally {
-            writeFileSync(join(shotsDir, `copilot-respond-${file}.json`), JSON.stringify(report, null, 2));
+            writeReport(`copilot-respond-${file}.json`, report);
         }
         // Pick by the words, whatever the order (VS Code labels each choice with its value).
         const choice = answer === 'confirm' ? /^(true|yes|delete)/i : /^(false|no|keep|cancel)/i;
@@ -455,7 +465,7 @@ export function createUiDriver(shotsDir, log = line => console.log(line)) {
         const menu = page.locator('.monaco-menu').first();
         await menu.waitFor({ timeout: 5000 });
         const items = (await menu.locator('.action-item:not(.disabled) .action-label').allTextContents()).map(label => label.trim()).filter(Boolean);
-        writeFileSync(join(shotsDir, `row-menu-${text}.json`), JSON.stringify(items));
+        writeReport(`row-menu-${text}.json`, items);
         log(`[ui] the context menu of ${text} offers: ${items.join(' | ')}`);
         await page.keyboard.press('Escape');
         await menu.waitFor({ state: 'hidden', timeout: 5000 }).catch(() => log('[ui] the context menu stayed open'));
