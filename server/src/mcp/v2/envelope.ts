@@ -19,27 +19,12 @@ function isObject(value: unknown): value is Record<string, unknown> {
 
 /**
  * Reads and checks a stateless request's `_meta`: a -32602 when a required field is missing or
- * malformed (clientInfo is optional), -32022 for a version this server does not speak. HTTP
- * checks its headers against it in between (see statelessHttp.ts).
+ * malformed (clientInfo is optional). checkVersion comes next (-32022); HTTP checks its headers
+ * against it in between (see statelessHttp.ts). A stdio pipe remembers the outcome for its
+ * client's repeated `_meta` (serve.ts StatelessPipe).
  */
 export function readEnvelope(params: Record<string, unknown> | undefined): Envelope {
     const meta = params?._meta;
-    // A frozen _meta is one a connection parsed once and hands every request (MetaMemo): read once too.
-    const frozen = isObject(meta) && Object.isFrozen(meta);
-    let envelope = frozen ? envelopes.get(meta) : undefined;
-    if (envelope === undefined) {
-        envelope = checkedEnvelope(meta);
-        if (frozen) {
-            envelopes.set(meta, Object.freeze(envelope));
-        }
-    }
-    return envelope;
-}
-
-/** The envelopes of the frozen _meta objects seen: such an object never changes. */
-const envelopes = new WeakMap<object, Envelope>();
-
-function checkedEnvelope(meta: unknown): Envelope {
     if (!isObject(meta)) {
         throw invalidParams('A 2026-07-28 request needs _meta with io.modelcontextprotocol/protocolVersion and io.modelcontextprotocol/clientCapabilities');
     }

@@ -8,10 +8,10 @@ import { isTerminal } from '../../tasks/types.js';
 import type { KeyArguments } from '../../tasks/wire.js';
 import { META_SERVER_INFO } from '../revision.js';
 import type { SessionServices } from '../session.js';
+import type { TaskTool, TaskTools } from '../taskTools.js';
 import { ADVERTISED_VERSIONS, hasTasksExtension, requireTasksExtension, TASKS_EXTENSION, type Envelope } from './envelope.js';
 import { listen } from './listen.js';
 import { inRound, runPlainCall, type PausableCall } from './mrtr.js';
-import type { TaskTool, TaskTools } from '../taskTools.js';
 import { createTaskResult, detailedTask } from './taskView.js';
 
 /** One 2026-07-28 request: who sent it (the identity its tasks bind to) and what its `_meta` declared. */

@@ -43,9 +43,8 @@ function run(services: SessionServices, envelope: Envelope, caller: ClientIdenti
  * it goes straight to its method.
  */
 export class StatelessPipe {
-    private meta?: object;
-    private envelope?: Envelope;
-    private caller?: ClientIdentity;
+    /** The last frozen `_meta` that passed the checks, with what it gave. */
+    private known?: { meta: unknown; envelope: Envelope; caller: ClientIdentity };
 
     constructor(
         private readonly services: SessionServices,
@@ -54,21 +53,19 @@ export class StatelessPipe {
 
     /** Whether the request carries the `_meta` that passed last time (so revisionOf would say "stateless"). */
     knows(request: JsonRpcRequest): boolean {
-        const meta = request.params?._meta;
-        return meta !== undefined && meta === this.meta;
+        return this.known !== undefined && request.params?._meta === this.known.meta;
     }
 
     serve(request: JsonRpcRequest, reply: Transport, abort: RequestAbort): Result {
-        const meta = request.params?._meta;
-        if (meta === undefined || meta !== this.meta) {
+        let known = this.known;
+        if (known === undefined || request.params?._meta !== known.meta) {
             const envelope = readEnvelope(request.params);
             checkVersion(envelope);
-            this.envelope = envelope;
-            this.caller = callerOf(this.identity, envelope.clientName);
-            // Only a frozen _meta is the same next time; another object may be anything then.
-            this.meta = Object.isFrozen(meta) ? (meta as object) : undefined;
+            known = { meta: request.params!._meta, envelope, caller: callerOf(this.identity, envelope.clientName) };
+            // Only a frozen _meta (readEnvelope made sure it is an object) is the same next time.
+            this.known = Object.isFrozen(known.meta) ? known : undefined;
         }
-        return run(this.services, this.envelope!, this.caller!, request, reply, abort);
+        return run(this.services, known.envelope, known.caller, request, reply, abort);
     }
 }
 
