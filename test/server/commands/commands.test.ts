@@ -1,6 +1,6 @@
 /** Command tools: real processes started, watched, failed, timed out and cancelled through a real server and SDK client. */
 import assert from 'node:assert/strict';
-import { mkdtempSync, readdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -101,7 +101,12 @@ describe('command tools', () => {
         writeFileSync(file, commandsJson());
         await peer.connect(file, logDir);
     });
-    after(() => peer.client.close());
+    after(async () => {
+        await peer.client.close();
+        for (const path of [dir, logDir]) {
+            rmSync(path, { recursive: true, force: true });
+        }
+    });
 
     it('lists the declared commands as task-capable tools with their parameters', async () => {
         const { tools } = await peer.client.listTools();

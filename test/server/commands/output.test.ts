@@ -1,12 +1,13 @@
 /** A command's output on its way to the log file, the tail and progress: whole lines, bytes kept, secrets hidden. */
 import assert from 'node:assert/strict';
-import { createWriteStream, mkdtempSync, readFileSync } from 'node:fs';
+import { createWriteStream, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, it } from 'node:test';
+import { after, describe, it } from 'node:test';
 import { CommandOutput } from '../../../server/src/commands/output.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'cmd-output-'));
+after(() => rmSync(dir, { recursive: true, force: true }));
 let n = 0;
 
 async function run(secrets: string[], writes: [string, Buffer][]) {

@@ -4,7 +4,7 @@
  * capability and answers the ownerJob requests as the extension does.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, realpathSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -68,13 +68,14 @@ describe('owner jobs (commands file entries the editor runs)', () => {
 
     before(async () => {
         writeFileSync(file, JSON.stringify({ tools: [{ name: 'vscode_task_build', description: 'Runs the build task.', ownerJob: { kind: 'vscode-task', key: 'build' } }] }));
-        server = await startHttpServer(['--commands', file, '--token', token, '--owner-token', ownerToken]);
+        server = await startHttpServer(['--commands', file, '--commands-log-dir', join(dir, 'logs'), '--token', token, '--owner-token', ownerToken]);
         await connectHttp(server, user, token);
     });
     after(async () => {
         await user.close();
         await editor.client.close();
         await server.stop();
+        rmSync(dir, { recursive: true, force: true });
     });
 
     const start = async () => (await user.request({ method: 'tools/call', params: { name: 'vscode_task_build', arguments: {}, task: {} } }, CreateTaskResultSchema)).task.taskId;

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -247,10 +247,14 @@ describe('--no-demo-tools', () => {
         const file = join(dir, 'commands.json');
         const script = resolve(__dirname, '../fixtures/commands/print.js');
         writeFileSync(file, JSON.stringify({ tools: [{ name: 'print', description: 'Prints lines.', command: [process.execPath, script] }] }));
-        const { names } = await offered(['--no-demo-tools', '--commands', file, '--commands-log-dir', join(dir, 'logs')]);
-        assert.deepEqual(names, ['cancel_task', 'get_task', 'list_tasks', 'print', 'start_print']);
-        for (const name of DEMO_TOOLS) {
-            assert.ok(!names.includes(name) && !names.includes(`start_${name}`), `${name} is not served`);
+        try {
+            const { names } = await offered(['--no-demo-tools', '--commands', file, '--commands-log-dir', join(dir, 'logs')]);
+            assert.deepEqual(names, ['cancel_task', 'get_task', 'list_tasks', 'print', 'start_print']);
+            for (const name of DEMO_TOOLS) {
+                assert.ok(!names.includes(name) && !names.includes(`start_${name}`), `${name} is not served`);
+            }
+        } finally {
+            rmSync(dir, { recursive: true, force: true });
         }
     });
 });
