@@ -3,7 +3,7 @@
 // VS Code's task system), and which tasks.json labels the setting exposes, under which names.
 import { fakeTasks } from '../support/fakeVscode.js';
 import assert from 'node:assert/strict';
-import { mkdtempSync, realpathSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, it } from 'node:test';
@@ -98,6 +98,7 @@ describe('VS Code tasks as tools (extension side)', () => {
         } finally {
             owner.dispose();
             await server.stop();
+            rmSync(dir, { recursive: true, force: true });
         }
     });
 });
