@@ -43,7 +43,9 @@ interface Experiment {
     timeoutMs: number;
     /** Why the experiment cannot run on this machine, if it cannot. */
     skip?: () => string | false;
-    run(ctx: Context, kind: Kind): Promise<Metrics>;
+    run?(ctx: Context, kind: Kind): Promise<Metrics>;
+    /** Instead of `run`: one round of all kinds at once (side by side), their metrics in the order of `kinds`. */
+    runTogether?(ctx: Context, kinds: Kind[]): Promise<Metrics[]>;
 }
 
 const EXPERIMENTS: Experiment[] = [
@@ -61,8 +63,8 @@ const EXPERIMENTS: Experiment[] = [
         id: 'revision',
         title: '2026-07-28 client vs 2025-11-25 client (ours both times): greet, task creation, tasks/get, cancel',
         kinds: ['ours', 'v2'],
-        timeoutMs: 240_000,
-        run: revisionVsSession,
+        timeoutMs: 480_000,
+        runTogether: revisionVsSession,
     },
     { id: 'redis', title: 'Redis store vs in-memory store (ours both times)', kinds: ['ours', 'redis'], timeoutMs: 120_000, skip: redisSkipReason, run: redisVsMemory },
 ];
@@ -91,27 +93,52 @@ tasks support and against bare floors. It is not part of \`npm test\`.
 Only \`npm run bench -- --write\` rewrites this file; a run without it saves its report under bench/results/ (git-ignored).
 \`npm run bench -- --help\` lists every flag.`;
 
+function record(byKind: Map<Kind, Metrics[]>, kind: Kind, metrics: Metrics): void {
+    byKind.set(kind, [...(byKind.get(kind) ?? []), metrics]);
+}
+
+function summaryOf(metrics: Metrics): string {
+    return Object.entries(metrics)
+        .map(([key, value]) => `${key}=${fmt(value)}`)
+        .join(' ');
+}
+
+/** One run of an experiment (one kind, or all together) under its time limit; a failure is logged and recorded, not thrown. */
+async function runRound(ctx: Context, experiment: Experiment, label: string, round: number, failures: string[], run: () => Promise<string>): Promise<void> {
+    const t0 = performance.now();
+    try {
+        const summary = await withTimeout(run(), experiment.timeoutMs, `${experiment.id} ${label}`);
+        ctx.log(`  ${round + 1}. ${label.padEnd(8)} ${summary}  (${((performance.now() - t0) / 1000).toFixed(1)} s)`);
+    } catch (err) {
+        const message = `${experiment.id} ${label} round ${round + 1}: ${err instanceof Error ? err.message : String(err)}`;
+        failures.push(message);
+        ctx.log(`  ${round + 1}. ${label.padEnd(8)} FAILED: ${message}`);
+        // A timed-out experiment may still own a server: stop it before the next one.
+        killAll();
+    }
+}
+
 /** Runs one experiment's kinds, alternating them for its rounds; a failed run is recorded, not fatal. */
 async function runExperiment(ctx: Context, experiment: Experiment, rounds: number, failures: string[]): Promise<Map<Kind, Metrics[]>> {
     const byKind = new Map<Kind, Metrics[]>();
     ctx.log(`${experiment.title} [${experiment.id}], ${rounds} round(s): ${experiment.kinds.join('/')}`);
     for (let round = 0; round < rounds; round++) {
+        if (experiment.runTogether) {
+            // Which kind goes first in each turn alternates by round.
+            const kinds = round % 2 === 0 ? experiment.kinds : [...experiment.kinds].reverse();
+            await runRound(ctx, experiment, kinds.join('+'), round, failures, async () => {
+                const metrics = await experiment.runTogether!(ctx, kinds);
+                kinds.forEach((kind, i) => record(byKind, kind, metrics[i]!));
+                return metrics.map((m, i) => `${kinds[i]}: ${summaryOf(m)}`).join('\n       ');
+            });
+            continue;
+        }
         for (const kind of experiment.kinds) {
-            const t0 = performance.now();
-            try {
-                const metrics = await withTimeout(experiment.run(ctx, kind), experiment.timeoutMs, `${experiment.id} ${kind}`);
-                byKind.set(kind, [...(byKind.get(kind) ?? []), metrics]);
-                const summary = Object.entries(metrics)
-                    .map(([key, value]) => `${key}=${fmt(value)}`)
-                    .join(' ');
-                ctx.log(`  ${round + 1}. ${kind.padEnd(8)} ${summary}  (${((performance.now() - t0) / 1000).toFixed(1)} s)`);
-            } catch (err) {
-                const message = `${experiment.id} ${kind} round ${round + 1}: ${err instanceof Error ? err.message : String(err)}`;
-                failures.push(message);
-                ctx.log(`  ${round + 1}. ${kind.padEnd(8)} FAILED: ${message}`);
-                // A timed-out experiment may still own a server: stop it before the next one.
-                killAll();
-            }
+            await runRound(ctx, experiment, kind, round, failures, async () => {
+                const metrics = await experiment.run!(ctx, kind);
+                record(byKind, kind, metrics);
+                return summaryOf(metrics);
+            });
         }
     }
     return byKind;

@@ -3,7 +3,7 @@
 import { spawn } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
 import { FetchPoster, HttpMcpSession, NodeHttpPoster, StatelessEncoder, type Poster } from './httpClient.js';
-import { closedLoop, delay, pool } from './load.js';
+import { closedLoop, delay, interleavedLoops, pool } from './load.js';
 import { percentile, slope } from './stats.js';
 import type { StdioMcpClient } from './stdioClient.js';
 import { CHILD_ENV, cpuMs, ROOT, rssBytes, startHttp, startStdio, track, type Kind, type Programs } from './targets.js';
@@ -14,6 +14,8 @@ export interface Settings {
     quick: boolean;
     warmupMs: number;
     windowMs: number;
+    /** Turns per side when two programs are measured side by side (interleavedLoops). */
+    slices: number;
     concurrency: number;
     liveTasksForGet: number;
     progressTasks: number;
@@ -105,49 +107,88 @@ async function createDoneTasks(call: Caller, count: number, concurrency: number)
     return ids;
 }
 
+/** One program under measurement: its kind, its CPU time so far (ms), and how to call it. */
+interface Side {
+    kind: Kind;
+    cpu: () => number;
+    call: Caller;
+}
+
+/** One closed loop of a phase: which side it loads, with what. */
+interface Target {
+    side: number;
+    op: (worker: number, seq: number) => Promise<unknown>;
+    what: string;
+}
+
 /**
  * greet sequentially, greet with `concurrency` in flight, then (not for the floor) task creation
  * and tasks/get over live tasks, all in one session of one fresh program. Besides rates and
  * latencies, each loaded phase reports the program's CPU time per request (µs, from /proc), which
  * the shared machine's noise disturbs far less than the rates.
+ *
+ * With two sides (the revision experiment), both programs run side by side and each phase takes
+ * them in turns (interleavedLoops), so that the two figures of a phase are measured under the same
+ * load; the result is one Metrics per side.
  */
-async function throughputSuite(ctx: Context, kind: Kind, pid: number, call: Caller, options: ThroughputOptions = {}): Promise<Metrics> {
-    const { warmupMs, windowMs, concurrency, liveTasksForGet } = ctx.settings;
-    // With the Redis store, redis-server's CPU is part of what a request costs.
-    const redisPid = kind === 'redis' ? ctx.programs.redis?.pid : undefined;
-    const cpu = () => cpuMs(pid) + (redisPid ? cpuMs(redisPid) : 0);
-    const measured = async (workers: number, op: (worker: number, seq: number) => Promise<unknown>, what: string) => {
-        const cpu0 = cpu();
-        const result = await closedLoop(workers, warmupMs, windowMs, op);
-        checkErrors(kind, what, result.firstError);
-        return { ...result, cpuUs: ((cpu() - cpu0) * 1000) / Math.max(1, result.total) };
+async function throughputSuite(ctx: Context, sides: Side[], options: ThroughputOptions = {}): Promise<Metrics[]> {
+    const { warmupMs, windowMs, concurrency, liveTasksForGet, slices } = ctx.settings;
+    const measured = async (targets: Target[], workers: number) => {
+        const results =
+            targets.length === 1
+                ? [await closedLoop(workers, warmupMs, windowMs, targets[0]!.op, sides[targets[0]!.side]!.cpu)]
+                : await interleavedLoops(targets.length, workers, warmupMs, windowMs, slices, (t, w, n) => targets[t]!.op(w, n), t => sides[targets[t]!.side]!.cpu());
+        return results.map((result, t) => {
+            checkErrors(sides[targets[t]!.side]!.kind, targets[t]!.what, result.firstError);
+            return { ...result, cpuUs: (result.cost * 1000) / Math.max(1, result.total) };
+        });
     };
-    const seq = await measured(1, () => call('tools/call', GREET), 'greet');
-    const par = await measured(concurrency, () => call('tools/call', GREET), 'greet');
-    const metrics: Metrics = { seqP50: seq.p50, seqP99: seq.p99, greetRate: par.rate, greetP50: par.p50, greetP99: par.p99, greetCpuUs: par.cpuUs };
-    if (kind === 'floor') {
+    const each = (what: string, op: (side: Side) => Target['op']): Target[] => sides.map((side, i) => ({ side: i, op: op(side), what }));
+    const seq = await measured(
+        each('greet', side => () => side.call('tools/call', GREET)),
+        1,
+    );
+    const par = await measured(
+        each('greet', side => () => side.call('tools/call', GREET)),
+        concurrency,
+    );
+    const metrics: Metrics[] = sides.map((_, i) => ({ seqP50: seq[i]!.p50, seqP99: seq[i]!.p99, greetRate: par[i]!.rate, greetP50: par[i]!.p50, greetP99: par[i]!.p99, greetCpuUs: par[i]!.cpuUs }));
+    if (sides.some(side => side.kind === 'floor')) {
         return metrics;
     }
     // Tasks that finish at once (seconds 0) with a short TTL: the rate of creation itself.
     const createParams = slowCompute(0, 'rate', { ttl: 60_000 });
-    const create = await measured(concurrency, () => call('tools/call', createParams), 'create');
-    const ids = options.getCompleted ? await createDoneTasks(call, liveTasksForGet, concurrency) : await createLongTasks(call, liveTasksForGet, concurrency, 'live');
-    const getParams = ids.map(taskId => JSON.stringify({ taskId }));
-    const get = await measured(concurrency, (_w, n) => call('tasks/get', getParams[n % getParams.length]!), 'tasks/get');
+    const create = await measured(
+        each('create', side => () => side.call('tools/call', createParams)),
+        concurrency,
+    );
+    const getParams: string[][] = [];
+    for (const side of sides) {
+        const ids = options.getCompleted ? await createDoneTasks(side.call, liveTasksForGet, concurrency) : await createLongTasks(side.call, liveTasksForGet, concurrency, 'live');
+        getParams.push(ids.map(taskId => JSON.stringify({ taskId })));
+    }
+    const poll = (method: string, i: number) => (_w: number, n: number) => sides[i]!.call(method, getParams[i]![n % getParams[i]!.length]!);
+    const getTargets = sides.map((_, i): Target => ({ side: i, op: poll('tasks/get', i), what: 'tasks/get' }));
     // What a 2025-11-25 client asks to get what a 2026-07-28 tasks/get of a completed task carries: the result.
-    const result = options.getCompleted && kind !== 'v2' ? await measured(concurrency, (_w, n) => call('tasks/result', getParams[n % getParams.length]!), 'tasks/result') : undefined;
-    return {
-        ...(result ? { resultRate: result.rate, resultP50: result.p50, resultP99: result.p99, resultCpuUs: result.cpuUs } : {}),
-        ...metrics,
-        createRate: create.rate,
-        createP50: create.p50,
-        createP99: create.p99,
-        createCpuUs: create.cpuUs,
-        getRate: get.rate,
-        getP50: get.p50,
-        getP99: get.p99,
-        getCpuUs: get.cpuUs,
-    };
+    const resultTargets = options.getCompleted ? sides.flatMap((side, i): Target[] => (side.kind === 'v2' ? [] : [{ side: i, op: poll('tasks/result', i), what: 'tasks/result' }])) : [];
+    const polled = await measured([...getTargets, ...resultTargets], concurrency);
+    return metrics.map((m, i) => {
+        const get = polled[i]!;
+        const r = resultTargets.findIndex(target => target.side === i);
+        const result = r >= 0 ? polled[getTargets.length + r]! : undefined;
+        return {
+            ...(result ? { resultRate: result.rate, resultP50: result.p50, resultP99: result.p99, resultCpuUs: result.cpuUs } : {}),
+            ...m,
+            createRate: create[i]!.rate,
+            createP50: create[i]!.p50,
+            createP99: create[i]!.p99,
+            createCpuUs: create[i]!.cpuUs,
+            getRate: get.rate,
+            getP50: get.p50,
+            getP99: get.p99,
+            getCpuUs: get.cpuUs,
+        };
+    });
 }
 
 export interface ThroughputOptions {
@@ -169,29 +210,63 @@ async function sessionFor(kind: Kind, url: string, client: Poster): Promise<Http
     return kind === 'floor' ? HttpMcpSession.bare(url, client) : kind === 'v2' ? HttpMcpSession.statelessClient(url, client) : HttpMcpSession.open(url, client);
 }
 
+/** The CPU time (ms) so far that a kind's requests are charged with: with the Redis store, redis-server's too. */
+function cpuOf(ctx: Context, kind: Kind, pid: number): () => number {
+    const redisPid = kind === 'redis' ? ctx.programs.redis?.pid : undefined;
+    return () => cpuMs(pid) + (redisPid ? cpuMs(redisPid) : 0);
+}
+
 export async function httpThroughput(ctx: Context, kind: Kind, options: ThroughputOptions = {}): Promise<Metrics> {
-    const server = await startHttp(kind, ctx.programs);
-    const client = poster(ctx, ctx.settings.concurrency);
+    return (await httpThroughputOf(ctx, [kind], options))[0]!;
+}
+
+/** The HTTP throughput suite on one program per kind, side by side (see throughputSuite). */
+export async function httpThroughputOf(ctx: Context, kinds: Kind[], options: ThroughputOptions = {}): Promise<Metrics[]> {
+    const stops: (() => Promise<void>)[] = [];
     try {
-        const session = await sessionFor(kind, server.url, client);
-        return await throughputSuite(ctx, kind, server.pid, (method, params) => session.callRaw(method, params), options);
+        const sides: Side[] = [];
+        for (const kind of kinds) {
+            const server = await startHttp(kind, ctx.programs);
+            const client = poster(ctx, ctx.settings.concurrency);
+            stops.push(async () => {
+                client.close();
+                await server.stop();
+            });
+            const session = await sessionFor(kind, server.url, client);
+            sides.push({ kind, cpu: cpuOf(ctx, kind, server.pid), call: (method, params) => session.callRaw(method, params) });
+        }
+        return await throughputSuite(ctx, sides, options);
     } finally {
-        client.close();
-        await server.stop();
+        for (const stop of stops) {
+            await stop();
+        }
     }
 }
 
 export async function stdioThroughput(ctx: Context, kind: Kind, options: ThroughputOptions = {}): Promise<Metrics> {
-    const client = startStdio(kind, ctx.programs);
+    return (await stdioThroughputOf(ctx, [kind], options))[0]!;
+}
+
+/** The stdio throughput suite on one program per kind, side by side (see throughputSuite). */
+export async function stdioThroughputOf(ctx: Context, kinds: Kind[], options: ThroughputOptions = {}): Promise<Metrics[]> {
+    const clients: StdioMcpClient[] = [];
     try {
-        if (kind === 'v2') {
-            client.stateless = new StatelessEncoder();
-        } else if (kind !== 'floor') {
-            await client.initialize();
+        const sides: Side[] = [];
+        for (const kind of kinds) {
+            const client = startStdio(kind, ctx.programs);
+            clients.push(client);
+            if (kind === 'v2') {
+                client.stateless = new StatelessEncoder();
+            } else if (kind !== 'floor') {
+                await client.initialize();
+            }
+            sides.push({ kind, cpu: cpuOf(ctx, kind, client.pid), call: (method, params) => client.callRaw(method, params) });
         }
-        return await throughputSuite(ctx, kind, client.pid, (method, params) => client.callRaw(method, params), options);
+        return await throughputSuite(ctx, sides, options);
     } finally {
-        await client.close();
+        for (const client of clients) {
+            await client.close();
+        }
     }
 }
 
@@ -235,45 +310,72 @@ const CANCELLED_LINE = /^(\S+) INFO\s+\[slow_compute\] cancelled "cancel-(\d+)" 
 
 /** tasks/cancel → the tool sees its abort (the slow_compute "cancelled" log line's timestamp). */
 export async function cancelLatency(ctx: Context, kind: Kind): Promise<Metrics> {
-    const server = await startHttp(kind, ctx.programs, { capture: true });
-    const client = poster(ctx, 32);
+    return (await cancelLatencyOf(ctx, [kind]))[0]!;
+}
+
+/** One program's part of the cancel measurement: when each cancel was sent and its abort logged. */
+interface CancelSide {
+    session: HttpMcpSession;
+    ids: string[];
+    sent: number[];
+    observed: number[];
+    rtts: number[];
+    seen: number;
+}
+
+/**
+ * tasks/cancel → abort observed, on one program per kind; with several, their cancels take turns
+ * (ABBA…), so both see the same load.
+ */
+export async function cancelLatencyOf(ctx: Context, kinds: Kind[]): Promise<Metrics[]> {
     const n = ctx.settings.cancelSamples;
-    const sent = new Array<number>(n);
-    const observed = new Array<number>(n);
-    let seen = 0;
+    const stops: (() => Promise<void>)[] = [];
+    const sides: CancelSide[] = [];
+    let waiting = kinds.length * n;
     let allSeen: () => void = () => undefined;
     const done = new Promise<void>(resolve => (allSeen = resolve));
-    server.onLine = line => {
-        const match = CANCELLED_LINE.exec(line);
-        if (match) {
-            observed[Number(match[2])] = Date.parse(match[1]!);
-            if (++seen === n) {
-                allSeen();
-            }
-        }
-    };
-    const rtts: number[] = [];
     try {
-        const session = await sessionFor(kind, server.url, client);
-        const ids: string[] = new Array<string>(n);
-        await pool(n, 16, async i => {
-            const created = await session.callRaw('tools/call', slowCompute(86_400, `cancel-${i}`));
-            ids[i] = taskIdOf(created);
-        });
+        for (const kind of kinds) {
+            const server = await startHttp(kind, ctx.programs, { capture: true });
+            const client = poster(ctx, 32);
+            stops.push(async () => {
+                client.close();
+                await server.stop();
+            });
+            const side: CancelSide = { session: await sessionFor(kind, server.url, client), ids: new Array<string>(n), sent: new Array<number>(n), observed: new Array<number>(n), rtts: [], seen: 0 };
+            sides.push(side);
+            server.onLine = line => {
+                const match = CANCELLED_LINE.exec(line);
+                if (match) {
+                    side.observed[Number(match[2])] = Date.parse(match[1]!);
+                    if (--waiting === 0) {
+                        allSeen();
+                    }
+                }
+            };
+            await pool(n, 16, async i => {
+                side.ids[i] = taskIdOf(await side.session.callRaw('tools/call', slowCompute(86_400, `cancel-${i}`)));
+            });
+        }
         await delay(200);
         for (let i = 0; i < n; i++) {
-            sent[i] = epochNow();
-            const t0 = performance.now();
-            await session.call('tasks/cancel', { taskId: ids[i] });
-            rtts.push(performance.now() - t0);
+            for (const side of i % 2 === 0 ? sides : [...sides].reverse()) {
+                side.sent[i] = epochNow();
+                const t0 = performance.now();
+                await side.session.call('tasks/cancel', { taskId: side.ids[i] });
+                side.rtts.push(performance.now() - t0);
+            }
         }
         await Promise.race([done, delay(2500)]);
     } finally {
-        client.close();
-        await server.stop();
+        for (const stop of stops) {
+            await stop();
+        }
     }
-    const latencies = observed.map((at, i) => at - sent[i]!).filter(Number.isFinite);
-    return { p50: percentile(latencies, 50), p99: percentile(latencies, 99), observed: latencies.length / n, rttP50: percentile(rtts, 50), rttP99: percentile(rtts, 99) };
+    return sides.map(side => {
+        const latencies = side.observed.map((at, i) => at - side.sent[i]!).filter(Number.isFinite);
+        return { p50: percentile(latencies, 50), p99: percentile(latencies, 99), observed: latencies.length / n, rttP50: percentile(side.rtts, 50), rttP99: percentile(side.rtts, 99) };
+    });
 }
 
 /**

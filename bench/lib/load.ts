@@ -12,9 +12,20 @@ export interface LoadResult {
     p99: number;
     errors: number;
     firstError?: string;
+    /** Each counted operation's latency, ms (for merging slices). */
+    latencies: number[];
+    /** What `cost` (when given) grew by over the whole run, warm-up included. */
+    cost: number;
 }
 
-export async function closedLoop(concurrency: number, warmupMs: number, durationMs: number, op: (worker: number, seq: number) => Promise<unknown>): Promise<LoadResult> {
+export async function closedLoop(
+    concurrency: number,
+    warmupMs: number,
+    durationMs: number,
+    op: (worker: number, seq: number) => Promise<unknown>,
+    cost: () => number = () => 0,
+): Promise<LoadResult> {
+    const cost0 = cost();
     const start = performance.now();
     const from = start + warmupMs;
     const until = from + durationMs;
@@ -47,8 +58,57 @@ export async function closedLoop(concurrency: number, warmupMs: number, duration
         }
     };
     await Promise.all(Array.from({ length: concurrency }, (_, i) => worker(i)));
-    return { ops: latencies.length, total, rate: latencies.length / (durationMs / 1000), p50: percentile(latencies, 50), p99: percentile(latencies, 99), errors, firstError };
+    return summary(latencies, total, durationMs, errors, firstError, cost() - cost0);
 }
+
+function summary(latencies: number[], total: number, durationMs: number, errors: number, firstError: string | undefined, cost: number): LoadResult {
+    return { ops: latencies.length, total, rate: latencies.length / (durationMs / 1000), p50: percentile(latencies, 50), p99: percentile(latencies, 99), errors, firstError, latencies, cost };
+}
+
+/**
+ * The same closed loop on several targets, taken in turns: a warm-up of each, then `slices` short
+ * windows of each (order ABBA…), so that a change in the machine's load in the middle falls on
+ * every target alike and their ratio holds where separate windows would not. Each target's
+ * slices add up to `durationMs`; its result merges them.
+ */
+export async function interleavedLoops(
+    targets: number,
+    concurrency: number,
+    warmupMs: number,
+    durationMs: number,
+    slices: number,
+    op: (target: number, worker: number, seq: number) => Promise<unknown>,
+    cost: (target: number) => number,
+): Promise<LoadResult[]> {
+    const indexes = Array.from({ length: targets }, (_, i) => i);
+    const warmups: LoadResult[] = [];
+    for (const target of indexes) {
+        warmups.push(await closedLoop(concurrency, warmupMs, 0, (w, n) => op(target, w, n), () => cost(target)));
+    }
+    const parts: LoadResult[][] = indexes.map(() => []);
+    // Each slice refills the pipeline first (SLICE_WARMUP_MS); its operations and cost still count in `total`/`cost`.
+    const sliceMs = durationMs / slices;
+    for (let slice = 0; slice < slices; slice++) {
+        for (const target of slice % 2 === 0 ? indexes : [...indexes].reverse()) {
+            parts[target]!.push(await closedLoop(concurrency, Math.min(SLICE_WARMUP_MS, sliceMs / 4), sliceMs, (w, n) => op(target, w, n), () => cost(target)));
+        }
+    }
+    // The warm-ups' operations and cost stay out of the figures; their errors do not (as in closedLoop).
+    return parts.map((part, target) => {
+        const sum = (pick: (r: LoadResult) => number) => part.reduce((acc, r) => acc + pick(r), 0);
+        const warmup = warmups[target]!;
+        return summary(
+            part.flatMap(r => r.latencies),
+            sum(r => r.total),
+            durationMs,
+            warmup.errors + sum(r => r.errors),
+            warmup.firstError ?? part.find(r => r.firstError)?.firstError,
+            sum(r => r.cost),
+        );
+    });
+}
+
+const SLICE_WARMUP_MS = 50;
 
 /** Runs `count` operations with at most `concurrency` in flight. */
 export async function pool(count: number, concurrency: number, op: (index: number) => Promise<unknown>): Promise<void> {

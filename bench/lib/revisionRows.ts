@@ -4,9 +4,9 @@
 // the server (CPU per request, or the latency of one request alone); rates are shown beside it,
 // as the shared machine's noise moves them more.
 import type { Settings } from './experiments.js';
-import { cellText, medianOf, ratio, type Headers, type Results, type Row } from './report.js';
+import { cellText, ratio, type Headers, type Results, type Row } from './report.js';
 import { PHASES } from './rows.js';
-import { fmt } from './stats.js';
+import { fmt, median } from './stats.js';
 
 const TOLERANCE = 1.1;
 
@@ -117,15 +117,25 @@ export const REVISION_HEADERS: Headers<RevisionLine> = [
     ['transport', 'Transport'],
     ['v2', '2026-07-28'],
     ['v1', '2025-11-25'],
-    ['ratio', '2026-07-28 ÷ 2025-11-25'],
+    ['ratio', '2026-07-28 ÷ 2025-11-25 (median of the rounds’ ratios)'],
     ['target', 'Target: ≤ 1.1× (judged figure)'],
 ];
 
+/**
+ * 2026-07-28 ÷ 2025-11-25 of one figure: the median over rounds of each round's own ratio. Both
+ * clients of a round were measured side by side (revisionExperiment.ts), so a round's ratio is
+ * the fair one; the median then drops a round that one disturbance still skewed.
+ */
+export function pairedRatio(results: Results, exp: string, key: string, v1Key = key): number {
+    const v2 = results.get(exp)?.get('v2') ?? [];
+    const v1 = results.get(exp)?.get('ours') ?? [];
+    return median(v2.map((run, i) => (run[key] ?? NaN) / (v1[i]?.[v1Key] ?? NaN)).filter(r => Number.isFinite(r) && r > 0));
+}
+
 /** Whether a row meets the target: undefined when either side is missing. */
 export function revisionMet(results: Results, row: RevisionRow): boolean | undefined {
-    const v2 = medianOf(results, row.exp, 'v2', row.judged);
-    const v1 = medianOf(results, row.exp, 'ours', row.judgedV1 ?? row.judged);
-    return Number.isFinite(v2) && Number.isFinite(v1) && v1 > 0 ? v2 <= TOLERANCE * v1 : undefined;
+    const r = pairedRatio(results, row.exp, row.judged, row.judgedV1);
+    return Number.isFinite(r) ? r <= TOLERANCE : undefined;
 }
 
 export function revisionLines(results: Results, rows: RevisionRow[]): RevisionLine[] {
@@ -137,7 +147,7 @@ export function revisionLines(results: Results, rows: RevisionRow[]): RevisionLi
             transport: row.transport,
             v2: cellText(results, row, 'v2'),
             v1: cellText(results, row, 'ours'),
-            ratio: row.ratios.map(([label, key, v1Key]) => `${label} ${ratio(medianOf(results, row.exp, 'v2', key), medianOf(results, row.exp, 'ours', v1Key ?? key))}`).join(', '),
+            ratio: row.ratios.map(([label, key, v1Key]) => `${label} ${ratio(pairedRatio(results, row.exp, key, v1Key), 1)}`).join(', '),
             target: `${met === undefined ? '–' : met ? 'pass' : 'FAIL'} (${judgedLabel})`,
         };
     });
