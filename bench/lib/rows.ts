@@ -54,6 +54,12 @@ export function rows(settings: Settings): Row[] {
         { figure: 'greet round trip, sequential', transport: 'stdio', exp: 'stdio', key: 'seqP50', kind: 'latency', extra: [['seqP99', 'p99 {}']] },
         ...throughput('stdio', [0.7, 0.5, 0.7]),
         {
+            // Not a goal: it shows how much of the creation goal the wire itself leaves (issue 14).
+            ...phaseRow(settings, PHASES[1], 'stdio', 'stdio'),
+            figure: `task creation rate (slow_compute 0 s), ${settings.concurrency} in flight, against the floor's own: the two frames the wire needs, no task`,
+            floor: undefined,
+        },
+        {
             figure: 'task completion → tasks/result returns',
             transport: 'http',
             exp: 'result',
