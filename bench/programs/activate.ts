@@ -138,6 +138,7 @@ const vscodeStub = shaped({
         workspaceFolders: undefined,
     }),
     commands: shaped({ registerCommand: () => new Disposable(() => undefined), executeCommand: async () => undefined }),
+    tasks: shaped({ onDidEndTask: event(), onDidEndTaskProcess: event(), fetchTasks: async () => [], executeTask: async () => anything() }),
     lm: shaped({ registerMcpServerDefinitionProvider: () => new Disposable(() => undefined), selectChatModels: async () => [] }),
     env: shaped({ machineId: 'bench', sessionId: 'bench', appName: 'bench' }),
     // English: no bundle, and t() returns the message (placeholders are not needed at activation).
