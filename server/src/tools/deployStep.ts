@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { countSeconds } from './countSeconds.js';
+import { countSeconds, type Counting } from './countSeconds.js';
 import { defineTool, textResult } from './types.js';
 
 export const DEPLOY_STEPS = ['build', 'test', 'push'] as const;
@@ -9,6 +9,19 @@ export type DeployStep = (typeof DEPLOY_STEPS)[number];
 export function roundSeconds(ms: number): number {
     return Math.round(ms / 100) / 10;
 }
+
+const COUNTING: Counting<{ app: string; step: DeployStep; seconds: number; fail: boolean }> = {
+    progress: ({ app, step }, done, ticks) => `${step} ${app}: ${done}/${ticks} s`,
+    cancelled: ({ app, step }, done, ticks) => `[deploy_step] cancelled ${step} for ${app} at ${done}/${ticks}`,
+    result: ({ app, step, fail }, elapsedMs) => {
+        const took = roundSeconds(elapsedMs);
+        const name = step[0]!.toUpperCase() + step.slice(1);
+        if (fail) {
+            return textResult(`${name} of ${app} failed after ${took.toFixed(1)} s (simulated failure, fail="${step}")`, true);
+        }
+        return { content: [{ type: 'text', text: `${name} of ${app} completed in ${took.toFixed(1)} s` }], structuredContent: { step, status: 'completed', seconds: took } };
+    },
+};
 
 /**
  * One simulated deploy step. Hidden: `deploy` starts it as a sub-task, a client never sees or
@@ -36,19 +49,5 @@ export const deployStepTool = defineTool({
     hidden: true,
     demo: true,
     keyArgument: 'step',
-    async run({ app, step, seconds, fail }, ctx) {
-        const started = performance.now();
-        await countSeconds(
-            ctx,
-            seconds,
-            (i, ticks) => `${step} ${app}: ${i}/${ticks} s`,
-            (done, ticks) => `[deploy_step] cancelled ${step} for ${app} at ${done}/${ticks}`,
-        );
-        const took = roundSeconds(performance.now() - started);
-        const name = step[0]!.toUpperCase() + step.slice(1);
-        if (fail) {
-            return textResult(`${name} of ${app} failed after ${took.toFixed(1)} s (simulated failure, fail="${step}")`, true);
-        }
-        return { content: [{ type: 'text', text: `${name} of ${app} completed in ${took.toFixed(1)} s` }], structuredContent: { step, status: 'completed', seconds: took } };
-    },
+    run: (args, ctx) => countSeconds(ctx, args, COUNTING),
 });

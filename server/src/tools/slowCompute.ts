@@ -1,8 +1,17 @@
 import { z } from 'zod';
-import { countSeconds } from './countSeconds.js';
+import { countSeconds, type Counting } from './countSeconds.js';
 import { defineTool } from './types.js';
 
 const MAX_SECONDS = 86_400;
+
+const COUNTING: Counting<{ seconds: number; label: string }> = {
+    progress: ({ label }, done, ticks) => `${label}: ${done}/${ticks} s`,
+    cancelled: ({ label }, done, ticks) => `[slow_compute] cancelled "${label}" at ${done}/${ticks}`,
+    result: ({ seconds, label }) => {
+        const summary = `Computation "${label}" completed after ${seconds} seconds. Result: 42.`;
+        return { content: [{ type: 'text', text: summary }], structuredContent: { summary, label, seconds, result: 42 } };
+    },
+};
 
 export const slowComputeTool = defineTool({
     name: 'slow_compute',
@@ -26,14 +35,5 @@ export const slowComputeTool = defineTool({
     taskSupport: 'optional',
     keyArgument: 'label',
     demo: true,
-    async run({ seconds, label }, ctx) {
-        await countSeconds(
-            ctx,
-            seconds,
-            (i, ticks) => `${label}: ${i}/${ticks} s`,
-            (done, ticks) => `[slow_compute] cancelled "${label}" at ${done}/${ticks}`,
-        );
-        const summary = `Computation "${label}" completed after ${seconds} seconds. Result: 42.`;
-        return { content: [{ type: 'text', text: summary }], structuredContent: { summary, label, seconds, result: 42 } };
-    },
+    run: (args, ctx) => countSeconds(ctx, args, COUNTING),
 });
