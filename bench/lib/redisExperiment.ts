@@ -70,7 +70,8 @@ export async function redisVsMemory(ctx: Context, kind: Kind): Promise<Metrics> 
  */
 async function resultElsewhere(ctx: Context, kind: Kind): Promise<Metrics> {
     const token = randomBytes(16).toString('base64url');
-    const args = ['--token', token, '--bind', 'principal'];
+    // One argument: a base64url token may start with '-', which the CLI would not take as a separate value.
+    const args = [`--token=${token}`, '--bind', 'principal'];
     const replicas = kind === 'redis' ? [[...args, '--worker-id', 'bench-a'], [...args, '--worker-id', 'bench-b']] : [args];
     const started = await Promise.allSettled(replicas.map(replicaArgs => startHttp(kind, ctx.programs, { args: replicaArgs })));
     const servers = started.flatMap(outcome => (outcome.status === 'fulfilled' ? [outcome.value] : []));
