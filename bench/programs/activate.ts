@@ -3,7 +3,9 @@
 // required and activated. Prints {"loadMs","activateMs","loggedMs"} and exits (activation starts
 // no server: VS Code's resolve does).
 // Usage: node activate.js /abs/path/to/dist/extension.js
+import { mkdtempSync, rmSync } from 'node:fs';
 import Module from 'node:module';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 
@@ -163,6 +165,8 @@ function memento(): unknown {
 }
 
 const extensionJs = process.argv[2]!;
+// Activation writes into its storage (the commands file's state, the command logs' folder): a folder per run, removed at exit.
+const storage = mkdtempSync(join(tmpdir(), 'mcp-tasks-activate-'));
 const extensionRoot = dirname(dirname(extensionJs));
 const context = shaped({
     subscriptions: [] as unknown[],
@@ -173,9 +177,9 @@ const context = shaped({
     globalState: memento(),
     workspaceState: memento(),
     secrets: shaped({ get: async () => undefined, store: async () => undefined, delete: async () => undefined, onDidChange: event() }),
-    globalStorageUri: Uri.file('/tmp/mcp-tasks-bench-global'),
+    globalStorageUri: Uri.file(join(storage, 'global')),
     storageUri: undefined,
-    logUri: Uri.file('/tmp/mcp-tasks-bench-log'),
+    logUri: Uri.file(join(storage, 'log')),
 });
 
 const requireFromHere = Module.createRequire(__filename);
@@ -187,4 +191,5 @@ const t2 = performance.now();
 const line = logged.find(message => /activated in \d+ ms/.test(message));
 const loggedMs = line ? Number(/activated in (\d+) ms/.exec(line)![1]) : null;
 process.stdout.write(JSON.stringify({ loadMs: t1 - t0, activateMs: t2 - t1, loggedMs }) + '\n');
+rmSync(storage, { recursive: true, force: true });
 process.exit(0);
