@@ -31,7 +31,8 @@ function commandsJson(extra: object[] = []): string {
             { name: 'print', description: 'Prints lines.', command: [node, script('print.js'), '{count}'], parameters: { count: { type: 'number', description: 'How many', optional: true } }, env: { API_TOKEN: SECRET } },
             { name: 'fail', description: 'Fails.', command: [node, script('fail.js')] },
             { name: 'sleepy', description: 'Sleeps.', command: [node, script('sleep.js')] },
-            { name: 'slow', description: 'Times out.', command: [node, script('sleep.js')], timeoutMs: 300 },
+            // Long enough for node to start and print its pid first on a loaded machine (300 ms was not, in a CI run under load).
+            { name: 'slow', description: 'Times out.', command: [node, script('sleep.js')], timeoutMs: 3000 },
             { name: 'stubborn', description: 'Ignores SIGTERM.', command: [node, script('stubborn.js')], killGraceMs: 200 },
             { name: 'tree', description: 'Starts grandchildren.', command: [node, script('tree.js')] },
             { name: 'missing', description: 'No such program.', command: ['./no-such-program-here'] },
@@ -154,7 +155,7 @@ describe('command tools', () => {
         await peer.result(taskId);
         const task = await peer.status(taskId);
         assert.equal(task.status, 'failed');
-        assert.match(task.statusMessage ?? '', /^timed out after 0.3 s/);
+        assert.match(task.statusMessage ?? '', /^timed out after 3 s/);
         assert.equal(processRunning(pid), false);
     });
 
