@@ -25,6 +25,7 @@ import {
     type Settings,
 } from './lib/experiments.js';
 import { redisSkipReason, redisVersion, redisVsMemory } from './lib/redisExperiment.js';
+import { inTurn } from './lib/load.js';
 import { REDIS_HEADERS, redisLines, redisRows } from './lib/redisRows.js';
 import { revisionVsSession } from './lib/revisionExperiment.js';
 import { REVISION_HEADERS, revisionLines, revisionRows } from './lib/revisionRows.js';
@@ -125,7 +126,7 @@ async function runExperiment(ctx: Context, experiment: Experiment, rounds: numbe
     for (let round = 0; round < rounds; round++) {
         if (experiment.runTogether) {
             // Which kind goes first in each turn alternates by round.
-            const kinds = round % 2 === 0 ? experiment.kinds : [...experiment.kinds].reverse();
+            const kinds = [...inTurn(experiment.kinds, round)];
             await runRound(ctx, experiment, kinds.join('+'), round, failures, async () => {
                 const metrics = await experiment.runTogether!(ctx, kinds);
                 kinds.forEach((kind, i) => record(byKind, kind, metrics[i]!));

@@ -3,10 +3,10 @@
 import { spawn } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
 import { FetchPoster, HttpMcpSession, NodeHttpPoster, StatelessEncoder, type Poster } from './httpClient.js';
-import { closedLoop, delay, interleavedLoops, pool } from './load.js';
+import { closedLoop, delay, interleavedLoops, inTurn, pool } from './load.js';
 import { percentile, slope } from './stats.js';
 import type { StdioMcpClient } from './stdioClient.js';
-import { CHILD_ENV, cpuMs, ROOT, rssBytes, startHttp, startStdio, track, type Kind, type Programs } from './targets.js';
+import { CHILD_ENV, cpuMs, ROOT, rssBytes, startHttp, startStdio, track, type Kind, type Programs, type RunningServer } from './targets.js';
 
 export type Metrics = Record<string, number>;
 
@@ -222,6 +222,26 @@ function cpuOf(ctx: Context, kind: Kind, pid: number): () => number {
     return () => cpuMs(pid) + (redisPid ? cpuMs(redisPid) : 0);
 }
 
+/**
+ * Starts one HTTP program of `kind` and opens its client's session. What stops them both goes on
+ * `stops` before the session opens, so the caller's clean-up also covers a session that fails to open.
+ */
+async function openHttp(ctx: Context, kind: Kind, sockets: number, stops: (() => Promise<void>)[], capture = false): Promise<{ server: RunningServer; session: HttpMcpSession }> {
+    const server = await startHttp(kind, ctx.programs, { capture });
+    const client = poster(ctx, sockets);
+    stops.push(async () => {
+        client.close();
+        await server.stop();
+    });
+    return { server, session: await sessionFor(kind, server.url, client) };
+}
+
+async function stopAll(stops: (() => Promise<void>)[]): Promise<void> {
+    for (const stop of stops) {
+        await stop();
+    }
+}
+
 export async function httpThroughput(ctx: Context, kind: Kind, options: ThroughputOptions = {}): Promise<Metrics> {
     return (await httpThroughputOf(ctx, [kind], options))[0]!;
 }
@@ -232,20 +252,12 @@ export async function httpThroughputOf(ctx: Context, kinds: Kind[], options: Thr
     try {
         const sides: Side[] = [];
         for (const kind of kinds) {
-            const server = await startHttp(kind, ctx.programs);
-            const client = poster(ctx, ctx.settings.concurrency);
-            stops.push(async () => {
-                client.close();
-                await server.stop();
-            });
-            const session = await sessionFor(kind, server.url, client);
+            const { server, session } = await openHttp(ctx, kind, ctx.settings.concurrency, stops);
             sides.push({ kind, cpu: cpuOf(ctx, kind, server.pid), call: (method, params) => session.callRaw(method, params) });
         }
         return await throughputSuite(ctx, sides, options);
     } finally {
-        for (const stop of stops) {
-            await stop();
-        }
+        await stopAll(stops);
     }
 }
 
@@ -326,7 +338,6 @@ interface CancelSide {
     sent: number[];
     observed: number[];
     rtts: number[];
-    seen: number;
 }
 
 /**
@@ -342,13 +353,8 @@ export async function cancelLatencyOf(ctx: Context, kinds: Kind[]): Promise<Metr
     const done = new Promise<void>(resolve => (allSeen = resolve));
     try {
         for (const kind of kinds) {
-            const server = await startHttp(kind, ctx.programs, { capture: true });
-            const client = poster(ctx, 32);
-            stops.push(async () => {
-                client.close();
-                await server.stop();
-            });
-            const side: CancelSide = { session: await sessionFor(kind, server.url, client), ids: new Array<string>(n), sent: new Array<number>(n), observed: new Array<number>(n), rtts: [], seen: 0 };
+            const { server, session } = await openHttp(ctx, kind, 32, stops, true);
+            const side: CancelSide = { session, ids: new Array<string>(n), sent: new Array<number>(n), observed: new Array<number>(n), rtts: [] };
             sides.push(side);
             server.onLine = line => {
                 const match = CANCELLED_LINE.exec(line);
@@ -365,7 +371,7 @@ export async function cancelLatencyOf(ctx: Context, kinds: Kind[]): Promise<Metr
         }
         await delay(200);
         for (let i = 0; i < n; i++) {
-            for (const side of i % 2 === 0 ? sides : [...sides].reverse()) {
+            for (const side of inTurn(sides, i)) {
                 side.sent[i] = epochNow();
                 const t0 = performance.now();
                 await side.session.call('tasks/cancel', { taskId: side.ids[i] });
@@ -374,9 +380,7 @@ export async function cancelLatencyOf(ctx: Context, kinds: Kind[]): Promise<Metr
         }
         await Promise.race([done, delay(2500)]);
     } finally {
-        for (const stop of stops) {
-            await stop();
-        }
+        await stopAll(stops);
     }
     return sides.map(side => {
         const latencies = side.observed.map((at, i) => at - side.sent[i]!).filter(Number.isFinite);

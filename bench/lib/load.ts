@@ -18,15 +18,21 @@ export interface LoadResult {
     cost: number;
 }
 
+/** Milliseconds on a monotonic clock; a test passes its own, which it moves itself. */
+export type Clock = () => number;
+
+const monotonic: Clock = () => performance.now();
+
 export async function closedLoop(
     concurrency: number,
     warmupMs: number,
     durationMs: number,
     op: (worker: number, seq: number) => Promise<unknown>,
     cost: () => number = () => 0,
+    now: Clock = monotonic,
 ): Promise<LoadResult> {
     const cost0 = cost();
-    const start = performance.now();
+    const start = now();
     const from = start + warmupMs;
     const until = from + durationMs;
     const latencies: number[] = [];
@@ -36,7 +42,7 @@ export async function closedLoop(
     let total = 0;
     const worker = async (index: number) => {
         for (;;) {
-            const t0 = performance.now();
+            const t0 = now();
             if (t0 >= until) {
                 return;
             }
@@ -51,7 +57,7 @@ export async function closedLoop(
                 continue;
             }
             total++;
-            const t1 = performance.now();
+            const t1 = now();
             if (t0 >= from && t1 <= until) {
                 latencies.push(t1 - t0);
             }
@@ -65,6 +71,12 @@ function summary(latencies: number[], total: number, durationMs: number, errors:
     return { ops: latencies.length, total, rate: latencies.length / (durationMs / 1000), p50: percentile(latencies, 50), p99: percentile(latencies, 99), errors, firstError, latencies, cost };
 }
 
+/** `items` in the order of turn `turn`: as given on even turns, reversed on odd ones (ABBA…). */
+export function inTurn<T>(items: readonly T[], turn: number): readonly T[] {
+    return turn % 2 === 0 ? items : [...items].reverse();
+}
+
+/** How long each slice of interleavedLoops first refills the pipeline (its operations and cost still count in `total` and `cost`). */
 /**
  * The same closed loop on several targets, taken in turns: a warm-up of each, then `slices` short
  * windows of each (order ABBA…), so that a change in the machine's load in the middle falls on
@@ -79,18 +91,18 @@ export async function interleavedLoops(
     slices: number,
     op: (target: number, worker: number, seq: number) => Promise<unknown>,
     cost: (target: number) => number,
+    now: Clock = monotonic,
 ): Promise<LoadResult[]> {
     const indexes = Array.from({ length: targets }, (_, i) => i);
     const warmups: LoadResult[] = [];
     for (const target of indexes) {
-        warmups.push(await closedLoop(concurrency, warmupMs, 0, (w, n) => op(target, w, n), () => cost(target)));
+        warmups.push(await closedLoop(concurrency, warmupMs, 0, (w, n) => op(target, w, n), () => cost(target), now));
     }
     const parts: LoadResult[][] = indexes.map(() => []);
-    // Each slice refills the pipeline first (SLICE_WARMUP_MS); its operations and cost still count in `total`/`cost`.
     const sliceMs = durationMs / slices;
     for (let slice = 0; slice < slices; slice++) {
-        for (const target of slice % 2 === 0 ? indexes : [...indexes].reverse()) {
-            parts[target]!.push(await closedLoop(concurrency, Math.min(SLICE_WARMUP_MS, sliceMs / 4), sliceMs, (w, n) => op(target, w, n), () => cost(target)));
+        for (const target of inTurn(indexes, slice)) {
+            parts[target]!.push(await closedLoop(concurrency, Math.min(SLICE_WARMUP_MS, sliceMs / 4), sliceMs, (w, n) => op(target, w, n), () => cost(target), now));
         }
     }
     // The warm-ups' operations and cost stay out of the figures; their errors do not (as in closedLoop).

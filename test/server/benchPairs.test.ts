@@ -8,8 +8,15 @@ import type { Results } from '../../bench/lib/report.js';
 import { pairedRatio, revisionMet, revisionRows } from '../../bench/lib/revisionRows.js';
 import { settingsFor } from '../../bench/lib/settings.js';
 
+/** A clock the operations move: each one takes exactly 1 ms, whatever the machine is doing. */
+function steppedClock() {
+    let ms = 0;
+    return { now: () => ms, step: () => void (ms += 1) };
+}
+
 describe('interleavedLoops', () => {
     it('runs each target first to warm it, then in turns ABBA…, and merges each target’s slices', async () => {
+        const clock = steppedClock();
         const turns: number[] = [];
         const ops = [0, 0];
         const spent = [0, 0];
@@ -26,18 +33,24 @@ describe('interleavedLoops', () => {
                 ops[target]!++;
                 // Each operation costs its target 1 (target 0) or 3 (target 1) units.
                 spent[target]! += target === 0 ? 1 : 3;
+                clock.step();
                 await Promise.resolve();
             },
             target => spent[target]!,
+            clock.now,
         );
         // Warm-ups 0, 1; then slices 0 1 | 1 0 | 0 1 | 1 0 (turns that meet merge in this record).
         assert.deepEqual(turns, [0, 1, 0, 1, 0, 1, 0]);
         assert.equal(results.length, 2);
         for (const target of [0, 1]) {
             const result = results[target]!;
-            assert.ok(result.total > 0, `target ${target} ran`);
-            // Every operation of the slices, none of the warm-up before them.
-            assert.ok(result.total < ops[target]!, `target ${target}: ${result.total} of ${ops[target]} operations counted`);
+            // Warm-up: 2 ms, 2 operations. Each of 4 slices: 0.5 ms of its own warm-up, then 2 ms;
+            // operations start at 0, 1 and 2 ms in, and only the one that starts and ends in the
+            // window (1 → 2 ms) counts in the rate, while all three count in total and cost.
+            assert.equal(ops[target], 2 + 4 * 3);
+            assert.equal(result.total, 4 * 3, 'every operation of the slices, none of the warm-up before them');
+            assert.equal(result.ops, 4 * 1);
+            assert.equal(result.rate, 4 / (8 / 1000));
             assert.equal(result.cost, result.total * (target === 0 ? 1 : 3));
             assert.equal(result.errors, 0);
             assert.equal(result.latencies.length, result.ops);
@@ -45,6 +58,7 @@ describe('interleavedLoops', () => {
     });
 
     it('reports the first error of any slice', async () => {
+        const clock = steppedClock();
         let refusals = 0;
         const [ok, failing] = await interleavedLoops(
             2,
@@ -53,6 +67,7 @@ describe('interleavedLoops', () => {
             4,
             2,
             async target => {
+                clock.step();
                 await Promise.resolve();
                 // A few refusals only: past 100 a loop gives up (closedLoop).
                 if (target === 1 && refusals < 3) {
@@ -61,6 +76,7 @@ describe('interleavedLoops', () => {
                 }
             },
             () => 0,
+            clock.now,
         );
         assert.equal(ok!.firstError, undefined);
         assert.equal(failing!.firstError, 'refused');
