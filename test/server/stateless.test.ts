@@ -114,6 +114,27 @@ describe('protocol 2026-07-28 over HTTP', () => {
         assert.deepEqual(error.data, { supported: [V2, '2025-11-25'], requested: '2099-01-01' });
     });
 
+    it('refuses a sessionless notification in a version it does not speak (HTTP 400, -32022), and accepts one in 2026-07-28 (202)', async () => {
+        const post = (version: string, params?: Record<string, unknown>) =>
+            exchange(server.url, {
+                headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${TOKEN_A}`, 'mcp-protocol-version': version },
+                body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized', ...(params ? { params } : {}) }),
+            });
+        // An empty header is what the fuzz sent; '2099-01-01' a version from the future; the _meta's version wins over the header's.
+        for (const [version, params, requested] of [['', undefined, ''], ['2099-01-01', undefined, '2099-01-01'], [V2, { _meta: meta(ALL_CAPABILITIES, 'bogus') }, 'bogus']] as const) {
+            const reply = await post(version, params);
+            assert.equal(reply.status, 400, `${JSON.stringify(version)}: ${reply.body}`);
+            assert.match(String(reply.header('content-type')), /^application\/json/);
+            const error = errorOf(reply.messages);
+            assert.equal(error.code, -32022);
+            assert.deepEqual(error.data, { supported: [V2, '2025-11-25'], requested });
+            assert.equal(reply.messages[0]!.id, null, 'a notification has no id to name');
+        }
+        const accepted = await post(V2, { _meta: meta(ALL_CAPABILITIES) });
+        assert.equal(accepted.status, 202);
+        assert.equal(accepted.body, '');
+    });
+
     it('checks the headers against the body (-32020, HTTP 400)', async () => {
         const cases: [string, Record<string, unknown>, Record<string, string | undefined>][] = [
             ['tools/list', {}, { 'mcp-protocol-version': '2025-11-25' }],

@@ -24,14 +24,19 @@ export function revisionOf(method: string, params: Record<string, unknown> | und
     if (inSession) {
         return 'session';
     }
+    const version = requestedVersion(method, params, headerVersion);
+    if (version !== undefined && !(typeof version === 'string' && SUPPORTED_PROTOCOL_VERSIONS.includes(version))) {
+        return 'stateless';
+    }
+    return method === 'server/discover' ? 'stateless' : 'session';
+}
+
+/** The protocol version a sessionless message asks for: its `_meta`'s, or else the MCP-Protocol-Version header's; undefined when it names none. */
+export function requestedVersion(method: string, params: Record<string, unknown> | undefined, headerVersion?: string): unknown {
     const meta = params?._meta;
     const metaVersion = typeof meta === 'object' && meta !== null ? (meta as Record<string, unknown>)[META_PROTOCOL_VERSION] : undefined;
     // An initialize is the 2025-11-25 handshake whatever version header came with it (the fuzz found
     // an empty MCP-Protocol-Version turning one into a stateless request); only a 2026-07-28 _meta
     // makes it a stateless request, which is then told that initialize is gone.
-    const version = metaVersion ?? (method === 'initialize' ? undefined : headerVersion);
-    if (version !== undefined && !(typeof version === 'string' && SUPPORTED_PROTOCOL_VERSIONS.includes(version))) {
-        return 'stateless';
-    }
-    return method === 'server/discover' ? 'stateless' : 'session';
+    return metaVersion ?? (method === 'initialize' ? undefined : headerVersion);
 }

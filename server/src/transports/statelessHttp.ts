@@ -3,12 +3,14 @@ import { errorMessage } from '../log.js';
 import { ErrorCodes, RpcError } from '../rpc/errors.js';
 import { errorResponse, resultResponse, type JsonRpcMessage, type JsonRpcRequest } from '../rpc/messages.js';
 import { RequestAbort } from '../rpc/requestAbort.js';
-import type { Envelope } from '../mcp/v2/envelope.js';
+import { unsupportedVersion, type Envelope } from '../mcp/v2/envelope.js';
+import { requestedVersion, STATELESS_VERSION } from '../mcp/revision.js';
 import type { ToolCatalog } from '../mcp/session.js';
 import { serveStateless } from '../mcp/v2/serve.js';
 import type { TasksServer } from '../server.js';
 import type { ClientIdentity } from '../tasks/hub.js';
 import type { Caller } from './httpAuth.js';
+import { replyMessage } from './httpReply.js';
 import { PostExchange, type ExchangeOwner } from './sse.js';
 
 /** 2026-07-28 over HTTP: which errors are the request's fault (400) and which name a method this revision lacks (404). */
@@ -162,7 +164,14 @@ export class StatelessHttp {
 
     receive(req: IncomingMessage, res: ServerResponse, caller: Caller, message: JsonRpcMessage, acceptsJson: boolean, acceptsSse: boolean): void {
         if (!('method' in message) || !('id' in message)) {
-            // No client notification is defined over HTTP in this revision (cancelling = closing the stream).
+            // No client notification is defined over HTTP in this revision (cancelling = closing the
+            // stream), so one is accepted and dropped; but a version this server does not speak is
+            // refused on every POST, a notification's too (the fuzz found one answered 202).
+            const requested = 'method' in message ? requestedVersion(message.method, message.params, header(req, 'mcp-protocol-version')) : undefined;
+            if (requested !== undefined && requested !== STATELESS_VERSION) {
+                replyMessage(res, 400, errorResponse(null, unsupportedVersion(requested).toJSON()));
+                return;
+            }
             res.writeHead(202).end();
             return;
         }

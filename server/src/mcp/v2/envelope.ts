@@ -43,8 +43,13 @@ export function readEnvelope(params: Record<string, unknown> | undefined): Envel
 
 export function checkVersion(envelope: Envelope): void {
     if (envelope.version !== STATELESS_VERSION) {
-        throw new RpcError(ErrorCodes.UnsupportedProtocolVersion, `Unsupported protocol version: ${envelope.version}`, { supported: ADVERTISED_VERSIONS, requested: envelope.version });
+        throw unsupportedVersion(envelope.version);
     }
+}
+
+/** UnsupportedProtocolVersionError (-32022), listing the versions this server speaks. */
+export function unsupportedVersion(requested: unknown): RpcError {
+    return new RpcError(ErrorCodes.UnsupportedProtocolVersion, `Unsupported protocol version: ${String(requested)}`, { supported: ADVERTISED_VERSIONS, requested });
 }
 
 export function hasTasksExtension(envelope: Envelope): boolean {
