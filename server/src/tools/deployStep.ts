@@ -10,7 +10,14 @@ export function roundSeconds(ms: number): number {
     return Math.round(ms / 100) / 10;
 }
 
-const COUNTING: Counting<{ app: string; step: DeployStep; seconds: number; fail: boolean }> = {
+const INPUT = z.object({
+    app: z.string().min(1).max(200).describe('The application being deployed.'),
+    step: z.enum(DEPLOY_STEPS).describe('Which step this is.'),
+    seconds: z.number().min(0).max(3600).describe('How long the step works, in seconds.'),
+    fail: z.boolean().default(false).describe('Fail at the end instead of completing (to demonstrate failure propagation).'),
+});
+
+const COUNTING: Counting<z.output<typeof INPUT>> = {
     progress: ({ app, step }, done, ticks) => `${step} ${app}: ${done}/${ticks} s`,
     cancelled: ({ app, step }, done, ticks) => `[deploy_step] cancelled ${step} for ${app} at ${done}/${ticks}`,
     result: ({ app, step, fail }, elapsedMs) => {
@@ -33,12 +40,7 @@ export const deployStepTool = defineTool({
     description:
         'Demonstration tool: one step (build, test or push) of the demo deploy, which only waits for `seconds`, reporting progress each second, and builds, tests or pushes nothing. ' +
         'Started by deploy as a sub-task; not offered to clients, and never for real requests.',
-    inputSchema: z.object({
-        app: z.string().min(1).max(200).describe('The application being deployed.'),
-        step: z.enum(DEPLOY_STEPS).describe('Which step this is.'),
-        seconds: z.number().min(0).max(3600).describe('How long the step works, in seconds.'),
-        fail: z.boolean().default(false).describe('Fail at the end instead of completing (to demonstrate failure propagation).'),
-    }),
+    inputSchema: INPUT,
     outputSchema: z.object({
         step: z.enum(DEPLOY_STEPS),
         status: z.literal('completed'),

@@ -4,7 +4,12 @@ import { defineTool } from './types.js';
 
 const MAX_SECONDS = 86_400;
 
-const COUNTING: Counting<{ seconds: number; label: string }> = {
+const INPUT = z.object({
+    seconds: z.number().min(0).max(MAX_SECONDS).default(3).describe('How long the computation takes, in seconds (0 allowed), e.g. 5.'),
+    label: z.string().max(200).default('default').describe('A name for this computation, shown in progress and results, e.g. "quarterly report".'),
+});
+
+const COUNTING: Counting<z.output<typeof INPUT>> = {
     progress: ({ label }, done, ticks) => `${label}: ${done}/${ticks} s`,
     cancelled: ({ label }, done, ticks) => `[slow_compute] cancelled "${label}" at ${done}/${ticks}`,
     result: ({ seconds, label }) => {
@@ -20,10 +25,7 @@ export const slowComputeTool = defineTool({
         'Demonstration tool: waits the given number of seconds, reporting progress once per second, then returns the fixed value 42; it computes nothing. ' +
         'Runs as a background task when the client supports tasks (it can be watched and cancelled), otherwise waits inline. ' +
         'Use it only to demonstrate or test long-running work and tasks; do not call it for a real computation or calculation. Returns a sentence naming the label and the seconds waited, ending "Result: 42.", and the value as structured content.',
-    inputSchema: z.object({
-        seconds: z.number().min(0).max(MAX_SECONDS).default(3).describe('How long the computation takes, in seconds (0 allowed), e.g. 5.'),
-        label: z.string().max(200).default('default').describe('A name for this computation, shown in progress and results, e.g. "quarterly report".'),
-    }),
+    inputSchema: INPUT,
     outputSchema: z.object({
         // VS Code hands the model only the structured content when there is some, so it repeats the text.
         summary: z.string().describe('The same sentence as the text content.'),

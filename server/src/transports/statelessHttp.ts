@@ -166,7 +166,7 @@ export class StatelessHttp {
         if (!('method' in message) || !('id' in message)) {
             // No client notification is defined over HTTP in this revision (cancelling = closing the
             // stream), so one is accepted and dropped; but a version this server does not speak is
-            // refused on every POST, a notification's too (the fuzz found one answered 202).
+            // refused on every POST, a notification's too (400 and -32022, as the spec says).
             const requested = 'method' in message ? requestedVersion(message.method, message.params, header(req, 'mcp-protocol-version')) : undefined;
             if (requested !== undefined && requested !== STATELESS_VERSION) {
                 replyMessage(res, 400, errorResponse(null, unsupportedVersion(requested).toJSON()));
