@@ -1,7 +1,7 @@
 // The .vsix's README is extension/README.md, written for editor users. In the .vsix it sits at the
 // extension's root, so its links into the repository (../docs/images/…) lose their `../` there.
-import { readFileSync, writeFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 
 export const SOURCE = 'extension/README.md';
 /** Where `npm run package` writes the rebased copy it hands to vsce (--readme-path). */
@@ -13,6 +13,8 @@ export function rebaseToRoot(markdown) {
 }
 
 export function writeVsixReadme(root) {
+    // On a fresh clone nothing has built dist/ yet: vsce's prepublish build runs after this.
+    mkdirSync(dirname(resolve(root, PACKAGED)), { recursive: true });
     writeFileSync(resolve(root, PACKAGED), rebaseToRoot(readFileSync(resolve(root, SOURCE), 'utf8')));
     return PACKAGED;
 }

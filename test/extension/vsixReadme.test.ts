@@ -2,10 +2,11 @@
 // `npm run package`, with links that resolve inside the packaged extension and a word on every
 // command and setting the manifest contributes.
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, it } from 'node:test';
-import { PACKAGED, rebaseToRoot, SOURCE } from '../../scripts/vsixReadme.mjs';
+import { PACKAGED, rebaseToRoot, SOURCE, writeVsixReadme } from '../../scripts/vsixReadme.mjs';
 
 const root = resolve(__dirname, '../..');
 const source = readFileSync(join(root, SOURCE), 'utf8');
@@ -31,6 +32,18 @@ describe('the .vsix README', () => {
         assert.equal(PACKAGED, 'dist/README.md');
         // The repository's README must not ship beside it (vsce would pack both).
         assert.ok(!allowlist.includes('!README.md'), '.vscodeignore ships the repository README');
+    });
+
+    it('is written on a fresh clone, where nothing has created dist/ yet', () => {
+        const clone = mkdtempSync(join(tmpdir(), 'mcp-tasks-readme-'));
+        try {
+            mkdirSync(join(clone, 'extension'));
+            writeFileSync(join(clone, SOURCE), '# MCP Tasks\n![shot](../docs/a.png)\n');
+            assert.equal(writeVsixReadme(clone), PACKAGED);
+            assert.equal(readFileSync(join(clone, PACKAGED), 'utf8'), '# MCP Tasks\n![shot](docs/a.png)\n');
+        } finally {
+            rmSync(clone, { recursive: true, force: true });
+        }
     });
 
     it('is written for editor users: no clone, build or server set-up', () => {
