@@ -2,9 +2,11 @@
 // the tracked docs/BENCHMARKS.md; bad flags get a clear error before anything starts.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, it } from 'node:test';
+import { writeReport } from '../../bench/lib/report.js';
 import { parseArgs, RESULTS_DIR } from '../../bench/lib/settings.js';
 
 const root = resolve(__dirname, '../..');
@@ -64,5 +66,26 @@ describe('npm run bench command line', () => {
         assert.equal(run.status, 2);
         assert.match(run.stderr, /unknown argument --no-such-flag[\s\S]*Usage: npm run bench/);
         assert.equal(written(), before);
+    });
+});
+
+describe('docs/BENCHMARKS.md generated block', () => {
+    it('--write replaces only the block between the markers and keeps the hand-written method and goals', () => {
+        const dir = mkdtempSync(join(tmpdir(), 'bench-report-'));
+        try {
+            const copy = join(dir, 'BENCHMARKS.md');
+            copyFileSync(join(root, 'docs/BENCHMARKS.md'), copy);
+            const original = readFileSync(copy, 'utf8');
+            const [before, after] = [original.slice(0, original.indexOf('<!-- bench:begin')), original.slice(original.indexOf('<!-- bench:end -->'))];
+            assert.match(before, /## Method/);
+            assert.match(after, /## Goals/);
+            writeReport(copy, '## Latest run (test)', 'a preamble that must not be used');
+            const text = readFileSync(copy, 'utf8');
+            assert.ok(text.startsWith(before) && text.endsWith(after), 'the text outside the markers changed');
+            assert.match(text, /<!-- bench:begin[^\n]*-->\n## Latest run \(test\)\n<!-- bench:end -->/);
+            assert.equal(text.split('<!-- bench:begin').length, 2, 'one generated block');
+        } finally {
+            rmSync(dir, { recursive: true, force: true });
+        }
     });
 });
