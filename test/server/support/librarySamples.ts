@@ -28,7 +28,7 @@ import { secret, textOf } from './helpers.js';
 import { addTypeScriptDeps, ROOT, typeCheck } from './packedPackage.js';
 
 export const GUIDE = join(ROOT, 'docs/LIBRARY.md');
-/** The README's one sample runs here too. */
+/** A sample in the README (it has none today) would run here too. */
 export const README = join(ROOT, 'README.md');
 
 export interface Sample {
@@ -160,19 +160,6 @@ const CHECKS: Record<string, Check> = {
             const task = await client.experimental.tasks.getTask(failing);
             assert.equal(task.status, 'failed');
             assert.equal(task.statusMessage, textOf(result));
-        }),
-
-    /** README.md's sample, the short version of report.mjs. */
-    'first-tool.mjs': (app, file) =>
-        withStdio(app, file, {}, async client => {
-            assert.deepEqual(client.getServerVersion(), { name: 'acme-reports', version: '1.0.0' });
-            const progress: string[] = [];
-            client.setNotificationHandler(ProgressNotificationSchema, ({ params }) => {
-                progress.push(`${params.progress}/${params.total} ${params.message}`);
-            });
-            const taskId = await startTask(client, 'build_report', { quarter: 'Q3' }, { progressToken: 'readme' });
-            assert.equal(textOf(await taskResult(client, taskId)), 'Report for Q3 is ready.');
-            assert.deepEqual(progress, ['0/1 collecting Q3']);
         }),
 
     'serve-http.mjs': async (app, file) => {

@@ -71,3 +71,22 @@ export function anchors(markdown: string): Set<string> {
     }
     return found;
 }
+
+/** A README block the fresh-clone test runs: `<!-- readme-test -->` runs it to its end, `<!-- readme-test: server -->` until it listens. */
+export interface ReadmeStep {
+    kind: 'run' | 'server';
+    script: string;
+    line: number;
+}
+
+export function readmeSteps(markdown: string): ReadmeStep[] {
+    return codeBlocks(markdown)
+        .filter(block => block.marker?.startsWith('readme-test'))
+        .map(block => {
+            const kind = block.marker === 'readme-test' ? 'run' : block.marker === 'readme-test: server' ? 'server' : undefined;
+            if (!kind || block.lang !== 'bash') {
+                throw new Error(`README line ${block.line}: <!-- ${block.marker} --> before a ${block.lang || 'plain'} block; use readme-test or readme-test: server, on a bash block`);
+            }
+            return { kind, script: block.body, line: block.line };
+        });
+}

@@ -1,0 +1,45 @@
+// What the README states about the repository, read from the files that decide it: its badges
+// against package.json, and the blocks the fresh-clone test runs (e2e/freshClone.test.ts, which
+// also measures the .vsix size the README quotes) are marked the one way that test reads.
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { describe, it } from 'node:test';
+import { readmeSteps } from './support/markdown.js';
+
+const ROOT = resolve(__dirname, '../..');
+const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { license: string; engines: { node: string; vscode: string } };
+
+/** shields.io static badges: label and message of each `img.shields.io/badge/LABEL-MESSAGE-COLOR`. */
+function badges(markdown: string): Map<string, string> {
+    const found = new Map<string, string>();
+    for (const [, path] of markdown.matchAll(/https:\/\/img\.shields\.io\/badge\/([^)\s"]+)/g)) {
+        // `--` is a literal dash and `_` a space; the last part is the colour.
+        const parts = path!.replace(/--/g, '\0').split('-').map(part => decodeURIComponent(part.replace(/\0/g, '-').replace(/_/g, ' ')));
+        assert.equal(parts.length, 3, path);
+        found.set(parts[0]!, parts[1]!);
+    }
+    return found;
+}
+
+describe('README.md', () => {
+    it('every badge says what package.json says', () => {
+        const shown = badges(readme);
+        assert.deepEqual(Object.fromEntries(shown), { license: pkg.license, node: pkg.engines.node, 'VS Code': pkg.engines.vscode });
+    });
+
+    it('marks the install, package, demo and start blocks for the fresh-clone test, each a bash block', () => {
+        const steps = readmeSteps(readme);
+        assert.deepEqual(
+            steps.map(step => step.kind),
+            ['run', 'run', 'run', 'server'],
+        );
+        assert.match(steps.at(-1)!.script, /^npm start\b/);
+        assert.throws(() => readmeSteps('<!-- readme-test: srever -->\n```bash\nnpm start\n```\n'), /readme-test: srever/);
+    });
+
+    it('quotes the .vsix size in the form the fresh-clone test measures', () => {
+        assert.match(readme, /mcp-tasks-[\d.]+\.vsix \(about \d+ KB\)/);
+    });
+});
