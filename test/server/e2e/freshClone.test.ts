@@ -108,7 +108,7 @@ describe('README on a fresh clone', { timeout: 8 * STEP_LIMIT_MS }, () => {
 
     before(() => {
         clone = mkdtempSync(join(tmpdir(), 'mcp-tasks-clone-'));
-        execFileSync('git', ['clone', '--quiet', '--no-hardlinks', ROOT, clone], { stdio: 'pipe' });
+        execFileSync('git', ['clone', '--quiet', ROOT, clone], { stdio: 'pipe' });
         steps = readmeSteps(readFileSync(join(clone, 'README.md'), 'utf8'));
     });
 
