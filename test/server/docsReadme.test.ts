@@ -1,10 +1,12 @@
 // What the README states about the repository, read from the files that decide it: its badges
-// against package.json, and the blocks the fresh-clone test runs (e2e/freshClone.test.ts, which
+// against package.json, the counts it spells out against the code, and the blocks the fresh-clone test runs (e2e/freshClone.test.ts, which
 // also measures the .vsix size the README quotes) are marked the one way that test reads.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, it } from 'node:test';
+import { STEPS } from '../../scripts/demo/steps.js';
+import { defaultTools } from '../../server/src/tools/index.js';
 import { readmeSteps } from './support/markdown.js';
 
 const ROOT = resolve(__dirname, '../..');
@@ -41,5 +43,12 @@ describe('README.md', () => {
 
     it('quotes the .vsix size in the form the fresh-clone test measures', () => {
         assert.match(readme, /mcp-tasks-[\d.]+\.vsix \(about \d+ KB\)/);
+    });
+
+    it('counts the demo tools and the demo steps as the code does', () => {
+        const WORDS = ['zero', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten', 'eleven', 'twelve'];
+        const spelled = (pattern: RegExp) => WORDS.indexOf((pattern.exec(readme) ?? assert.fail(`the README no longer says ${pattern}`))[1]!);
+        assert.equal(spelled(/the (\w+) demonstration tools/), defaultTools().filter(tool => !tool.hidden).length);
+        assert.equal(spelled(/the protocol in (\w+) steps/), STEPS.length);
     });
 });
