@@ -41,6 +41,19 @@ describe('README.md', () => {
         assert.throws(() => readmeSteps('<!-- readme-test: srever -->\n```bash\nnpm start\n```\n'), /readme-test: srever/);
     });
 
+    it('names the lowest Node.js and VS Code versions package.json accepts', () => {
+        // The lowest version a range admits: its smallest `^X.Y.Z` or `>=X.Y.Z`, written X.Y (X.Y.Z when Z is not 0).
+        const lowest = (range: string) =>
+            range
+                .split('||')
+                .map(part => /(\d+)(?:\.(\d+))?(?:\.(\d+))?/.exec(part)!.slice(1).map(n => Number(n ?? 0)))
+                .sort((a, b) => a[0]! - b[0]! || a[1]! - b[1]! || a[2]! - b[2]!)[0]!
+                .join('.')
+                .replace(/\.0$/, '');
+        assert.match(readme, new RegExp(`Node\\.js ${lowest(pkg.engines.node).replace(/\./g, '\\.')} or later`));
+        assert.match(readme, new RegExp(`VS Code ${lowest(pkg.engines.vscode).replace(/\./g, '\\.')} or later`));
+    });
+
     it('quotes the .vsix size in the form the fresh-clone test measures', () => {
         assert.match(readme, /mcp-tasks-[\d.]+\.vsix \(about \d+ KB\)/);
     });
