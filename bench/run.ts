@@ -193,7 +193,7 @@ function generatedBlock(run: Run): string {
                   '',
                   '### 2026-07-28 vs 2025-11-25',
                   '',
-                  `Ours both times (\`node dist/server.js\`, in-memory store): a 2025-11-25 client (initialize, one session) and a 2026-07-28 client with the tasks extension (no session; \`_meta\` with version, capabilities and client info on every request, and over HTTP the MCP-Protocol-Version, Mcp-Method and Mcp-Name headers), each against a fresh server, medians of ${rounds} alternating round(s). tasks/get reads completed tasks in both, so a 2026-07-28 answer carries the result inline. Issue 15's target: each within 10 % of the 2025-11-25 figure, held to the server's CPU per request (sequential rows and cancel: the latency of one request alone); the rate ratio is shown beside it.`,
+                  `Ours both times (\`node dist/server.js\`, in-memory store): a 2025-11-25 client (initialize, one session) and a 2026-07-28 client with the tasks extension (no session; \`_meta\` with version, capabilities and client info on every request, and over HTTP the MCP-Protocol-Version, Mcp-Method and Mcp-Name headers), each against a fresh server, medians of ${rounds} alternating round(s). tasks/get reads completed tasks in both, so a 2026-07-28 answer carries the result inline. The goal: each within 10 % of the 2025-11-25 figure, held to the server's CPU per request (sequential rows and cancel: the latency of one request alone); the rate ratio is shown beside it.`,
                   '',
                   markdownTable(revisionLines(results, revisionRows(settings)), REVISION_HEADERS),
               ]
