@@ -11,9 +11,10 @@
 //   from the repository root. `.vscode/` is left out: the docs use it for the user's workspace
 //   (`.vscode/mcp.json`), and method names (`server/discover`) have no extension. Paths git ignores (build output such as `bench/results/`) pass
 //   if .gitignore names them; paths under untracked top-level folders (`dist/`, `out/`,
-//   `node_modules/`) are never read as repository paths; nor are spans with placeholders
-//   (`<name>`, `*`, `…`), and nor are paths inside fenced code blocks (commands and samples, which
-//   other tests run).
+//   `node_modules/`) are never read as repository paths, nor are spans with placeholders
+//   (`<name>`, `*`, `…`).
+// - Fenced code blocks: each word of a block (split at spaces, quotes, brackets, `=` and commas)
+//   that the code-span rule reads as a path, as in `node test/vscode-host/run.mjs`.
 // Paths relative to a subfolder (`rpc/connection.ts` for server/src/rpc/connection.ts) are out of
 // the rule: they cannot be told from prose. Write the full path where it matters.
 import assert from 'node:assert/strict';
@@ -21,7 +22,7 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { dirname, join, normalize, relative, resolve } from 'node:path';
 import { describe, it } from 'node:test';
-import { anchors, codeSpans, linkTargets, prose } from './support/markdown.js';
+import { anchors, codeBlocks, codeSpans, linkTargets, prose } from './support/markdown.js';
 
 const ROOT = resolve(__dirname, '../..');
 const git = (...args: string[]) => execFileSync('git', args, { cwd: ROOT, encoding: 'utf8' });
@@ -100,9 +101,11 @@ describe('repository paths named in the docs', () => {
             assert.deepEqual(problems, []);
         });
 
-        it(`${file}: every repository path in a code span exists`, () => {
+        it(`${file}: every repository path in code exists`, () => {
             const problems: string[] = [];
-            for (const span of codeSpans(prose(read(file)))) {
+            const text = read(file);
+            const words = codeBlocks(text).flatMap(block => block.body.split(/[\s"'`=(),[\]{}]+/));
+            for (const span of [...codeSpans(prose(text)), ...words]) {
                 const named = repoPath(span);
                 if (!named || (!exists(named.path) && ignored(named.folder ? `${named.path}/` : named.path))) {
                     continue;
