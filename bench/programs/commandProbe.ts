@@ -16,6 +16,8 @@ import { PassThrough, Writable } from 'node:stream';
 import { setFlagsFromString } from 'node:v8';
 import { processRunning } from '../../server/src/commands/group.js';
 import { commandTool } from '../../server/src/commands/tool.js';
+import { CommandLimits } from '../../server/src/commands/limits.js';
+import { CommandLogs } from '../../server/src/commands/logs.js';
 import { DEFAULT_KILL_GRACE_MS, parseCommandsFile } from '../../server/src/commands/spec.js';
 import { connectStdio, createTasksServer, PROTOCOL_VERSION, silentLogger, systemClock } from '../../server/src/index.js';
 import type { McpSession } from '../../server/src/mcp/session.js';
@@ -69,7 +71,9 @@ async function main(): Promise<void> {
         }),
     );
     mkdirSync(logDir);
-    const tools = parseCommandsFile(readFileSync(file, 'utf8'), file).map(spec => commandTool(spec, { clock: systemClock, logDir, env: process.env }));
+    // No cap on processes: the cancel load starts all its commands at once.
+    const deps = { clock: systemClock, logs: new CommandLogs({ dir: logDir, clock: systemClock }), limits: new CommandLimits(Infinity), env: process.env };
+    const tools = parseCommandsFile(readFileSync(file, 'utf8'), file).map(spec => commandTool(spec, deps));
     const core = createTasksServer({ tools, logger: silentLogger, maxTasksPerClient: 10_000 });
 
     // The client's side of stdout: every frame the server sends on its own (notifications).

@@ -59,6 +59,8 @@ async function main(argv: string[]): Promise<number> {
             ? new CommandsFile({
                   file: options.commandsFile,
                   logDir: options.commandsLogDir,
+                  logLimitBytes: options.commandsLogLimitBytes,
+                  maxProcesses: options.maxCommandProcesses,
                   clock: systemClock,
                   log,
                   // Read only when an owner job starts, long after core exists.
@@ -104,6 +106,7 @@ async function main(argv: string[]): Promise<number> {
         owner?.stopAccepting();
         commands?.close();
         await core.close(SHUTDOWN_REASON);
+        commands?.closeLogs();
         await owner?.close();
         return 0;
     }
@@ -125,6 +128,7 @@ async function main(argv: string[]): Promise<number> {
     commands?.close();
     // Cancelling first lets each client see its tasks end, with the reason, before streams close.
     await core.close(SHUTDOWN_REASON);
+    commands?.closeLogs();
     await http.close();
     return 0;
 }
@@ -134,8 +138,8 @@ function takenName(name: string, builtIn: readonly { name: string }[], taskTools
     if (builtIn.some(tool => tool.name === name)) {
         return 'a built-in tool has this name';
     }
-    if (taskTools && (name.startsWith('start_') || name === 'get_task' || name === 'cancel_task' || name === 'list_tasks')) {
-        return 'names start_<tool>, get_task, cancel_task and list_tasks belong to the task tools (or run with --no-task-tools)';
+    if (taskTools && (name.startsWith('start_') || ['get_task', 'cancel_task', 'list_tasks', 'read_output'].includes(name))) {
+        return 'names start_<tool>, get_task, cancel_task, list_tasks and read_output belong to the task tools (or run with --no-task-tools)';
     }
     return undefined;
 }

@@ -3,6 +3,8 @@ import { Env, PROTOCOL_VERSION } from './contract.js';
 import { LOG_LEVELS, type LogLevel } from './log.js';
 import { DEFAULT_LIMITS } from './server.js';
 import { DEFAULT_CONNECTION_LIMITS } from './transports/connectionGuard.js';
+import { DEFAULT_MAX_COMMAND_PROCESSES } from './commands/limits.js';
+import { DEFAULT_LOG_LIMIT_BYTES } from './commands/logs.js';
 
 export interface CliOptions {
     transport: 'stdio' | 'http';
@@ -29,6 +31,8 @@ export interface CliOptions {
     /** A JSON file declaring command tools (watched and reloaded). */
     commandsFile?: string;
     commandsLogDir?: string;
+    commandsLogLimitBytes: number;
+    maxCommandProcesses: number;
     /** Offer start_<tool>, get_task, cancel_task and list_tasks. */
     taskTools: boolean;
     /** Also serve the tools the official conformance suite calls (test_*, protocol_error_job, …). */
@@ -139,7 +143,12 @@ Commands:
                                whole arguments, in its own process group, cancellable. FILE is
                                watched; a broken edit is logged and the last good set kept.
   --commands-log-dir DIR       Where each command run's full output goes (default a fresh private
-                               folder under the system temp dir).
+                               folder under the system temp dir, removed when the server exits).
+                               A log is deleted when its task expires.
+  --commands-log-limit BYTES   What the command logs may hold together (default 1073741824 = 1 GiB);
+                               beyond it the oldest logs of ended runs are deleted first.
+  --max-command-processes N    Command runs at once, all commands and clients together (default 32);
+                               further calls wait their turn.
 
 Other:
   --log-level LEVEL            error | warn | info | debug (default info); logs go to stderr.
@@ -197,6 +206,8 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
             'no-demo-tools': { type: 'boolean' },
             commands: { type: 'string' },
             'commands-log-dir': { type: 'string' },
+            'commands-log-limit': { type: 'string' },
+            'max-command-processes': { type: 'string' },
             store: { type: 'string' },
             'store-prefix': { type: 'string' },
             'worker-lease': { type: 'string' },
@@ -261,6 +272,8 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
         demoTools: !values['no-demo-tools'],
         commandsFile: values.commands,
         commandsLogDir: values['commands-log-dir'],
+        commandsLogLimitBytes: parseCount(values['commands-log-limit'] ?? String(DEFAULT_LOG_LIMIT_BYTES), '--commands-log-limit', 1024 * 1024),
+        maxCommandProcesses: parseCount(values['max-command-processes'] ?? String(DEFAULT_MAX_COMMAND_PROCESSES), '--max-command-processes', 1),
         logLevel,
         help: values.help ?? false,
         version: values.version ?? false,

@@ -1,10 +1,11 @@
-import { mkdtempSync, readFileSync, watch, type FSWatcher } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { basename, dirname, join, resolve } from 'node:path';
+import { readFileSync, watch, type FSWatcher } from 'node:fs';
+import { basename, dirname, resolve } from 'node:path';
 import type { Clock } from '../clock.js';
 import { errorMessage, type Logger } from '../log.js';
 import type { ClientHub } from '../tasks/hub.js';
 import type { ToolDefinition } from '../tools/types.js';
+import { CommandLimits } from './limits.js';
+import { CommandLogs } from './logs.js';
 import { parseCommandsFile } from './spec.js';
 import { commandTool } from './tool.js';
 
@@ -13,8 +14,12 @@ const SETTLE_MS = 100;
 
 export interface CommandsFileOptions {
     file: string;
-    /** Default: a fresh private folder under the system temp dir. */
+    /** Default: a fresh private folder under the system temp dir, removed by closeLogs. */
     logDir?: string;
+    /** What the logs may hold together (default DEFAULT_LOG_LIMIT_BYTES). */
+    logLimitBytes?: number;
+    /** Command runs at once, all commands together (default DEFAULT_MAX_COMMAND_PROCESSES). */
+    maxProcesses?: number;
     clock: Clock;
     log: Logger;
     /** The server's connections, for owner-job entries (VS Code tasks the editor runs). */
@@ -31,14 +36,25 @@ export interface CommandsFileOptions {
  * the last good set stays.
  */
 export class CommandsFile {
-    readonly logDir: string;
+    readonly logs: CommandLogs;
+    readonly limits: CommandLimits;
     tools: ToolDefinition[];
     private watcher?: FSWatcher;
     private timer?: ReturnType<Clock['setTimeout']>;
 
     constructor(private readonly options: CommandsFileOptions) {
-        this.logDir = options.logDir ?? mkdtempSync(join(tmpdir(), 'mcp-tasks-commands-'));
-        this.tools = this.read();
+        this.logs = new CommandLogs({ dir: options.logDir, maxBytes: options.logLimitBytes, clock: options.clock });
+        this.limits = new CommandLimits(options.maxProcesses);
+        try {
+            this.tools = this.read();
+        } catch (err) {
+            this.logs.close();
+            throw err;
+        }
+    }
+
+    get logDir(): string {
+        return this.logs.dir;
     }
 
     /** Starts watching the file's folder (editors often replace a file rather than write it). */
@@ -76,6 +92,11 @@ export class CommandsFile {
         this.watcher?.close();
     }
 
+    /** After the last run has ended: the logs go with the server (unless their folder was the user's). */
+    closeLogs(): void {
+        this.logs.close();
+    }
+
     private read(): ToolDefinition[] {
         const { file, clock } = this.options;
         const specs = parseCommandsFile(readFileSync(file, 'utf8'), file).filter(spec => {
@@ -86,6 +107,6 @@ export class CommandsFile {
             }
             return !why;
         });
-        return specs.map(spec => commandTool(spec, { clock, logDir: this.logDir, env: process.env, hub: this.options.hub }));
+        return specs.map(spec => commandTool(spec, { clock, logs: this.logs, limits: this.limits, env: process.env, hub: this.options.hub }));
     }
 }

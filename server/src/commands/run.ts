@@ -1,12 +1,13 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createWriteStream } from 'node:fs';
-import { join } from 'node:path';
 import type { Clock } from '../clock.js';
 import type { CallToolResult, ToolContext } from '../tools/types.js';
 import { buildArgv } from './argv.js';
 import { stopGroup } from './group.js';
+import { INLINE_LOG_KEEP_MS, type CommandLogs, type LogEntry } from './logs.js';
 import { CommandOutput, percentOf } from './output.js';
+import { commandResult, type RunEnd } from './result.js';
 import { commandEnv, secretValues } from './secrets.js';
 import type { CommandSpec } from './spec.js';
 
@@ -15,24 +16,24 @@ export const PROGRESS_PER_SECOND = 4;
 
 export interface RunDeps {
     clock: Clock;
-    /** Where each run's log file goes. */
-    logDir: string;
+    /** Where each run's log file goes, and how long it stays. */
+    logs: CommandLogs;
     /** The server's environment (commands inherit it, minus the server's own settings). */
     env: NodeJS.ProcessEnv;
 }
-
-let runs = 0;
 
 /**
  * Runs one command to its end in its own process group: output to a log file and a tail,
  * throttled progress, a timeout, and on cancel SIGTERM then SIGKILL to the whole group. Returns
  * (and, as a task, lets the end be recorded) only once no process of the group is left.
  */
-export async function runCommand(spec: CommandSpec, args: Record<string, unknown>, ctx: ToolContext, deps: RunDeps): Promise<CallToolResult> {
+export async function runCommand(spec: CommandSpec, args: Record<string, unknown>, ctx: ToolContext, deps: RunDeps, opened?: (log: LogEntry) => void): Promise<CallToolResult> {
     const argv = buildArgv(spec, args);
     const env = commandEnv(deps.env, spec.env);
     const secrets = secretValues(env, spec.env);
-    const logPath = join(deps.logDir, `${spec.name}-${ctx.taskId ?? 'inline'}-${process.pid}-${++runs}.log`);
+    const logEntry = deps.logs.create(spec.name, ctx.taskId);
+    opened?.(logEntry);
+    const logPath = logEntry.path;
     const started = deps.clock.now();
     const log = createWriteStream(logPath, { mode: 0o600 });
     const throttle = progressThrottle(spec, ctx, deps.clock);
@@ -61,7 +62,7 @@ export async function runCommand(spec: CommandSpec, args: Record<string, unknown
     const onAbort = (): void => void stop();
     ctx.signal.addEventListener('abort', onAbort, { once: true });
 
-    const finished = (async () => {
+    const finished: Promise<RunEnd> = (async () => {
         const failure = await startError;
         if (failure) {
             await output.end();
@@ -74,32 +75,30 @@ export async function runCommand(spec: CommandSpec, args: Record<string, unknown
         await output.end();
         return { exit };
     })();
-    ctx.holdEnd?.(finished);
-    const end = await finished;
-    deps.clock.clearTimeout(timer);
-    ctx.signal.removeEventListener('abort', onAbort);
-    // Before the result, so a client sees the final line as progress first (still within the rate).
-    await throttle.dispose();
-    const durationMs = deps.clock.now() - started;
-    const base = { command: argv, durationMs, output: output.text(), logPath };
-    if (end.failure) {
-        const err = end.failure;
-        const message = err.code === 'ENOENT' ? `not found: ${argv[0]} (from ${spec.cwd})` : `cannot start ${argv[0]}: ${err.code ?? err.message}`;
-        return { content: [{ type: 'text', text: message }], structuredContent: { ...base, exitCode: null }, isError: true };
-    }
+    // A stopped task's end waits for this too, so its result carries the output digest and the log.
+    const described = finished.then(async end => {
+        deps.clock.clearTimeout(timer);
+        ctx.signal.removeEventListener('abort', onAbort);
+        // Before the result, so a client sees the final line as progress first (still within the rate).
+        await throttle.dispose();
+        const stopped = ctx.signal.aborted;
+        const facts = { spec, argv, end, timedOut, stopped, durationMs: deps.clock.now() - started, logPath, taskId: ctx.taskId, tail: () => output.text() };
+        const described = await commandResult(facts);
+        deps.logs.ended(logEntry, ctx.ttl ?? INLINE_LOG_KEEP_MS);
+        if (stopped) {
+            ctx.annotateStop?.(described.result);
+        }
+        return described;
+    });
+    ctx.holdEnd?.(described);
+    const { result, conclusion } = await described;
     if (ctx.signal.aborted) {
         throw ctx.signal.reason;
     }
-    const { code, signal } = end.exit!;
-    const last = output.lastLine ? `: ${output.lastLine}` : '';
-    const structuredContent = { ...base, exitCode: code, signal };
-    if (timedOut) {
-        return { content: [{ type: 'text', text: `timed out after ${spec.timeoutMs! / 1000} s${last}` }], structuredContent, isError: true };
+    if (conclusion !== undefined) {
+        ctx.conclude?.(conclusion);
     }
-    if (code !== 0) {
-        return { content: [{ type: 'text', text: `${code === null ? `killed by ${signal}` : `exit ${code}`}${last}\nFull log: ${logPath}` }], structuredContent, isError: true };
-    }
-    return { content: [{ type: 'text', text: `exit 0 in ${(durationMs / 1000).toFixed(1)} s${last}\n\n${output.text()}\n\nFull log: ${logPath}` }], structuredContent };
+    return result;
 }
 
 /** Reports the latest line as progress at most PROGRESS_PER_SECOND times a second: the last line of each window wins. */

@@ -1,4 +1,5 @@
 import { dirname, resolve } from 'node:path';
+import { parseRunOptions, type RunOptions } from './runOptions.js';
 
 /** One typed parameter of a command tool; it fills exactly one argv element. */
 export interface ParamSpec {
@@ -12,7 +13,7 @@ export interface ParamSpec {
 }
 
 /** A validated entry of the commands file. */
-export interface CommandSpec {
+export interface CommandSpec extends RunOptions {
     name: string;
     title: string;
     description: string;
@@ -169,6 +170,7 @@ function parseEntry(entry: unknown, where: string, base: string, roots: string[]
         annotations,
         progressPattern,
         ownerJob,
+        ...parseRunOptions(entry, fail),
     };
 }
 

@@ -1,24 +1,19 @@
-import { z } from 'zod';
 import { isConsent, safeConfirmSchema, type SafeConfirm } from '../tools/safeConfirm.js';
 import { textResult, type ToolDefinition } from '../tools/types.js';
 import { buildArgv, displayCommand, inputSchemaOf } from './argv.js';
+import type { CommandLimits } from './limits.js';
+import { commandOutputSchema } from './result.js';
 import { runCommand, type RunDeps } from './run.js';
+import { durationText } from './runOptions.js';
 import type { ClientHub } from '../tasks/hub.js';
 import { ownerJobHandler } from './ownerJob.js';
 import type { CommandSpec } from './spec.js';
 
-const outputSchema = z.object({
-    command: z.array(z.string()),
-    exitCode: z.number().nullable(),
-    signal: z.string().nullable().optional(),
-    durationMs: z.number(),
-    output: z.string().describe('The last lines of stdout and stderr'),
-    logPath: z.string().describe('The full output'),
-});
-
 export interface CommandDeps extends RunDeps {
     /** Where owner jobs go: the server's connections (absent: an entry with ownerJob is refused). */
     hub?: () => ClientHub;
+    /** Each command's concurrency and the server's cap on command processes. */
+    limits: CommandLimits;
 }
 
 /** A declared command as a tool: its parameters are the input schema, its run a process (or an owner's job). */
@@ -43,12 +38,14 @@ export function commandTool(spec: CommandSpec, deps: CommandDeps): ToolDefinitio
     return {
         name: spec.name,
         title: spec.title,
-        description: `${spec.description}\n\nRuns: ${displayCommand(spec.command)} (in ${spec.cwd}).`,
+        description: commandDescription(spec),
         inputSchema,
-        outputSchema,
+        outputSchema: commandOutputSchema,
         annotations: spec.annotations,
         taskSupport: spec.taskSupport,
         keyArgument,
+        maxUnpolledMs: spec.maxUnpolledMs,
+        output: taskId => deps.logs.find(taskId),
         async run(args, ctx) {
             if (spec.confirm) {
                 const line = displayCommand(buildArgv(spec, args));
@@ -58,9 +55,18 @@ export function commandTool(spec: CommandSpec, deps: CommandDeps): ToolDefinitio
                     return textResult(`Not run: the user declined ${line}`, true);
                 }
             }
-            return runCommand(spec, args, ctx, deps);
+            const argv = buildArgv(spec, args);
+            const follow = (log: Parameters<typeof deps.logs.share>[1]) => ctx.taskId !== undefined && deps.logs.share(ctx.taskId, log);
+            return deps.limits.run(spec, argv, ctx, opened => runCommand(spec, args, ctx, deps, opened), follow);
         },
     };
+}
+
+/** What the model reads about a command: the author's words, how long it takes, what it runs and where. */
+function commandDescription(spec: CommandSpec): string {
+    const expected = spec.expectedDurationMs === undefined ? '' : ` Usually takes ${durationText(spec.expectedDurationMs)}.`;
+    const limit = spec.timeoutMs === undefined ? '' : ` Stopped after ${durationText(spec.timeoutMs).replace('about ', '')}.`;
+    return `${spec.description}\n\nRuns: ${displayCommand(spec.command)} (in ${spec.cwd}).${expected}${limit} The result sums up the output (failing lines first) and names the full log; read_output reads any part of it, also while it runs.`;
 }
 
 /** Cancel comes first and is the default, so Enter in any client runs nothing. */

@@ -7,6 +7,7 @@ import type { TaskRecord } from '../tasks/types.js';
 import { isTerminal } from '../tasks/types.js';
 import { describeTool, parseArguments } from '../tools/registry.js';
 import { textResult, type CallToolResult, type ToolDefinition } from '../tools/types.js';
+import { outputNews, readOutputTool, readTaskOutput } from './readOutputTool.js';
 import type { McpSession } from './session.js';
 
 /** get_task waits at most this long: well under the 60 s most hosts (Codex, the SDK client) give a tool call. */
@@ -53,6 +54,10 @@ export class TaskTools {
         this.add(getTaskTool, getTask);
         this.add(cancelTaskTool, cancelTask);
         this.add(listTasksTool, listTasks);
+        if (tools.some(tool => tool.output)) {
+            // Only where some tool keeps an output log (command tools): elsewhere it would be one more tool to read about.
+            this.add(readOutputTool, readTaskOutput);
+        }
         for (const tool of tools) {
             if (this.byName.has(tool.name)) {
                 throw new Error(`Tool name ${tool.name} is taken by a task tool; rename the tool or run without task tools`);
@@ -97,6 +102,7 @@ function startTool(tool: ToolDefinition): ToolDefinition {
             `Starts ${tool.name} as a background task and returns at once with its task id, so the conversation can go on while it runs (call it without a task: it is a plain tool). ` +
             `Prefer it to calling ${tool.name} directly when the work may take more than a few seconds${tool.taskSupport === 'required' ? ` (or when ${tool.name} says it must run as a task)` : ''}; ` +
             'then call get_task with the task id (optionally waiting a few seconds) for its progress and, once it has ended, its result; cancel_task stops it. ' +
+            (tool.output ? 'read_output reads its output, also while it runs. ' : '') +
             `Takes exactly the arguments of ${tool.name}. What ${tool.name} does: ${tool.description}`,
         inputSchema: tool.inputSchema,
         // The same hints as the tool it starts: a host asks the same confirmation for either way in.
@@ -161,18 +167,21 @@ async function getTask(session: TaskToolCaller, args: Record<string, unknown>, a
     if (!isTerminal(record.status) && waitMs > 0) {
         record = await waitForEnd(session, taskId, waitMs, abort);
     }
-    const summary = taskSummary(record);
+    const news = await outputNews(session, record);
+    const summary = { ...taskSummary(record), ...news?.fields };
     if (!isTerminal(record.status)) {
-        const text = `Task ${taskId} (${record.toolName}) is ${record.status}${record.statusMessage ? `: ${record.statusMessage}` : ''}. Call get_task again later for its result.`;
+        const text = `Task ${taskId} (${record.toolName}) is ${record.status}${record.statusMessage ? `: ${record.statusMessage}` : ''}.${news?.text ?? ''} Call get_task again later for its result.`;
         return { content: [{ type: 'text', text }], structuredContent: summary };
     }
     const { outcome } = await runtime.result(session.identity, taskId);
     const result = 'error' in outcome ? textResult(`Error ${outcome.error.code}: ${outcome.error.message}`, true) : outcome.result;
-    const head = `Task ${taskId} (${record.toolName}) ${record.status}${record.statusMessage ? `: ${record.statusMessage}` : '.'} Its result follows.`;
+    const head = `Task ${taskId} (${record.toolName}) ${record.status}${record.statusMessage ? `: ${record.statusMessage}` : '.'}${news?.text ?? ''} Its result follows.`;
+    // Hosts that hand the model only structured content (Claude Code) still get the whole result:
+    // its structured content when it has one (a command's carries the digest), else its content; not both, which repeat each other.
+    const carried = result.structuredContent ? { structuredContent: result.structuredContent } : { content: result.content };
     return {
         content: [{ type: 'text', text: head }, ...result.content],
-        // Hosts that hand the model only structured content (VS Code) still get the whole result.
-        structuredContent: { ...summary, result: { content: result.content, structuredContent: result.structuredContent, isError: result.isError === true } },
+        structuredContent: { ...summary, result: { ...carried, isError: result.isError === true } },
     };
 }
 

@@ -39,3 +39,21 @@ export function stopReason(message: string): Error {
         Error.stackTraceLimit = limit;
     }
 }
+
+/**
+ * A cancelled task's outcome with what its tool had to say when stopped: its first text joins the
+ * first block (the one block some hosts show), the rest and its structured content follow.
+ */
+export function withStopNote(outcome: TaskOutcome, note: CallToolResult): TaskOutcome {
+    if (!('result' in outcome)) {
+        return outcome;
+    }
+    const [first, ...rest] = outcome.result.content;
+    const [noteFirst, ...noteRest] = note.content;
+    const joined = first?.type === 'text' && noteFirst?.type === 'text' ? [{ type: 'text' as const, text: `${first.text}\n\n${noteFirst.text}` }] : [first, noteFirst].filter(part => part !== undefined);
+    const result: CallToolResult = { content: [...joined, ...rest, ...noteRest], isError: true };
+    if (note.structuredContent) {
+        result.structuredContent = note.structuredContent;
+    }
+    return { ...outcome, result };
+}

@@ -62,7 +62,7 @@ export class TaskRuntime implements RunHost {
     private readonly runs = new Map<string, TaskRun>();
     private readonly waiters: TaskWaiters;
     private readonly subscription;
-    private readonly abandon?: AbandonWatch;
+    private abandon?: AbandonWatch;
     private closing = false;
     /** Made once: every create passes it. */
     readonly budget: RetentionBudget;
@@ -83,7 +83,7 @@ export class TaskRuntime implements RunHost {
         this.subscription = store.onEvent(event => this.onStoreEvent(event));
         this.inputs = new TaskInputRequests(store, log);
         if (limits.abandonAfterMs) {
-            this.abandon = new AbandonWatch(limits.abandonAfterMs, clock, taskId => this.abandoned(taskId));
+            this.abandon = this.abandonWatch();
         }
     }
 
@@ -121,8 +121,10 @@ export class TaskRuntime implements RunHost {
         options.onCreated?.(record.taskId);
         const run = new TaskRun(this, record, parent, true, options.onProgress);
         this.runs.set(record.taskId, run);
-        if (this.abandon && !parent && !options.background && !client.isOwner) {
-            this.abandon.watch(record.taskId);
+        // A tool's own window (a command's maxUnpolledMs) applies in the background too.
+        const unpolledMs = tool.maxUnpolledMs ?? (options.background ? 0 : (this.limits.abandonAfterMs ?? 0));
+        if (unpolledMs > 0 && !parent && !client.isOwner) {
+            (this.abandon ??= this.abandonWatch()).watch(record.taskId, unpolledMs);
         }
         if (options.statelessCapabilities) {
             this.inputs.adopt(record.taskId, options.statelessCapabilities, record.ttl);
@@ -235,14 +237,19 @@ export class TaskRuntime implements RunHost {
         }
     }
 
-    /** Nobody followed the task for the configured window: it is cancelled, saying so. */
-    private abandoned(taskId: string): void {
+    private abandonWatch(): AbandonWatch {
+        return new AbandonWatch(this.limits.abandonAfterMs ?? 0, this.clock, (taskId, afterMs) => this.abandoned(taskId, afterMs));
+    }
+
+    /** Nobody followed the task for its window: it is cancelled, saying so. */
+    private abandoned(taskId: string, afterMs: number): void {
         const run = this.runs.get(taskId);
         if (!run) {
             return;
         }
-        const seconds = this.limits.abandonAfterMs! / 1000;
-        const message = `Cancelled: the client that started this task stopped following it (no tasks/get or tasks/result for ${seconds} s)`;
+        const seconds = afterMs / 1000;
+        const asked = run.record.background ? 'get_task, read_output, tasks/get or tasks/result' : 'tasks/get or tasks/result';
+        const message = `Cancelled: the client that started this task stopped following it (no ${asked} for ${seconds} s)`;
         this.log.info(`[tasks] ${taskId} (${run.record.toolName}) ${message}`);
         run.stop('cancelled', cancelledOutcome(message), message).then(undefined, err => this.log.warn(`[tasks] cancelling abandoned ${taskId} failed: ${errorMessage(err)}`));
     }

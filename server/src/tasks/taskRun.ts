@@ -7,7 +7,7 @@ import { ExternalJob } from './external.js';
 import { parseCreateMessageResult, parseElicitResult } from './inputReplies.js';
 import type { ClientHub, ClientIdentity, InputCapability } from './hub.js';
 import type { TaskInputRequests } from './inputRequests.js';
-import { cancelledOutcome, outcomeOfError, resultText, stopReason } from './outcomes.js';
+import { cancelledOutcome, outcomeOfError, resultText, stopReason, withStopNote } from './outcomes.js';
 import { spawnChild } from './spawn.js';
 import { isTerminal, type LiveStatus, type ProgressUpdate, type TaskOutcome, type TaskRecord, type TaskStore, type TerminalStatus } from './types.js';
 import { relatedTaskMeta } from './wire.js';
@@ -79,6 +79,8 @@ export class TaskRun implements ToolContext {
     private returned: boolean;
     /** What must settle before a stopped task's end is recorded (holdEnd). */
     private holding?: Promise<unknown>;
+    /** What the tool had to say when it was stopped (annotateStop). */
+    private stopNote?: CallToolResult;
     /** Set by the first stop(): the terminal write (or nothing, when the end was recorded elsewhere). */
     private ending?: Promise<TaskRecord | undefined>;
 
@@ -113,6 +115,10 @@ export class TaskRun implements ToolContext {
 
     get log(): Logger {
         return this.host.log;
+    }
+
+    get ttl(): number {
+        return this.record.ttl;
     }
 
     get signal(): AbortSignal {
@@ -199,6 +205,9 @@ export class TaskRun implements ToolContext {
 
     private async stopAll(status: StopStatus, outcome: TaskOutcome | undefined, message: string | undefined, news: boolean): Promise<TaskRecord | undefined> {
         await this.holding?.catch(noRecord);
+        if (this.stopNote && status === 'cancelled' && outcome) {
+            outcome = withStopNote(outcome, this.stopNote);
+        }
         const job = this.external;
         this.external = undefined;
         await job?.release(status === 'cancelled' && outcome !== undefined);
@@ -249,7 +258,7 @@ export class TaskRun implements ToolContext {
         this.returned = true;
         if (!this.ending) {
             const failed = result.isError === true;
-            this.stop(failed ? 'failed' : 'completed', { result }, failed ? resultText(result) : this.conclusion).then(undefined, err => this.warnUnrecorded(err));
+            this.stop(failed ? 'failed' : 'completed', { result }, failed ? (this.conclusion ?? resultText(result)) : this.conclusion).then(undefined, err => this.warnUnrecorded(err));
         }
     }
 
@@ -269,6 +278,10 @@ export class TaskRun implements ToolContext {
 
     conclude(message: string): void {
         this.conclusion = message;
+    }
+
+    annotateStop(result: CallToolResult): void {
+        this.stopNote = result;
     }
 
     holdEnd(work: Promise<unknown>): void {

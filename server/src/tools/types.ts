@@ -25,6 +25,8 @@ export interface ToolContext {
     sleep(ms: number): Promise<void>;
     /** Set when the tool runs as a task. */
     readonly taskId?: string;
+    /** Tasks only: how long the task is kept after it ends (its TTL, in ms). */
+    readonly ttl?: number;
     readonly log: Logger;
     progress(progress: number, total?: number, message?: string): void;
     /** Form-mode elicitation; the task shows `input_required` while the answer is pending. */
@@ -47,10 +49,18 @@ export interface ToolContext {
      */
     holdEnd?(work: Promise<unknown>): void;
     /**
+     * Tasks only: what the result of a stopped (cancelled) task carries after why it stopped, such
+     * as the output a command gave before it was stopped. Its first text joins the first content
+     * block, so a host that shows only that block shows it too. Give it before the work passed to
+     * holdEnd settles.
+     */
+    annotateStop?(result: CallToolResult): void;
+    /**
      * Tasks only: the outcome in a few words for the person following the task ("Confirmed",
      * "Declined"), which the task keeps as its final statusMessage if it completes (task lists
-     * and the editor's row show it). The last call counts; a failure or cancellation says why
-     * instead. Absent in inline calls, whose result is all there is.
+     * and the editor's row show it). The last call counts. A failure's message is the result's
+     * text, unless the tool concluded (a short account of a long result: VS Code shows only the
+     * message of a failed task); a cancellation says why. Absent in inline calls, whose result is all there is.
      */
     conclude?(message: string): void;
     /**
@@ -127,6 +137,23 @@ export interface ToolDefinition<S extends z.ZodObject = z.ZodObject> {
      */
     gather?(args: z.output<S>, ask: NonNullable<ToolContext['input']>): Promise<Record<string, unknown>>;
     external?: ExternalTaskHandler<z.output<S>>;
+    /** A task of this tool nobody has asked about (tasks/get, get_task, read_output…) for this long is cancelled, even in the background. */
+    maxUnpolledMs?: number;
+    /** Where a task of this tool writes its output (command tools): read_output and get_task read it. */
+    output?(taskId: string): OutputLog | undefined;
+}
+
+/** A task's output file, as read_output reads it. */
+export interface OutputLog {
+    readonly path: string;
+    /** The run still writes to it. */
+    running: boolean;
+    /** Why it is no longer on disk, once it is not. */
+    gone?: string;
+    /** Per caller (client key): where its next read_output starts by default. */
+    readonly readTo: Map<string, number>;
+    /** Per caller: the log's size when it last read it or asked get_task about it ("new output since your last call"). */
+    readonly seenSize: Map<string, number>;
 }
 
 /** Keeps the schema's argument type attached to `run` while storing tools in one list. */

@@ -118,13 +118,13 @@ describe('command tools', () => {
         assert.ok(tools.some(tool => tool.name === 'start_print'), 'a background start tool too');
     });
 
-    it('exit 0 completes with the output tail, exit code and a complete, redacted log file', async () => {
+    it('exit 0 completes with the output digest, exit code and a complete, redacted log file', async () => {
         const { taskId } = await peer.start('print', { count: 3 });
         const result = await peer.result(taskId);
         assert.notEqual(result.isError, true);
-        const data = result.structuredContent as { exitCode: number; output: string; logPath: string; durationMs: number };
+        const data = result.structuredContent as { exitCode: number; summary: string; logPath: string; durationMs: number };
         assert.equal(data.exitCode, 0);
-        assert.match(data.output, /line 3\/3/);
+        assert.match(data.summary, /line 3\/3/);
         assert.equal((await peer.status(taskId)).status, 'completed');
         const log = readFileSync(data.logPath, 'utf8');
         assert.deepEqual(log.split('\n').filter(l => l.startsWith('line')), ['line 1/3', 'line 2/3', 'line 3/3']);
@@ -133,12 +133,12 @@ describe('command tools', () => {
         assert.ok(!JSON.stringify(peer.progress.items).includes(SECRET), 'nor a progress message');
     });
 
-    it('a non-zero exit fails with the exit code and last line in the status message', async () => {
+    it('a non-zero exit fails with the exit code and failing line in the status message', async () => {
         const { taskId } = await peer.start('fail');
         await peer.result(taskId);
         const task = await peer.status(taskId);
         assert.equal(task.status, 'failed');
-        assert.match(task.statusMessage ?? '', /^exit 2: 2 tests failed: parser, lexer/);
+        assert.match(task.statusMessage ?? '', /^exit 2 after [\d.]+ s: .*fail\.js\n2 tests failed: parser, lexer\nFull log: /);
     });
 
     it('a program that does not exist fails with "not found"', async () => {
@@ -188,7 +188,7 @@ describe('command tools', () => {
     it('shell syntax in a parameter arrives as one literal argument', async () => {
         for (const text of ['; rm -rf /tmp/x', '$(touch /tmp/pwned)', '`id`', 'a\nb', "it's \"quoted\" && echo"]) {
             const result = await peer.client.callTool({ name: 'echo', arguments: { text } });
-            const line = (result.structuredContent as { output: string }).output.split('\n')[0]!;
+            const line = readFileSync((result.structuredContent as { logPath: string }).logPath, 'utf8').split('\n')[0]!;
             assert.deepEqual(JSON.parse(line), [text, 'end']);
         }
     });
@@ -201,7 +201,7 @@ describe('command tools', () => {
         peer.answer = RUN;
         const accepted = await peer.client.callTool({ name: 'guarded', arguments: { text: 'hi' } });
         assert.notEqual(accepted.isError, true);
-        assert.deepEqual(JSON.parse((accepted.structuredContent as { output: string }).output), ['hi']);
+        assert.deepEqual(JSON.parse(readFileSync((accepted.structuredContent as { logPath: string }).logPath, 'utf8')), ['hi']);
     });
 
     it('the confirmation opens on Do not run it (first and default), and only the answer "run" runs the command', async () => {
@@ -252,7 +252,7 @@ describe('command tools', () => {
             assert.equal(names.filter(name => name === 'greet' || name === 'get_task').length, 2, 'the built-in and task tools keep their names');
             assert.ok(!names.includes('start_anything'));
             await other.log.waitFor(/greet: a built-in tool has this name; this entry is not served/);
-            await other.log.waitFor(/start_anything: names start_<tool>, get_task, cancel_task and list_tasks belong to the task tools/);
+            await other.log.waitFor(/start_anything: names start_<tool>, get_task, cancel_task, list_tasks and read_output belong to the task tools/);
         } finally {
             await other.client.close();
         }

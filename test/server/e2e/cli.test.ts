@@ -249,7 +249,7 @@ describe('--no-demo-tools', () => {
         writeFileSync(file, JSON.stringify({ tools: [{ name: 'print', description: 'Prints lines.', command: [process.execPath, script] }] }));
         try {
             const { names } = await offered(['--no-demo-tools', '--commands', file, '--commands-log-dir', join(dir, 'logs')]);
-            assert.deepEqual(names, ['cancel_task', 'get_task', 'list_tasks', 'print', 'start_print']);
+            assert.deepEqual(names, ['cancel_task', 'get_task', 'list_tasks', 'print', 'read_output', 'start_print']);
             for (const name of DEMO_TOOLS) {
                 assert.ok(!names.includes(name) && !names.includes(`start_${name}`), `${name} is not served`);
             }

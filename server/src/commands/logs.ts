@@ -1,0 +1,167 @@
+import { mkdirSync, mkdtempSync, rmSync, statSync, unlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Clock, ClockTimer } from '../clock.js';
+import type { OutputLog } from '../tools/types.js';
+
+/** The default cap on what the logs of one server hold together. */
+export const DEFAULT_LOG_LIMIT_BYTES = 1024 * 1024 * 1024;
+/** How long the log of a call that ran inline (no task, so no TTL) is kept. */
+export const INLINE_LOG_KEEP_MS = 60 * 60 * 1000;
+
+export interface LogEntry extends OutputLog {
+    readonly name: string;
+    /** The tasks that read this log (its run's, and those attached to it). */
+    readonly tasks: string[];
+    /** Set once the run has ended: when the log may go (its task's TTL, restarted at the end). */
+    expiresAt?: number;
+    /** Its size when the run ended. */
+    bytes?: number;
+}
+
+export interface CommandLogsOptions {
+    /** A folder the user chose (kept on exit); default a fresh private one under the temp dir, removed on exit. */
+    dir?: string;
+    maxBytes?: number;
+    clock: Clock;
+}
+
+/**
+ * The folder of one server's command logs: each log is known by its task, read by read_output
+ * and get_task, and deleted when its task expires, or earlier, oldest first, when the ended logs
+ * together pass the size cap. A folder this made is removed on close.
+ */
+export class CommandLogs {
+    readonly dir: string;
+    readonly maxBytes: number;
+    private readonly owned: boolean;
+    private readonly clock: Clock;
+    private readonly byTask = new Map<string, LogEntry>();
+    /** Every log still on disk, oldest first. */
+    private readonly entries = new Set<LogEntry>();
+    private timer?: ClockTimer;
+    private timerAt = Infinity;
+    private runs = 0;
+
+    constructor(options: CommandLogsOptions) {
+        this.owned = options.dir === undefined;
+        if (options.dir !== undefined) {
+            mkdirSync(options.dir, { recursive: true, mode: 0o700 });
+        }
+        this.dir = options.dir ?? mkdtempSync(join(tmpdir(), 'mcp-tasks-commands-'));
+        this.maxBytes = options.maxBytes ?? DEFAULT_LOG_LIMIT_BYTES;
+        this.clock = options.clock;
+    }
+
+    /** A new log for a run of `name` (as task `taskId`, or inline). */
+    create(name: string, taskId?: string): LogEntry {
+        const path = join(this.dir, `${name}-${taskId ?? 'inline'}-${process.pid}-${++this.runs}.log`);
+        const entry: LogEntry = { name, path, running: true, readTo: new Map(), seenSize: new Map(), tasks: [] };
+        this.entries.add(entry);
+        if (taskId !== undefined) {
+            this.share(taskId, entry);
+        }
+        return entry;
+    }
+
+    /** A task that follows another's run (whenBusy "attach") reads that run's log. */
+    share(taskId: string, entry: LogEntry): void {
+        entry.tasks.push(taskId);
+        this.byTask.set(taskId, entry);
+    }
+
+    find(taskId: string): LogEntry | undefined {
+        return this.byTask.get(taskId);
+    }
+
+    /** The run ended: its log stays `keepMs` (its task's TTL), less if the folder is over its cap. */
+    ended(entry: LogEntry, keepMs: number): void {
+        entry.running = false;
+        entry.expiresAt = this.clock.now() + keepMs;
+        entry.bytes = sizeOf(entry.path);
+        this.sweep();
+    }
+
+    /** Deletes expired logs, then the oldest ended ones while the folder is over its cap. */
+    sweep(): void {
+        const now = this.clock.now();
+        let total = 0;
+        for (const entry of this.entries) {
+            if (entry.expiresAt !== undefined && entry.expiresAt <= now) {
+                this.remove(entry, 'its task expired');
+            } else {
+                total += entry.bytes ?? sizeOf(entry.path);
+            }
+        }
+        for (const entry of this.entries) {
+            if (total <= this.maxBytes) {
+                break;
+            }
+            if (!entry.running) {
+                total -= entry.bytes ?? 0;
+                this.remove(entry, `the command logs passed their ${this.maxBytes} byte cap and older logs go first`);
+            }
+        }
+        this.arm();
+    }
+
+    /** Stops the expiry timer; a folder this made is removed with every log in it. */
+    close(): void {
+        this.clock.clearTimeout(this.timer);
+        this.timer = undefined;
+        if (this.owned) {
+            rmSync(this.dir, { recursive: true, force: true });
+        }
+    }
+
+    private remove(entry: LogEntry, why: string): void {
+        this.entries.delete(entry);
+        entry.gone = why;
+        for (const taskId of entry.tasks) {
+            this.byTask.delete(taskId);
+        }
+        try {
+            unlinkSync(entry.path);
+        } catch {
+            // Already gone: nothing to free.
+        }
+    }
+
+    /** One timer, at the next expiry. */
+    private arm(): void {
+        let next = Infinity;
+        for (const entry of this.entries) {
+            if (entry.expiresAt !== undefined && entry.expiresAt < next) {
+                next = entry.expiresAt;
+            }
+        }
+        if (next === this.timerAt) {
+            return;
+        }
+        this.clock.clearTimeout(this.timer);
+        this.timer = undefined;
+        this.timerAt = next;
+        if (next !== Infinity) {
+            this.timer = this.clock.setTimeout(sweepLogs, Math.max(0, next - this.clock.now()), this, true);
+        }
+    }
+
+    /** @internal the expiry timer fired. */
+    expire(): void {
+        this.timer = undefined;
+        this.timerAt = Infinity;
+        this.sweep();
+    }
+}
+
+function sweepLogs(logs: CommandLogs): void {
+    logs.expire();
+}
+
+function sizeOf(path: string): number {
+    try {
+        return statSync(path).size;
+    } catch {
+        return 0;
+    }
+}
