@@ -43,7 +43,10 @@ export function digest({ headline, scan, logPath, taskId }: DigestFacts): string
         const tail = take(scan.tail, TAIL_BYTES, true);
         const covered = (line: NumberedLine) => line.n !== undefined && (head.some(h => h.n === line.n) || tail.some(t => t.n === line.n));
         const groups = scan.groups.filter(group => !group.every(covered));
-        const { lines: matchLines, groupsShown } = takeGroups(groups, MATCH_BYTES);
+        const { lines: matchLines, groupsShown, used } = takeGroups(groups, MATCH_BYTES);
+        // What the matches left of their share goes to the last lines (a summary of the run is usually there).
+        const longTail = take(scan.tail, TAIL_BYTES + Math.max(0, MATCH_BYTES - used), true);
+        tail.splice(0, tail.length, ...longTail);
         if (scan.matches > 0) {
             parts.push(`${plural(scan.matches, 'line')} matched the failure pattern${matchLines.length > 0 ? ', with context:' : ' (shown below)'}`, ...matchLines);
             if (groupsShown < groups.length) {
@@ -129,7 +132,7 @@ function take(lines: NumberedLine[], budget: number, fromEnd: boolean): Numbered
 }
 
 /** Whole groups while they fit, each line once, a gap marked between groups. */
-function takeGroups(groups: NumberedLine[][], budget: number): { lines: string[]; groupsShown: number } {
+function takeGroups(groups: NumberedLine[][], budget: number): { lines: string[]; groupsShown: number; used: number } {
     const lines: string[] = [];
     let used = 0;
     let lastN = 0;
@@ -149,7 +152,7 @@ function takeGroups(groups: NumberedLine[][], budget: number): { lines: string[]
         lastN = kept.at(-1)?.n ?? lastN;
         groupsShown++;
     }
-    return { lines, groupsShown };
+    return { lines, groupsShown, used };
 }
 
 function plural(n: number, word: string): string {

@@ -66,6 +66,8 @@ export class Slots {
 interface Running {
     taskId?: string;
     log?: LogEntry;
+    /** Followers that came before the log was opened (the run was queued). */
+    followers: ((log: LogEntry) => void)[];
     result: Promise<CallToolResult>;
 }
 
@@ -96,14 +98,36 @@ export class CommandLimits {
         if (leader) {
             if (leader.log) {
                 follow(leader.log);
+            } else {
+                leader.followers.push(follow);
             }
             return followRun(leader, ctx);
         }
-        const own = gate.slots;
-        if (own?.busy) {
-            if (spec.whenBusy === 'reject') {
-                return textResult(`Not run: ${spec.name} is busy (${own.max} run(s) at once, its concurrency); try again when one has ended.`, true);
+        if (spec.whenBusy === 'reject' && gate.slots?.busy) {
+            return textResult(`Not run: ${spec.name} is busy (${gate.slots.max} run(s) at once, its concurrency); try again when one has ended.`, true);
+        }
+        // Known at once, queued or not, so an identical call coming meanwhile follows it.
+        const running = { taskId: ctx.taskId, followers: [] as Running['followers'] } as Running;
+        const opened = (log: LogEntry): void => {
+            running.log = log;
+            running.followers.splice(0).forEach(follow => follow(log));
+        };
+        running.result = this.inTurn(spec, gate.slots, ctx, () => start(opened));
+        if (spec.whenBusy === 'attach') {
+            gate.running.set(key, running);
+        }
+        try {
+            return await running.result;
+        } finally {
+            if (gate.running.get(key) === running) {
+                gate.running.delete(key);
             }
+        }
+    }
+
+    /** Waits for a slot of the command (if it has a concurrency) and one of the server, then runs. */
+    private async inTurn(spec: CommandSpec, own: Slots | undefined, ctx: ToolContext, start: () => Promise<CallToolResult>): Promise<CallToolResult> {
+        if (own?.busy) {
             ctx.progress(0, undefined, `Queued: ${spec.name} runs at most ${own.max} at once; ${own.waiting + 1} waiting`);
         }
         await own?.take(ctx.signal);
@@ -112,17 +136,9 @@ export class CommandLimits {
                 ctx.progress(0, undefined, `Queued: the server runs at most ${this.processes.max} commands at once (--max-command-processes); ${this.processes.waiting + 1} waiting`);
             }
             await this.processes.take(ctx.signal);
-            const running = { taskId: ctx.taskId } as Running;
             try {
-                running.result = start(log => (running.log = log));
-                if (spec.whenBusy === 'attach') {
-                    gate.running.set(key, running);
-                }
-                return await running.result;
+                return await start();
             } finally {
-                if (gate.running.get(key) === running) {
-                    gate.running.delete(key);
-                }
                 this.processes.release();
             }
         } finally {

@@ -123,6 +123,9 @@ export class LineScanner {
 export function scanText(text: string, pattern?: RegExp): OutputScan {
     const scanner = new LineScanner(pattern);
     const lines = text === '' ? [] : text.split('\n');
+    if (lines.at(-1) === '') {
+        lines.pop();
+    }
     for (const line of lines) {
         scanner.line(line);
     }
@@ -146,7 +149,12 @@ export async function scanLog(path: string, pattern?: RegExp): Promise<OutputSca
             scanner.skip(from - searched);
             let first = true;
             // The first line read from the middle is most likely a piece of one: it is dropped.
-            await readLines(file, buffer, from, size, line => (first ? (first = false) : scanner.line(line)));
+            await readLines(file, buffer, from, size, line => {
+                if (!first) {
+                    scanner.line(line);
+                }
+                first = false;
+            });
         }
         return scanner.done(size);
     } finally {

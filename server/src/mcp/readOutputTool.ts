@@ -12,7 +12,7 @@ export const readOutputTool: ToolDefinition = {
     title: "Read a task's output",
     description:
         "Reads the output log of a command task (one started with start_<command>, or any task of a command tool), while it runs or after it ended or was cancelled. " +
-        'With no options it returns the output written since your last read_output (from the start the first time), up to max_bytes; ' +
+        'With no options it goes on where your last read in order ended (from the start the first time), up to max_bytes; ' +
         'offset reads from that byte; tail_lines gives the last lines; grep gives the lines matching a regular expression (numbered), with tail_lines the last matches. ' +
         'The answer says where to continue (next offset). A plain tool: call it without a task.',
     inputSchema: z.object({
@@ -50,7 +50,10 @@ export async function readTaskOutput(session: TaskToolCaller, args: Record<strin
     } catch (err) {
         throw invalidParams(`The output of task ${taskId} cannot be read: ${log.gone ?? (err as NodeJS.ErrnoException).code ?? String(err)}`);
     }
-    log.readTo.set(reader, Math.max(log.readTo.get(reader) ?? 0, answer.next));
+    if (!grep && args.tail_lines === undefined) {
+        // Only a read in order moves where the next one starts; a search or a look at the end does not.
+        log.readTo.set(reader, answer.next);
+    }
     log.seenSize.set(reader, answer.size);
     const state = log.running ? 'still running' : record.status;
     const what = grep

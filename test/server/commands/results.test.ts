@@ -1,0 +1,186 @@
+/**
+ * What a model reads of a command run, through a real server and the SDK client: a failing test
+ * in the first half of a long suite is in the first content block and in structuredContent of
+ * tasks/result and get_task, each answer under 24 KB; a success answers once, not three times;
+ * read_output follows a running job and reads a cancelled one, whose result keeps its digest;
+ * only the task's client and the owner read its output.
+ */
+import assert from 'node:assert/strict';
+import { mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { CallToolResultSchema, CreateTaskResultSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { connect, SERVER_JS, secret, startHttpServer, type Connected, type HttpServer } from '../support/helpers.js';
+import { waitUntil } from '../support/wait.js';
+
+const FIXTURES = resolve(__dirname, '../fixtures/commands');
+const node = process.execPath;
+const suite = join(FIXTURES, 'suite.js');
+/** The bound every answer keeps: a model's context pays for each byte. */
+const MAX_ANSWER_BYTES = 24 * 1024;
+
+const suiteParams = { count: { type: 'number', description: 'Tests' }, failAt: { type: 'number', description: 'Which fails (0: none)' } };
+const COMMANDS = {
+    tools: [
+        { name: 'suite', description: 'Runs the test suite.', command: [node, suite, '{count}', '{failAt}'], parameters: suiteParams, expectedDurationMs: 90_000 },
+        { name: 'held', description: 'Runs the suite, then waits.', command: [node, suite, '{count}', '{failAt}', 'hold'], parameters: suiteParams, killGraceMs: 2000 },
+    ],
+};
+
+/** Wraps a client transport to note the size of each answer, by request id. */
+function measure(transport: Transport): Map<unknown, number> {
+    const sizes = new Map<unknown, number>();
+    const start = transport.start.bind(transport);
+    transport.start = async () => {
+        const deliver = transport.onmessage!;
+        transport.onmessage = (message, extra) => {
+            if ('id' in message && ('result' in message || 'error' in message)) {
+                sizes.set(message.id, Buffer.byteLength(JSON.stringify(message)));
+            }
+            deliver(message, extra);
+        };
+        await start();
+    };
+    return sizes;
+}
+
+type Structured = Record<string, unknown> & { summary?: string; result?: { structuredContent?: Structured; content?: unknown; isError: boolean } };
+const textOf = (result: { content: unknown }, i = 0) => ((result.content as { text?: string }[])[i]?.text ?? '') as string;
+
+describe('command results a model can read', () => {
+    const dir = realpathSync(mkdtempSync(join(tmpdir(), 'cmd-results-')));
+    const file = join(dir, 'commands.json');
+    const client = new Client({ name: 'results-test', version: '1' });
+    let sizes: Map<unknown, number>;
+    /** The size of the answer to the client's last request (the SDK numbers requests from 0). */
+    const lastSize = () => [...sizes.values()].at(-1)!;
+
+    before(async () => {
+        writeFileSync(file, JSON.stringify(COMMANDS));
+        const transport = new StdioClientTransport({ command: node, args: [SERVER_JS, '--stdio', '--commands', file, '--commands-log-dir', join(dir, 'logs')], stderr: 'pipe' });
+        sizes = measure(transport);
+        await client.connect(transport);
+    });
+    after(async () => {
+        await client.close();
+        rmSync(dir, { recursive: true, force: true });
+    });
+
+    const callTool = (name: string, args: Record<string, unknown>) => client.request({ method: 'tools/call', params: { name, arguments: args } }, CallToolResultSchema);
+
+    it('a failing test in the first half of a long suite is in the first content block and structuredContent of tasks/result and get_task, each under 24 KB', async () => {
+        const { task } = await client.request({ method: 'tools/call', params: { name: 'suite', arguments: { count: 1200, failAt: 537 }, task: {} } }, CreateTaskResultSchema);
+        const result = await client.request({ method: 'tasks/result', params: { taskId: task.taskId } }, CallToolResultSchema);
+        const resultBytes = lastSize();
+        assert.ok(resultBytes < MAX_ANSWER_BYTES, `tasks/result: ${resultBytes} bytes`);
+        assert.equal(result.isError, true);
+        const first = textOf(result);
+        assert.match(first, /^exit 1 after [\d.]+ s: /, 'Claude Code shows an error as its first block: it says what happened');
+        assert.match(first, /538\| not ok 537 - suite case 537/);
+        assert.match(first, /Expected values to be strictly equal: 41 !== 42/);
+        assert.match(first, /Full log \(1208 lines, [\d.]+ KB\): .*suite-.*\.log; read_output with task_id/);
+        const data = result.structuredContent as Structured;
+        assert.equal(data.summary, first, 'structuredContent.summary is the same digest');
+        assert.equal(data.status, 'failed');
+        assert.equal(data.exitCode, 1);
+        assert.equal(data.logLines, 1208);
+        assert.equal(Object.values(data).filter(value => typeof value === 'string' && value.includes('not ok 537')).length, 1, 'the output once in structuredContent');
+
+        const status = await client.experimental.tasks.getTask(task.taskId);
+        assert.match(status.statusMessage ?? '', /^exit 1 after [\d.]+ s: .*\nnot ok 537 - suite case 537 x+…?\n# fail 1\nFull log: /, 'VS Code shows only this of a failed task');
+
+        const got = await callTool('get_task', { task_id: task.taskId });
+        const gotBytes = lastSize();
+        assert.ok(gotBytes < MAX_ANSWER_BYTES, `get_task: ${gotBytes} bytes`);
+        assert.match(textOf(got), /^Task \S+ \(suite\) failed: exit 1 after .*\nnot ok 537 /, 'its first block names the failing test');
+        const carried = (got.structuredContent as Structured).result!;
+        assert.match(carried.structuredContent!.summary!, /not ok 537/, 'and its structuredContent carries the digest');
+        assert.equal(carried.content, undefined, 'not the content too: it would repeat the digest');
+        console.log(`# tasks/result ${resultBytes} B, get_task ${gotBytes} B`);
+    });
+
+    it('a success with 300 long lines answers once, under 24 KB; the description says how long it takes', async () => {
+        const result = await callTool('suite', { count: 300, failAt: 0 });
+        const bytes = lastSize();
+        assert.ok(bytes < MAX_ANSWER_BYTES, `${bytes} bytes`);
+        assert.notEqual(result.isError, true);
+        const data = result.structuredContent as Structured;
+        assert.match(data.summary!, /^exit 0 in [\d.]+ s: [\s\S]*Last lines:[\s\S]*\| # pass 300\n\d+\| # fail 0\n/, 'Claude Code shows only structuredContent on success: the digest is there');
+        assert.equal(textOf(result), data.summary, 'and the content text is the same for hosts that read text');
+        const { tools } = await client.listTools();
+        assert.match(tools.find(tool => tool.name === 'suite')!.description!, /Usually takes about 1\.5 min\./);
+    });
+
+    it('read_output follows a running job and get_task counts its output; a cancelled run keeps its digest and log', async () => {
+        const started = await callTool('start_held', { count: 50, failAt: 20 });
+        const taskId = (started.structuredContent as { task_id: string }).task_id;
+        await waitUntil(async () => /\+?\d+: ready \d+/.test(textOf(await callTool('read_output', { task_id: taskId, grep: '^ready' }))), 'the job says it is ready');
+
+        const running = await callTool('get_task', { task_id: taskId });
+        const counted = running.structuredContent as { status: string; output_bytes: number; new_output_bytes: number };
+        assert.equal(counted.status, 'working');
+        assert.ok(counted.output_bytes > 10_000, `${counted.output_bytes} bytes of output`);
+        assert.equal(counted.new_output_bytes, 0, 'read_output just read it all');
+        assert.match(textOf(running), /Output so far: [\d.]+ KB, nothing new since your last call \(read_output reads it\)/);
+
+        const firstRead = await callTool('read_output', { task_id: taskId, max_bytes: 2048 });
+        assert.match(textOf(firstRead), /^Task \S+ \(held, still running\): bytes 0-\d+ of \d+\. More: read_output with offset \d+\.\nTAP version 13\n/);
+        const next = Number(/offset (\d+)/.exec(textOf(firstRead))![1]);
+        const secondRead = await callTool('read_output', { task_id: taskId, max_bytes: 2048 });
+        assert.match(textOf(secondRead), new RegExp(`: bytes ${next}-`), 'with no offset it goes on from the last read');
+        const tail = await callTool('read_output', { task_id: taskId, tail_lines: 2 });
+        assert.match(textOf(tail), /\n# fail 1\nready \d+$/);
+
+        await callTool('cancel_task', { task_id: taskId });
+        const ended = await callTool('get_task', { task_id: taskId });
+        assert.ok(lastSize() < MAX_ANSWER_BYTES);
+        const result = (ended.structuredContent as Structured).result!;
+        assert.equal((ended.structuredContent as Structured).status, 'cancelled');
+        assert.match(textOf(ended, 1), /^Task cancelled: Cancelled by the client\n\nStopped after [\d.]+ s \(SIGTERM\): /, 'the cancelled result says why, then what ran');
+        assert.match(textOf(ended, 1), /21\| not ok 20 - suite case 20/, 'with the output digest');
+        assert.match(textOf(ended, 1), /Full log \(\d+ lines, [\d.]+ KB\): /, 'and the log');
+        assert.equal(result.structuredContent!.status, 'cancelled');
+
+        const afterCancel = await callTool('read_output', { task_id: taskId, grep: 'not ok' });
+        assert.match(textOf(afterCancel), /^Task \S+ \(held, cancelled\): 1 line\(s\) match \/not ok\/\.\n21: not ok 20 /);
+        const bad = await callTool('read_output', { task_id: taskId, grep: '(' });
+        assert.equal(bad.isError, true);
+        assert.match(textOf(bad), /grep: Invalid regular expression/);
+    });
+});
+
+describe('read_output over HTTP: the task’s own client and the owner', () => {
+    let server: HttpServer;
+    const [alice, bob, owner] = [secret(), secret(), secret()];
+    const dir = realpathSync(mkdtempSync(join(tmpdir(), 'cmd-owner-')));
+
+    before(async () => {
+        const file = join(dir, 'commands.json');
+        writeFileSync(file, JSON.stringify(COMMANDS));
+        server = await startHttpServer(['--token', alice, '--token', bob, '--owner-token', owner, '--commands', file, '--commands-log-dir', join(dir, 'logs')]);
+    });
+    after(async () => {
+        await server.stop();
+        rmSync(dir, { recursive: true, force: true });
+    });
+
+    it('another client cannot read a task’s output; the owner (the editor’s sidebar) can', async () => {
+        const [a, b, o] = (await Promise.all([alice, bob, owner].map(token => connect('http', server, { token })))) as [Connected, Connected, Connected];
+        try {
+            const call = (c: Client, name: string, args: Record<string, unknown>) => c.request({ method: 'tools/call', params: { name, arguments: args } }, CallToolResultSchema) as Promise<CallToolResult>;
+            const taskId = ((await call(a.client, 'start_suite', { count: 10, failAt: 3 })).structuredContent as { task_id: string }).task_id;
+            await call(a.client, 'get_task', { task_id: taskId, wait_seconds: 20 });
+            const foreign = await call(b.client, 'read_output', { task_id: taskId });
+            assert.equal(foreign.isError, true);
+            assert.match(textOf(foreign), /Task not found/);
+            const owned = await call(o.client, 'read_output', { task_id: taskId, grep: 'not ok' });
+            assert.match(textOf(owned), /1 line\(s\) match \/not ok\/\.\n4: not ok 3 /);
+        } finally {
+            await Promise.all([a, b, o].map(c => c.close()));
+        }
+    });
+});
