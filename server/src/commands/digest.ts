@@ -42,7 +42,8 @@ export function digest({ headline, scan, logPath, taskId }: DigestFacts): string
         const head = take(scan.head, HEAD_BYTES, false);
         const tail = take(scan.tail, TAIL_BYTES, true);
         const covered = (line: NumberedLine) => line.n !== undefined && (head.some(h => h.n === line.n) || tail.some(t => t.n === line.n));
-        const groups = scan.groups.filter(group => !group.every(covered));
+        // A group whose failing lines the first or last lines show anyway is not shown twice.
+        const groups = scan.groups.filter(group => !group.filter(line => line.match).every(covered));
         const { lines: matchLines, groupsShown, used } = takeGroups(groups, MATCH_BYTES);
         // What the matches left of their share goes to the last lines (a summary of the run is usually there).
         const longTail = take(scan.tail, TAIL_BYTES + Math.max(0, MATCH_BYTES - used), true);
@@ -56,7 +57,12 @@ export function digest({ headline, scan, logPath, taskId }: DigestFacts): string
                 cut.push(`matching lines after the first ${MAX_GROUPS} groups`);
             }
         }
-        parts.push(`First lines:`, ...numbered(head));
+        // The first lines a group of matches already shows are not shown again.
+        const inGroups = new Set(groups.slice(0, groupsShown).flat().map(line => line.n));
+        const freshHead = head.filter(line => !inGroups.has(line.n));
+        if (freshHead.length > 0) {
+            parts.push(`First lines:`, ...numbered(freshHead));
+        }
         if (head.length < scan.head.length) {
             cut.push(`${scan.head.length - head.length} of the first lines`);
         }

@@ -10,11 +10,11 @@ export const DEFAULT_FAILURE_PATTERN = /^\s*not ok\b|\bFAIL(?:ED|URE)?\b|[✗✘
 
 export const HEAD_LINES = 8;
 export const TAIL_LINES = 25;
-/** Lines kept before and after a matching line. */
+/** Lines kept before and after a matching line (and after, any indented below it). */
 const BEFORE = 1;
-const AFTER = 6;
+const AFTER = 8;
 /** A run of matches (every line says "Error:") is cut here, so one group cannot take the whole budget. */
-const MAX_GROUP_LINES = 16;
+const MAX_GROUP_LINES = 24;
 export const MAX_GROUPS = 40;
 /** Longer lines are shown cut, with an ellipsis. */
 export const MAX_SHOWN_LINE = 300;
@@ -61,6 +61,8 @@ export class LineScanner {
     private before: NumberedLine[] = [];
     private open?: NumberedLine[];
     private openUntil = 0;
+    /** The indentation of the line that opened the group. */
+    private openIndent = 0;
     private numbered = true;
 
     constructor(private readonly pattern: RegExp = DEFAULT_FAILURE_PATTERN) {}
@@ -82,7 +84,9 @@ export class LineScanner {
             r.matches++;
             line.match = true;
         }
-        if (this.open && (matched || n <= this.openUntil) && this.open.length < MAX_GROUP_LINES) {
+        // Lines indented below the failing one (a YAML block, an assertion's diff, a stack) belong to it, past AFTER.
+        const under = this.open !== undefined && (indentOf(text) > this.openIndent || text.trim() === '');
+        if (this.open && (matched || n <= this.openUntil || under) && this.open.length < MAX_GROUP_LINES) {
             this.open.push(line);
             if (matched) {
                 this.openUntil = n + AFTER;
@@ -91,6 +95,7 @@ export class LineScanner {
             this.open = [...this.before, line];
             r.groups.push(this.open);
             this.openUntil = n + AFTER;
+            this.openIndent = indentOf(text);
         } else if (this.open && n > this.openUntil) {
             this.open = undefined;
         }
@@ -117,6 +122,10 @@ export class LineScanner {
         this.result.bytes = bytes;
         return this.result;
     }
+}
+
+function indentOf(text: string): number {
+    return text.length - text.trimStart().length;
 }
 
 /** Scans text made of whole lines (the in-memory tail, when the log cannot be read). */

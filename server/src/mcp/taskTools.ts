@@ -175,7 +175,7 @@ async function getTask(session: TaskToolCaller, args: Record<string, unknown>, a
     }
     const { outcome } = await runtime.result(session.identity, taskId);
     const result = 'error' in outcome ? textResult(`Error ${outcome.error.code}: ${outcome.error.message}`, true) : outcome.result;
-    const head = `Task ${taskId} (${record.toolName}) ${record.status}${record.statusMessage ? `: ${record.statusMessage}` : '.'}${news?.text ?? ''} Its result follows.`;
+    const head = `Task ${taskId} (${record.toolName}) ${record.status}${record.statusMessage ? `: ${record.statusMessage}` : '.'}${news ? `\n${news.text.trim()}` : ''} Its result follows.`;
     // Hosts that hand the model only structured content (Claude Code) still get the whole result:
     // its structured content when it has one (a command's carries the digest), else its content; not both, which repeat each other.
     const carried = result.structuredContent ? { structuredContent: result.structuredContent } : { content: result.content };
