@@ -14,6 +14,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { CallToolResultSchema, CreateTaskResultSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { processRunning } from '../../../server/src/commands/group.js';
 import { connect, SERVER_JS, secret, startHttpServer, type Connected, type HttpServer } from '../support/helpers.js';
 import { waitUntil } from '../support/wait.js';
 
@@ -153,6 +154,33 @@ describe('command results a model can read', () => {
     });
 });
 
+/** Starts `held` in the background and waits until its process says it is ready; returns the task id and the pid. */
+async function startHeld(call: (name: string, args: Record<string, unknown>) => Promise<CallToolResult>): Promise<{ taskId: string; pid: number }> {
+    const taskId = ((await call('start_held', { count: 5, failAt: 0 })).structuredContent as { task_id: string }).task_id;
+    const text = await waitUntil(async () => {
+        const read = textOf(await call('read_output', { task_id: taskId, grep: '^ready' }));
+        return /: ready \d+/.test(read) ? read : undefined;
+    }, 'the job says it is ready');
+    return { taskId, pid: Number(/: ready (\d+)/.exec(text)![1]) };
+}
+
+describe('background command tasks end with their client', () => {
+    it('stdio: the client closing stdin stops the server and the job', async () => {
+        const dir = realpathSync(mkdtempSync(join(tmpdir(), 'cmd-stdio-gone-')));
+        const file = join(dir, 'commands.json');
+        writeFileSync(file, JSON.stringify(COMMANDS));
+        const client = new Client({ name: 'leaving', version: '1' });
+        await client.connect(new StdioClientTransport({ command: node, args: [SERVER_JS, '--stdio', '--commands', file, '--commands-log-dir', join(dir, 'logs')], stderr: 'ignore' }));
+        try {
+            const { pid } = await startHeld((name, args) => client.request({ method: 'tools/call', params: { name, arguments: args } }, CallToolResultSchema));
+            await client.close();
+            await waitUntil(() => !processRunning(pid), 'the job gone with its client');
+        } finally {
+            rmSync(dir, { recursive: true, force: true });
+        }
+    });
+});
+
 describe('read_output over HTTP: the task’s own client and the owner', () => {
     let server: HttpServer;
     const [alice, bob, owner] = [secret(), secret(), secret()];
@@ -181,6 +209,21 @@ describe('read_output over HTTP: the task’s own client and the owner', () => {
             assert.match(textOf(owned), /1 line\(s\) match \/not ok\/\.\n4: not ok 3 /);
         } finally {
             await Promise.all([a, b, o].map(c => c.close()));
+        }
+    });
+
+    it('HTTP: a session that ends cancels its background job, which keeps its digest for the owner', async () => {
+        const [a, o] = (await Promise.all([alice, owner].map(token => connect('http', server, { token })))) as [Connected, Connected];
+        try {
+            const { taskId, pid } = await startHeld((name, args) => a.client.request({ method: 'tools/call', params: { name, arguments: args } }, CallToolResultSchema));
+            await a.close();
+            await waitUntil(() => !processRunning(pid), 'the job gone with its session');
+            // wait_seconds: its end is recorded just after the process is gone, once the digest is made.
+            const seen = await o.client.request({ method: 'tools/call', params: { name: 'get_task', arguments: { task_id: taskId, wait_seconds: 20 } } }, CallToolResultSchema);
+            assert.equal((seen.structuredContent as { status: string }).status, 'cancelled');
+            assert.match(textOf(seen, 1), /^Task cancelled: .*\n\nStopped after [\d.]+ s \(SIGTERM\): [\s\S]*ready \d+/);
+        } finally {
+            await o.close();
         }
     });
 });
