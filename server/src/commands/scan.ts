@@ -21,6 +21,7 @@ export const MAX_SHOWN_LINE = 300;
 /** Beyond this, a log is searched for failures in its first part only, and its tail read from the end. */
 export const SCAN_MAX_BYTES = 32 * 1024 * 1024;
 const TAIL_READ_BYTES = 64 * 1024;
+const MAX_PENDING = 1024 * 1024;
 const CHUNK = 64 * 1024;
 
 /** A line of output with its 1-based number in the log (absent after a part that was not read). */
@@ -55,72 +56,134 @@ export function shownLine(raw: string): string {
     return line.length > MAX_SHOWN_LINE ? line.slice(0, MAX_SHOWN_LINE) + '…' : line;
 }
 
-/** Takes a command's output line by line and keeps only what a digest shows: memory stays bounded whatever the output. */
+/**
+ * Takes a command's output line by line and keeps only what a digest shows: memory stays bounded
+ * whatever the output. Most lines are only tested and counted (no object, no copy): a flood's log
+ * is scanned at its end, and the garbage of a line each would grow the server's memory.
+ */
 export class LineScanner {
     private readonly result: OutputScan = { lines: 0, bytes: 0, head: [], tail: [], matches: 0, groups: [], skippedBytes: 0 };
-    private before: NumberedLine[] = [];
+    /** The last TAIL_LINES lines as they came, a ring: `tailAt` is where the next goes. */
+    private tailRing: string[] = [];
+    private tailAt = 0;
+    /** The line before this one, for a group's context. */
+    private previous?: string;
     private open?: NumberedLine[];
     private openUntil = 0;
     /** The indentation of the line that opened the group. */
     private openIndent = 0;
     private numbered = true;
+    /** Lines before the skipped part, when there is one (the numbers of the lines after it are unknown). */
+    private numberedLines = 0;
 
-    constructor(private readonly pattern: RegExp = DEFAULT_FAILURE_PATTERN) {}
+    /** The pattern over many lines at once: no match in a block means no line of it matches. */
+    private readonly anyLine: RegExp;
+
+    constructor(private readonly pattern: RegExp = DEFAULT_FAILURE_PATTERN) {
+        this.anyLine = new RegExp(pattern.source, pattern.flags.replace(/[gym]/g, '') + 'm');
+    }
+
+    /**
+     * Whole lines at once (joined by newlines, none at the end). A block with no match, while no
+     * group is open and the first lines are taken, is only counted and its last lines kept: no
+     * string or object per line, which a flood's log would make by the million.
+     */
+    block(text: string): void {
+        if (this.open !== undefined || (this.numbered && this.result.head.length < HEAD_LINES) || text.includes('\x1b') || this.anyLine.test(text)) {
+            for (const line of text.split('\n')) {
+                this.line(line);
+            }
+            return;
+        }
+        let count = 1;
+        for (let at = text.indexOf('\n'); at >= 0; at = text.indexOf('\n', at + 1)) {
+            count++;
+        }
+        // The block's last lines, for the tail and the line before the next block.
+        let end = text.length;
+        const last: string[] = [];
+        for (let i = 0; i < Math.min(count, TAIL_LINES); i++) {
+            const start = text.lastIndexOf('\n', end - 1) + 1;
+            last.push(text.slice(start, end));
+            end = start - 1;
+        }
+        this.result.lines += count;
+        for (let i = last.length - 1; i >= 0; i--) {
+            this.tailRing[this.tailAt] = last[i]!;
+            this.tailAt = (this.tailAt + 1) % TAIL_LINES;
+        }
+        this.previous = last[0];
+    }
 
     line(raw: string): void {
         const r = this.result;
         const n = ++r.lines;
-        const text = shownLine(raw);
-        const line: NumberedLine = this.numbered ? { n, text } : { text };
+        // Colour codes would hide a match (`^not ok`); cleaned only when there are some.
+        const matched = this.pattern.test(raw.includes('\x1b') ? shownLine(raw) : raw);
         if (r.head.length < HEAD_LINES && this.numbered) {
-            r.head.push(line);
+            r.head.push(this.kept(raw, n, matched));
         }
-        r.tail.push(line);
-        if (r.tail.length > TAIL_LINES) {
-            r.tail.shift();
-        }
-        const matched = this.pattern.test(text);
+        this.tailRing[this.tailAt] = raw;
+        this.tailAt = (this.tailAt + 1) % TAIL_LINES;
         if (matched) {
             r.matches++;
-            line.match = true;
         }
-        // Lines indented below the failing one (a YAML block, an assertion's diff, a stack) belong to it, past AFTER.
-        const under = this.open !== undefined && (indentOf(text) > this.openIndent || text.trim() === '');
-        if (this.open && (matched || n <= this.openUntil || under) && this.open.length < MAX_GROUP_LINES) {
-            this.open.push(line);
-            if (matched) {
-                this.openUntil = n + AFTER;
+        if (this.open) {
+            // Lines indented below the failing one (a YAML block, an assertion's diff, a stack) belong to it, past AFTER.
+            const under = indentOf(raw) > this.openIndent || raw.trim() === '';
+            if ((matched || n <= this.openUntil || under) && this.open.length < MAX_GROUP_LINES) {
+                this.open.push(this.kept(raw, n, matched));
+                if (matched) {
+                    this.openUntil = n + AFTER;
+                }
+            } else {
+                this.open = undefined;
             }
-        } else if (matched && r.groups.length < MAX_GROUPS) {
-            this.open = [...this.before, line];
+        }
+        if (!this.open && matched && r.groups.length < MAX_GROUPS) {
+            this.open = this.previous !== undefined && BEFORE > 0 ? [this.kept(this.previous, n - 1, false)] : [];
+            this.open.push(this.kept(raw, n, true));
             r.groups.push(this.open);
             this.openUntil = n + AFTER;
-            this.openIndent = indentOf(text);
-        } else if (this.open && n > this.openUntil) {
-            this.open = undefined;
-        }
-        this.before.push(line);
-        if (this.before.length > BEFORE) {
-            this.before.shift();
+            this.openIndent = indentOf(raw);
         }
         if (this.open && this.open.length >= MAX_GROUP_LINES) {
             this.open = undefined;
-            this.before = [];
         }
+        this.previous = raw;
     }
 
     /** Part of the output is not read: the lines after it get no numbers, and the tail starts over. */
     skip(bytes: number): void {
         this.result.skippedBytes += bytes;
         this.numbered = false;
+        this.numberedLines = this.result.lines;
         this.open = undefined;
-        this.before = [];
-        this.result.tail = [];
+        this.previous = undefined;
+        this.tailRing = [];
+        this.tailAt = 0;
     }
 
     done(bytes: number): OutputScan {
-        this.result.bytes = bytes;
-        return this.result;
+        const r = this.result;
+        r.bytes = bytes;
+        const count = this.tailRing.length;
+        const first = r.lines - count + 1;
+        r.tail = [];
+        for (let i = 0; i < count; i++) {
+            const raw = this.tailRing[(this.tailAt + i) % count]!;
+            r.tail.push(this.kept(raw, first + i, false));
+        }
+        return r;
+    }
+
+    /** A line as a digest keeps it: shown (cleaned, cut), numbered unless after a skipped part. */
+    private kept(raw: string, n: number, match: boolean): NumberedLine {
+        const line: NumberedLine = this.numbered || n <= this.numberedLines ? { n, text: shownLine(raw) } : { text: shownLine(raw) };
+        if (match) {
+            line.match = true;
+        }
+        return line;
     }
 }
 
@@ -152,7 +215,7 @@ export async function scanLog(path: string, pattern?: RegExp): Promise<OutputSca
         const scanner = new LineScanner(pattern);
         const buffer = Buffer.allocUnsafe(CHUNK);
         const searched = size > SCAN_MAX_BYTES ? SCAN_MAX_BYTES : size;
-        await readLines(file, buffer, 0, searched, line => scanner.line(line));
+        await readBlocks(file, buffer, 0, searched, block => scanner.block(block));
         if (searched < size) {
             const from = Math.max(searched, size - TAIL_READ_BYTES);
             scanner.skip(from - searched);
@@ -172,6 +235,33 @@ export async function scanLog(path: string, pattern?: RegExp): Promise<OutputSca
 }
 
 type FileHandle = Awaited<ReturnType<typeof open>>;
+
+/** Calls `onBlock` with the whole lines of each chunk of bytes [from, to) (joined by newlines, none at the end); a last line without a newline counts too. */
+async function readBlocks(file: FileHandle, buffer: Buffer, from: number, to: number, onBlock: (text: string) => void): Promise<void> {
+    const decoder = new StringDecoder('utf8');
+    let rest = '';
+    let position = from;
+    while (position < to) {
+        const { bytesRead } = await file.read(buffer, 0, Math.min(buffer.length, to - position), position);
+        if (bytesRead === 0) {
+            break;
+        }
+        position += bytesRead;
+        const text = rest + decoder.write(buffer.subarray(0, bytesRead));
+        const newline = text.lastIndexOf('\n');
+        if (newline < 0) {
+            // A line that never ends is taken in pieces rather than held whole.
+            rest = text.length > MAX_PENDING ? (onBlock(text), '') : text;
+            continue;
+        }
+        rest = text.slice(newline + 1);
+        onBlock(text.slice(0, newline));
+    }
+    rest += decoder.end();
+    if (rest !== '') {
+        onBlock(rest);
+    }
+}
 
 /** Calls `onLine` for each line of bytes [from, to) of the file; a last line without a newline counts too. */
 export async function readLines(file: FileHandle, buffer: Buffer, from: number, to: number, onLine: (line: string) => boolean | void): Promise<number> {

@@ -68,6 +68,13 @@ describe('command output digest', () => {
         assert.ok(text.split('\n').every(line => line.length < 320));
     });
 
+    it('reading the log a block at a time finds what reading it a line at a time does', async () => {
+        const text = tapSuite(3000, 1700, 30) + 'filler\n'.repeat(20_000) + 'Error: at the end\n  at frame 1\n  at frame 2\nlast\n';
+        const path = join(dir, 'blocks.log');
+        writeFileSync(path, text);
+        assert.deepEqual(await scanLog(path), scanText(text));
+    });
+
     it('a short output is shown whole, each line once', () => {
         const scan = scanText('one\ntwo\nError: three\n');
         const text = digest({ headline: 'exit 1 after 0.1 s: x', scan, logPath: '/tmp/x.log' });
