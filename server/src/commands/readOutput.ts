@@ -1,5 +1,5 @@
 import { open } from 'node:fs/promises';
-import { readLines } from './scan.js';
+import { readLines, stripAnsi } from './scan.js';
 
 export const DEFAULT_READ_BYTES = 8 * 1024;
 /** A read answers in one block under 24 KB. */
@@ -27,9 +27,6 @@ export interface ReadAnswer {
     leftOut: boolean;
 }
 
-// eslint-disable-next-line no-control-regex
-const ANSI = /\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07]*\x07/g;
-
 /** Reads part of a log: bytes from an offset, its last lines, or the lines matching a pattern; at most maxBytes of text. */
 export async function readOutput(path: string, request: ReadRequest): Promise<ReadAnswer> {
     const file = await open(path, 'r');
@@ -51,7 +48,7 @@ export async function readOutput(path: string, request: ReadRequest): Promise<Re
             const newline = buffer.lastIndexOf(0x0a);
             end = newline >= 0 ? newline + 1 : length;
         }
-        const text = clean(buffer.toString('utf8', 0, end).replace(/\uFFFD$/, ''));
+        const text = stripAnsi(buffer.toString('utf8', 0, end).replace(/\uFFFD$/, ''));
         return { text, size, from: offset, next: offset + end, leftOut: offset + end < size };
     } finally {
         await file.close();
@@ -73,7 +70,7 @@ async function tailLines(file: FileHandle, size: number, count: number, maxBytes
     const kept = lines.slice(Math.max(partial, lines.length - count));
     const leftOut = lines.length - partial > kept.length || from > 0;
     lines = kept;
-    const text = clean(lines.join('\n'));
+    const text = stripAnsi(lines.join('\n'));
     return { text, size, from: size - Buffer.byteLength(lines.join('\n') + (lines.length > 0 ? '\n' : '')), next: size, leftOut };
 }
 
@@ -87,7 +84,7 @@ async function grepLines(file: FileHandle, size: number, offset: number, request
     await readLines(file, Buffer.allocUnsafe(64 * 1024), offset, size, raw => {
         n++;
         // Tested cut: the pattern is the caller's, and a long line must not make it slow.
-        const line = clean(raw.endsWith('\r') ? raw.slice(0, -1) : raw).slice(0, MAX_GREP_LINE + 1);
+        const line = stripAnsi(raw.endsWith('\r') ? raw.slice(0, -1) : raw).slice(0, MAX_GREP_LINE + 1);
         if (!pattern.test(line)) {
             return;
         }
@@ -107,8 +104,4 @@ async function grepLines(file: FileHandle, size: number, offset: number, request
         }
     });
     return { text: shown.join('\n'), size, from: offset, next: size, matches, leftOut: shown.length < matches };
-}
-
-function clean(text: string): string {
-    return text.replace(ANSI, '');
 }

@@ -50,9 +50,14 @@ export interface OutputScan {
 // eslint-disable-next-line no-control-regex
 const ANSI = /\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07]*\x07/g;
 
+/** Text without terminal colour and title codes. */
+export function stripAnsi(text: string): string {
+    return text.replace(ANSI, '');
+}
+
 /** A line as shown to a model: colours gone, cut to MAX_SHOWN_LINE. */
 export function shownLine(raw: string): string {
-    const line = (raw.endsWith('\r') ? raw.slice(0, -1) : raw).replace(ANSI, '');
+    const line = stripAnsi(raw.endsWith('\r') ? raw.slice(0, -1) : raw);
     return line.length > MAX_SHOWN_LINE ? line.slice(0, MAX_SHOWN_LINE) + '…' : line;
 }
 

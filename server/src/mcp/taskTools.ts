@@ -116,7 +116,8 @@ function startHandler(tool: ToolDefinition): TaskToolHandler {
         const record = await session.services.runtime.createTask(session.identity, tool, args, { background: true });
         const text =
             `Started ${tool.name} in the background as task ${record.taskId} (status: ${record.status}). ` +
-            `Call get_task with task_id "${record.taskId}" for its progress and result (wait_seconds up to ${MAX_WAIT_SECONDS} waits for it to end); cancel_task stops it.`;
+            `Call get_task with task_id "${record.taskId}" for its progress and result (wait_seconds up to ${MAX_WAIT_SECONDS} waits for it to end); ` +
+            `${tool.output ? 'read_output reads its output meanwhile; ' : ''}cancel_task stops it.`;
         return { content: [{ type: 'text', text }], structuredContent: { ...taskSummary(record), next: text } };
     };
 }
@@ -176,13 +177,19 @@ async function getTask(session: TaskToolCaller, args: Record<string, unknown>, a
     const { outcome } = await runtime.result(session.identity, taskId);
     const result = 'error' in outcome ? textResult(`Error ${outcome.error.code}: ${outcome.error.message}`, true) : outcome.result;
     const head = `Task ${taskId} (${record.toolName}) ${record.status}${record.statusMessage ? `: ${record.statusMessage}` : '.'}${news ? `\n${news.text.trim()}` : ''} Its result follows.`;
-    // Hosts that hand the model only structured content (Claude Code) still get the whole result:
-    // its structured content when it has one (a command's carries the digest), else its content; not both, which repeat each other.
-    const carried = result.structuredContent ? { structuredContent: result.structuredContent } : { content: result.content };
+    // Hosts that hand the model only structured content (Claude Code) still get the whole result,
+    // its text only once: a command's content is its structured summary, and is left out here.
+    const carried = repeats(result) ? { structuredContent: result.structuredContent } : { content: result.content, structuredContent: result.structuredContent };
     return {
         content: [{ type: 'text', text: head }, ...result.content],
         structuredContent: { ...summary, result: { ...carried, isError: result.isError === true } },
     };
+}
+
+/** Whether every text block of a result is a value of its structured content (a command's digest is both). */
+function repeats(result: CallToolResult): boolean {
+    const values = result.structuredContent ? Object.values(result.structuredContent) : [];
+    return values.length > 0 && result.content.every(part => part.type === 'text' && values.includes(part.text));
 }
 
 /** Waits on the task's events (not by polling) for at most `ms`, or until the call is withdrawn. */

@@ -6,7 +6,7 @@
  * only the task's client and the owner read its output.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -15,7 +15,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { CallToolResultSchema, CreateTaskResultSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { processRunning } from '../../../server/src/commands/group.js';
-import { connect, SERVER_JS, secret, startHttpServer, type Connected, type HttpServer } from '../support/helpers.js';
+import { connect, LogTail, SERVER_JS, secret, startHttpServer, type Connected, type HttpServer } from '../support/helpers.js';
 import { waitUntil } from '../support/wait.js';
 
 const FIXTURES = resolve(__dirname, '../fixtures/commands');
@@ -165,16 +165,22 @@ async function startHeld(call: (name: string, args: Record<string, unknown>) => 
 }
 
 describe('background command tasks end with their client', () => {
-    it('stdio: the client closing stdin stops the server and the job', async () => {
+    it('stdio: the client closing stdin stops the server and the job; the log folder the server made goes too', async () => {
         const dir = realpathSync(mkdtempSync(join(tmpdir(), 'cmd-stdio-gone-')));
         const file = join(dir, 'commands.json');
         writeFileSync(file, JSON.stringify(COMMANDS));
         const client = new Client({ name: 'leaving', version: '1' });
-        await client.connect(new StdioClientTransport({ command: node, args: [SERVER_JS, '--stdio', '--commands', file, '--commands-log-dir', join(dir, 'logs')], stderr: 'ignore' }));
+        const transport = new StdioClientTransport({ command: node, args: [SERVER_JS, '--stdio', '--commands', file], stderr: 'pipe' });
+        const log = new LogTail();
+        log.attach(transport.stderr as unknown as NodeJS.ReadableStream);
+        await client.connect(transport);
         try {
+            const logDir = /logs in (\S+)$/.exec(await log.waitFor(/\[commands\] .* logs in /))![1]!;
             const { pid } = await startHeld((name, args) => client.request({ method: 'tools/call', params: { name, arguments: args } }, CallToolResultSchema));
+            assert.ok(existsSync(logDir));
             await client.close();
             await waitUntil(() => !processRunning(pid), 'the job gone with its client');
+            await waitUntil(() => !existsSync(logDir), 'the log folder removed as the server exits');
         } finally {
             rmSync(dir, { recursive: true, force: true });
         }
