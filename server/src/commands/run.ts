@@ -85,7 +85,8 @@ export async function runCommand(spec: CommandSpec, args: Record<string, unknown
         const facts = { spec, argv, end, timedOut, stopped, durationMs: deps.clock.now() - started, logPath, taskId: ctx.taskId, tail: () => output.text() };
         const described = await commandResult(facts);
         deps.logs.ended(logEntry, ctx.ttl ?? INLINE_LOG_KEEP_MS);
-        if (stopped) {
+        // Read again: a stop that came while the digest was made (the command had ended) still gets it.
+        if (ctx.signal.aborted) {
             ctx.annotateStop?.(described.result);
         }
         return described;
