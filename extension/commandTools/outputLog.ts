@@ -11,7 +11,7 @@ export const MAX_SHOWN_BYTES = 2 * 1024 * 1024;
 
 /**
  * The log of `taskId`'s run of `toolName` in `logDir`, if the server has opened it. The server
- * names each run's log `<tool>-<taskId>-<server pid>-<run>.log` (server/src/commands/run.ts).
+ * names each run's log `<tool>-<taskId>-<server pid>-<run>.log` (server/src/commands/logs.ts).
  */
 export function findLogFile(logDir: string, toolName: string, taskId: string): string | undefined {
     const prefix = `${toolName}-${taskId}-`;
