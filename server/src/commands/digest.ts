@@ -42,29 +42,31 @@ export function digest({ headline, scan, logPath, taskId }: DigestFacts): string
         const head = take(scan.head, HEAD_BYTES, false);
         const tail = take(scan.tail, TAIL_BYTES, true);
         const covered = (line: NumberedLine) => line.n !== undefined && (head.some(h => h.n === line.n) || tail.some(t => t.n === line.n));
-        // A group whose failing lines the first or last lines show anyway is not shown twice.
-        const groups = scan.groups.filter(group => !group.filter(line => line.match).every(covered));
-        const { lines: matchLines, groupsShown, used } = takeGroups(groups, MATCH_BYTES);
+        // What the first or last lines show anyway is not shown twice: a group keeps the rest of
+        // its lines, but not the context before a failing line shown there.
+        const groups = scan.groups
+            .map(group => {
+                const first = group.findIndex(line => line.match);
+                const before = first >= 0 && covered(group[first]!) ? first : 0;
+                return group.filter((line, i) => i >= before && !covered(line));
+            })
+            .filter(group => group.length > 0);
+        const { lines: matchLines, groupsShown, used, numbers } = takeGroups(groups, MATCH_BYTES, head.at(-1)?.n ?? 0);
         // What the matches left of their share goes to the last lines (a summary of the run is usually there).
-        const longTail = take(scan.tail, TAIL_BYTES + Math.max(0, MATCH_BYTES - used), true);
-        tail.splice(0, tail.length, ...longTail);
+        tail.splice(0, tail.length, ...take(scan.tail, TAIL_BYTES + Math.max(0, MATCH_BYTES - used), true).filter(line => line.n === undefined || !numbers.has(line.n)));
+        // In the order they came: the first lines, the failing ones, the last ones.
+        parts.push(`First lines:`, ...numbered(head));
+        if (head.length < scan.head.length) {
+            cut.push(`${scan.head.length - head.length} of the first lines`);
+        }
         if (scan.matches > 0) {
-            parts.push(`${plural(scan.matches, 'line')} matched the failure pattern${matchLines.length > 0 ? ', with context:' : ' (shown below)'}`, ...matchLines);
+            parts.push(`${plural(scan.matches, 'line')} matched the failure pattern${matchLines.length > 0 ? ', with context:' : ' (shown with the first or last lines)'}`, ...matchLines);
             if (groupsShown < groups.length) {
                 cut.push(`${groups.length - groupsShown} more group(s) of matching lines`);
             }
             if (scan.groups.length === MAX_GROUPS) {
                 cut.push(`matching lines after the first ${MAX_GROUPS} groups`);
             }
-        }
-        // The first lines a group of matches already shows are not shown again.
-        const inGroups = new Set(groups.slice(0, groupsShown).flat().map(line => line.n));
-        const freshHead = head.filter(line => !inGroups.has(line.n));
-        if (freshHead.length > 0) {
-            parts.push(`First lines:`, ...numbered(freshHead));
-        }
-        if (head.length < scan.head.length) {
-            cut.push(`${scan.head.length - head.length} of the first lines`);
         }
         if (scan.skippedBytes > 0) {
             parts.push(`… ${kb(scan.skippedBytes)} not searched (the log is large) …`);
@@ -138,10 +140,11 @@ function take(lines: NumberedLine[], budget: number, fromEnd: boolean): Numbered
 }
 
 /** Whole groups while they fit, each line once, a gap marked between groups. */
-function takeGroups(groups: NumberedLine[][], budget: number): { lines: string[]; groupsShown: number; used: number } {
+function takeGroups(groups: NumberedLine[][], budget: number, after: number): { lines: string[]; groupsShown: number; used: number; numbers: Set<number> } {
     const lines: string[] = [];
+    const numbers = new Set<number>();
     let used = 0;
-    let lastN = 0;
+    let lastN = after;
     let groupsShown = 0;
     for (const group of groups) {
         const fresh = group.filter(line => line.n === undefined || line.n > lastN);
@@ -150,15 +153,16 @@ function takeGroups(groups: NumberedLine[][], budget: number): { lines: string[]
             break;
         }
         const kept = used + bytes > budget ? take(fresh, budget - used, false) : fresh;
-        if (groupsShown > 0 && kept[0]?.n !== lastN + 1) {
+        if (kept[0]?.n !== lastN + 1) {
             lines.push('  …');
         }
         lines.push(...numbered(kept));
+        kept.forEach(line => line.n !== undefined && numbers.add(line.n));
         used += bytes;
         lastN = kept.at(-1)?.n ?? lastN;
         groupsShown++;
     }
-    return { lines, groupsShown, used };
+    return { lines, groupsShown, used, numbers };
 }
 
 function plural(n: number, word: string): string {
