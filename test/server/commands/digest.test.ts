@@ -79,8 +79,8 @@ describe('command output digest', () => {
         const diff = Array.from({ length: 20 }, (_, i) => `      diff line ${i + 1}`);
         const text = ['TAP version 13', '# Subtest: parse', '    not ok 1 - parses', '      ---', ...diff, ...Array.from({ length: 500 }, (_, i) => `ok ${i + 2} - fine`)].join('\n') + '\n';
         const out = digest({ headline: 'exit 1 after 1.0 s: x', scan: scanText(text), logPath: '/tmp/x.log' });
-        assert.match(out, /First lines:\n1\| TAP version 13\n2\| # Subtest: parse\n3\|     not ok 1 - parses/);
-        assert.match(out, /24\|       diff line 20/, 'the diff past the first lines is there');
+        assert.match(out, /First lines:\n1\| TAP version 13\n2\| # Subtest: parse\n3\| {5}not ok 1 - parses/);
+        assert.match(out, /24\| {7}diff line 20/, 'the diff past the first lines is there');
         assert.equal(out.split('not ok 1 - parses').length, 2, 'the failing line once');
     });
 
