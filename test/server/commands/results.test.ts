@@ -114,6 +114,7 @@ describe('command results a model can read', () => {
         assert.equal(textOf(result), data.summary, 'and the content text is the same for hosts that read text');
         const { tools } = await client.listTools();
         assert.match(tools.find(tool => tool.name === 'suite')!.description!, /Usually takes about 1\.5 min\./);
+        console.log(`# success of 300 long lines: tools/call ${bytes} B`);
     });
 
     it('read_output follows a running job and get_task counts its output; a cancelled run keeps its digest and log', async () => {
