@@ -3,7 +3,7 @@
  * and MCP_TASKS_TEST_STORE pointing at it, then stops the server: `tsx scripts/withRedis.ts -- CMD…`.
  */
 import { spawn } from 'node:child_process';
-import { startRedis } from '../test/server/support/redisHelpers.js';
+import { startRedis } from '../test/support/redisHelpers.js';
 
 async function main(): Promise<number> {
     const separator = process.argv.indexOf('--');

@@ -4,7 +4,7 @@
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import { redisSkipReason, startRedis } from '../../test/server/support/redisHelpers.js';
+import { redisSkipReason, startRedis } from '../../test/support/redisHelpers.js';
 import { cancelLatency, httpThroughput, memoryAndList, poster, resultLatency, resultSamples, type Context, type Metrics } from './experiments.js';
 import { HttpMcpSession } from './httpClient.js';
 import { startHttp, type Kind } from './targets.js';

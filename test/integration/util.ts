@@ -5,7 +5,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { z } from 'zod';
 import type { McpTasksApi, McpTasksTestApi } from '../../extension/api';
-import { waitUntil } from '../server/support/wait';
+import { waitUntil } from '../support/wait';
 
 /** The SDK's Task schema drops `_meta`; the owner's view needs it (tool, arguments, client). */
 const LooseTaskList = z.object({ tasks: z.array(z.looseObject({ taskId: z.string(), status: z.string() })), nextCursor: z.string().optional() });

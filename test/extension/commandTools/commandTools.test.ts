@@ -1,7 +1,7 @@
 // The extension's command tools against a fake `vscode` and the real built server (dist/server.js:
 // run `npm run build` first): what the merged file holds as trust, settings and the workspace file
 // change, and that the server it launches follows the file without a restart.
-import { fake, fakeTasks, fakeWorkspace } from '../support/fakeVscode.js';
+import { fake, fakeTasks, fakeWorkspace } from '../../support/fakeVscode.js';
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

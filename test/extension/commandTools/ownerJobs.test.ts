@@ -1,7 +1,7 @@
 // VS Code tasks as tools, on the extension's side of the wire: the OwnerConnection declares it runs
 // vscode-task jobs and hands the real server's ownerJob requests to its runner (here one that plays
 // VS Code's task system), and which tasks.json labels the setting exposes, under which names.
-import { fakeTasks } from '../support/fakeVscode.js';
+import { fakeTasks } from '../../support/fakeVscode.js';
 import assert from 'node:assert/strict';
 import { mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -1,7 +1,7 @@
 // The sidebar's owner connection answers a 2026-07-28 client's task's input requests: a real
 // server process (dist/server.js: run `npm run build` first), a real 2026-07-28 client, the real
 // OwnerConnection with a fake `vscode`; the user's answer is played by the input handlers.
-import { fake } from '../support/fakeVscode.js';
+import { fake } from '../../support/fakeVscode.js';
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { ElicitRequest, ElicitResult } from '@modelcontextprotocol/sdk/types.js';
@@ -9,8 +9,8 @@ import type { ScopedLogger } from '../../../extension/logger';
 import { openInputRequests } from '../../../extension/mcp/openInputs';
 import { OwnerConnection, type InputHandlers } from '../../../extension/mcp/ownerConnection';
 import { TaskModel } from '../../../extension/tasks/taskModel';
-import { startHttpServer, textOf, type HttpServer } from '../../server/support/helpers.js';
-import { StatelessHttpClient } from '../../server/support/stateless.js';
+import { startHttpServer, textOf, type HttpServer } from '../../support/helpers.js';
+import { StatelessHttpClient } from '../../support/stateless.js';
 
 void fake;
 const TOKEN = 'open-inputs-client';

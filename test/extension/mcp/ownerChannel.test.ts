@@ -1,7 +1,7 @@
 // Which owner endpoint and token the extension hands its owner connection, against another local
 // user: real server processes (dist/server.js: run `npm run build` first), real sockets, a fake
 // `vscode`. A listener that grabs a freed port must never see an owner token.
-import { fake } from '../support/fakeVscode.js';
+import { fake } from '../../support/fakeVscode.js';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';

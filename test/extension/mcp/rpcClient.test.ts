@@ -1,7 +1,7 @@
 // The owner connection's own JSON-RPC client (extension/mcp/rpcClient.ts) against the real built
 // server (dist/server.js --http: run `npm run build` first): connect, tools, a server→client
 // elicitation, the GET stream reopening after a drop, a server restart, and a wrong token.
-import '../support/fakeVscode.js';
+import '../../support/fakeVscode.js';
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { connect, createServer, type Server, type Socket } from 'node:net';

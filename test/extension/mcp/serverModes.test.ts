@@ -1,6 +1,6 @@
 // The transport modes' decisions against a fake `vscode`, with the real built server
 // (dist/server.js: run `npm run build` first): what each mode provides, resolves, starts and restarts.
-import { EventEmitter, fake, McpHttpServerDefinition, McpStdioServerDefinition } from '../support/fakeVscode.js';
+import { EventEmitter, fake, McpHttpServerDefinition, McpStdioServerDefinition } from '../../support/fakeVscode.js';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';

@@ -15,8 +15,8 @@ import {
     ToolListChangedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import { processRunning } from '../../../server/src/commands/group.js';
-import { LogTail, SERVER_JS } from '../support/helpers.js';
-import { Feed } from '../support/wait.js';
+import { LogTail, SERVER_JS } from '../../support/helpers.js';
+import { Feed } from '../../support/wait.js';
 
 const FIXTURES = resolve(__dirname, '../fixtures/commands');
 const node = process.execPath;

@@ -13,8 +13,8 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { CallToolResultSchema, CreateTaskResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { Methods, OWNER_JOBS_CAPABILITY, type OwnerJobStart, type OwnerJobStatus } from '@mcp-tasks/server/contract';
-import { secret, startHttpServer, textOf, type HttpServer } from '../support/helpers.js';
-import { Feed } from '../support/wait.js';
+import { secret, startHttpServer, textOf, type HttpServer } from '../../support/helpers.js';
+import { Feed } from '../../support/wait.js';
 
 const request = (method: string) => z.object({ method: z.literal(method), params: z.record(z.string(), z.unknown()).optional() });
 

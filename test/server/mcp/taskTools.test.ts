@@ -7,9 +7,9 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { CallToolResultSchema, CreateMessageRequestSchema, ElicitRequestSchema, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { Fleet, connectAlone } from '../support/fleet.js';
-import { connect, textOf, TRANSPORTS, type Connected, type HttpServer } from '../support/helpers.js';
-import { waitUntil } from '../support/wait.js';
+import { Fleet, connectAlone } from '../../support/fleet.js';
+import { connect, textOf, TRANSPORTS, type Connected, type HttpServer } from '../../support/helpers.js';
+import { waitUntil } from '../../support/wait.js';
 
 interface Summary {
     task_id: string;

@@ -6,8 +6,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { RpcError } from '../../../server/src/rpc/errors.js';
 import type { TaskEvent } from '../../../server/src/tasks/types.js';
-import { waitUntil } from '../support/wait.js';
-import { done, newTask, redisStoreSkip, RedisStores, testRedis, type TestRedis } from '../support/taskStores.js';
+import { waitUntil } from '../../support/wait.js';
+import { done, newTask, redisStoreSkip, RedisStores, testRedis, type TestRedis } from '../../support/taskStores.js';
 
 describe('RedisTaskStore', { skip: redisStoreSkip() }, () => {
     let redis: TestRedis;

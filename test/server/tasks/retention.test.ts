@@ -4,8 +4,8 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { startHttpServer, type HttpServer } from '../support/helpers.js';
-import { RawHttp } from '../support/rawHttp.js';
+import { startHttpServer, type HttpServer } from '../../support/helpers.js';
+import { RawHttp } from '../../support/rawHttp.js';
 
 const OWNER = 'retention-owner-token-0123456789';
 const TOKEN = 'retention-client-token-012345678';

@@ -7,8 +7,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { RpcError } from '../../../server/src/rpc/errors.js';
 import { textResult } from '../../../server/src/tools/types.js';
-import { SteppedClock } from '../support/manualClock.js';
-import { done, newTask, storeBackends } from '../support/taskStores.js';
+import { SteppedClock } from '../../support/manualClock.js';
+import { done, newTask, storeBackends } from '../../support/taskStores.js';
 
 for (const backend of storeBackends()) {
     describe(`${backend.name}: the TaskStore contract`, { skip: backend.skip }, () => {

@@ -5,10 +5,10 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { startHttpServer, type HttpServer } from '../support/helpers.js';
-import { waitUntil } from '../support/wait.js';
-import { StdioLines } from '../support/lightRpc.js';
-import { exchange, INITIALIZE, RawHttp } from '../support/rawHttp.js';
+import { startHttpServer, type HttpServer } from '../../support/helpers.js';
+import { waitUntil } from '../../support/wait.js';
+import { StdioLines } from '../../support/lightRpc.js';
+import { exchange, INITIALIZE, RawHttp } from '../../support/rawHttp.js';
 
 describe('log lines cannot be forged', () => {
     it('escapes a newline and an ESC from a slow_compute label in every log line', async () => {

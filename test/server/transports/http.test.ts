@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import { startHttpServer, type HttpServer } from '../support/helpers.js';
-import { HttpReply, INITIALIZE, RawHttp, type JsonRpcError } from '../support/rawHttp.js';
-import { waitUntil } from '../support/wait.js';
+import { startHttpServer, type HttpServer } from '../../support/helpers.js';
+import { HttpReply, INITIALIZE, RawHttp, type JsonRpcError } from '../../support/rawHttp.js';
+import { waitUntil } from '../../support/wait.js';
 
 const BODY_LIMIT = 2048;
 

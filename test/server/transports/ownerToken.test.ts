@@ -12,10 +12,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { OWNER_CHALLENGE_HEADER, OWNER_PROOF_HEADER, ownerProof } from '../../../server/src/ownerProof.js';
-import { secret, SERVER_JS, startHttpServer, type HttpServer } from '../support/helpers.js';
-import { waitUntil } from '../support/wait.js';
-import { exitWithin } from '../support/rawHelpers.js';
-import { exchange } from '../support/rawHttp.js';
+import { secret, SERVER_JS, startHttpServer, type HttpServer } from '../../support/helpers.js';
+import { waitUntil } from '../../support/wait.js';
+import { exitWithin } from '../../support/rawHelpers.js';
+import { exchange } from '../../support/rawHttp.js';
 
 const CHALLENGE = 'Q2hhbGxlbmdlLW9mLWEtdGVzdC0wMTIzNDU2Nzg5';
 

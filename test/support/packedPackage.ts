@@ -1,0 +1,74 @@
+/**
+ * The npm package as a user gets it: `npm pack` of the server workspace, installed from the tarball
+ * into an empty folder. One pack and one install per test file; the cases then run `npx`, `node`
+ * and `tsc` in that folder.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+
+export const ROOT = resolve(__dirname, '../..');
+export const SERVER_DIR = join(ROOT, 'server');
+const TSC = join(ROOT, 'node_modules/typescript/bin/tsc');
+
+export const serverPackage = JSON.parse(readFileSync(join(SERVER_DIR, 'package.json'), 'utf8')) as { name: string; version: string; peerDependencies: Record<string, string> };
+
+/** npm and npx as a user runs them: none of the npm_* variables of an outer `npm test`. */
+export function cleanEnv(): NodeJS.ProcessEnv {
+    const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !/^npm_/i.test(key)));
+    return { ...env, npm_config_audit: 'false', npm_config_fund: 'false', npm_config_prefer_offline: 'true', npm_config_update_notifier: 'false' };
+}
+
+export function run(command: string, args: string[], cwd: string): string {
+    const result = spawnSync(command, args, { cwd, env: cleanEnv(), encoding: 'utf8', timeout: 240_000 });
+    if (result.status !== 0) {
+        throw new Error(`${command} ${args.join(' ')} failed (${result.status ?? result.signal}):\n${result.stdout}\n${result.stderr}`);
+    }
+    return result.stdout;
+}
+
+export interface PackedApp {
+    /** The temp folder holding the tarball and `app`; remove it when done. */
+    work: string;
+    /** An ESM app (`"type": "module"`) with the packed server installed. */
+    app: string;
+    /** The paths inside the tarball. */
+    files: string[];
+}
+
+export function packAndInstall(): PackedApp {
+    const work = mkdtempSync(join(tmpdir(), 'mcp-tasks-package-'));
+    const app = join(work, 'app');
+    mkdirSync(app);
+    const [packed] = JSON.parse(run('npm', ['pack', '--json', '--pack-destination', work], SERVER_DIR)) as { filename: string; files: { path: string }[] }[];
+    writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'app', version: '1.0.0', private: true, type: 'module' }));
+    run('npm', ['install', '--prefer-offline', join(work, packed!.filename)], app);
+    return { work, app, files: packed!.files.map(file => file.path) };
+}
+
+const typeScriptReady = new Set<string>();
+
+/** What a TypeScript user adds, once per app: Node's types, and the SDK the declarations take MCP's types from. */
+export function addTypeScriptDeps(app: string): void {
+    if (typeScriptReady.has(app)) {
+        return;
+    }
+    const versionOf = (name: string) => (JSON.parse(readFileSync(join(ROOT, 'node_modules', name, 'package.json'), 'utf8')) as { version: string }).version;
+    run('npm', ['install', '--prefer-offline', `@types/node@${versionOf('@types/node')}`, `@modelcontextprotocol/sdk@${versionOf('@modelcontextprotocol/sdk')}`], app);
+    typeScriptReady.add(app);
+}
+
+/** Type-checks `files` in `app` with the repo's tsc, as a strict NodeNext project; returns tsc's output and exit code. */
+export function typeCheck(app: string, files: string[], tsconfig = 'tsconfig.json'): { status: number | null; output: string } {
+    addTypeScriptDeps(app);
+    writeFileSync(
+        join(app, tsconfig),
+        JSON.stringify({
+            compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, noEmit: true, skipLibCheck: true, types: ['node'] },
+            files,
+        }),
+    );
+    const result = spawnSync(process.execPath, [TSC, '-p', tsconfig], { cwd: app, encoding: 'utf8' });
+    return { status: result.status, output: result.stdout + result.stderr };
+}

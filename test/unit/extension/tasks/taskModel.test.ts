@@ -1,0 +1,211 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { TaskModel } from '../../../../extension/tasks/taskModel';
+import { clientKind, compareTasks, formatElapsed, fromWire, progressPercent, ROW_LABEL_MAX, rowLabel, taskDescription, taskLabel, type TaskView } from '../../../../extension/tasks/taskView';
+
+const INFO = 'dev.mcp-tasks/task-info';
+const PARENT = 'dev.mcp-tasks/parent-task-id';
+
+function wire(taskId: string, status: string, extra: { created?: string; updated?: string; tool?: string; args?: object; key?: string; parent?: string; client?: string; message?: string } = {}): Record<string, unknown> {
+    const meta: Record<string, unknown> = { [INFO]: { toolName: extra.tool ?? 'slow_compute', args: extra.args ?? {}, clientName: extra.client, keyArgument: extra.key } };
+    if (extra.parent) {
+        meta[PARENT] = extra.parent;
+    }
+    return {
+        taskId,
+        status,
+        createdAt: extra.created ?? '2026-11-29T10:00:00.000Z',
+        lastUpdatedAt: extra.updated ?? extra.created ?? '2026-11-29T10:00:00.000Z',
+        ttl: 3_600_000,
+        pollInterval: 1000,
+        ...(extra.message ? { statusMessage: extra.message } : {}),
+        _meta: meta,
+    };
+}
+
+describe('task model', () => {
+    it('orders running, then needs input, then finished; newest first within each group', () => {
+        const model = new TaskModel();
+        model.applyWire(wire('done-old', 'completed', { created: '2026-11-29T09:00:00Z' }));
+        model.applyWire(wire('run-old', 'working', { created: '2026-11-29T09:30:00Z' }));
+        model.applyWire(wire('input', 'input_required', { created: '2026-11-29T09:40:00Z' }));
+        model.applyWire(wire('done-new', 'failed', { created: '2026-11-29T09:50:00Z' }));
+        model.applyWire(wire('run-new', 'working', { created: '2026-11-29T09:55:00Z' }));
+        model.applyWire(wire('cancelled', 'cancelled', { created: '2026-11-29T09:45:00Z' }));
+        assert.deepEqual(
+            model.roots().map(v => v.taskId),
+            ['run-new', 'run-old', 'input', 'done-new', 'cancelled', 'done-old'],
+        );
+    });
+
+    it('nests children under their parent and keeps them off the top level', () => {
+        const model = new TaskModel();
+        model.applyWire(wire('parent', 'working', { tool: 'deploy', args: { app: 'demo' } }));
+        model.applyWire(wire('build', 'working', { tool: 'deploy_step', args: { app: 'demo', step: 'build' }, key: 'build', parent: 'parent', created: '2026-11-29T10:00:01Z' }));
+        model.applyWire(wire('test', 'completed', { tool: 'deploy_step', args: { app: 'demo', step: 'test' }, parent: 'parent', created: '2026-11-29T10:00:02Z' }));
+        assert.deepEqual(model.roots().map(v => v.taskId), ['parent']);
+        assert.deepEqual(model.children('parent').map(v => v.taskId), ['build', 'test']);
+        assert.ok(model.hasChildren('parent'));
+        assert.equal(taskLabel(model.get('build')!), 'deploy_step: build');
+    });
+
+    it('shows a child at the top level when its parent is unknown', () => {
+        const model = new TaskModel();
+        model.applyWire(wire('orphan', 'working', { parent: 'not-here' }));
+        assert.deepEqual(model.roots().map(v => v.taskId), ['orphan']);
+    });
+
+    it('keeps object identity per task and reports structural vs in-place changes', () => {
+        const model = new TaskModel();
+        const changes: boolean[] = [];
+        model.onDidChange(change => changes.push(change.structural));
+        const first = model.applyWire(wire('a', 'working'));
+        model.applyProgress('a', { progress: 1, total: 4 });
+        const second = model.applyWire(wire('a', 'working', { updated: '2026-11-29T10:00:01Z', message: 'still going' }));
+        model.applyWire(wire('a', 'completed', { updated: '2026-11-29T10:00:02Z' }));
+        assert.equal(first, second);
+        assert.deepEqual(changes, [true, false, false, true]);
+        assert.equal(first!.progress, undefined, 'progress is dropped once terminal');
+    });
+
+    it('never lets a late update undo a terminal state', () => {
+        const model = new TaskModel();
+        const view = model.applyWire(wire('a', 'cancelled'))!;
+        model.applyWire(wire('a', 'working'));
+        assert.equal(view.status, 'cancelled');
+        model.applyProgress('a', { progress: 3, total: 4 });
+        assert.equal(view.progress, undefined);
+    });
+
+    it('reconciles with a full listing: adds the missed, drops the expired', () => {
+        const model = new TaskModel();
+        model.applyWire(wire('expired', 'completed'));
+        model.applyWire(wire('kept', 'working'));
+        model.reconcile([wire('kept', 'completed', { updated: '2026-11-29T10:01:00Z' }), wire('missed', 'working')]);
+        assert.deepEqual(model.all().map(v => v.taskId).sort(), ['kept', 'missed']);
+        assert.equal(model.get('kept')!.status, 'completed');
+    });
+
+    it('marks every task of a server that is gone, keeps them through the next server\'s listing, and revives one it still has', () => {
+        const model = new TaskModel();
+        model.applyWire(wire('a', 'working', { created: '2026-11-29T10:00:05Z' }));
+        model.applyWire(wire('b', 'completed', { created: '2026-11-29T10:00:00Z', updated: '2026-11-29T10:00:03Z' }));
+        model.applyWire(wire('c', 'completed', { created: '2026-11-29T10:00:00Z' }));
+        model.markLost();
+        assert.equal(model.get('a')!.lost, true);
+        assert.equal(model.get('b')!.lost, true);
+        assert.equal(model.running().length, 0);
+        assert.match(taskDescription(model.get('a')!, Date.parse('2026-11-29T10:00:10Z')), /^lost/);
+        assert.equal(taskDescription(model.get('b')!, 0), 'completed on a previous server · 3s');
+        // The new server (a shared store) still has c, not a or b: a and b stay as history.
+        model.reconcile([wire('c', 'completed', { created: '2026-11-29T10:00:00Z' }), wire('d', 'working')]);
+        assert.deepEqual(model.all().map(v => [v.taskId, v.lost ?? false]).sort(), [['a', true], ['b', true], ['c', false], ['d', false]]);
+    });
+
+    it('clears finished and lost tasks but keeps running ones and parents of running children', () => {
+        const model = new TaskModel();
+        model.applyWire(wire('done', 'completed'));
+        model.applyWire(wire('run', 'working'));
+        model.applyWire(wire('parent', 'failed'));
+        model.applyWire(wire('child', 'working', { parent: 'parent' }));
+        assert.equal(model.clearFinished(), 1);
+        assert.deepEqual(model.all().map(v => v.taskId).sort(), ['child', 'parent', 'run']);
+    });
+
+    it('handles 1,000 tasks', () => {
+        const model = new TaskModel();
+        for (let i = 0; i < 1000; i++) {
+            model.applyWire(wire(`t${i}`, i % 3 === 0 ? 'completed' : 'working', { created: new Date(Date.UTC(2026, 10, 29, 10, 0, i % 60, i)).toISOString() }));
+        }
+        const roots = model.roots();
+        assert.equal(roots.length, 1000);
+        for (let i = 1; i < roots.length; i++) {
+            assert.ok(compareTasks(roots[i - 1]!, roots[i]!) <= 0);
+        }
+    });
+});
+
+describe('task labels and descriptions', () => {
+    const base: TaskView = { taskId: 'x', status: 'working', createdAt: '2026-11-29T10:00:00.000Z', lastUpdatedAt: '2026-11-29T10:00:00.000Z', ttl: 1000, toolName: 'slow_compute', args: {} };
+
+    it('labels a task by its tool and the key argument the server names in task-info', () => {
+        const label = (extra: Parameters<typeof wire>[2]) => taskLabel(fromWire(wire('t', 'working', extra))!);
+        assert.equal(label({ tool: 'slow_compute', args: { label: 'report', seconds: 3 }, key: 'report' }), 'slow_compute: report');
+        assert.equal(label({ tool: 'external_job', args: { job_id: 'job-9' }, key: 'job-9' }), 'external_job: job-9');
+        // A tool of some other server, keyed on an argument no built-in list would guess.
+        assert.equal(label({ tool: 'ingest', args: { dataset: 'sales-2026' }, key: 'sales-2026' }), 'ingest: sales-2026');
+        // No key from the server: the arguments are not guessed at, even ones named like a label.
+        assert.equal(label({ tool: 'failing_job', args: { label: 'x', name: 'y' } }), 'failing_job');
+        assert.equal(label({ tool: 'slow_compute', args: { label: '' }, key: '' }), 'slow_compute');
+        assert.equal(fromWire({ taskId: 't', status: 'working', _meta: { [INFO]: { toolName: 'greet', args: {}, keyArgument: 42 } } })?.keyArgument, undefined, 'a non-string key is ignored');
+    });
+
+    it('keeps the key argument through updates and picks up a new one', () => {
+        const model = new TaskModel();
+        const view = model.applyWire(wire('k', 'working', { tool: 'write_haiku', args: { topic: 'rain' }, key: 'rain' }))!;
+        assert.equal(taskLabel(view), 'write_haiku: rain');
+        model.applyWire(wire('k', 'completed', { tool: 'write_haiku', args: { topic: 'snow' }, key: 'snow', updated: '2026-11-29T10:00:05.000Z' }));
+        assert.equal(taskLabel(view), 'write_haiku: snow');
+    });
+
+    it('describes status, progress and elapsed time', () => {
+        const now = Date.parse('2026-11-29T10:00:12.000Z');
+        assert.equal(taskDescription({ ...base, progress: { progress: 2, total: 5 } }, now), 'running · 40% · <1m');
+        assert.equal(taskDescription({ ...base, status: 'input_required' }, now + 125_000), 'needs input · 2m');
+        assert.equal(taskDescription({ ...base, status: 'completed', lastUpdatedAt: '2026-11-29T10:00:03.000Z', progress: { progress: 1, total: 2 } }, now), 'completed · 3s');
+    });
+
+    it('labels a row by its key argument alone, cut to fit a narrow sidebar, and ends the description with the tool', () => {
+        const now = Date.parse('2026-11-29T10:00:12.000Z');
+        assert.equal(rowLabel({ toolName: 'slow_compute', keyArgument: 'nightly' }), 'nightly');
+        assert.equal(rowLabel({ toolName: 'failing_job' }), 'failing_job');
+        const long = rowLabel({ toolName: 'slow_compute', keyArgument: 'quarterly report for the finance team' });
+        // Cut at ROW_LABEL_MAX, without a space before the ellipsis.
+        assert.equal(long, 'quarterly repor…');
+        assert.ok(long.length <= ROW_LABEL_MAX);
+        const keyed = { ...base, keyArgument: 'nightly', progress: { progress: 1, total: 4 } };
+        assert.equal(taskDescription(keyed, now, { tool: true }), 'running · 25% · <1m · slow_compute');
+        // No key argument: the label is already the tool.
+        assert.equal(taskDescription({ ...base }, now, { tool: true }), 'running · <1m');
+    });
+
+    it('says why a task failed in its description, before the time', () => {
+        const failed: TaskView = { ...base, status: 'failed', statusMessage: 'exit 2: no such file', lastUpdatedAt: '2026-11-29T10:00:01.000Z' };
+        assert.equal(taskDescription(failed, 0), 'failed · exit 2: no such file · 1s');
+        assert.equal(taskDescription({ ...failed, status: 'cancelled', statusMessage: 'Cancelled from the MCP Tasks sidebar' }, 0), 'cancelled · 1s');
+    });
+
+    it("says how a completed task ended when its tool said so (confirm_delete's Confirmed or Declined), before the time", () => {
+        const done: TaskView = { ...base, status: 'completed', statusMessage: 'Declined', lastUpdatedAt: '2026-11-29T10:00:01.000Z', keyArgument: 'a.txt', toolName: 'confirm_delete' };
+        assert.equal(taskDescription(done, 0, { tool: true }), 'completed · Declined · 1s · confirm_delete');
+        assert.equal(taskDescription({ ...done, statusMessage: undefined }, 0), 'completed · 1s');
+    });
+
+    it('lists sub-tasks in the order they started, whatever their state', () => {
+        const model = new TaskModel();
+        const at = (s: number) => `2026-11-29T10:00:0${s}.000Z`;
+        const child = (id: string, status: string, created: string) => wire(id, status, { tool: 'deploy_step', args: { step: id }, key: id, created, parent: 'p' });
+        model.applyWire(wire('p', 'working', { tool: 'deploy', args: { app: 'a' }, key: 'a' }));
+        model.applyWire(child('push', 'working', at(5)));
+        model.applyWire(child('build', 'completed', at(1)));
+        model.applyWire(child('test', 'completed', at(1)));
+        // build and test started in the same millisecond: the order they arrived in.
+        assert.deepEqual(model.children('p').map(view => rowLabel(view)), ['build', 'test', 'push']);
+    });
+
+    it('formats elapsed time and progress', () => {
+        assert.equal(formatElapsed(59_999), '59s');
+        assert.equal(formatElapsed(61_000), '1m 01s');
+        assert.equal(formatElapsed(3_726_000), '1h 02m');
+        assert.equal(progressPercent({ progress: 1, total: 3 }), 33);
+        assert.equal(progressPercent({ progress: 5 }), undefined);
+        assert.equal(progressPercent({ progress: 9, total: 4 }), 100);
+    });
+
+    it('names who started a task', () => {
+        assert.equal(clientKind('MCP Tasks for VS Code', 'MCP Tasks for VS Code'), 'editor');
+        assert.equal(clientKind('Visual Studio Code', 'MCP Tasks for VS Code'), 'copilot');
+        assert.equal(clientKind('raw-cli', 'MCP Tasks for VS Code'), 'other');
+        assert.equal(clientKind(undefined, 'MCP Tasks for VS Code'), 'other');
+    });
+});

@@ -1,0 +1,113 @@
+// Which of package.json's row actions VS Code shows on each kind of Tasks row: the `when` clauses of
+// view/item/context evaluated against the contextValue the tree gives the row.
+import '../../../support/fakeVscode.js';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { describe, it } from 'node:test';
+import { TaskModel } from '../../../../extension/tasks/taskModel.js';
+import type { TaskStatus, TaskView } from '../../../../extension/tasks/taskView.js';
+import { TasksTreeProvider } from '../../../../extension/views/tasksTreeProvider.js';
+import { contextValueOf } from '../../../../extension/views/taskTreeItem.js';
+
+const manifest = JSON.parse(readFileSync(join(resolve(__dirname, '../../../..'), 'package.json'), 'utf8')) as {
+    contributes: { menus: Record<string, { command: string; when?: string; group?: string }[]> };
+};
+
+/**
+ * The part of VS Code's when-clause language these menus use: terms joined by `&&`, each
+ * `key == value`, `key =~ /regex/`, `!key` or `key`. Anything else throws, so a menu written
+ * beyond it fails here instead of going untested.
+ */
+function matches(when: string, context: Record<string, string | boolean>): boolean {
+    return when.split('&&').every(raw => {
+        const term = raw.trim();
+        let m: RegExpExecArray | null;
+        if ((m = /^([\w.]+) == ([\w.-]+)$/.exec(term))) {
+            return context[m[1]!] === m[2];
+        }
+        if ((m = /^([\w.]+) =~ \/(.*)\/$/.exec(term))) {
+            return new RegExp(m[2]!).test(String(context[m[1]!] ?? ''));
+        }
+        if ((m = /^!([\w.]+)$/.exec(term))) {
+            return !context[m[1]!];
+        }
+        if ((m = /^([\w.]+)$/.exec(term))) {
+            return term === 'true' || Boolean(context[m[1]!]);
+        }
+        throw new Error(`unsupported when clause term: ${term}`);
+    });
+}
+
+/** The commands a row's context menu and inline buttons offer, as "command@group". */
+function rowActions(contextValue: string): string[] {
+    return manifest.contributes.menus['view/item/context']!.filter(item => matches(item.when ?? 'true', { view: 'mcpTasks.tasks', viewItem: contextValue })).map(
+        item => `${item.command}@${item.group ?? ''}`,
+    );
+}
+
+const STATUSES: TaskStatus[] = ['working', 'input_required', 'completed', 'failed', 'cancelled'];
+const view = (status: TaskStatus, extra: Partial<TaskView> = {}): TaskView => ({
+    taskId: 't',
+    status,
+    createdAt: '',
+    lastUpdatedAt: '',
+    ttl: null,
+    toolName: 'run_tests',
+    args: {},
+    ...extra,
+});
+const SHOW_OUTPUT = 'mcpTasks.showOutput';
+
+describe('row actions', () => {
+    it('Show Output is offered on a command task’s row in every state, and nothing else changes there', () => {
+        for (const status of STATUSES) {
+            const plain = rowActions(contextValueOf(view(status)));
+            const command = rowActions(contextValueOf(view(status), true));
+            assert.deepEqual(command, [...plain, `${SHOW_OUTPUT}@1_task@3`].sort((a, b) => manifestOrder(a) - manifestOrder(b)), status);
+        }
+    });
+
+    it('Show Output is never offered on a task that ran no command, a lost one or a sub-task step', () => {
+        for (const status of STATUSES) {
+            assert.ok(!rowActions(contextValueOf(view(status))).some(action => action.startsWith(SHOW_OUTPUT)), status);
+            assert.ok(!rowActions(contextValueOf(view(status, { lost: true }), true)).some(action => action.startsWith(SHOW_OUTPUT)), `lost ${status}`);
+        }
+        assert.ok(!rowActions(contextValueOf(view('completed', { parentTaskId: 'p' }))).some(action => action.startsWith(SHOW_OUTPUT)));
+    });
+
+    it('the rows keep their actions: Cancel while live, Respond when asked, Show Result and Run Again when done', () => {
+        for (const output of [false, true]) {
+            const actions = (status: TaskStatus) => rowActions(contextValueOf(view(status), output)).map(action => action.split('@')[0]);
+            assert.ok(actions('working').includes('mcpTasks.cancelTask'), `output ${output}`);
+            assert.ok(actions('input_required').includes('mcpTasks.respond') && actions('input_required').includes('mcpTasks.cancelTask'));
+            for (const status of ['completed', 'failed', 'cancelled'] as const) {
+                assert.ok(actions(status).includes('mcpTasks.showResult') && actions(status).includes('mcpTasks.runAgain'), `${status}, output ${output}`);
+                assert.ok(!actions(status).includes('mcpTasks.cancelTask'));
+            }
+        }
+    });
+
+    it('the palette never offers Show Output (it acts on a row)', () => {
+        assert.equal(manifest.contributes.menus.commandPalette!.find(item => item.command === SHOW_OUTPUT)?.when, 'false');
+    });
+
+    it('the tree gives a command task’s row the output facet, from the predicate it is built with', () => {
+        const model = new TaskModel();
+        const tree = new TasksTreeProvider(model, task => task.toolName === 'run_tests');
+        try {
+            const wire = (taskId: string, toolName: string) => ({ taskId, status: 'working', _meta: { 'dev.mcp-tasks/task-info': { toolName, args: {} } } });
+            const command = model.applyWire(wire('a', 'run_tests'))!;
+            const demo = model.applyWire(wire('b', 'slow_compute'))!;
+            assert.equal(tree.getTreeItem(command).contextValue, 'task.running.output');
+            assert.equal(tree.getTreeItem(demo).contextValue, 'task.running');
+        } finally {
+            tree.dispose();
+        }
+    });
+});
+
+/** An action's position in package.json's list, which is the order rowActions returns. */
+function manifestOrder(action: string): number {
+    return manifest.contributes.menus['view/item/context']!.findIndex(item => `${item.command}@${item.group ?? ''}` === action);
+}
