@@ -1,6 +1,6 @@
 // Every error a person reads goes through here: the peer's own words, never a JSON-RPC code or
 // method name. No vscode import (the task model uses it too); the notifications live in errorNotice.ts.
-import { RpcError, RpcErrorCodes } from './mcp/rpcError';
+import { RpcError, RpcErrorCodes } from './client/rpcError';
 
 /** "MCP error -32603: …" (RpcError and the MCP SDK's McpError), and the server's "… (code -32603)". */
 const CODE_PREFIX = /^(?:MCP error -?\d+:\s*)+/;

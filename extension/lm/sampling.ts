@@ -5,7 +5,7 @@ import * as vscode from 'vscode';
 import { showNoLanguageModel } from '../errorNotice';
 import { NO_LANGUAGE_MODEL } from '../errorText';
 import { untilAborted } from '../input/untilAborted';
-import { RpcError, RpcErrorCodes } from '../mcp/rpcError';
+import { RpcError, RpcErrorCodes } from '../client/rpcError';
 import { chooseModel } from './modelChoice';
 import { plainMessages, StopScanner, TokenBudget, UnsupportedSamplingInput } from './samplingText';
 

@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import { Commands } from '../constants';
 import { Disposable } from '../lifecycle';
-import type { ServerController } from '../mcp/serverController';
+import type { ServerController } from '../launcher/serverController';
 import type { TaskModel } from '../tasks/taskModel';
 import { progressPercent, taskLabel, type TaskView } from '../tasks/taskView';
 

@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import { Commands, ContextValues } from '../constants';
-import { OWN_CLIENT_NAME } from '../mcp/ownerConnection';
+import { OWN_CLIENT_NAME } from '../owner/ownerConnection';
 import { clientKind, clientKindText, isTerminal, rowLabel, statusText, taskDescription, taskLabel, type TaskView } from '../tasks/taskView';
 
 const ICONS: Record<TaskView['status'], vscode.ThemeIcon> = {

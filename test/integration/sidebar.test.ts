@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import type { McpTasksTestApi } from '../../extension/api';
-import { OWN_CLIENT_NAME } from '../../extension/mcp/ownerConnection';
+import { OWN_CLIENT_NAME } from '../../extension/owner/ownerConnection';
 import { clientKind, type TaskView } from '../../extension/tasks/taskView';
 import { activateWithHooks, invoke, resultPreviewTab, setTransport, startInVsCode, waitFor } from './util';
 

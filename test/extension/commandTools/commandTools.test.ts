@@ -13,7 +13,7 @@ import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/typ
 import { CommandTools } from '../../../extension/commandTools/commandTools';
 import { findLogFile, LOG_MAX_AGE_MS, LOGS_KEPT, pruneLogs, readLogTail } from '../../../extension/commandTools/outputLog';
 import type { ScopedLogger } from '../../../extension/logger';
-import { stdioArgs } from '../../../extension/mcp/serverArgs';
+import { stdioArgs } from '../../../extension/launcher/serverArgs';
 
 const warnings: string[] = [];
 const log: ScopedLogger = { trace() {}, debug() {}, info() {}, warn: message => void warnings.push(message), error() {} };

@@ -11,9 +11,9 @@ import type { OwnerJobStart, OwnerJobStatus } from '@mcp-tasks/server/contract';
 import { vscodeTaskEntries, vscodeTaskToolName } from '../../../extension/commandTools/commandSources';
 import { VsCodeTaskJobs, type OwnerJobRunner } from '../../../extension/commandTools/vscodeTaskJobs';
 import type { ScopedLogger } from '../../../extension/logger';
-import { OwnerConnection } from '../../../extension/mcp/ownerConnection';
-import { httpArgs, serverEnv } from '../../../extension/mcp/serverArgs';
-import { ServerProcess } from '../../../extension/mcp/serverProcess';
+import { OwnerConnection } from '../../../extension/owner/ownerConnection';
+import { httpArgs, serverEnv } from '../../../extension/launcher/serverArgs';
+import { ServerProcess } from '../../../extension/launcher/serverProcess';
 import { TaskModel } from '../../../extension/tasks/taskModel';
 
 const quiet: ScopedLogger = { trace() {}, debug() {}, info() {}, warn() {}, error() {} };

@@ -3,7 +3,7 @@
  * unpredictable name without following links, only into a private directory, and removed on every
  * exit the process lives through; the owner endpoint proves it holds the owner token (an HMAC of
  * the caller's challenge and its port) before anyone sends that token to it.
- * The extension's side (stale files, dead pids, a squatter on a freed port) is in test/extension/mcp/ownerChannel.test.ts.
+ * The extension's side (stale files, dead pids, a squatter on a freed port) is in test/extension/owner/ownerChannel.test.ts.
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { beforeEach, describe, it } from 'node:test';
 import { showCancelOutcome, showCommandError } from '../../../extension/errorNotice.js';
 import { alreadyFinished, errorText, NO_LANGUAGE_MODEL, plainText } from '../../../extension/errorText.js';
-import { RpcError, RpcErrorCodes } from '../../../extension/mcp/rpcError.js';
+import { RpcError, RpcErrorCodes } from '../../../extension/client/rpcError.js';
 import { formatResult } from '../../../extension/tasks/resultText.js';
 import { fromWire } from '../../../extension/tasks/taskView.js';
 

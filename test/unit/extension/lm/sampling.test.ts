@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { beforeEach, describe, it } from 'node:test';
 import type { CreateMessageRequest } from '@modelcontextprotocol/sdk/types.js';
 import { SamplingResponder } from '../../../../extension/lm/sampling.js';
-import { RpcError } from '../../../../extension/mcp/rpcError';
+import { RpcError } from '../../../../extension/client/rpcError';
 
 type Params = CreateMessageRequest['params'];
 

@@ -1,4 +1,4 @@
-// The owner connection's own JSON-RPC client (extension/mcp/rpcClient.ts) against the real built
+// The owner connection's own JSON-RPC client (extension/client/rpcClient.ts) against the real built
 // server (dist/server.js --http: run `npm run build` first): connect, tools, a server→client
 // elicitation, the GET stream reopening after a drop, a server restart, and a wrong token.
 import '../../support/fakeVscode.js';
@@ -9,13 +9,13 @@ import { resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Methods, RELATED_TASK_META_KEY } from '@mcp-tasks/server/contract';
 import type { ScopedLogger } from '../../../extension/logger';
-import { OwnerConnection, type InputHandlers } from '../../../extension/mcp/ownerConnection';
-import { RpcClient, type RpcClientOptions } from '../../../extension/mcp/rpcClient';
-import { RpcError } from '../../../extension/mcp/rpcError';
-import { httpArgs, serverEnv } from '../../../extension/mcp/serverArgs';
-import { ServerProcess } from '../../../extension/mcp/serverProcess';
-import { reopenDelay, DEFAULT_STREAM_OPTIONS } from '../../../extension/mcp/streamableHttp';
-import { readSse } from '../../../extension/mcp/sseReader';
+import { OwnerConnection, type InputHandlers } from '../../../extension/owner/ownerConnection';
+import { RpcClient, type RpcClientOptions } from '../../../extension/client/rpcClient';
+import { RpcError } from '../../../extension/client/rpcError';
+import { httpArgs, serverEnv } from '../../../extension/launcher/serverArgs';
+import { ServerProcess } from '../../../extension/launcher/serverProcess';
+import { reopenDelay, DEFAULT_STREAM_OPTIONS } from '../../../extension/client/streamableHttp';
+import { readSse } from '../../../extension/client/sseReader';
 import { TaskModel } from '../../../extension/tasks/taskModel';
 
 const SERVER_JS = resolve('dist/server.js');

@@ -6,9 +6,9 @@ import { Disposable } from '../lifecycle';
 import type { ScopedLogger } from '../logger';
 import type { TaskModel } from '../tasks/taskModel';
 import { OpenInputs } from './openInputs';
-import { RpcClient, type RequestHandler } from './rpcClient';
-import type { StreamOptions } from './streamableHttp';
-import { asCreatedTask, asElicitParams, asOwnerJobStart, jobRef, asSamplingParams, asTask, asTaskPage, asToolResult, asTools, isLooseTask, ownerProgress } from './wireGuards';
+import { RpcClient, type RequestHandler } from '../client/rpcClient';
+import type { StreamOptions } from '../client/streamableHttp';
+import { asCreatedTask, asElicitParams, asOwnerJobStart, jobRef, asSamplingParams, asTask, asTaskPage, asToolResult, asTools, isLooseTask, ownerProgress } from '../client/wireGuards';
 
 /** The name our client gives in initialize: tasks it starts show as "this editor". */
 export const OWN_CLIENT_NAME = 'MCP Tasks for VS Code';

@@ -13,8 +13,8 @@ import { afterEach, beforeEach, describe, it } from 'node:test';
 import { Env } from '@mcp-tasks/server/contract';
 import type { ExtensionConfig } from '../../../extension/config';
 import type { ScopedLogger } from '../../../extension/logger';
-import { OwnerConnection } from '../../../extension/mcp/ownerConnection';
-import { StdioMode } from '../../../extension/mcp/stdioMode';
+import { OwnerConnection } from '../../../extension/owner/ownerConnection';
+import { StdioMode } from '../../../extension/launcher/stdioMode';
 import { TaskModel } from '../../../extension/tasks/taskModel';
 
 const SERVER_JS = resolve('dist/server.js');

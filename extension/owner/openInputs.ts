@@ -5,7 +5,7 @@
 import { INPUT_REQUESTS_META_KEY, type OpenInputRequest } from '@mcp-tasks/server/contract';
 import type { ScopedLogger } from '../logger';
 import type { InputHandlers } from './ownerConnection';
-import { asElicitParams, asSamplingParams } from './wireGuards';
+import { asElicitParams, asSamplingParams } from '../client/wireGuards';
 
 export interface OpenInputsChannel {
     /** The owner's tasks/get of one task. */

@@ -11,12 +11,12 @@ import { Env } from '@mcp-tasks/server/contract';
 import { ConfigWatcher, launchSettingsChanged, readConfig, type ExtensionConfig } from '../../../extension/config';
 import { SERVER_ID } from '../../../extension/constants';
 import type { ScopedLogger } from '../../../extension/logger';
-import { HttpMode } from '../../../extension/mcp/httpMode';
-import type { OwnerConnection, OwnerEndpoint } from '../../../extension/mcp/ownerConnection';
-import { ServerController } from '../../../extension/mcp/serverController';
-import type { ServerMode } from '../../../extension/mcp/serverMode';
-import { limitArgs } from '../../../extension/mcp/serverArgs';
-import { StdioMode } from '../../../extension/mcp/stdioMode';
+import { HttpMode } from '../../../extension/launcher/httpMode';
+import type { OwnerConnection, OwnerEndpoint } from '../../../extension/owner/ownerConnection';
+import { ServerController } from '../../../extension/launcher/serverController';
+import type { ServerMode } from '../../../extension/launcher/serverMode';
+import { limitArgs } from '../../../extension/launcher/serverArgs';
+import { StdioMode } from '../../../extension/launcher/stdioMode';
 
 const SERVER_JS = resolve('dist/server.js');
 const quiet: ScopedLogger = { trace() {}, debug() {}, info() {}, warn() {}, error() {} };

@@ -3,7 +3,7 @@ import type { ExtensionConfig } from '../config';
 import { SERVER_LABEL } from '../constants';
 import { Disposable } from '../lifecycle';
 import type { ScopedLogger } from '../logger';
-import type { OwnerEndpoint } from './ownerConnection';
+import type { OwnerEndpoint } from '../owner/ownerConnection';
 import { ServerHost } from './serverHost';
 import type { ServerMode } from './serverMode';
 

@@ -1,6 +1,6 @@
 import type * as vscode from 'vscode';
 import type { Transport } from '../config';
-import type { OwnerEndpoint } from './ownerConnection';
+import type { OwnerEndpoint } from '../owner/ownerConnection';
 
 /** One server launch's credentials: made fresh for every process, so none outlives its server. */
 export interface Secrets {

@@ -6,7 +6,7 @@ import { Disposable } from '../lifecycle';
 import type { Logger, ScopedLogger } from '../logger';
 import { TasksMcpProvider } from './definitionProvider';
 import { HttpMode } from './httpMode';
-import type { OwnerConnection } from './ownerConnection';
+import type { OwnerConnection } from '../owner/ownerConnection';
 import type { ServerMode } from './serverMode';
 import { StdioMode } from './stdioMode';
 

@@ -5,7 +5,7 @@ import { Commands } from '../constants';
 import { Disposable } from '../lifecycle';
 import type { ScopedLogger } from '../logger';
 import { backoffDelay, httpArgs, serverEnv } from './serverArgs';
-import { verifyOwnerEndpoint } from './ownerVerify';
+import { verifyOwnerEndpoint } from '../owner/ownerVerify';
 import type { Secrets } from './serverMode';
 import { ServerProcess } from './serverProcess';
 

@@ -3,10 +3,10 @@ import type { ExtensionConfig } from '../config';
 import { SERVER_ID, SERVER_LABEL } from '../constants';
 import { Disposable } from '../lifecycle';
 import type { ScopedLogger } from '../logger';
-import type { OwnerEndpoint } from './ownerConnection';
+import type { OwnerEndpoint } from '../owner/ownerConnection';
 import { baseEnv, serverEnv, stdioArgs } from './serverArgs';
 import type { ServerMode } from './serverMode';
-import { StdioOwnerChannel } from './stdioOwner';
+import { StdioOwnerChannel } from '../owner/stdioOwner';
 
 /**
  * stdio: VS Code spawns the server and owns its pipe. Each launch gets its own owner token and
