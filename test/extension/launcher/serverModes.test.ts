@@ -17,6 +17,7 @@ import { ServerController } from '../../../extension/launcher/serverController';
 import type { ServerMode } from '../../../extension/launcher/serverMode';
 import { limitArgs } from '../../../extension/launcher/serverArgs';
 import { StdioMode } from '../../../extension/launcher/stdioMode';
+import { waitUntil } from '../../support/wait.js';
 
 const SERVER_JS = resolve('dist/server.js');
 const quiet: ScopedLogger = { trace() {}, debug() {}, info() {}, warn() {}, error() {} };
@@ -311,9 +312,11 @@ describe('ServerController', () => {
         const { made, controller, watcher } = setup();
         fake.setSetting('sampling.model', 'x');
         fake.setSetting('server.logLevel', 'debug');
-        await new Promise(setImmediate);
-        assert.equal(made.length, 1);
-        assert.deepEqual(made[0]!.calls, ['restart']);
+        // Changes apply one at a time, in order: once a later transport switch has happened, every
+        // earlier change has been applied, so the calls below are all the settings caused.
+        fake.setSetting('transport', 'stdio');
+        await waitUntil(() => made.length === 2 && made[0]!.calls.includes('dispose'), 'the changes to be applied');
+        assert.deepEqual(made[0]!.calls, ['restart', 'stop', 'dispose'], 'one restart, for the log level only');
         controller.dispose();
         watcher.dispose();
     });
@@ -326,16 +329,14 @@ describe('ServerController', () => {
             return asked.length === 1 ? new Promise<void>(resolve => (allow = resolve)) : Promise.resolve();
         });
         fake.setSetting('transport', 'stdio');
-        await new Promise(setImmediate);
+        await waitUntil(() => asked.length === 1, 'the first change to ask for permission');
+        // Queued behind the first change, which cannot go on until allowed.
         fake.setSetting('transport', 'http');
-        await new Promise(setImmediate);
         assert.equal(controller.settingsWaiting, true);
         assert.equal(made.length, 1, 'nothing switched while it waits');
         assert.deepEqual(made[0]!.calls, []);
         allow();
-        await new Promise(setImmediate);
-        await new Promise(setImmediate);
-        assert.equal(controller.settingsWaiting, false);
+        await waitUntil(() => made.length === 3 && !controller.settingsWaiting, 'both changes to be applied');
         assert.deepEqual(made.map(m => m.transport), ['http', 'stdio', 'http'], 'the second change applied after the first');
         assert.equal(controller.mode, made[2]);
         controller.dispose();
@@ -346,7 +347,7 @@ describe('ServerController', () => {
         const { made, endpoints, controller, watcher, refreshes } = setup();
         const [http] = made;
         fake.setSetting('transport', 'stdio');
-        await new Promise(setImmediate);
+        await waitUntil(() => http!.calls.includes('dispose'), 'the switch to stdio');
         const stdio = made[1]!;
         assert.equal(stdio.transport, 'stdio');
         assert.equal(controller.mode, stdio);

@@ -11,25 +11,13 @@ import { OwnerConnection, type InputHandlers } from '../../../extension/owner/ow
 import { TaskModel } from '../../../extension/tasks/taskModel';
 import { startHttpServer, textOf, type HttpServer } from '../../support/helpers.js';
 import { StatelessHttpClient } from '../../support/stateless.js';
+import { waitUntil } from '../../support/wait.js';
 
 void fake;
 const TOKEN = 'open-inputs-client';
 const OWNER = 'open-inputs-owner';
 const quiet: ScopedLogger = { trace() {}, debug() {}, info() {}, warn() {}, error() {} };
 
-async function waitFor<T>(check: () => T | Promise<T>, what: string, timeoutMs = 15_000): Promise<NonNullable<T>> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-        const value = await check();
-        if (value) {
-            return value;
-        }
-        if (Date.now() > deadline) {
-            throw new Error(`timed out waiting for ${what}`);
-        }
-        await new Promise(done => setTimeout(done, 20));
-    }
-}
 
 interface Asked {
     params: ElicitRequest['params'];
@@ -60,7 +48,7 @@ describe("the owner connection answers a 2026-07-28 task's inputRequests", () =>
         input = heldInput();
         owner = new OwnerConnection(new TaskModel(), quiet, input);
         owner.setEndpoint({ url: server.url, token: OWNER });
-        await waitFor(() => owner.connected, 'the owner connection');
+        await waitUntil(() => owner.connected, 'the owner connection');
     });
 
     after(async () => {
@@ -71,10 +59,10 @@ describe("the owner connection answers a 2026-07-28 task's inputRequests", () =>
     it('puts the question to the user and completes the task with the answer', async () => {
         const created = await client.call('tools/call', { name: 'confirm_delete', arguments: { filename: 'a.md' } });
         const taskId = created.taskId as string;
-        const asked = await waitFor(() => input.asked.find(a => a.taskId === taskId), 'the question');
+        const asked = await waitUntil(() => input.asked.find(a => a.taskId === taskId), 'the question');
         assert.match(asked.params.message, /Delete 'a\.md'\?/);
         asked.answer({ action: 'accept', content: { confirm: 'delete' } });
-        const done = await waitFor(async () => {
+        const done = await waitUntil(async () => {
             const task = await client.call('tasks/get', { taskId });
             return task.status === 'completed' ? task : undefined;
         }, 'the task to complete');
@@ -85,10 +73,10 @@ describe("the owner connection answers a 2026-07-28 task's inputRequests", () =>
     it('withdraws the question when the client answers it first', async () => {
         const created = await client.call('tools/call', { name: 'confirm_delete', arguments: { filename: 'b.md' } });
         const taskId = created.taskId as string;
-        const asked = await waitFor(() => input.asked.find(a => a.taskId === taskId), 'the question');
+        const asked = await waitUntil(() => input.asked.find(a => a.taskId === taskId), 'the question');
         const [key] = Object.keys((await client.call('tasks/get', { taskId })).inputRequests as object);
         await client.call('tasks/update', { taskId, inputResponses: { [key!]: { action: 'decline' } } });
-        await waitFor(() => asked.signal.aborted, 'the owner’s question withdrawn');
+        await waitUntil(() => asked.signal.aborted, 'the owner’s question withdrawn');
         const task = await client.call('tasks/get', { taskId });
         assert.equal(textOf(task.result), 'Deletion cancelled');
     });

@@ -16,24 +16,12 @@ import type { ScopedLogger } from '../../../extension/logger';
 import { OwnerConnection } from '../../../extension/owner/ownerConnection';
 import { StdioMode } from '../../../extension/launcher/stdioMode';
 import { TaskModel } from '../../../extension/tasks/taskModel';
+import { waitUntil } from '../../support/wait.js';
 
 const SERVER_JS = resolve('dist/server.js');
 const quiet: ScopedLogger = { trace() {}, debug() {}, info() {}, warn() {}, error() {} };
 const config = (): ExtensionConfig => ({ transport: 'stdio', defaultTtl: '2h', maxTtl: '24h', maxTasksPerClient: 7, logLevel: 'warn', taskTools: true, demoTools: true, abandonAfter: 'off' });
 
-async function waitFor<T>(check: () => T, what: string, timeoutMs = 15_000): Promise<NonNullable<T>> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-        const value = check();
-        if (value) {
-            return value;
-        }
-        if (Date.now() > deadline) {
-            throw new Error(`timed out waiting for ${what}`);
-        }
-        await new Promise(done => setTimeout(done, 20));
-    }
-}
 
 type Resolved = { command: string; args: string[]; env: Record<string, string> };
 
@@ -127,17 +115,15 @@ describe('the stdio owner endpoint against another local user', () => {
         cleanup.push(() => owner.dispose(), () => mode.dispose());
         const child = await launch(mode);
         cleanup.push(() => child.kill('SIGKILL'));
-        await waitFor(() => owner.connected, 'the owner connection');
+        await waitUntil(() => owner.connected, 'the owner connection');
         const { url, token } = mode.ownerEndpoint!;
-        // Let the client open its GET stream, the one that reconnects on its own.
-        await waitFor(() => true, 'a tick');
         child.kill('SIGKILL');
         await once(child, 'exit');
         const squatter = new Squatter();
         cleanup.push(() => squatter.close());
         await squatter.grab(Number(new URL(url).port));
         const tokenSent = () => squatter.seen.some(header => header?.includes(token));
-        await waitFor(() => tokenSent() || (mode.ownerEndpoint === undefined && !owner.connected), 'the endpoint to be withdrawn (or the token to leak)');
+        await waitUntil(() => tokenSent() || (mode.ownerEndpoint === undefined && !owner.connected), 'the endpoint to be withdrawn (or the token to leak)');
         assert.equal(tokenSent(), false, 'the owner token reached the listener on the freed port');
         assert.equal(mode.ownerEndpoint, undefined);
     });
@@ -152,7 +138,7 @@ describe('the stdio owner endpoint against another local user', () => {
         const { env } = await resolved(mode);
         const pid = await deadPid();
         writeFileSync(env[Env.ownerAnnounce]!, JSON.stringify({ url: `http://127.0.0.1:${port}/mcp`, pid }), { mode: 0o600 });
-        await waitFor(() => !existsSync(env[Env.ownerAnnounce]!), 'the stale file to be removed');
+        await waitUntil(() => !existsSync(env[Env.ownerAnnounce]!), 'the stale file to be removed');
         assert.ok(log.lines.includes(`ignoring the stale owner announcement of process ${pid}`));
         assert.equal(mode.ownerEndpoint, undefined);
         assert.equal(squatter.requests.length, 0, 'a dead process gets not even a challenge');
@@ -168,7 +154,7 @@ describe('the stdio owner endpoint against another local user', () => {
         const { env } = await resolved(mode);
         // A pid that lives (ours), announcing a port another user holds.
         writeFileSync(env[Env.ownerAnnounce]!, JSON.stringify({ url: `http://127.0.0.1:${port}/mcp`, pid: process.pid }), { mode: 0o600 });
-        await waitFor(() => log.lines.some(line => line.includes('did not prove it is our server')), 'the endpoint to be refused');
+        await waitUntil(() => log.lines.some(line => line.includes('did not prove it is our server')), 'the endpoint to be refused');
         assert.equal(mode.ownerEndpoint, undefined);
         // A write can reach the watcher as more than one event, each checked afresh: what matters is that
         // the port was only ever challenged, never handed a credential.
@@ -192,7 +178,7 @@ describe('the stdio owner endpoint against another local user', () => {
         // A second, real launch after the planted one: its announcement is read, the link never.
         const child = await launch(mode);
         cleanup.push(() => child.kill('SIGKILL'));
-        await waitFor(() => mode.ownerEndpoint?.pid === child.pid, 'the real server');
+        await waitUntil(() => mode.ownerEndpoint?.pid === child.pid, 'the real server');
         assert.equal(squatter.requests.length, 0, 'the linked announcement was never read');
     });
 
@@ -201,13 +187,13 @@ describe('the stdio owner endpoint against another local user', () => {
         cleanup.push(() => mode.dispose());
         const first = await launch(mode);
         cleanup.push(() => first.kill('SIGKILL'));
-        const old = await waitFor(() => (mode.ownerEndpoint?.pid === first.pid ? mode.ownerEndpoint : undefined), 'the first server');
+        const old = await waitUntil(() => (mode.ownerEndpoint?.pid === first.pid ? mode.ownerEndpoint : undefined), 'the first server');
         first.stdin!.end();
         await once(first, 'exit');
-        await waitFor(() => mode.ownerEndpoint === undefined, 'the first endpoint to go');
+        await waitUntil(() => mode.ownerEndpoint === undefined, 'the first endpoint to go');
         const second = await launch(mode);
         cleanup.push(() => second.kill('SIGKILL'));
-        const next = await waitFor(() => (mode.ownerEndpoint?.pid === second.pid ? mode.ownerEndpoint : undefined), 'the second server');
+        const next = await waitUntil(() => (mode.ownerEndpoint?.pid === second.pid ? mode.ownerEndpoint : undefined), 'the second server');
         assert.notEqual(next.token, old.token);
         assert.equal(await initialize(next.url, old.token), 401, "the previous launch's token is refused");
         assert.equal(await initialize(next.url, next.token), 200);
