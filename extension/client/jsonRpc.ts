@@ -1,31 +1,13 @@
-// JSON-RPC 2.0 message shapes and the hand-written guards that check what the server sends.
+// The hand-written guards that check what the server sends; the message shapes are the contract's.
+import type { JsonRpcNotification, JsonRpcRequest, JsonRpcResponse, RequestId } from '@mcp-tasks/server/contract';
 
-export type RequestId = string | number;
+export type { JsonRpcMessage, JsonRpcNotification, JsonRpcRequest, JsonRpcResponse, RequestId } from '@mcp-tasks/server/contract';
 export type Params = Record<string, unknown>;
-
-export interface JsonRpcRequest {
-    jsonrpc: '2.0';
-    id: RequestId;
-    method: string;
-    params?: Params;
-}
-export interface JsonRpcNotification {
-    jsonrpc: '2.0';
-    method: string;
-    params?: Params;
-}
-export interface JsonRpcResponse {
-    jsonrpc: '2.0';
-    id: RequestId;
-    result?: unknown;
-    error?: { code: number; message: string; data?: unknown };
-}
-export type JsonRpcMessage = JsonRpcRequest | JsonRpcNotification | JsonRpcResponse;
 
 export type Incoming =
     | { kind: 'request'; message: JsonRpcRequest }
     | { kind: 'notification'; message: JsonRpcNotification }
-    | { kind: 'response'; message: JsonRpcResponse }
+    | { kind: 'response'; message: JsonRpcResponse & { id: RequestId } }
     | { kind: 'invalid'; reason: string };
 
 export function isRecord(value: unknown): value is Record<string, unknown> {
@@ -48,7 +30,7 @@ export function classify(value: unknown): Incoming {
         return isId(value.id) ? { kind: 'request', message: value as unknown as JsonRpcRequest } : { kind: 'notification', message: value as unknown as JsonRpcNotification };
     }
     if (isId(value.id) && ('result' in value || isRecord(value.error))) {
-        return { kind: 'response', message: value as unknown as JsonRpcResponse };
+        return { kind: 'response', message: value as unknown as JsonRpcResponse & { id: RequestId } };
     }
     return { kind: 'invalid', reason: 'neither a request, a notification nor a response' };
 }

@@ -9,7 +9,7 @@ import { StreamableHttpClientTransport, type StreamOptions } from './streamableH
 /** The MCP SDK's default: a request with no answer for a minute fails. */
 export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
 
-export type RequestHandler = (params: Params, signal: AbortSignal) => Promise<unknown>;
+export type RequestHandler = (params: Params, signal: AbortSignal) => Promise<object>;
 
 export interface RpcClientOptions {
     url: string;
@@ -188,7 +188,8 @@ export class RpcClient {
             .then(
                 result => {
                     if (!controller.signal.aborted) {
-                        this.reply({ jsonrpc: '2.0', id: request.id, result });
+                        // A JSON-RPC result is an object; handlers return their typed shapes.
+                        this.reply({ jsonrpc: '2.0', id: request.id, result: result as Record<string, unknown> });
                     }
                 },
                 (err: { code?: unknown; message?: unknown; data?: unknown }) => {

@@ -1,5 +1,5 @@
 // The wire contract the server and the extension both spell: method names, `_meta` keys, the
-// protocol version, task statuses and the owner's task-info shape. No imports at all, so the
+// protocol version, JSON-RPC message shapes, task statuses and the owner's task-info shape. No imports at all, so the
 // extension bundles it without pulling in the server (`@mcp-tasks/server/contract`).
 
 /** The MCP protocol version this server implements (MCP Tasks v1). */
@@ -43,6 +43,38 @@ export const JsonRpcErrorCodes = {
     InvalidParams: -32602,
     InternalError: -32603,
 } as const;
+
+/** JSON-RPC 2.0 message shapes, as both sides send and read them (checked by hand where they arrive). */
+export type RequestId = string | number;
+
+export interface JsonRpcRequest {
+    jsonrpc: '2.0';
+    id: RequestId;
+    method: string;
+    params?: Record<string, unknown>;
+}
+
+export interface JsonRpcNotification {
+    jsonrpc: '2.0';
+    method: string;
+    params?: Record<string, unknown>;
+}
+
+export interface JsonRpcErrorObject {
+    code: number;
+    message: string;
+    data?: unknown;
+}
+
+/** `id` is null only in an error answering a message whose id could not be read. */
+export interface JsonRpcResponse {
+    jsonrpc: '2.0';
+    id: RequestId | null;
+    result?: Record<string, unknown>;
+    error?: JsonRpcErrorObject;
+}
+
+export type JsonRpcMessage = JsonRpcRequest | JsonRpcNotification | JsonRpcResponse;
 
 /** The Streamable HTTP headers that carry the session and the negotiated protocol version. */
 export const HttpHeaders = {

@@ -1,33 +1,8 @@
-/** Minimal JSON-RPC 2.0 message shapes; validated by hand because this is the hot path. */
-export type RequestId = string | number;
+// The message shapes are the contract's (the extension reads the same ones); validated by hand here
+// because this is the hot path.
+import type { JsonRpcErrorObject, JsonRpcNotification, JsonRpcRequest, JsonRpcResponse, RequestId } from '../contract.js';
 
-export interface JsonRpcRequest {
-    jsonrpc: '2.0';
-    id: RequestId;
-    method: string;
-    params?: Record<string, unknown>;
-}
-
-export interface JsonRpcNotification {
-    jsonrpc: '2.0';
-    method: string;
-    params?: Record<string, unknown>;
-}
-
-export interface JsonRpcErrorObject {
-    code: number;
-    message: string;
-    data?: unknown;
-}
-
-export interface JsonRpcResponse {
-    jsonrpc: '2.0';
-    id: RequestId | null;
-    result?: Record<string, unknown>;
-    error?: JsonRpcErrorObject;
-}
-
-export type JsonRpcMessage = JsonRpcRequest | JsonRpcNotification | JsonRpcResponse;
+export type { JsonRpcErrorObject, JsonRpcMessage, JsonRpcNotification, JsonRpcRequest, JsonRpcResponse, RequestId } from '../contract.js';
 
 export type Classified =
     | { kind: 'request'; message: JsonRpcRequest }
