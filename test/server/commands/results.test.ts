@@ -15,8 +15,8 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { CallToolResultSchema, CreateTaskResultSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { processRunning } from '../../../server/src/commands/group.js';
-import { connect, LogTail, SERVER_JS, secret, startHttpServer, type Connected, type HttpServer } from '../support/helpers.js';
-import { waitUntil } from '../support/wait.js';
+import { connect, LogTail, SERVER_JS, secret, startHttpServer, type Connected, type HttpServer } from '../../support/helpers.js';
+import { waitUntil } from '../../support/wait.js';
 
 const FIXTURES = resolve(__dirname, '../fixtures/commands');
 const node = process.execPath;

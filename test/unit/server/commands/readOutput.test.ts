@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { readOutput } from '../../../server/src/commands/readOutput.js';
+import { readOutput } from '../../../../server/src/commands/readOutput.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'cmd-read-'));
 after(() => rmSync(dir, { recursive: true, force: true }));

@@ -4,8 +4,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { commandResult, type RunFacts } from '../../../server/src/commands/result.js';
-import { parseCommandsFile } from '../../../server/src/commands/spec.js';
+import { commandResult, type RunFacts } from '../../../../server/src/commands/result.js';
+import { parseCommandsFile } from '../../../../server/src/commands/spec.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'cmd-result-'));
 after(() => rmSync(dir, { recursive: true, force: true }));

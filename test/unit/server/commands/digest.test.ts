@@ -4,8 +4,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { DIGEST_MAX_BYTES, digest, statusDigest } from '../../../server/src/commands/digest.js';
-import { DEFAULT_FAILURE_PATTERN, scanLog, scanText, SCAN_MAX_BYTES } from '../../../server/src/commands/scan.js';
+import { DIGEST_MAX_BYTES, digest, statusDigest } from '../../../../server/src/commands/digest.js';
+import { DEFAULT_FAILURE_PATTERN, scanLog, scanText, SCAN_MAX_BYTES } from '../../../../server/src/commands/scan.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'cmd-digest-'));
 after(() => rmSync(dir, { recursive: true, force: true }));

@@ -4,12 +4,12 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { CommandLimits, Slots } from '../../../server/src/commands/limits.js';
-import { CommandLogs } from '../../../server/src/commands/logs.js';
-import { durationText } from '../../../server/src/commands/runOptions.js';
-import { parseCommandsFile, type CommandSpec } from '../../../server/src/commands/spec.js';
-import { textResult, type CallToolResult, type ToolContext } from '../../../server/src/tools/types.js';
-import { ManualClock } from '../support/manualClock.js';
+import { CommandLimits, Slots } from '../../../../server/src/commands/limits.js';
+import { CommandLogs } from '../../../../server/src/commands/logs.js';
+import { durationText } from '../../../../server/src/commands/runOptions.js';
+import { parseCommandsFile, type CommandSpec } from '../../../../server/src/commands/spec.js';
+import { textResult, type CallToolResult, type ToolContext } from '../../../../server/src/tools/types.js';
+import { ManualClock } from '../../../support/manualClock.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'cmd-limits-'));
 after(() => rmSync(dir, { recursive: true, force: true }));

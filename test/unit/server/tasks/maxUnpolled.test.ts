@@ -5,13 +5,13 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { createLogger } from '../../../server/src/log.js';
-import { ClientHub } from '../../../server/src/tasks/hub.js';
-import { MemoryTaskStore } from '../../../server/src/tasks/memoryStore.js';
-import { TaskRuntime } from '../../../server/src/tasks/runtime.js';
-import { ToolRegistry } from '../../../server/src/tools/registry.js';
-import { ManualClock, settled } from '../support/manualClock.js';
-import { nap } from '../support/napTool.js';
+import { createLogger } from '../../../../server/src/log.js';
+import { ClientHub } from '../../../../server/src/tasks/hub.js';
+import { MemoryTaskStore } from '../../../../server/src/tasks/memoryStore.js';
+import { TaskRuntime } from '../../../../server/src/tasks/runtime.js';
+import { ToolRegistry } from '../../../../server/src/tools/registry.js';
+import { ManualClock, settled } from '../../../support/manualClock.js';
+import { nap } from '../../../support/napTool.js';
 
 const WINDOW_MS = 60_000;
 const LIMITS = { defaultTtlMs: 3_600_000, maxTtlMs: 86_400_000, maxTasksPerClient: 100, pollIntervalMs: 1000, maxSubtaskDepth: 4, maxChildrenPerTask: 16, abandonAfterMs: 0 };
