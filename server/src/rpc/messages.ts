@@ -1,6 +1,8 @@
 // The message shapes are the contract's (the extension reads the same ones); validated by hand here
 // because this is the hot path.
 import type { JsonRpcErrorObject, JsonRpcNotification, JsonRpcRequest, JsonRpcResponse, RequestId } from '../contract.js';
+import { ErrorCodes } from './errors.js';
+import { overLimits } from './nesting.js';
 
 export type { JsonRpcErrorObject, JsonRpcMessage, JsonRpcNotification, JsonRpcRequest, JsonRpcResponse, RequestId } from '../contract.js';
 
@@ -8,7 +10,8 @@ export type Classified =
     | { kind: 'request'; message: JsonRpcRequest }
     | { kind: 'notification'; message: JsonRpcNotification }
     | { kind: 'response'; message: JsonRpcResponse }
-    | { kind: 'invalid'; id: RequestId | null; reason: string };
+    /** `code`: -32602 for params past the limits (nesting.ts), else -32600 (Invalid Request). */
+    | { kind: 'invalid'; id: RequestId | null; reason: string; code?: number };
 
 function isId(value: unknown): value is RequestId {
     return typeof value === 'string' || (typeof value === 'number' && Number.isFinite(value));
@@ -31,6 +34,10 @@ export function classify(value: unknown): Classified {
         if (msg.params !== undefined && (typeof msg.params !== 'object' || msg.params === null || Array.isArray(msg.params))) {
             return { kind: 'invalid', id, reason: 'params must be an object' };
         }
+        const over = msg.params === undefined ? undefined : overLimits(msg.params, true);
+        if (over !== undefined) {
+            return { kind: 'invalid', id, reason: over, code: ErrorCodes.InvalidParams };
+        }
         if (!('id' in msg)) {
             return { kind: 'notification', message: msg as unknown as JsonRpcNotification };
         }
@@ -43,9 +50,20 @@ export function classify(value: unknown): Classified {
         if (!isId(msg.id)) {
             return { kind: 'invalid', id: null, reason: 'response id must be a string or a number' };
         }
+        const over = overLimits(msg.result, false) ?? overLimits(msg.error, false);
+        if (over !== undefined) {
+            // The request it answers fails with this error instead of waiting for another answer.
+            return { kind: 'response', message: errorResponse(msg.id, { code: ErrorCodes.InvalidParams, message: `Invalid params: the client's answer was refused: ${over}` }) };
+        }
         return { kind: 'response', message: msg as unknown as JsonRpcResponse };
     }
     return { kind: 'invalid', id, reason: 'Not a request, notification or response' };
+}
+
+/** The error a transport answers an invalid message with. */
+export function invalidMessageError(invalid: Extract<Classified, { kind: 'invalid' }>): JsonRpcErrorObject {
+    const code = invalid.code ?? ErrorCodes.InvalidRequest;
+    return { code, message: `${code === ErrorCodes.InvalidParams ? 'Invalid params' : 'Invalid Request'}: ${invalid.reason}` };
 }
 
 export function errorResponse(id: RequestId | null, error: JsonRpcErrorObject): JsonRpcResponse {

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { systemClock, type Clock } from '../clock.js';
 import { errorMessage } from '../log.js';
 import { ErrorCodes } from '../rpc/errors.js';
-import { decodeFrame } from '../rpc/messages.js';
+import { decodeFrame, invalidMessageError } from '../rpc/messages.js';
 import { SUPPORTED_PROTOCOL_VERSIONS } from '../rpc/protocol.js';
 import { OWNER_PROOF_HEADER } from '../ownerProof.js';
 import type { TasksServer } from '../server.js';
@@ -252,7 +252,8 @@ export class HttpTransportServer {
         }
         if (decoded.kind === 'invalid') {
             // Echo the id when it could be read, as stdio does.
-            replyError(res, 400, ErrorCodes.InvalidRequest, `Invalid Request: ${decoded.reason}`, {}, decoded.id);
+            const { code, message } = invalidMessageError(decoded);
+            replyError(res, 400, code, message, {}, decoded.id);
             return;
         }
         // Which revision answers: decided in one place (revisionOf), from the session header, the body's _meta and the version header.

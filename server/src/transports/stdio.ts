@@ -5,7 +5,7 @@ import type { McpSession } from '../mcp/session.js';
 import { MetaMemo } from '../mcp/v2/metaMemo.js';
 import { ErrorCodes } from '../rpc/errors.js';
 import { encodeFrame } from '../rpc/jsonText.js';
-import { errorResponse, type JsonRpcMessage } from '../rpc/messages.js';
+import { errorResponse, invalidMessageError, type JsonRpcMessage } from '../rpc/messages.js';
 import type { Transport } from '../rpc/transport.js';
 import type { TasksServer } from '../server.js';
 
@@ -137,13 +137,21 @@ export class StdioTransport implements Transport {
         if (line.trim() === '') {
             return;
         }
-        const decoded = this.meta.decode(line);
+        let decoded;
+        try {
+            decoded = this.meta.decode(line);
+        } catch (err) {
+            // Nothing should throw here (nesting.ts bounds what is walked), but a throw would end the process.
+            this.onerror?.(err);
+            this.send(errorResponse(null, { code: ErrorCodes.InternalError, message: 'Internal error: the message could not be read' }));
+            return;
+        }
         switch (decoded.kind) {
             case 'unparsable':
                 this.send(errorResponse(null, { code: ErrorCodes.ParseError, message: 'Parse error: the line is not valid JSON' }));
                 return;
             case 'invalid':
-                this.send(errorResponse(decoded.id, { code: ErrorCodes.InvalidRequest, message: `Invalid Request: ${decoded.reason}` }));
+                this.send(errorResponse(decoded.id, invalidMessageError(decoded)));
                 return;
         }
         // A throw here would be an uncaught exception: one bad message must not end the process.
