@@ -10,7 +10,7 @@ import { textResult, type CallToolResult, type ToolDefinition } from '../tools/t
 import { outputNews, readOutputTool, readTaskOutput } from './readOutputTool.js';
 import type { McpSession } from './session.js';
 
-/** get_task waits at most this long: well under the 60 s most hosts (Codex, the SDK client) give a tool call. */
+/** get_task waits at most this long (a longer wait_seconds is cut to it): well under the 60 s most hosts (Codex, the SDK client) give a tool call. */
 export const MAX_WAIT_SECONDS = 20;
 const START_PREFIX = 'start_';
 const STATUSES = ['working', 'input_required', 'completed', 'failed', 'cancelled'] as const;
@@ -46,13 +46,14 @@ export class TaskTools {
     private listing?: Record<string, unknown>[];
 
     constructor(tools: readonly ToolDefinition[]) {
-        for (const tool of tools) {
-            if (!tool.hidden && tool.taskSupport !== 'forbidden') {
-                this.add(startTool(tool), startHandler(tool));
-            }
+        const startable = tools.filter(tool => !tool.hidden && tool.taskSupport !== 'forbidden');
+        for (const tool of startable) {
+            this.add(startTool(tool), startHandler(tool));
         }
-        this.add(getTaskTool, getTask);
-        this.add(cancelTaskTool, cancelTask);
+        // The descriptions name a start tool only when there is one, and only one that is served.
+        const example = startable[0] && startToolName(startable[0].name);
+        this.add(getTaskTool(example), getTask);
+        this.add(cancelTaskTool(example), cancelTask);
         this.add(listTasksTool, listTasks);
         if (tools.some(tool => tool.output)) {
             // Only where some tool keeps an output log (command tools): elsewhere it would be one more tool to read about.
@@ -122,31 +123,42 @@ function startHandler(tool: ToolDefinition): TaskToolHandler {
     };
 }
 
-const taskIdSchema = z.string().min(1).max(200).describe('The task id that a start_ tool (such as start_slow_compute) or list_tasks returned.');
+/** Where a task id comes from, naming `example` (a served start tool) when there is one. */
+function taskIdSchema(example: string | undefined) {
+    return z
+        .string()
+        .min(1)
+        .max(200)
+        .describe(example ? `The task id that a start_ tool (such as ${example}) or list_tasks returned.` : 'The task id that list_tasks returned.');
+}
 
-const getTaskTool: ToolDefinition = {
-    name: 'get_task',
-    title: 'Get a background task',
-    description:
-        "Reports a task's status and latest progress message and, once it has ended (completed, failed or cancelled), the tool's result. " +
-        `With wait_seconds (at most ${MAX_WAIT_SECONDS}) it waits up to that long for the task to end before answering; call it again if it is still running. ` +
-        'Use it for tasks started with a start_ tool (such as start_slow_compute) or listed by list_tasks. A plain tool: call it without a task.',
-    inputSchema: z.object({
-        task_id: taskIdSchema,
-        wait_seconds: z.number().min(0).max(MAX_WAIT_SECONDS).default(0).describe(`How long to wait for the task to end, in seconds (0 to ${MAX_WAIT_SECONDS}), e.g. 10.`),
-    }),
-    annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
-    taskSupport: 'forbidden',
-};
+function getTaskTool(example: string | undefined): ToolDefinition {
+    return {
+        name: 'get_task',
+        title: 'Get a background task',
+        description:
+            "Reports a task's status and latest progress message and, once it has ended (completed, failed or cancelled), the tool's result. " +
+            `With wait_seconds it waits up to that long (at most ${MAX_WAIT_SECONDS} seconds: a longer wait is cut to ${MAX_WAIT_SECONDS}) for the task to end before answering; call it again if it is still running. ` +
+            `Use it for tasks ${example ? `started with a start_ tool (such as ${example}) or ` : ''}listed by list_tasks. A plain tool: call it without a task.`,
+        inputSchema: z.object({
+            task_id: taskIdSchema(example),
+            wait_seconds: z.number().min(0).default(0).describe(`How long to wait for the task to end, in seconds, e.g. 10; more than ${MAX_WAIT_SECONDS} waits ${MAX_WAIT_SECONDS}.`),
+        }),
+        annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+        taskSupport: 'forbidden',
+    };
+}
 
-const cancelTaskTool: ToolDefinition = {
-    name: 'cancel_task',
-    title: 'Cancel a background task',
-    description: 'Stops a running task (and any sub-tasks it started); its status becomes "cancelled". Fails for a task that has already ended. A plain tool: call it without a task.',
-    inputSchema: z.object({ task_id: taskIdSchema }),
-    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-    taskSupport: 'forbidden',
-};
+function cancelTaskTool(example: string | undefined): ToolDefinition {
+    return {
+        name: 'cancel_task',
+        title: 'Cancel a background task',
+        description: 'Stops a running task (and any sub-tasks it started); its status becomes "cancelled". Fails for a task that has already ended. A plain tool: call it without a task.',
+        inputSchema: z.object({ task_id: taskIdSchema(example) }),
+        annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+        taskSupport: 'forbidden',
+    };
+}
 
 const listTasksTool: ToolDefinition = {
     name: 'list_tasks',
@@ -163,7 +175,7 @@ const listTasksTool: ToolDefinition = {
 async function getTask(session: TaskToolCaller, args: Record<string, unknown>, abort: RequestAbort): Promise<CallToolResult> {
     const { runtime } = session.services;
     const taskId = args.task_id as string;
-    const waitMs = (args.wait_seconds as number) * 1000;
+    const waitMs = Math.min(args.wait_seconds as number, MAX_WAIT_SECONDS) * 1000;
     let record = await runtime.get(session.identity, taskId);
     if (!isTerminal(record.status) && waitMs > 0) {
         record = await waitForEnd(session, taskId, waitMs, abort);
@@ -171,12 +183,12 @@ async function getTask(session: TaskToolCaller, args: Record<string, unknown>, a
     const news = await outputNews(session, record);
     const summary = { ...taskSummary(record), ...news?.fields };
     if (!isTerminal(record.status)) {
-        const text = `Task ${taskId} (${record.toolName}) is ${record.status}${record.statusMessage ? `: ${record.statusMessage}` : ''}.${news?.text ?? ''} Call get_task again later for its result.`;
+        const text = `${sentence(`Task ${taskId} (${record.toolName}) is ${record.status}${record.statusMessage ? `: ${record.statusMessage}` : ''}`)}${news?.text ?? ''} Call get_task again later for its result.`;
         return { content: [{ type: 'text', text }], structuredContent: summary };
     }
     const { outcome } = await runtime.result(session.identity, taskId);
     const result = 'error' in outcome ? textResult(`Error ${outcome.error.code}: ${outcome.error.message}`, true) : outcome.result;
-    const head = `Task ${taskId} (${record.toolName}) ${record.status}${record.statusMessage ? `: ${record.statusMessage}` : '.'}${news ? `\n${news.text.trim()}` : ''} Its result follows.`;
+    const head = `${sentence(`Task ${taskId} (${record.toolName}) ${record.status}${record.statusMessage ? `: ${record.statusMessage}` : ''}`)}${news ? `\n${news.text.trim()}` : ''} Its result follows.`;
     // Hosts that hand the model only structured content (Claude Code) still get the whole result,
     // its text only once: a command's content is its structured summary, and is left out here.
     const carried = repeats(result) ? { structuredContent: result.structuredContent } : { content: result.content, structuredContent: result.structuredContent };
@@ -224,6 +236,12 @@ async function listTasks(session: TaskToolCaller, args: Record<string, unknown>)
     const lines = tasks.map(task => `${task.task_id} ${task.tool} ${task.status}${task.status_message ? `: ${task.status_message}` : ''}`);
     const text = (lines.length > 0 ? lines.join('\n') : `No ${status ?? ''} tasks`.replace('  ', ' ') + '.') + (page.nextCursor ? `\nMore: call list_tasks with cursor "${page.nextCursor}".` : '');
     return { content: [{ type: 'text', text }], structuredContent: page.nextCursor ? { tasks, next_cursor: page.nextCursor } : { tasks } };
+}
+
+/** `text` ended as a sentence: a status message ("Confirmed", "Cancelled by the client") often has no full stop. */
+function sentence(text: string): string {
+    const trimmed = text.trimEnd();
+    return /[.!?…]$/.test(trimmed) ? trimmed : `${trimmed}.`;
 }
 
 function taskSummary(record: TaskRecord): { task_id: string; tool: string; status: string; status_message?: string; created_at: string; last_updated_at: string } {
