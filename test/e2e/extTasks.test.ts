@@ -113,7 +113,19 @@ interface Connected {
     close(): Promise<void>;
 }
 
-async function connect(kind: 'http' | 'stdio', v2: boolean): Promise<Connected> {
+interface ConnectOptions {
+    /** More arguments for the stdio server process. */
+    args?: string[];
+    /** Each input request as ext-tasks routed it, and the client's answer. */
+    onInputRequest?: (request: { kind: string }) => unknown;
+    onError?: (error: Error) => void;
+}
+
+function defaultAnswer(request: { kind: string }): unknown {
+    return request.kind === 'elicitation' ? { action: 'accept', content: { confirm: 'delete' } } : { role: 'assistant', model: 'test', content: { type: 'text', text: 'a test haiku' } };
+}
+
+async function connect(kind: 'http' | 'stdio', v2: boolean, options: ConnectOptions = {}): Promise<Connected> {
     const client = new sdk.Client(CLIENT_INFO, { capabilities: capabilities(v2) as never, ...(v2 ? { versionNegotiation: { mode: { pin: V2 } } } : {}) });
     let dispatch: (request: unknown) => Promise<RawResponse>;
     if (kind === 'http') {
@@ -121,21 +133,17 @@ async function connect(kind: 'http' | 'stdio', v2: boolean): Promise<Connected> 
         dispatch = httpDispatch(server.url);
     } else {
         const { StdioClientTransport } = await import('@modelcontextprotocol/client/stdio');
-        const transport = tappedStdio(new StdioClientTransport({ command: process.execPath, args: [SERVER_JS, '--stdio'], stderr: 'ignore' }) as unknown as Transport);
+        const transport = tappedStdio(new StdioClientTransport({ command: process.execPath, args: [SERVER_JS, '--stdio', ...(options.args ?? [])], stderr: 'ignore' }) as unknown as Transport);
         await client.connect(transport as never);
         dispatch = request => transport.dispatch(request);
     }
     assert.equal(client.getProtocolEra(), v2 ? 'modern' : 'legacy');
-    if (!v2) {
-        // 2025-11-25 input requests are requests to the client, answered by its own handler. Left to
-        // ext-tasks' fallback, one that arrives in the same read as the CreateTaskResult of its task
-        // (a loaded machine) meets a task id ext-tasks does not know yet and is answered "cancel".
-        client.setRequestHandler('elicitation/create', async () => ({ action: 'accept', content: { confirm: 'delete' } }));
-    }
+    // 2025-11-25 input requests go through ext-tasks' own routing, with no handler of our own: over
+    // stdio the server holds a task's requests until the client has named the task (unseenTasks.ts).
     const session = ext.createTaskSessionFromClient(client, {
         endpointId: `${kind}-${v2 ? V2 : '2025-11-25'}`,
-        onInputRequest: async (request: { kind: string }) =>
-            (request.kind === 'elicitation' ? { action: 'accept', content: { confirm: 'delete' } } : { role: 'assistant', model: 'test', content: { type: 'text', text: 'a test haiku' } }) as never,
+        onInputRequest: async (request: { kind: string }) => (options.onInputRequest ?? defaultAnswer)(request) as never,
+        ...(options.onError ? { onError: options.onError } : {}),
         ...(v2 ? { rawDispatch: dispatch, v2RequestFraming: { protocolVersion: V2, clientInfo: CLIENT_INFO, clientCapabilities: capabilities(true) } } : {}),
     } as never);
     return {
@@ -198,4 +206,41 @@ describe('the official ext-tasks client', { timeout: 180_000 }, () => {
             });
         }
     }
+
+    it('over stdio, protocol 2025-11-25: write_haiku and confirm_delete each complete with the answer 20 times in a row', async () => {
+        let asked = 0;
+        const errors: string[] = [];
+        const { session, close } = await connect('stdio', false, {
+            // A short poll: the client names its task (tasks/get) sooner, so the loop runs fast.
+            args: ['--poll-interval', '50ms'],
+            onInputRequest: request => {
+                asked++;
+                return request.kind === 'elicitation'
+                    ? { action: 'accept', content: { confirm: 'delete' } }
+                    : { role: 'assistant', model: 'test', content: { type: 'text', text: `haiku number ${asked}` } };
+            },
+            onError: error => errors.push(`${error.name}: ${error.message}`),
+        });
+        const outcomes = { write_haiku: [] as string[], confirm_delete: [] as string[] };
+        try {
+            for (let i = 0; i < 20; i++) {
+                const haiku = (await (await session.callTool('write_haiku', { topic: `loop ${i}` })).settle()).outcome;
+                outcomes.write_haiku.push(haiku.status === 'completed' ? text(ext.resultFromTaskOutcome(haiku)) : haiku.status);
+                const deleted = (await (await session.callTool('confirm_delete', { filename: `loop-${i}.txt` })).settle()).outcome;
+                outcomes.confirm_delete.push(deleted.status === 'completed' ? text(ext.resultFromTaskOutcome(deleted)) : deleted.status);
+            }
+        } finally {
+            await close();
+        }
+        assert.deepEqual(errors, [], 'ext-tasks routed every input request to its task');
+        assert.equal(asked, 40);
+        assert.deepEqual(
+            outcomes.write_haiku.map(line => line.replace(/haiku number \d+/, 'haiku number N')),
+            outcomes.write_haiku.map((_, i) => `Haiku about loop ${i}:\nhaiku number N`),
+        );
+        assert.deepEqual(
+            outcomes.confirm_delete,
+            outcomes.confirm_delete.map((_, i) => `Confirmed: would delete 'loop-${i}.txt' (demo: nothing deleted)`),
+        );
+    });
 });

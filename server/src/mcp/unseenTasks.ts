@@ -1,0 +1,103 @@
+import type { Clock, ClockTimer } from '../clock.js';
+
+/** How long a task's requests wait for its client to name it before they go anyway. */
+export const UNSEEN_GRACE_MS = 2000;
+
+interface Unseen {
+    /** When the task was created (the CreateTaskResult follows within microseconds). */
+    at: number;
+    /** Requests waiting for the client to have seen the task. */
+    waiting?: Set<() => void>;
+    timer?: ClockTimer;
+}
+
+/**
+ * On one pipe (stdio), a task's requests to the client (elicitation/create, sampling/createMessage)
+ * wait until the client has seen the task: until it sends a message naming the task (its first
+ * tasks/get, tasks/result, tasks/cancel), which it can only do after reading the CreateTaskResult.
+ * The order on the wire was already right, but a client that reads the CreateTaskResult, the
+ * status notification and the request in one chunk may dispatch the request before it has taken
+ * up the result: the official ext-tasks client does (InputCorrelationError: zero-matches) and
+ * answers "cancel". Every client must name the task to get its result, so nothing waits for
+ * long; one that never does gets the request after UNSEEN_GRACE_MS, when the chunk is long read.
+ */
+export class UnseenTasks {
+    /** In creation order, so the stale ones are at the front. */
+    private readonly unseen = new Map<string, Unseen>();
+
+    constructor(
+        private readonly clock: Clock,
+        private readonly graceMs = UNSEEN_GRACE_MS,
+    ) {}
+
+    /** A task this client is about to hear of in a CreateTaskResult. */
+    introduce(taskId: string): void {
+        this.forgetStale();
+        this.unseen.set(taskId, { at: this.clock.now() });
+    }
+
+    /** A message from the client: naming a task (`params.taskId`) shows it has seen it. */
+    seen(params: Record<string, unknown> | undefined): void {
+        if (this.unseen.size > 0 && typeof params?.taskId === 'string') {
+            this.release(params.taskId);
+        }
+    }
+
+    /**
+     * Undefined when a request for `taskId` may go now; else a promise that resolves when it may,
+     * or rejects with the signal's reason.
+     */
+    whenSeen(taskId: string, signal: AbortSignal): Promise<void> | undefined {
+        const entry = this.unseen.get(taskId);
+        const left = entry ? entry.at + this.graceMs - this.clock.now() : 0;
+        if (!entry || left <= 0) {
+            return undefined;
+        }
+        return new Promise((resolve, reject) => {
+            const go = () => {
+                signal.removeEventListener('abort', stop);
+                resolve();
+            };
+            const stop = () => {
+                entry.waiting?.delete(go);
+                reject(signal.reason);
+            };
+            signal.addEventListener('abort', stop, { once: true });
+            (entry.waiting ??= new Set()).add(go);
+            entry.timer ??= this.clock.setTimeout(id => this.release(id), left, taskId, true);
+        });
+    }
+
+    /** Lets every request of the task go; what comes later goes at once. */
+    release(taskId: string): void {
+        const entry = this.unseen.get(taskId);
+        if (!entry) {
+            return;
+        }
+        this.unseen.delete(taskId);
+        this.clock.clearTimeout(entry.timer);
+        for (const go of entry.waiting ?? []) {
+            go();
+        }
+    }
+
+    /** Ends every wait: the connection is closing, and its requests fail on their own. */
+    dispose(): void {
+        for (const taskId of [...this.unseen.keys()]) {
+            this.release(taskId);
+        }
+    }
+
+    /** Entries past the grace with nothing waiting: tasks whose client never named them and that asked nothing. */
+    private forgetStale(): void {
+        const cutoff = this.clock.now() - this.graceMs;
+        for (const [taskId, entry] of this.unseen) {
+            if (entry.at > cutoff) {
+                return;
+            }
+            if (!entry.waiting?.size) {
+                this.unseen.delete(taskId);
+            }
+        }
+    }
+}

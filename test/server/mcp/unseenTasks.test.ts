@@ -1,0 +1,79 @@
+/**
+ * A task's requests on a pipe wait until its client has named the task (unseenTasks.ts): they go
+ * on the first message naming it, after the grace when none comes, and not at all once withdrawn.
+ * Virtual clock.
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { UNSEEN_GRACE_MS, UnseenTasks } from '../../../server/src/mcp/unseenTasks.js';
+import { ManualClock, turns } from '../support/manualClock.js';
+
+function setup() {
+    const clock = new ManualClock();
+    return { clock, unseen: new UnseenTasks(clock) };
+}
+
+/** Whether the promise has settled, and how. */
+function track(promise: Promise<void> | undefined): { state: string } {
+    const seen = { state: promise ? 'waiting' : 'at once' };
+    promise?.then(
+        () => (seen.state = 'released'),
+        (err: Error) => (seen.state = `rejected: ${err.message}`),
+    );
+    return seen;
+}
+
+describe('requests of a task its client has not seen', () => {
+    it('wait until a message names the task, then go; later ones go at once', async () => {
+        const { unseen } = setup();
+        unseen.introduce('t1');
+        const first = track(unseen.whenSeen('t1', new AbortController().signal));
+        unseen.seen({ taskId: 'other' });
+        unseen.seen(undefined);
+        await turns();
+        assert.equal(first.state, 'waiting', 'a message naming another task, or none, releases nothing');
+        unseen.seen({ taskId: 't1' });
+        await turns();
+        assert.equal(first.state, 'released');
+        assert.equal(unseen.whenSeen('t1', new AbortController().signal), undefined);
+        assert.equal(unseen.whenSeen('never-introduced', new AbortController().signal), undefined);
+    });
+
+    it(`go after ${UNSEEN_GRACE_MS} ms when the client never names the task`, async () => {
+        const { clock, unseen } = setup();
+        unseen.introduce('t1');
+        await clock.tick(500);
+        const asked = track(unseen.whenSeen('t1', new AbortController().signal));
+        await clock.tick(UNSEEN_GRACE_MS - 501);
+        assert.equal(asked.state, 'waiting');
+        await clock.tick(1);
+        assert.equal(asked.state, 'released');
+        assert.equal(clock.pending, 0, 'no timer left');
+    });
+
+    it('are rejected with the reason when withdrawn while waiting, and released on dispose', async () => {
+        const { clock, unseen } = setup();
+        unseen.introduce('t1');
+        const withdrawn = new AbortController();
+        const cancelled = track(unseen.whenSeen('t1', withdrawn.signal));
+        const kept = track(unseen.whenSeen('t1', new AbortController().signal));
+        withdrawn.abort(new Error('task cancelled'));
+        await turns();
+        assert.equal(cancelled.state, 'rejected: task cancelled');
+        assert.equal(kept.state, 'waiting');
+        unseen.dispose();
+        await turns();
+        assert.equal(kept.state, 'released');
+        assert.equal(clock.pending, 0);
+    });
+
+    it('forget tasks that asked nothing once the grace is over', async () => {
+        const { clock, unseen } = setup();
+        unseen.introduce('old');
+        await clock.tick(UNSEEN_GRACE_MS);
+        unseen.introduce('new');
+        assert.equal(unseen.whenSeen('old', new AbortController().signal), undefined);
+        assert.ok(unseen.whenSeen('new', new AbortController().signal));
+        unseen.dispose();
+    });
+});
