@@ -163,7 +163,9 @@ function cancelTaskTool(example: string | undefined): ToolDefinition {
 const listTasksTool: ToolDefinition = {
     name: 'list_tasks',
     title: 'List my background tasks',
-    description: 'Lists the tasks this client started (oldest first), with their tool, status and latest message; optionally only those with one status. A plain tool: call it without a task.',
+    description:
+        'Lists the tasks this client started (oldest first), with their tool, status and latest message; optionally only those with one status. ' +
+        'A caller without a token of a server started without --token is anonymous and cannot list: keep the task ids you are given. A plain tool: call it without a task.',
     inputSchema: z.object({
         status: z.enum(STATUSES).optional().describe('Only tasks with this status, e.g. "working".'),
         cursor: z.string().max(500).optional().describe('The next_cursor of a previous list_tasks answer, for the next page.'),

@@ -5,6 +5,12 @@ export interface ClientIdentity {
     clientKey: string;
     isOwner: boolean;
     clientName?: string;
+    /**
+     * Callers without a credential of their own (2026-07-28 over HTTP on a server without
+     * --token) share this identity, so it proves nothing: its tasks are reached by id only (ids are
+     * unguessable), never listed.
+     */
+    anonymous?: boolean;
 }
 
 export type InputCapability = 'elicitation' | 'sampling';

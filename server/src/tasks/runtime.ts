@@ -168,6 +168,13 @@ export class TaskRuntime implements RunHost {
     }
 
     async list(client: ClientIdentity, cursor?: string, parentTaskId?: string): Promise<TaskPage> {
+        if (client.anonymous) {
+            // The one place that keeps anonymous callers from each other's task ids.
+            throw new RpcError(
+                ErrorCodes.InvalidRequest,
+                'Listing tasks needs a caller of its own: this server runs without --token, so every caller over HTTP is the same anonymous one, and a task is reached only by its id. Keep the task id you were given (or start the server with --token).',
+            );
+        }
         return this.store.list({ clientKey: client.isOwner ? undefined : client.clientKey, parentTaskId, cursor, limit: LIST_PAGE_SIZE });
     }
 

@@ -6,10 +6,12 @@ import { bearerToken, hostAllowed, hostName, principalOf, SecretSet } from './gu
 export interface Caller {
     principal: string;
     isOwner: boolean;
+    /** No token at all (a server without --token): every such caller is this one. */
+    anonymous?: boolean;
 }
 
 const OWNER: Caller = { principal: 'owner', isOwner: true };
-const ANONYMOUS: Caller = { principal: 'anonymous', isOwner: false };
+const ANONYMOUS: Caller = { principal: 'anonymous', isOwner: false, anonymous: true };
 
 /**
  * Maps a request's bearer token to its Caller. Callers are immutable, so each credential's is made

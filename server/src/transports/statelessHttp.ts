@@ -144,8 +144,9 @@ export function checkHeaders(req: IncomingMessage, request: JsonRpcRequest, enve
 
 /**
  * The HTTP side of 2026-07-28 (SEP-2575): every POST stands alone, served with the identity of its
- * credential (its bearer token; one shared identity when the server has no tokens), so a client's
- * tasks are found again by whatever request, replica or connection comes next.
+ * credential (its bearer token), so a client's tasks are found again by whatever request, replica
+ * or connection comes next. Without tokens every caller is the same anonymous one: its tasks are
+ * reached by id only and never listed (ClientIdentity.anonymous).
  */
 export class StatelessHttp {
     private readonly identities = new Map<string, ClientIdentity>();
@@ -156,7 +157,7 @@ export class StatelessHttp {
     identityOf(caller: Caller): ClientIdentity {
         let identity = this.identities.get(caller.principal);
         if (!identity) {
-            identity = { clientKey: caller.isOwner ? 'owner' : `principal:${caller.principal}`, isOwner: caller.isOwner };
+            identity = { clientKey: caller.isOwner ? 'owner' : `principal:${caller.principal}`, isOwner: caller.isOwner, ...(caller.anonymous ? { anonymous: true } : {}) };
             this.identities.set(caller.principal, identity);
         }
         return identity;
