@@ -128,9 +128,10 @@ Tasks:
                                result; can wait up to 20 s), cancel_task and list_tasks, so models in
                                hosts that never send "task" (Claude Code, Cursor, Codex) can use them.
   --conformance-fixtures       Also serve the fixture tools the official MCP conformance suite
-                               (@modelcontextprotocol/conformance) calls: test_*, protocol_error_job,
-                               multi_input, test_tool_with_task, json_schema_2020_12_tool. For
-                               testing only; they are never in the default tool list.
+                               (@modelcontextprotocol/conformance) calls, for both revisions: test_*,
+                               protocol_error_job, multi_input, test_tool_with_task,
+                               json_schema_2020_12_tool. For testing only; they are never in the
+                               default tool list.
 
   --no-demo-tools              Do not serve the demonstration tools (greet, slow_compute,
                                failing_job, confirm_delete, write_haiku, external_job, deploy),

@@ -39,6 +39,13 @@ export function contentFixtures(onToolsChanged: () => void): ToolDefinition[] {
         }),
         fixed('test_error_handling', 'Always reports a tool error (conformance fixture).', textResult('This tool intentionally returns an error for testing', true)),
         fixed('test_logging_tool', 'Returns at once; logs nothing unless asked (conformance fixture).', textResult('Logging tool done.')),
+        // server-sse-polling (SEP-1699) calls it to see the server close the stream mid-call and
+        // resume it on a GET with Last-Event-ID. This server does not resume streams: it answers.
+        fixed(
+            'test_reconnection',
+            'Answers on the call\'s own stream: this server does not close a stream mid-call or resume one (SEP-1699), so there is nothing to reconnect to (conformance fixture).',
+            textResult('Answered on the original stream; this server does not resume SSE streams.'),
+        ),
         defineTool({
             name: 'test_tool_with_progress',
             title: 'test_tool_with_progress',

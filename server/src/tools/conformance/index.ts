@@ -1,6 +1,7 @@
 import type { ToolDefinition } from '../types.js';
 import { contentFixtures } from './content.js';
 import { inputFixtures } from './input.js';
+import { sessionInputFixtures } from './sessionInput.js';
 import { taskFixtures } from './tasks.js';
 
 /**
@@ -9,5 +10,5 @@ import { taskFixtures } from './tasks.js';
  * `onToolsChanged` announces a tool-list change (test_trigger_tool_change).
  */
 export function conformanceFixtures(onToolsChanged: () => void): ToolDefinition[] {
-    return [...contentFixtures(onToolsChanged), ...inputFixtures(), ...taskFixtures()];
+    return [...contentFixtures(onToolsChanged), ...inputFixtures(), ...sessionInputFixtures(), ...taskFixtures()];
 }
