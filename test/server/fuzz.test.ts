@@ -46,6 +46,31 @@ const counts: Record<Kind, { inputs: number; ms: number; rssBefore: number; rssA
 
 const isId = (v: unknown): v is RequestId => typeof v === 'string' || (typeof v === 'number' && Number.isFinite(v));
 
+/** Whether `value` nests more than `levels` objects or arrays deep. */
+function deeperThan(value: unknown, levels: number): boolean {
+    if (typeof value !== 'object' || value === null) {
+        return false;
+    }
+    return levels === 0 || Object.values(value).some(child => deeperThan(child, levels - 1));
+}
+
+/** How many values `value` holds (itself included), counted up to a little past `max`; undefined holds none. */
+function valuesIn(value: unknown, max: number): number {
+    if (value === undefined) {
+        return 0;
+    }
+    let count = 1;
+    if (typeof value === 'object' && value !== null) {
+        for (const child of Object.values(value)) {
+            count += valuesIn(child, max);
+            if (count > max) {
+                break;
+            }
+        }
+    }
+    return count;
+}
+
 function oracle(text: string, kind: Kind): Expect {
     if (kind === 'stdio' && text.trim() === '') {
         return { kind: 'none' };
@@ -70,6 +95,10 @@ function oracle(text: string, kind: Kind): Expect {
         }
         if (m.params !== undefined && (typeof m.params !== 'object' || m.params === null || Array.isArray(m.params))) {
             return { kind: 'error', code: -32600, id };
+        }
+        // Past the limits on what a message may hold (SECURITY.md): 64 levels, 1,000 values in _meta.
+        if (m.params !== undefined && (deeperThan(m.params, 64) || valuesIn((m.params as { _meta?: unknown })._meta, 1000) > 1000)) {
+            return { kind: 'error', code: -32602, id };
         }
         if (!('id' in m)) {
             return { kind: 'none' };
@@ -618,8 +647,9 @@ const answerArb = fc.oneof(
     fc.constantFrom(
         { valid: 'elicit', result: { action: 'accept', content: { confirm: 'delete' } }, text: "Confirmed: would delete 'fuzz.txt' (demo: nothing deleted)" },
         { valid: 'elicit', result: { action: 'accept', content: { confirm: 'keep' } }, text: 'Deletion cancelled' },
-        // The old boolean answer is not consent.
-        { valid: 'elicit', result: { action: 'accept', content: { confirm: true } }, text: 'Deletion cancelled' },
+        // The answer to the seed's boolean question is consent; false is not.
+        { valid: 'elicit', result: { action: 'accept', content: { confirm: true } }, text: "Confirmed: would delete 'fuzz.txt' (demo: nothing deleted)" },
+        { valid: 'elicit', result: { action: 'accept', content: { confirm: false } }, text: 'Deletion cancelled' },
         { valid: 'elicit', result: { action: 'decline' }, text: 'Deletion cancelled' },
         { valid: 'elicit', result: { action: 'cancel' }, text: 'Deletion cancelled' },
         { valid: 'sampling', result: { role: 'assistant', model: 'm', content: { type: 'text', text: 'old pond' } }, text: 'Haiku about fuzz:\nold pond' },

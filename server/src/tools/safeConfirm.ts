@@ -1,7 +1,9 @@
 // A yes/no question whose safe answer is the one Enter picks. A boolean would not do:
-// VS Code's own form drops `default: false` and opens on `true`, so Enter would consent.
-// As a titled single-choice string, the safe choice comes first and is the default, so
-// every client opens on it; only the explicit unsafe value counts as consent.
+// VS Code's own form (1.139 too) drops `default: false` and opens on `true`, so Enter would
+// consent. As a titled single-choice string, the safe choice comes first and is the default, so
+// every client opens on it; only the explicit unsafe value counts as consent, or `true`, the
+// answer of a client written for a boolean question (the seed's server asked `{confirm: boolean}`;
+// its conformance suite answers `{confirm: true}`), which no client rendering this form produces.
 import type { ElicitRequestFormParams, ElicitResult } from '@modelcontextprotocol/sdk/types.js';
 
 export interface SafeConfirm {
@@ -36,7 +38,11 @@ export function safeConfirmSchema(question: SafeConfirm): ElicitRequestFormParam
     };
 }
 
-/** True only for an accepted answer that names the unsafe value; decline, cancel, the safe value or anything malformed is not consent. */
+/**
+ * True only for an accepted answer that names the unsafe value, or says `true` (a boolean
+ * question's yes); decline, cancel, the safe value, `false` or anything else is not consent.
+ */
 export function isConsent(question: SafeConfirm, answer: ElicitResult): boolean {
-    return answer.action === 'accept' && answer.content?.[question.key] === question.unsafe.value;
+    const value = answer.content?.[question.key];
+    return answer.action === 'accept' && (value === question.unsafe.value || value === true);
 }

@@ -53,8 +53,10 @@ for (const kind of TRANSPORTS) {
         const answers: [string, ElicitResult, string, string][] = [
             ['accept with delete', { action: 'accept', content: { confirm: 'delete' } }, "Confirmed: would delete 'x' (demo: nothing deleted)", 'Confirmed'],
             ['accept with keep', { action: 'accept', content: { confirm: 'keep' } }, 'Deletion cancelled', 'Declined'],
-            // The old boolean answer, or any other value, is not consent.
-            ['accept with a malformed true', { action: 'accept', content: { confirm: true } }, 'Deletion cancelled', 'Declined'],
+            // A client written for the seed's boolean question answers true: that is consent; false, or any other value, is not.
+            ['accept with true (the seed\'s boolean answer)', { action: 'accept', content: { confirm: true } }, "Confirmed: would delete 'x' (demo: nothing deleted)", 'Confirmed'],
+            ['accept with false', { action: 'accept', content: { confirm: false } }, 'Deletion cancelled', 'Declined'],
+            ['accept with a string "true"', { action: 'accept', content: { confirm: 'true' } }, 'Deletion cancelled', 'Declined'],
             ['accept with no field', { action: 'accept', content: {} }, 'Deletion cancelled', 'Declined'],
             ['decline', { action: 'decline' }, 'Deletion cancelled', 'Declined'],
             ['cancel', { action: 'cancel' }, 'Deletion cancelled', 'Dismissed'],
