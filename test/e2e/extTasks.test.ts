@@ -116,6 +116,8 @@ interface Connected {
 interface ConnectOptions {
     /** More arguments for the stdio server process. */
     args?: string[];
+    /** Another HTTP server than the suite's. */
+    url?: string;
     /** Each input request as ext-tasks routed it, and the client's answer. */
     onInputRequest?: (request: { kind: string }) => unknown;
     onError?: (error: Error) => void;
@@ -129,8 +131,9 @@ async function connect(kind: 'http' | 'stdio', v2: boolean, options: ConnectOpti
     const client = new sdk.Client(CLIENT_INFO, { capabilities: capabilities(v2) as never, ...(v2 ? { versionNegotiation: { mode: { pin: V2 } } } : {}) });
     let dispatch: (request: unknown) => Promise<RawResponse>;
     if (kind === 'http') {
-        await client.connect(new sdk.StreamableHTTPClientTransport(new URL(server.url), { requestInit: { headers: { authorization: `Bearer ${TOKEN}` } } }));
-        dispatch = httpDispatch(server.url);
+        const url = options.url ?? server.url;
+        await client.connect(new sdk.StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { authorization: `Bearer ${TOKEN}` } } }));
+        dispatch = httpDispatch(url);
     } else {
         const { StdioClientTransport } = await import('@modelcontextprotocol/client/stdio');
         const transport = tappedStdio(new StdioClientTransport({ command: process.execPath, args: [SERVER_JS, '--stdio', ...(options.args ?? [])], stderr: 'ignore' }) as unknown as Transport);
@@ -138,8 +141,8 @@ async function connect(kind: 'http' | 'stdio', v2: boolean, options: ConnectOpti
         dispatch = request => transport.dispatch(request);
     }
     assert.equal(client.getProtocolEra(), v2 ? 'modern' : 'legacy');
-    // 2025-11-25 input requests go through ext-tasks' own routing, with no handler of our own: over
-    // stdio the server holds a task's requests until the client has named the task (unseenTasks.ts).
+    // 2025-11-25 input requests go through ext-tasks' own routing, with no handler of our own: the
+    // server holds a task's requests until the client has named the task (unseenTasks.ts).
     const session = ext.createTaskSessionFromClient(client, {
         endpointId: `${kind}-${v2 ? V2 : '2025-11-25'}`,
         onInputRequest: async (request: { kind: string }) => (options.onInputRequest ?? defaultAnswer)(request) as never,
@@ -207,12 +210,16 @@ describe('the official ext-tasks client', { timeout: 180_000 }, () => {
         }
     }
 
-    it('over stdio, protocol 2025-11-25: write_haiku and confirm_delete each complete with the answer 20 times in a row', async () => {
+    for (const kind of ['stdio', 'http'] as const) {
+    it(`over ${kind}, protocol 2025-11-25: write_haiku and confirm_delete each complete with the answer 20 times in a row`, async () => {
         let asked = 0;
         const errors: string[] = [];
-        const { session, close } = await connect('stdio', false, {
-            // A short poll: the client names its task (tasks/get) sooner, so the loop runs fast.
-            args: ['--poll-interval', '50ms'],
+        // A short poll: the client names its task (tasks/get) sooner, so the loop runs fast.
+        const fast = ['--poll-interval', '50ms'];
+        const own = kind === 'http' ? await startHttpServer(['--token', TOKEN, ...fast]) : undefined;
+        const { session, close } = await connect(kind, false, {
+            args: fast,
+            url: own?.url,
             onInputRequest: request => {
                 asked++;
                 return request.kind === 'elicitation'
@@ -231,6 +238,7 @@ describe('the official ext-tasks client', { timeout: 180_000 }, () => {
             }
         } finally {
             await close();
+            await own?.stop();
         }
         assert.deepEqual(errors, [], 'ext-tasks routed every input request to its task');
         assert.equal(asked, 40);
@@ -243,4 +251,5 @@ describe('the official ext-tasks client', { timeout: 180_000 }, () => {
             outcomes.confirm_delete.map((_, i) => `Confirmed: would delete 'loop-${i}.txt' (demo: nothing deleted)`),
         );
     });
+    }
 });

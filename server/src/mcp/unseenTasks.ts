@@ -12,14 +12,15 @@ interface Unseen {
 }
 
 /**
- * On one pipe (stdio), a task's requests to the client (elicitation/create, sampling/createMessage)
- * wait until the client has seen the task: until it sends a message naming the task (its first
+ * In a session, a task's requests to the client (elicitation/create, sampling/createMessage) wait
+ * until the client has seen the task: until it sends a message naming the task (its first
  * tasks/get, tasks/result, tasks/cancel), which it can only do after reading the CreateTaskResult.
- * The order on the wire was already right, but a client that reads the CreateTaskResult, the
- * status notification and the request in one chunk may dispatch the request before it has taken
- * up the result: the official ext-tasks client does (InputCorrelationError: zero-matches) and
- * answers "cancel". Every client must name the task to get its result, so nothing waits for
- * long; one that never does gets the request after UNSEEN_GRACE_MS, when the chunk is long read.
+ * On stdio the order on the wire was already right, but a client that reads the CreateTaskResult,
+ * the status notification and the request in one chunk may dispatch the request before it has
+ * taken up the result; over HTTP the request (GET stream) can even arrive before the result (POST
+ * response). The official ext-tasks client then fails to match it (InputCorrelationError:
+ * zero-matches) and answers "cancel". Every client must name the task to get its result, so
+ * nothing waits for long; one that never does gets the request after UNSEEN_GRACE_MS.
  */
 export class UnseenTasks {
     /** In creation order, so the stale ones are at the front. */

@@ -168,7 +168,7 @@ export function connectStdio(server: TasksServer, options: StdioOptions = {}): S
     // Its responses batch while the session answers others (a closure: the session comes next).
     const transport = new StdioTransport(options.input ?? process.stdin, options.output ?? process.stdout, options.maxMessageBytes ?? 4 * 1024 * 1024, () => session.busy);
     // One connection, one client: the pipe is the binding.
-    const session = server.createSession({ clientKey: `stdio:${randomUUID()}`, isOwner: false }, { standalone: () => transport, holdsTaskRequests: true });
+    const session = server.createSession({ clientKey: `stdio:${randomUUID()}`, isOwner: false }, { standalone: () => transport });
     const { rpc } = session;
     transport.onmessage = message => rpc.receive(message, transport);
     transport.onerror = err => server.log.error(`[stdio] a message failed: ${errorMessage(err)}`);
