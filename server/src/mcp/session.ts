@@ -70,8 +70,12 @@ export class McpSession implements ClientLink {
     private readonly stateless: StatelessPipe;
     /** Status notifications of tasks whose CreateTaskResult is not out yet (see announceAfter). */
     private unannounced?: Map<string, Record<string, unknown>[]>;
-    /** Tasks the client may not have taken up yet, whose requests wait. */
-    private readonly unseen: UnseenTasks;
+    /**
+     * Tasks the client may not have taken up yet, whose requests wait. Not for the owner: the
+     * extension's own client takes a request for a task it has not seen yet, and its Run Tool
+     * follows a task by notifications, so it would wait out the grace on every question.
+     */
+    private readonly unseen?: UnseenTasks;
 
     constructor(
         readonly identity: ClientIdentity,
@@ -80,7 +84,7 @@ export class McpSession implements ClientLink {
     ) {
         this.rpc = new RpcConnection(this.dispatch, () => channel.standalone(), services.log);
         this.stateless = new StatelessPipe(services, identity);
-        this.unseen = new UnseenTasks(services.runtime.clock);
+        this.unseen = identity.isOwner ? undefined : new UnseenTasks(services.runtime.clock);
         this.registration = services.hub.add(this);
     }
 
@@ -130,7 +134,7 @@ export class McpSession implements ClientLink {
      * at once (otherwise its "completed" went out first, in the same write, for an unknown id).
      */
     announceAfter(taskId: string, creating: RequestAbort): void {
-        this.unseen.introduce(taskId);
+        this.unseen?.introduce(taskId);
         const unannounced = (this.unannounced ??= new Map());
         const held: Record<string, unknown>[] = [];
         unannounced.set(taskId, held);
@@ -145,7 +149,7 @@ export class McpSession implements ClientLink {
     /** A request to the client; a task's goes also on the streams waiting on that task's result. */
     request(method: string, params: Record<string, unknown>, options: { relatedTaskId?: string; signal: AbortSignal; via?: Transport }): Promise<Record<string, unknown>> {
         const { relatedTaskId } = options;
-        const unseen = relatedTaskId === undefined ? undefined : this.unseen.whenSeen(relatedTaskId, options.signal);
+        const unseen = relatedTaskId === undefined ? undefined : this.unseen?.whenSeen(relatedTaskId, options.signal);
         if (unseen) {
             return unseen.then(() => this.request(method, params, options));
         }
@@ -164,11 +168,11 @@ export class McpSession implements ClientLink {
         }
         this.registration.dispose();
         this.rpc.close(reason);
-        this.unseen.dispose();
+        this.unseen?.dispose();
     }
 
     private readonly dispatch = (request: JsonRpcRequest, reply: Transport, abort: RequestAbort): Promise<Record<string, unknown>> | Record<string, unknown> => {
-        this.unseen.seen(request.params);
+        this.unseen?.seen(request.params);
         // stdio: a pipe that has sent initialize is a 2025-11-25 session; before that, a request
         // naming a later version is served statelessly (HTTP decides in its transport).
         if (this.protocolVersion === undefined && (this.stateless.knows(request) || revisionOf(request.method, request.params, false) === 'stateless')) {
