@@ -35,5 +35,7 @@ export function deleteQuestion(filename: string): SafeConfirm {
         description: `Keep leaves '${filename}' as it is; Delete deletes it`,
         safe: { value: 'keep', title: 'Keep the file' },
         unsafe: { value: 'delete', title: `Delete '${filename}'` },
+        // A client written for the seed's boolean question answers {confirm: true}.
+        yesMeansUnsafe: true,
     };
 }

@@ -1,9 +1,8 @@
 // A yes/no question whose safe answer is the one Enter picks. A boolean would not do:
 // VS Code's own form (1.139 too) drops `default: false` and opens on `true`, so Enter would
 // consent. As a titled single-choice string, the safe choice comes first and is the default, so
-// every client opens on it; only the explicit unsafe value counts as consent, or `true`, the
-// answer of a client written for a boolean question (the seed's server asked `{confirm: boolean}`;
-// its conformance suite answers `{confirm: true}`), which no client rendering this form produces.
+// every client opens on it; only the explicit unsafe value counts as consent (and, where a question
+// says so, `true`: see yesMeansUnsafe).
 import type { ElicitRequestFormParams, ElicitResult } from '@modelcontextprotocol/sdk/types.js';
 
 export interface SafeConfirm {
@@ -16,6 +15,12 @@ export interface SafeConfirm {
     safe: { value: string; title: string };
     /** The only answer that is consent. */
     unsafe: { value: string; title: string };
+    /**
+     * `true` is consent too: for a question clients were once asked as a boolean (confirm_delete:
+     * the seed's server asked `{confirm: boolean}`, and its conformance suite answers `{confirm:
+     * true}`). No client that renders this form can send it.
+     */
+    yesMeansUnsafe?: boolean;
 }
 
 /** The form's requestedSchema: one required string choice, safe first and default. */
@@ -39,10 +44,10 @@ export function safeConfirmSchema(question: SafeConfirm): ElicitRequestFormParam
 }
 
 /**
- * True only for an accepted answer that names the unsafe value, or says `true` (a boolean
- * question's yes); decline, cancel, the safe value, `false` or anything else is not consent.
+ * True only for an accepted answer that names the unsafe value (or `true`, for a question with
+ * yesMeansUnsafe); decline, cancel, the safe value, `false` or anything else is not consent.
  */
 export function isConsent(question: SafeConfirm, answer: ElicitResult): boolean {
     const value = answer.content?.[question.key];
-    return answer.action === 'accept' && (value === question.unsafe.value || value === true);
+    return answer.action === 'accept' && (value === question.unsafe.value || (value === true && question.yesMeansUnsafe === true));
 }
