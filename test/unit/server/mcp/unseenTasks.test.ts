@@ -5,8 +5,8 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { UNSEEN_GRACE_MS, UnseenTasks } from '../../../server/src/mcp/unseenTasks.js';
-import { ManualClock, turns } from '../support/manualClock.js';
+import { UNSEEN_GRACE_MS, UnseenTasks } from '../../../../server/src/mcp/unseenTasks.js';
+import { ManualClock, turns } from '../../../support/manualClock.js';
 
 function setup() {
     const clock = new ManualClock();

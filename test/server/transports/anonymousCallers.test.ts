@@ -8,8 +8,8 @@ import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { after, before, describe, it } from 'node:test';
-import { startHttpServer, type HttpServer } from './support/helpers.js';
-import { StatelessHttpClient } from './support/stateless.js';
+import { startHttpServer, type HttpServer } from '../../support/helpers.js';
+import { StatelessHttpClient } from '../../support/stateless.js';
 
 const run = promisify(execFile);
 

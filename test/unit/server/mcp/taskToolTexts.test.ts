@@ -6,15 +6,15 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { z } from 'zod';
-import { demoServerOptions } from '../../../server/src/demo.js';
-import { createLogger } from '../../../server/src/log.js';
-import { MAX_WAIT_SECONDS } from '../../../server/src/mcp/taskTools.js';
-import { RequestAbort } from '../../../server/src/rpc/requestAbort.js';
-import { TasksServer } from '../../../server/src/server.js';
-import { conformanceFixtures } from '../../../server/src/tools/conformance/index.js';
-import { defineTool, textResult, type CallToolResult, type ToolDefinition } from '../../../server/src/tools/types.js';
-import { ManualClock, turns } from '../support/manualClock.js';
-import { nap } from '../support/napTool.js';
+import { demoServerOptions } from '../../../../server/src/demo.js';
+import { createLogger } from '../../../../server/src/log.js';
+import { MAX_WAIT_SECONDS } from '../../../../server/src/mcp/taskTools.js';
+import { RequestAbort } from '../../../../server/src/rpc/requestAbort.js';
+import { TasksServer } from '../../../../server/src/server.js';
+import { conformanceFixtures } from '../../../../server/src/tools/conformance/index.js';
+import { defineTool, textResult, type CallToolResult, type ToolDefinition } from '../../../../server/src/tools/types.js';
+import { ManualClock, turns } from '../../../support/manualClock.js';
+import { nap } from '../../../support/napTool.js';
 
 /** A command tool as --commands would add one. */
 const commandTool = defineTool({
