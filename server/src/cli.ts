@@ -63,6 +63,7 @@ async function main(argv: string[]): Promise<number> {
                   maxProcesses: options.maxCommandProcesses,
                   clock: systemClock,
                   log,
+                  serverSecrets: serverSecrets(options),
                   // Read only when an owner job starts, long after core exists.
                   hub: () => core.hub,
                   taken: name => takenName(name, [...fixtures, ...demo.tools], options.taskTools),
@@ -131,6 +132,17 @@ async function main(argv: string[]): Promise<number> {
     commands?.closeLogs();
     await http.close();
     return 0;
+}
+
+/** The credentials this server was given, however they came (flags or environment): no command output shows them. */
+function serverSecrets(options: CliOptions): string[] {
+    let storePassword = '';
+    try {
+        storePassword = options.storeUrl ? decodeURIComponent(new URL(options.storeUrl).password) : '';
+    } catch {
+        // Not a URL: nothing to hide in it.
+    }
+    return [...options.tokens, options.ownerToken ?? '', storePassword].filter(Boolean);
 }
 
 /** Why a command tool cannot be called `name`: a built-in tool has it, or a task tool does (or would). */

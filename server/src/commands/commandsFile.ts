@@ -26,6 +26,8 @@ export interface CommandsFileOptions {
     hub?: () => ClientHub;
     /** Why a command may not take `name` (a built-in or task tool has it), or undefined when it may. */
     taken?(name: string): string | undefined;
+    /** The server's own credentials: hidden from every command's output. */
+    serverSecrets?: readonly string[];
     /** Called with the new tool set after each good reload. */
     onChange(tools: ToolDefinition[]): void;
 }
@@ -107,6 +109,6 @@ export class CommandsFile {
             }
             return !why;
         });
-        return specs.map(spec => commandTool(spec, { clock, logs: this.logs, limits: this.limits, env: process.env, hub: this.options.hub }));
+        return specs.map(spec => commandTool(spec, { clock, logs: this.logs, limits: this.limits, env: process.env, hub: this.options.hub, serverSecrets: this.options.serverSecrets }));
     }
 }

@@ -50,17 +50,42 @@ export class CommandOutput {
     write(stream: string, chunk: Buffer): boolean {
         const pending = this.partial.get(stream) ?? [];
         const restBytes = pending.reduce((sum, piece) => sum + piece.length, 0) + chunk.length - (chunk.lastIndexOf(0x0a) + 1);
-        // One endless line is cut, so it cannot hold memory.
-        const cut = restBytes > MAX_LINE;
-        const end = cut ? chunk.length : chunk.lastIndexOf(0x0a) + 1;
+        if (restBytes > MAX_LINE) {
+            // One endless line is cut, so it cannot hold memory.
+            return this.cut(stream, Buffer.concat([...pending, chunk]));
+        }
+        const end = chunk.lastIndexOf(0x0a) + 1;
         if (end === 0) {
             pending.push(chunk);
             this.partial.set(stream, pending);
             return true;
         }
         this.partial.set(stream, end < chunk.length ? [chunk.subarray(end)] : []);
-        const pieces = [...pending, chunk.subarray(0, end), ...(cut ? [NEWLINE] : [])];
-        return this.complete(pieces);
+        return this.complete([...pending, chunk.subarray(0, end)]);
+    }
+
+    /**
+     * Ends a line too long to keep whole. The cut leaves out the last bytes, which may begin a
+     * secret the next read completes, and falls before any secret it would split, so each secret
+     * is seen whole on one side of it.
+     */
+    private cut(stream: string, line: Buffer): boolean {
+        let at = line.length - this.seam;
+        for (let moved = true; moved; ) {
+            moved = false;
+            for (const secret of this.secretBytes) {
+                const across = line.indexOf(secret, Math.max(0, at - secret.length + 1));
+                if (across >= 0 && across < at) {
+                    at = across;
+                    moved = true;
+                }
+            }
+        }
+        if (at <= 0) {
+            at = line.length;
+        }
+        this.partial.set(stream, at < line.length ? [line.subarray(at)] : []);
+        return this.complete([line.subarray(0, at), NEWLINE]);
     }
 
     /** Resolves once the log file has taken what it buffered (a paused stream may resume). */
@@ -104,13 +129,21 @@ export class CommandOutput {
         return ok;
     }
 
-    /** Whether a secret's bytes are in the pieces, or across the seam between two of them. */
+    /** Whether a secret's bytes are in the pieces, or across the seams between them (a piece may be shorter than a secret). */
     private hasSecret(pieces: Buffer[]): boolean {
         if (this.secretBytes.length === 0) {
             return false;
         }
         const found = (bytes: Buffer) => this.secretBytes.some(secret => bytes.includes(secret));
-        return pieces.some(found) || pieces.slice(1).some((piece, i) => found(Buffer.concat([pieces[i]!.subarray(-this.seam), piece.subarray(0, this.seam)])));
+        // The last `seam` bytes before each piece, whichever pieces they came from.
+        let before: Buffer = Buffer.alloc(0);
+        for (const piece of pieces) {
+            if (found(piece) || (before.length > 0 && found(Buffer.concat([before, piece.subarray(0, this.seam)])))) {
+                return true;
+            }
+            before = piece.length >= this.seam ? piece.subarray(piece.length - this.seam) : Buffer.concat([before, piece]).subarray(-this.seam);
+        }
+        return false;
     }
 
     /** The lines of `text` (whole lines, each ending in a newline) to the tail and `onLine`: all, or those that can stay in the tail. */

@@ -3,13 +3,19 @@ import { errorMessage } from '../log.js';
 import type { CallToolResult } from '../tools/types.js';
 import { displayCommand } from './argv.js';
 import { digest, statusDigest } from './digest.js';
+import { logFailureText, startFailure } from './logFile.js';
 import { scanLog, scanText, type OutputScan } from './scan.js';
 import type { CommandSpec } from './spec.js';
+import { survivorNote, type Survivor } from './stopper.js';
 
 /** How a run ended: it could not start, or its leader exited. */
 export interface RunEnd {
     failure?: NodeJS.ErrnoException;
     exit?: { code: number | null; signal: NodeJS.Signals | null };
+    /** Processes of the run its stop could not end. */
+    survivors?: Survivor[];
+    /** Why the log could not be written (the disk is full): the run was stopped. */
+    logError?: NodeJS.ErrnoException;
 }
 
 export interface RunFacts {
@@ -37,6 +43,10 @@ export const commandOutputSchema = z.object({
     logBytes: z.number(),
     logLines: z.number(),
     summary: z.string().describe('What happened: status, the lines matching the failure pattern with context, the first and last lines, the log'),
+    survivors: z
+        .array(z.object({ pid: z.number(), command: z.string() }))
+        .optional()
+        .describe('Processes of the run that could not be stopped'),
 });
 
 /**
@@ -56,7 +66,10 @@ export async function commandResult(facts: RunFacts): Promise<{ result: CallTool
     if (end.failure) {
         const err = end.failure;
         status = 'not_started';
-        headline = err.code === 'ENOENT' ? `not found: ${argv[0]} (from ${spec.cwd})` : `cannot start ${argv[0]}: ${err.code ?? err.message}`;
+        headline = startFailure(err, argv, spec.cwd);
+    } else if (end.logError) {
+        status = 'failed';
+        headline = `${logFailureText(end.logError, logPath)}; the command was stopped after ${seconds}: ${shownCommand}`;
     } else if (facts.stopped) {
         status = 'cancelled';
         headline = `Stopped after ${seconds}${signal ? ` (${signal})` : code !== null ? ` (exit ${code})` : ''}: ${shownCommand}`;
@@ -70,6 +83,10 @@ export async function commandResult(facts: RunFacts): Promise<{ result: CallTool
         status = 'completed';
         headline = `exit 0 in ${seconds}: ${shownCommand}`;
     }
+    const survivors = end.survivors ?? [];
+    if (survivors.length > 0) {
+        headline += `\n${survivorNote(survivors)}`;
+    }
     const scan = await scanOutput(facts);
     const text = digest({ headline, scan, logPath, taskId });
     const structuredContent = {
@@ -82,6 +99,7 @@ export async function commandResult(facts: RunFacts): Promise<{ result: CallTool
         logBytes: scan.bytes,
         logLines: scan.lines,
         summary: text,
+        ...(survivors.length > 0 ? { survivors } : {}),
     };
     const failed = status !== 'completed';
     const result: CallToolResult = { content: [{ type: 'text', text }], structuredContent };

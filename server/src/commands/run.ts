@@ -1,18 +1,25 @@
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
-import { createWriteStream } from 'node:fs';
 import type { Clock } from '../clock.js';
 import type { CallToolResult, ToolContext } from '../tools/types.js';
 import { buildArgv } from './argv.js';
-import { stopGroup } from './group.js';
+import { logFailure, openLog } from './logFile.js';
 import { INLINE_LOG_KEEP_MS, type CommandLogs, type LogEntry } from './logs.js';
 import { CommandOutput, percentOf } from './output.js';
+import { RUN_MARKER } from './processTable.js';
 import { commandResult, type RunEnd } from './result.js';
-import { commandEnv, secretValues } from './secrets.js';
+import { commandEnv, secretValues, serverSecretsOf } from './secrets.js';
 import type { CommandSpec } from './spec.js';
+import { stopperFor, survivorNote, type Survivor } from './stopper.js';
 
 /** At most this many progress notifications per second per task. */
 export const PROGRESS_PER_SECOND = 4;
+/**
+ * Once nothing of a run is left, how long its pipes may stay open before the run ends anyway: a
+ * descendant no scan could find (it cleared its environment) may hold them for as long as it lives.
+ */
+export const PIPE_GRACE_MS = 300;
 
 export interface RunDeps {
     clock: Clock;
@@ -20,22 +27,31 @@ export interface RunDeps {
     logs: CommandLogs;
     /** The server's environment (commands inherit it, minus the server's own settings). */
     env: NodeJS.ProcessEnv;
+    /** The server's own credentials (its tokens): hidden from output even when a command reads them elsewhere. */
+    serverSecrets?: readonly string[];
 }
 
 /**
  * Runs one command to its end in its own process group: output to a log file and a tail,
- * throttled progress, a timeout, and on cancel SIGTERM then SIGKILL to the whole group. Returns
- * (and, as a task, lets the end be recorded) only once no process of the group is left.
+ * throttled progress, a timeout, and on cancel SIGTERM then SIGKILL to the whole group and to the
+ * descendants that left it. Returns (and, as a task, lets the end be recorded) once nothing of the
+ * run is left, or once its stop gave up and named what is.
  */
 export async function runCommand(spec: CommandSpec, args: Record<string, unknown>, ctx: ToolContext, deps: RunDeps, opened?: (log: LogEntry) => void): Promise<CallToolResult> {
     const argv = buildArgv(spec, args);
-    const env = commandEnv(deps.env, spec.env);
-    const secrets = secretValues(env, spec.env);
+    const marker = randomUUID();
+    const env = { ...commandEnv(deps.env, spec.env), [RUN_MARKER]: marker };
+    const secrets = secretValues(env, spec.env, [...serverSecretsOf(deps.env), ...(deps.serverSecrets ?? [])]);
     const logEntry = deps.logs.create(spec.name, ctx.taskId);
     opened?.(logEntry);
     const logPath = logEntry.path;
     const started = deps.clock.now();
-    const log = createWriteStream(logPath, { mode: 0o600 });
+    const logFile = await openLog(logPath);
+    if (logFile.error) {
+        deps.logs.ended(logEntry, 0);
+        return logFailure(logFile.error, argv, logPath);
+    }
+    const log = logFile.stream;
     const throttle = progressThrottle(spec, ctx, deps.clock);
     const output = new CommandOutput(log, secrets, throttle.line, spec.progressPattern !== undefined);
     const child = spawn(argv[0]!, argv.slice(1), { cwd: spec.cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -55,9 +71,15 @@ export async function runCommand(spec: CommandSpec, args: Record<string, unknown
         });
     }
 
-    let stopping: Promise<void> | undefined;
+    const stopper = stopperFor(deps.clock);
+    const since = child.pid === undefined ? 0 : stopper.startTimeOf(child.pid);
+    let stopping: Promise<Survivor[]> | undefined;
     let timedOut = false;
-    const stop = (): Promise<void> => (stopping ??= child.pid === undefined ? Promise.resolve() : stopGroup(child.pid, exited, spec.killGraceMs, deps.clock));
+    const stop = (): Promise<Survivor[]> =>
+        (stopping ??= child.pid === undefined ? Promise.resolve([]) : stopper.stop({ pgid: child.pid, marker, leaderExited: exited, since, graceMs: spec.killGraceMs }));
+    // A log that cannot be written (disk full) fails this run alone: its processes are stopped.
+    let logError: NodeJS.ErrnoException | undefined;
+    log.on('error', (err: NodeJS.ErrnoException) => ((logError ??= err), void stop()));
     const timer = spec.timeoutMs === undefined ? undefined : deps.clock.setTimeout(() => ((timedOut = true), void stop()), spec.timeoutMs, undefined);
     const onAbort = (): void => void stop();
     ctx.signal.addEventListener('abort', onAbort, { once: true });
@@ -69,11 +91,14 @@ export async function runCommand(spec: CommandSpec, args: Record<string, unknown
             return { failure };
         }
         const exit = await exited;
-        // The leader is gone; anything it left in its group goes too, so nothing outlives the task.
-        await stop();
-        await streamsDone;
+        // The leader is gone; anything it left, in its group or not, goes too, so nothing outlives the task.
+        const survivors = await stop();
+        await pipesClosed(child, streamsDone, deps.clock);
+        if (survivors.length > 0) {
+            output.write('mcp-tasks', Buffer.from(`${survivorNote(survivors)}\n`));
+        }
         await output.end();
-        return { exit };
+        return { exit, survivors, logError };
     })();
     // A stopped task's end waits for this too, so its result carries the output digest and the log.
     const described = finished.then(async end => {
@@ -100,6 +125,16 @@ export async function runCommand(spec: CommandSpec, args: Record<string, unknown
         ctx.conclude?.(conclusion);
     }
     return result;
+}
+
+/** Waits for the pipes to close, at most PIPE_GRACE_MS, then closes them: the run ends whoever still holds them. */
+async function pipesClosed(child: ChildProcess, closed: Promise<unknown>, clock: Clock): Promise<void> {
+    let timer: ReturnType<Clock['setTimeout']> | undefined;
+    const grace = new Promise<void>(resolve => (timer = clock.setTimeout(resolve, PIPE_GRACE_MS, undefined)));
+    await Promise.race([closed, grace]);
+    clock.clearTimeout(timer);
+    child.stdout?.destroy();
+    child.stderr?.destroy();
 }
 
 /** Reports the latest line as progress at most PROGRESS_PER_SECOND times a second: the last line of each window wins. */

@@ -13,9 +13,27 @@ export function commandEnv(base: NodeJS.ProcessEnv, extra: Record<string, string
     return Object.assign(env, extra);
 }
 
-/** The values to hide: every value the entry sets, and any variable whose name says it is a secret. */
-export function secretValues(env: Record<string, string>, extra: Record<string, string>): string[] {
-    const values = new Set<string>(Object.values(extra));
+/**
+ * The server's own credentials in its environment (its client and owner tokens; a list is
+ * comma-separated). They are kept from commands, and hidden anyway: a command can still read
+ * them elsewhere, such as /proc/$PPID/environ.
+ */
+export function serverSecretsOf(base: NodeJS.ProcessEnv): string[] {
+    const values: string[] = [];
+    for (const [key, value] of Object.entries(base)) {
+        if (value && key.startsWith(SERVER_PREFIX) && SECRET_NAME.test(key.slice(SERVER_PREFIX.length))) {
+            values.push(value, ...value.split(',').map(part => part.trim()));
+        }
+    }
+    return values;
+}
+
+/**
+ * The values to hide: every value the entry sets, any variable whose name says it is a secret,
+ * and the server's own credentials.
+ */
+export function secretValues(env: Record<string, string>, extra: Record<string, string>, server: readonly string[] = []): string[] {
+    const values = new Set<string>([...Object.values(extra), ...server]);
     for (const [key, value] of Object.entries(env)) {
         if (SECRET_NAME.test(key)) {
             values.add(value);

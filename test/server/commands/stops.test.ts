@@ -1,0 +1,140 @@
+/** Stops that always end: descendants that left the process group, cancel, a clean exit and server shutdown, through a real server. */
+import assert from 'node:assert/strict';
+import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { processRunning } from '../../../server/src/commands/group.js';
+import { waitUntil } from '../support/wait.js';
+import { commandsFile, Server } from './commandServer.js';
+
+const node = process.execPath;
+const setsid = resolve(__dirname, '../fixtures/commands/setsid.js');
+
+const gone = (pids: number[], what: string) => waitUntil(() => pids.every(pid => !processRunning(pid)), what);
+
+describe('command stops: descendants that left the group', () => {
+    const dir = realpathSync(mkdtempSync(join(tmpdir(), 'cmd-stops-')));
+    const logDir = mkdtempSync(join(tmpdir(), 'cmd-stops-logs-'));
+    const server = new Server();
+    const strays: number[] = [];
+
+    before(async () => {
+        const file = commandsFile(dir, [
+            { name: 'daemon', description: 'Leaves a setsid descendant holding stdout, and waits.', command: [node, setsid, 'hold', 'wait'], killGraceMs: 1000 },
+            { name: 'leaves', description: 'Leaves a setsid descendant holding stdout, and exits 0.', command: [node, setsid, 'hold', 'exit'] },
+            { name: 'leavesQuiet', description: 'Leaves a setsid descendant with its output redirected, and exits 0.', command: [node, setsid, 'ignore', 'exit'] },
+            { name: 'hidden', description: 'Leaves a setsid descendant with an empty environment holding stdout, and exits 0.', command: [node, setsid, 'hold', 'exit', 'clean'] },
+        ]);
+        await server.open(file, logDir);
+    });
+    after(async () => {
+        for (const pid of strays.filter(processRunning)) {
+            process.kill(pid, 'SIGKILL');
+        }
+        await server.client.close();
+        rmSync(dir, { recursive: true, force: true });
+        rmSync(logDir, { recursive: true, force: true });
+    });
+
+    it('cancel ends although a setsid descendant holds the output pipe, and the descendant is gone', async () => {
+        const { taskId, token } = await server.start('daemon');
+        const pids = await server.pids(token);
+        strays.push(...pids);
+        assert.ok(pids.every(processRunning), 'leader and descendant run before the cancel');
+        const cancelled = await server.client.experimental.tasks.cancelTask(taskId);
+        assert.equal(cancelled.status, 'cancelled');
+        assert.deepEqual(pids.filter(processRunning), [], 'neither the leader nor the descendant outlives the cancel');
+    });
+
+    it('a leader that exits 0 completes; the descendant it left holding the pipe is stopped', async () => {
+        const { taskId, token } = await server.start('leaves');
+        const pids = await server.pids(token);
+        strays.push(...pids);
+        const result = await server.result(taskId);
+        assert.notEqual(result.isError, true, JSON.stringify(result.content));
+        assert.equal((result.structuredContent as { exitCode: number }).exitCode, 0);
+        assert.equal(processRunning(pids[1]!), false, 'the descendant is gone when the result arrives');
+    });
+
+    it('a descendant that redirected its output does not survive as an orphan', async () => {
+        const { taskId, token } = await server.start('leavesQuiet');
+        const pids = await server.pids(token);
+        strays.push(...pids);
+        await server.result(taskId);
+        assert.equal(processRunning(pids[1]!), false);
+    });
+
+    it('a descendant nothing can find (it cleared its environment) holds the pipe: the run still ends', async () => {
+        const { taskId, token } = await server.start('hidden');
+        const pids = await server.pids(token);
+        strays.push(...pids);
+        const result = await server.result(taskId);
+        assert.equal((result.structuredContent as { exitCode: number }).exitCode, 0);
+        // Not found, so not stopped: what the pipe grace is for. The suite ends it.
+        assert.equal(processRunning(pids[1]!), true);
+    });
+});
+
+describe('command stops: server shutdown', () => {
+    it('a SIGTERM to the server ends it while a task has a setsid descendant holding the pipe; the descendant is gone', async () => {
+        const dir = realpathSync(mkdtempSync(join(tmpdir(), 'cmd-shutdown-')));
+        const server = new Server();
+        const file = commandsFile(dir, [{ name: 'daemon', description: 'Leaves a setsid descendant holding stdout.', command: [node, setsid, 'hold', 'wait'], killGraceMs: 1000 }]);
+        await server.open(file, dir);
+        let pids: number[] = [];
+        try {
+            const { token } = await server.start('daemon');
+            pids = await server.pids(token);
+            const serverPid = server.transport.pid!;
+            process.kill(serverPid, 'SIGTERM');
+            await gone([serverPid], 'the server to exit');
+            await server.log.waitFor(/\[stdio\] stopping \(SIGTERM\)/);
+            assert.deepEqual(pids.filter(processRunning), [], 'no process of the task outlives the server');
+        } finally {
+            for (const pid of pids.filter(processRunning)) {
+                process.kill(pid, 'SIGKILL');
+            }
+            await server.client.close();
+            rmSync(dir, { recursive: true, force: true });
+        }
+    });
+});
+
+describe('command stops: many at once', () => {
+    it('cancelling 100 jobs that ignore SIGTERM at once leaves the server answering: every ping round trip under 250 ms', async () => {
+        const dir = realpathSync(mkdtempSync(join(tmpdir(), 'cmd-many-')));
+        const server = new Server();
+        // sh ignores SIGTERM, and exec hands that on to sleep: one process per job, stopped only by SIGKILL.
+        const deaf = { name: 'deaf', description: 'Ignores SIGTERM.', command: ['/bin/sh', '-c', 'trap "" TERM; echo "ready $$"; exec sleep 1000'], killGraceMs: 1500 };
+        await server.open(commandsFile(dir, [deaf]), dir, {}, ['--max-command-processes', '100']);
+        const pids: number[] = [];
+        try {
+            const started = await Promise.all(Array.from({ length: 100 }, () => server.start('deaf')));
+            pids.push(...(await Promise.all(started.map(({ token }) => server.line(token, /^ready /)))).map(line => Number(line.split(' ')[1])));
+            let cancelling = true;
+            const rtts: number[] = [];
+            const pinging = (async () => {
+                while (cancelling) {
+                    const sent = performance.now();
+                    await server.client.ping();
+                    rtts.push(performance.now() - sent);
+                    await new Promise(resolve => setTimeout(resolve, 20));
+                }
+            })();
+            const cancelled = await Promise.all(started.map(({ taskId }) => server.client.experimental.tasks.cancelTask(taskId)));
+            cancelling = false;
+            await pinging;
+            assert.ok(cancelled.every(task => task.status === 'cancelled'));
+            assert.deepEqual(pids.filter(processRunning), [], 'every job is gone');
+            assert.ok(rtts.length >= 10, `${rtts.length} pings during the stops`);
+            assert.ok(Math.max(...rtts) < 250, `ping round trips while 100 groups stopped: max ${Math.max(...rtts).toFixed(0)} ms`);
+        } finally {
+            for (const pid of pids.filter(processRunning)) {
+                process.kill(pid, 'SIGKILL');
+            }
+            await server.client.close();
+            rmSync(dir, { recursive: true, force: true });
+        }
+    });
+});
