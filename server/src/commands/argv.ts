@@ -1,8 +1,8 @@
-import { isAbsolute, resolve } from 'node:path';
 import { z } from 'zod';
-import { placeholderOf, within, type CommandSpec, type ParamSpec } from './spec.js';
+import { resolvesInside } from './confine.js';
+import { placeholderOf, type CommandSpec, type ParamSpec } from './spec.js';
 
-/** The zod schema of a command's parameters: enum, anchored pattern, no NUL, paths kept inside cwd. */
+/** The zod schema of a command's parameters: enum, anchored pattern, no NUL, no leading dash where it would be an option, paths kept inside cwd. */
 export function inputSchemaOf(spec: CommandSpec): z.ZodObject {
     const shape: Record<string, z.ZodType> = {};
     for (const [name, param] of Object.entries(spec.parameters)) {
@@ -28,30 +28,36 @@ function paramSchema(param: ParamSpec, cwd: string): z.ZodType {
         schema = schema.refine(value => anchored.test(value), `must match ${param.pattern}`);
     }
     if (param.type === 'path') {
-        schema = schema.refine(value => value !== '' && !isAbsolute(value) && within(cwd, resolve(cwd, value)), 'must be a relative path inside the working directory');
+        schema = schema
+            .refine(value => !value.startsWith('-'), 'must not start with "-" (write ./-name for such a file)')
+            .refine(value => resolvesInside(cwd, value), 'must be a relative path inside the working directory, symbolic links included');
+    } else if (!param.allowLeadingDash) {
+        schema = schema.refine(value => !value.startsWith('-'), 'must not start with "-": the command would read it as an option');
     }
     return schema;
 }
 
 /**
- * The argv to spawn: each placeholder element replaced by its argument as one whole element (an
- * absent optional one dropped), never joined into a string. With `shell: true` the first element
- * is the script for `sh -c` and the rest, parameters included, are its positional `$1`…
+ * The argv to spawn: each placeholder replaced by its argument within its one element (an absent
+ * optional one drops the element; a boolean with a flag gives the flag or nothing), never joined
+ * into a string. With `shell: true` the first element is the script for `sh -c` and the rest,
+ * parameters included, are its positional `$1`…
  */
 export function buildArgv(spec: CommandSpec, args: Record<string, unknown>): string[] {
     const argv: string[] = [];
-    for (const element of spec.command) {
-        const name = placeholderOf(element);
-        if (name === undefined) {
+    spec.command.forEach((element, i) => {
+        const placeholder = i === 0 ? undefined : placeholderOf(element);
+        if (placeholder === undefined) {
             argv.push(element);
-            continue;
+            return;
         }
-        const value = args[name];
-        if (value === undefined) {
-            continue;
+        const value = Object.hasOwn(args, placeholder.name) ? args[placeholder.name] : undefined;
+        const flag = spec.parameters[placeholder.name]?.flag;
+        if (value === undefined || (flag !== undefined && value !== true)) {
+            return;
         }
-        argv.push(String(value));
-    }
+        argv.push(flag ?? placeholder.prefix + String(value));
+    });
     return spec.shell ? ['/bin/sh', '-c', argv[0]!, spec.name, ...argv.slice(1)] : argv;
 }
 

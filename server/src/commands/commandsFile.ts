@@ -5,8 +5,9 @@ import { errorMessage, type Logger } from '../log.js';
 import type { ClientHub } from '../tasks/hub.js';
 import type { ToolDefinition } from '../tools/types.js';
 import { CommandLimits } from './limits.js';
+import { isDirectory } from './logFile.js';
 import { CommandLogs } from './logs.js';
-import { parseCommandsFile } from './spec.js';
+import { parseCommandsFile, type CommandSpec } from './spec.js';
 import { commandTool } from './tool.js';
 
 /** Changes arriving this close together are read once. */
@@ -101,14 +102,22 @@ export class CommandsFile {
 
     private read(): ToolDefinition[] {
         const { file, clock } = this.options;
-        const specs = parseCommandsFile(readFileSync(file, 'utf8'), file).filter(spec => {
-            // One clashing entry costs only itself: the server still starts, and the others serve.
+        const specs = parseCommandsFile(readFileSync(file, 'utf8'), file).filter((spec, index) => {
+            // One clashing entry, or one whose folder is missing, costs only itself: the server still starts, and the others serve.
             const why = this.options.taken?.(spec.name);
+            const cwd = missingCwd(spec);
             if (why) {
                 this.options.log.error(`[commands] ${file}: ${spec.name}: ${why}; this entry is not served`);
+            } else if (cwd) {
+                this.options.log.error(`[commands] ${file}: tools[${index}] (${spec.name}): cwd: ${cwd}; this entry is not served`);
             }
-            return !why;
+            return !why && !cwd;
         });
         return specs.map(spec => commandTool(spec, { clock, logs: this.logs, limits: this.limits, env: process.env, hub: this.options.hub, serverSecrets: this.options.serverSecrets }));
     }
+}
+
+/** Why an entry's working directory cannot serve (an owner job runs elsewhere and has none). */
+function missingCwd(spec: CommandSpec): string | undefined {
+    return spec.ownerJob || isDirectory(spec.cwd) ? undefined : `${spec.cwd} is not a folder that exists (create it, or fix cwd)`;
 }

@@ -1,7 +1,8 @@
 import { dirname, resolve } from 'node:path';
-import { parseRunOptions, type RunOptions } from './runOptions.js';
+import { checkKeys } from './keys.js';
+import { parseRunOptions, RUN_OPTION_KEYS, type RunOptions } from './runOptions.js';
 
-/** One typed parameter of a command tool; it fills exactly one argv element. */
+/** One typed parameter of a command tool; it fills exactly one argv element (or ends one: `--name={param}`). */
 export interface ParamSpec {
     type: 'string' | 'number' | 'boolean' | 'path';
     description: string;
@@ -10,6 +11,14 @@ export interface ParamSpec {
     pattern?: string;
     /** An optional parameter that is absent drops its argv element. */
     optional: boolean;
+    /**
+     * Whether a string may start with `-`. Declared, or by default only where it cannot be read
+     * as an option: at the end of an element (`--match={p}`) or after a `--` element. A path
+     * never may.
+     */
+    allowLeadingDash: boolean;
+    /** A boolean's flag: the element is this when true, and dropped when false or absent. */
+    flag?: string;
 }
 
 /** A validated entry of the commands file. */
@@ -38,13 +47,36 @@ export interface CommandSpec extends RunOptions {
 
 export const DEFAULT_KILL_GRACE_MS = 5000;
 const NAME = /^[a-zA-Z][a-zA-Z0-9_-]{0,63}$/;
-const PLACEHOLDER = /^\{([a-zA-Z_][a-zA-Z0-9_]*)\}$/;
+/** A whole element `{p}`, or the end of one `--name={p}`: the value is pinned to its option. */
+const PLACEHOLDER = /^([^{}]*)\{([a-zA-Z_][a-zA-Z0-9_]*)\}$/;
 const ANY_PLACEHOLDER = /\{[a-zA-Z_][a-zA-Z0-9_]*\}/;
 const ANNOTATIONS = ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'];
+/** The keys a commands file knows, at each level: any other is refused (the extension's settings schema lists the same). */
+export const FILE_KEYS = ['tools', 'roots'];
+export const ENTRY_KEYS = [
+    'name',
+    'title',
+    'description',
+    'command',
+    'shell',
+    'parameters',
+    'cwd',
+    'env',
+    'timeoutMs',
+    'killGraceMs',
+    'confirm',
+    'taskSupport',
+    'annotations',
+    'progressPattern',
+    'ownerJob',
+    ...RUN_OPTION_KEYS,
+];
+export const PARAMETER_KEYS = ['type', 'description', 'enum', 'pattern', 'optional', 'allowLeadingDash', 'flag'];
 
-/** The parameter an argv element stands for, if it is a placeholder. */
-export function placeholderOf(element: string): string | undefined {
-    return PLACEHOLDER.exec(element)?.[1];
+/** The parameter an argv element stands for, and the text before it, if the element holds a placeholder. */
+export function placeholderOf(element: string): { name: string; prefix: string } | undefined {
+    const match = PLACEHOLDER.exec(element);
+    return match ? { prefix: match[1]!, name: match[2]! } : undefined;
 }
 
 type Json = Record<string, unknown>;
@@ -60,6 +92,7 @@ export function parseCommandsFile(text: string, file: string): CommandSpec[] {
     if (!isObject(doc) || !Array.isArray(doc.tools)) {
         throw new Error(`${file}: expected {"tools": [...]}`);
     }
+    checkKeys(doc, FILE_KEYS, file);
     const base = dirname(resolve(file));
     const roots = doc.roots === undefined ? [base] : stringArray(doc.roots, `${file}: roots`).map(root => resolve(base, root));
     const seen = new Set<string>();
@@ -84,6 +117,7 @@ function parseEntry(entry: unknown, where: string, base: string, roots: string[]
     const fail = (field: string, message: string): never => {
         throw new Error(`${at}: ${field}: ${message}`);
     };
+    checkKeys(entry, ENTRY_KEYS, at);
     if (typeof entry.description !== 'string' || !entry.description.trim()) {
         fail('description', 'required: tell the model what the command does');
     }
@@ -96,19 +130,8 @@ function parseEntry(entry: unknown, where: string, base: string, roots: string[]
         fail('command', 'must name a program');
     }
     const shell = optionalBoolean(entry.shell, `${at}: shell`) ?? false;
-    const parameters = parseParameters(entry.parameters, at);
-    command.forEach((element, i) => {
-        const name = placeholderOf(element);
-        if (name === undefined) {
-            if (ANY_PLACEHOLDER.test(element)) {
-                fail(`command[${i}]`, `"${element}": a {parameter} must be a whole argv element`);
-            }
-        } else if (!parameters[name]) {
-            fail(`command[${i}]`, `{${name}} names no declared parameter`);
-        } else if (i === 0) {
-            fail('command[0]', 'the program cannot be a parameter');
-        }
-    });
+    const parameters = parseParameters(entry.parameters, at, command, shell);
+    command.forEach((element, i) => checkElement(element, i, parameters, shell, fail));
     const cwd = resolve(base, optionalString(entry.cwd, `${at}: cwd`) ?? '.');
     if (!roots.some(root => within(root, cwd))) {
         fail('cwd', `${cwd} is outside the declared roots (${roots.join(', ')})`);
@@ -181,10 +204,35 @@ function parseOwnerJob(value: unknown, at: string): CommandSpec['ownerJob'] {
     if (!isObject(value) || typeof value.kind !== 'string' || !value.kind || typeof value.key !== 'string' || !value.key) {
         throw new Error(`${at}: ownerJob: must be {"kind": "…", "key": "…"}`);
     }
+    checkKeys(value, ['kind', 'key'], `${at}: ownerJob`);
     return { kind: value.kind, key: value.key };
 }
 
-function parseParameters(value: unknown, at: string): Record<string, ParamSpec> {
+/** Where an argv element may hold a placeholder, and that it names a declared parameter (own keys only: no `{constructor}`). */
+function checkElement(element: string, i: number, parameters: Record<string, ParamSpec>, shell: boolean, fail: (field: string, message: string) => never): void {
+    // With shell: true the first element is the script, never filled in: `${HOME}` there is the shell's.
+    if (i === 0 && shell) {
+        return;
+    }
+    const placeholder = placeholderOf(element);
+    if (placeholder === undefined) {
+        if (ANY_PLACEHOLDER.test(element)) {
+            fail(`command[${i}]`, `"${element}": a {parameter} must be a whole argv element or end one (--name={parameter})`);
+        }
+        return;
+    }
+    if (i === 0) {
+        fail('command[0]', 'the program cannot be a parameter');
+    }
+    const param = Object.hasOwn(parameters, placeholder.name) ? parameters[placeholder.name] : undefined;
+    if (param === undefined) {
+        fail(`command[${i}]`, `{${placeholder.name}} names no declared parameter`);
+    } else if (param.flag !== undefined && placeholder.prefix !== '') {
+        fail(`command[${i}]`, `{${placeholder.name}} stands for a flag, so it must be a whole argv element`);
+    }
+}
+
+function parseParameters(value: unknown, at: string, command: readonly string[], shell: boolean): Record<string, ParamSpec> {
     const result: Record<string, ParamSpec> = {};
     if (value === undefined) {
         return result;
@@ -192,18 +240,35 @@ function parseParameters(value: unknown, at: string): Record<string, ParamSpec> 
     if (!isObject(value)) {
         throw new Error(`${at}: parameters: must be an object`);
     }
+    const bare = bareParameters(command, shell);
     for (const [name, raw] of Object.entries(value)) {
         const where = `${at}: parameters.${name}`;
-        if (!/^[a-zA-Z_][a-zA-Z0-9_]*$/.test(name) || !isObject(raw)) {
+        if (!/^[a-zA-Z_][a-zA-Z0-9_]*$/.test(name) || name === '__proto__' || !isObject(raw)) {
             throw new Error(`${where}: must be an object under an identifier`);
         }
+        checkKeys(raw, PARAMETER_KEYS, where);
         if (raw.type !== 'string' && raw.type !== 'number' && raw.type !== 'boolean' && raw.type !== 'path') {
             throw new Error(`${where}: type: must be string, number, boolean or path`);
         }
         if (typeof raw.description !== 'string' || !raw.description.trim()) {
             throw new Error(`${where}: description: required`);
         }
-        const spec: ParamSpec = { type: raw.type, description: raw.description, optional: optionalBoolean(raw.optional, `${where}: optional`) ?? false };
+        const flag = optionalString(raw.flag, `${where}: flag`);
+        if (flag !== undefined && (raw.type !== 'boolean' || flag === '' || flag.includes('\0'))) {
+            throw new Error(`${where}: flag: only for a boolean, as the argument it adds (such as "--coverage")`);
+        }
+        const allowLeadingDash = optionalBoolean(raw.allowLeadingDash, `${where}: allowLeadingDash`);
+        if (allowLeadingDash !== undefined && raw.type !== 'string') {
+            throw new Error(`${where}: allowLeadingDash: only for a string (a path never starts with "-")`);
+        }
+        const spec: ParamSpec = {
+            type: raw.type,
+            description: raw.description,
+            // A flag that is left out is simply not given.
+            optional: optionalBoolean(raw.optional, `${where}: optional`) ?? flag !== undefined,
+            allowLeadingDash: raw.type === 'string' ? (allowLeadingDash ?? !bare.has(name)) : false,
+            ...(flag === undefined ? {} : { flag }),
+        };
         if (raw.enum !== undefined) {
             spec.enum = stringArray(raw.enum, `${where}: enum`);
             if (raw.type !== 'string' || spec.enum.length === 0) {
@@ -221,6 +286,19 @@ function parseParameters(value: unknown, at: string): Record<string, ParamSpec> 
         result[name] = spec;
     }
     return result;
+}
+
+/** The parameters that fill a whole element before any `--`: values there that start with "-" would be read as options. */
+function bareParameters(command: readonly string[], shell: boolean): Set<string> {
+    const bare = new Set<string>();
+    const end = command.indexOf('--', shell ? 1 : 0);
+    command.forEach((element, i) => {
+        const placeholder = placeholderOf(element);
+        if (i > 0 && placeholder?.prefix === '' && (end < 0 || i < end)) {
+            bare.add(placeholder.name);
+        }
+    });
+    return bare;
 }
 
 /** Whether `path` is `root` or below it (both absolute). */

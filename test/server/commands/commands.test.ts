@@ -263,8 +263,8 @@ describe('command tools', () => {
         writeFileSync(file, commandsJson([{ name: 'added', description: 'New.', command: [node, script('argv.js')] }]));
         await peer.listChanged.until(items => items.length > seen || undefined, 'tools/list_changed');
         assert.ok((await peer.client.listTools()).tools.some(tool => tool.name === 'added'));
-        writeFileSync(file, JSON.stringify({ tools: [{ name: 'bad', description: 'x', command: ['x', '--f={f}'] }] }));
-        await peer.log.waitFor(/tools\[0\] \(bad\): command\[1\]: "--f=\{f\}": a \{parameter\} must be a whole argv element; keeping/);
+        writeFileSync(file, JSON.stringify({ tools: [{ name: 'bad', description: 'x', command: ['x', '--f={f}.txt'] }] }));
+        await peer.log.waitFor(/tools\[0\] \(bad\): command\[1\]: "--f=\{f\}\.txt": a \{parameter\} must be a whole argv element or end one \(--name=\{parameter\}\); keeping/);
         assert.ok((await peer.client.listTools()).tools.some(tool => tool.name === 'added'), 'the last good set stays');
     });
 });

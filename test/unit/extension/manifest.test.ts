@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, it } from 'node:test';
+import { ENTRY_KEYS, PARAMETER_KEYS } from '@mcp-tasks/server/commandSpec';
 
 const root = resolve(__dirname, '../../..');
 const raw = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as Record<string, unknown>;
@@ -47,6 +48,11 @@ const manifest = localize(raw) as {
     activationEvents: string[];
     capabilities: { untrustedWorkspaces: { supported: boolean | 'limited'; description?: string; restrictedConfigurations?: string[] } };
 };
+
+interface SchemaObject {
+    properties: Record<string, { additionalProperties?: unknown }>;
+    additionalProperties?: unknown;
+}
 
 /** Every contributed setting, from all configuration sections, with its schema. */
 function settings(): Map<string, { order?: number }> {
@@ -116,6 +122,24 @@ describe('package.nls.json', () => {
 });
 
 describe('package.json manifest', () => {
+    it('the mcpTasks.commands schema takes exactly the keys a commands file does (an unknown key is refused by both)', () => {
+        const entry = (settings().get('mcpTasks.commands') as { items: SchemaObject }).items;
+        const parameter = entry.properties.parameters!.additionalProperties as SchemaObject;
+        for (const [schema, keys] of [
+            // Owner-job entries come from mcpTasks.exposeVsCodeTasks, never from this setting.
+            [entry, ENTRY_KEYS.filter(key => key !== 'ownerJob')],
+            [parameter, PARAMETER_KEYS],
+        ] as const) {
+            assert.equal(schema.additionalProperties, false);
+            assert.deepEqual(Object.keys(schema.properties).sort(), [...keys].sort());
+        }
+        // The JSON schema for .vscode/mcp-tasks.json files says the same.
+        const file = JSON.parse(readFileSync(join(root, 'media/mcp-tasks.schema.json'), 'utf8')) as { properties: { tools: { items: SchemaObject } } };
+        const fileEntry = file.properties.tools.items;
+        assert.deepEqual(Object.keys(fileEntry.properties).sort(), Object.keys(entry.properties).sort());
+        assert.deepEqual(Object.keys((fileEntry.properties.parameters!.additionalProperties as SchemaObject).properties).sort(), [...PARAMETER_KEYS].sort());
+    });
+
     it('registers every contributed command in the code', () => {
         const registered = registeredCommands();
         for (const { command } of manifest.contributes.commands) {

@@ -50,16 +50,26 @@ describe('command sources', () => {
 
     it('a bad entry is left out with its index and field; the others still serve', () => {
         const merged = mergeCommands(
-            [user([tool('good'), { name: 'bad', description: 'x', command: ['echo', 'a{b}'] }, tool('no way'), 'text', tool('also_good', { parameters: { n: { type: 'date', description: 'd' } } })])],
+            [
+                user([
+                    tool('good'),
+                    { name: 'bad', description: 'x', command: ['echo', 'a{b}c'] },
+                    tool('no way'),
+                    'text',
+                    tool('also_good', { parameters: { n: { type: 'date', description: 'd' } } }),
+                    tool('typo', { timeout: 5 }),
+                ]),
+            ],
             [WS],
             true,
         );
         assert.deepEqual(names(merged), ['good']);
         const text = merged.problems.join('\n');
-        assert.match(text, /user: \[1\] \(bad\): command\[1\]: "a\{b\}": a \{parameter\} must be a whole argv element/);
+        assert.match(text, /user: \[1\] \(bad\): command\[1\]: "a\{b\}c": a \{parameter\} must be a whole argv element or end one/);
         assert.match(text, /user: \[2\]: name: must match/);
         assert.match(text, /user: \[3\]: must be an object/);
         assert.match(text, /user: \[4\] \(also_good\): parameters\.n: type/);
+        assert.match(text, /user: \[5\] \(typo\): unknown key timeout; did you mean timeoutMs\?/);
         assert.match(mergeCommands([user({ tools: [] })], [WS], true).problems[0]!, /must be an array/);
     });
 

@@ -1,14 +1,20 @@
 /** Command tools' argv building, fuzzed: a parameter is rejected by its schema or is exactly one literal argv element. */
 import assert from 'node:assert/strict';
-import { posix } from 'node:path';
-import { describe, it } from 'node:test';
+import { mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, posix } from 'node:path';
+import { after, describe, it } from 'node:test';
 import fc from 'fast-check';
 import { buildArgv, inputSchemaOf } from '../../../../server/src/commands/argv.js';
 import { percentOf } from '../../../../server/src/commands/output.js';
 import { redactor, secretValues } from '../../../../server/src/commands/secrets.js';
 import { parseCommandsFile } from '../../../../server/src/commands/spec.js';
 
-const FILE = '/srv/project/commands.json';
+// A real folder: path parameters are resolved on disk.
+const PROJECT = realpathSync(mkdtempSync(join(tmpdir(), 'cmd-args-')));
+mkdirSync(join(PROJECT, 'sub'));
+after(() => rmSync(PROJECT, { recursive: true, force: true }));
+const FILE = join(PROJECT, 'commands.json');
 const [free, checked, path, viaShell] = parseCommandsFile(
     JSON.stringify({
         tools: [
@@ -47,7 +53,8 @@ describe('command argv', () => {
         fc.assert(
             fc.property(hostile, name => {
                 const parsed = inputSchemaOf(checked!).safeParse({ name });
-                assert.equal(parsed.success, /^[a-z0-9_-]+$/.test(name));
+                // A whole element, so no leading "-": it would be an option.
+                assert.equal(parsed.success, /^[a-z0-9_-]+$/.test(name) && !name.startsWith('-'));
                 if (parsed.success) {
                     assert.deepEqual(buildArgv(checked!, parsed.data), ['prog', name]);
                 }
@@ -61,8 +68,8 @@ describe('command argv', () => {
             fc.property(hostile, file => {
                 const parsed = inputSchemaOf(path!).safeParse({ file });
                 if (parsed.success) {
-                    const resolved = posix.resolve('/srv/project/sub', file);
-                    assert.ok(resolved === '/srv/project/sub' || resolved.startsWith('/srv/project/sub/'), `${file} escaped`);
+                    const resolved = posix.resolve(`${PROJECT}/sub`, file);
+                    assert.ok(resolved === `${PROJECT}/sub` || resolved.startsWith(`${PROJECT}/sub/`), `${file} escaped`);
                     assert.deepEqual(buildArgv(path!, parsed.data), ['cat', file]);
                 }
             }),
@@ -82,7 +89,7 @@ describe('command argv', () => {
 
     it('refuses a placeholder inside an element, a cwd outside the roots, and names the entry and field', () => {
         const parse = (tool: object) => () => parseCommandsFile(JSON.stringify({ tools: [tool] }), FILE);
-        assert.throws(parse({ name: 'x', description: 'd', command: ['p', '--f={f}'], parameters: { f: { type: 'string', description: 'f' } } }), /tools\[0\] \(x\): command\[1\]: .*whole argv element/);
+        assert.throws(parse({ name: 'x', description: 'd', command: ['p', '--f={f}.txt'], parameters: { f: { type: 'string', description: 'f' } } }), /tools\[0\] \(x\): command\[1\]: .*whole argv element or end one/);
         assert.throws(parse({ name: 'x', description: 'd', command: ['p'], cwd: '../elsewhere' }), /tools\[0\] \(x\): cwd: .* outside the declared roots/);
         assert.throws(parse({ name: 'x', description: 'd', command: ['{p}'], parameters: { p: { type: 'string', description: 'p' } } }), /command\[0\]: the program cannot be a parameter/);
         assert.throws(parse({ name: 'x', command: ['p'] }), /tools\[0\] \(x\): description: required/);
