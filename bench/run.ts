@@ -20,6 +20,7 @@ import {
     progressLoad,
     resultLatency,
     stdioThroughput,
+    stopProbe,
     type Context,
     type Metrics,
     type Settings,
@@ -58,6 +59,7 @@ const EXPERIMENTS: Experiment[] = [
     { id: 'memory', title: 'memory per live task; tasks/list among other clients’ tasks', kinds: ['ours', 'baseline'], rounds: 1, timeoutMs: 150_000, run: memoryAndList },
     { id: 'heap', title: 'in-process probe: live heap per task, tasks/list', kinds: ['ours'], rounds: 1, timeoutMs: 120_000, run: ctx => heapProbe(ctx) },
     { id: 'commands', title: 'command tools: 200 MB of output, 50 cancelled at once (in-process)', kinds: ['ours'], rounds: 1, timeoutMs: 180_000, run: ctx => commandProbe(ctx) },
+    { id: 'stops', title: 'command tools: 100 groups that ignore SIGTERM stopped at once (in-process)', kinds: ['ours'], rounds: 1, timeoutMs: 120_000, run: ctx => stopProbe(ctx) },
     { id: 'coldstart', title: 'cold start', kinds: ['ours', 'baseline', 'floor'], timeoutMs: 60_000, run: coldStart },
     { id: 'extension', title: 'extension activation', kinds: ['ours'], rounds: 1, timeoutMs: 60_000, run: ctx => extensionActivation(ctx) },
     {

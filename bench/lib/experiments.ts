@@ -597,6 +597,22 @@ export async function commandProbe(ctx: Context): Promise<Metrics> {
     return { ...plain, ...secret };
 }
 
+/** Command groups stopped at once: each ignores SIGTERM, so each is watched through the grace and then killed. */
+export const STOP_GROUPS = 100;
+const STOP_GRACE_MS = 2000;
+
+/** The server's event-loop delay while STOP_GROUPS groups stop at once, measured in its process. */
+export async function stopProbe(ctx: Context): Promise<Metrics> {
+    return new Promise<Metrics>((resolve, reject) => {
+        const proc = track(spawn(process.execPath, [ctx.programs.stopProbe, String(STOP_GROUPS), String(STOP_GRACE_MS)], { stdio: ['ignore', 'pipe', 'pipe'], env: CHILD_ENV }));
+        let text = '';
+        let errText = '';
+        proc.stdout.setEncoding('utf8').on('data', (chunk: string) => (text += chunk));
+        proc.stderr.setEncoding('utf8').on('data', (chunk: string) => (errText += chunk));
+        proc.once('close', code => (code === 0 ? resolve(JSON.parse(text) as Metrics) : reject(new Error(`stop probe exited ${code}: ${errText.slice(0, 500)}`))));
+    });
+}
+
 /** Which raw client is cheaper: node:http (keep-alive Agent) or fetch, on the HTTP floor. */
 export async function clientCost(ctx: Context): Promise<Metrics> {
     const server = await startHttp('floor', ctx.programs);

@@ -1,6 +1,6 @@
 // The rows of the main table (ours, stock, floor): which metric of which experiment each shows,
 // how its cell reads, and the goal it is held to.
-import { COMMAND_CANCEL_TASKS, COMMAND_FLOOD_MB, type Settings } from './experiments.js';
+import { COMMAND_CANCEL_TASKS, COMMAND_FLOOD_MB, STOP_GROUPS, type Settings } from './experiments.js';
 import type { Row } from './report.js';
 import { fmt } from './stats.js';
 
@@ -203,6 +203,16 @@ export function rows(settings: Settings): Row[] {
             kind: 'custom',
             cell: m => `p50 ${fmt(m('cancelP50Ms'))} ms, max ${fmt(m('cancelMaxMs'))} ms (grace ${fmt(m('cancelGraceMs'))} ms); ${fmt(m('cancelLeftAlive'))} of ${fmt(m('cancelProcesses'))} processes left`,
             goal: { text: 'each within the grace period, none left', met: v => (Number.isFinite(v.ours) ? v.ours <= v.metric('ours', 'cancelGraceMs') && v.metric('ours', 'cancelLeftAlive') === 0 : undefined) },
+        },
+        {
+            figure: `${STOP_GROUPS} command groups that ignore SIGTERM cancelled at once (grace, then SIGKILL): event-loop delay beyond its 5 ms sampling interval (in-process)`,
+            transport: '–',
+            exp: 'stops',
+            key: 'stopLoopP99Ms',
+            kind: 'custom',
+            cell: m =>
+                `p99 ${fmt(m('stopLoopP99Ms'))} ms (max ${fmt(m('stopLoopMaxMs'))} ms); tasks/cancel p50 ${fmt(m('stopCancelP50Ms'))} ms, max ${fmt(m('stopCancelMaxMs'))} ms (grace ${fmt(m('stopGraceMs'))} ms); ${fmt(m('stopLeftAlive'))} left`,
+            goal: { text: 'p99 ≤ 20 ms, none left', met: v => (Number.isFinite(v.ours) ? v.ours <= 20 && v.metric('ours', 'stopLeftAlive') === 0 : undefined) },
         },
         { figure: 'cold start → listening ({"url"} printed)', transport: 'http', exp: 'coldstart', key: 'httpP50', kind: 'latency', extra: [['httpMax', 'max {}']], goal: { text: '≤ 300 ms', met: v => atMost(300)(v.ours) } },
         {

@@ -27,6 +27,8 @@ export interface Programs {
     heapProbe: string;
     /** The in-process command tools probe (flood, mass cancel). */
     commandProbe: string;
+    /** The in-process probe of stopping many command groups at once. */
+    stopProbe: string;
     /** The server built from server/src as `node esbuild.mjs --production` builds it (minified), for cold start. */
     oursMinified: string;
     /** The redis-server the `redis` kind uses; set only while the Redis experiment runs. */
@@ -62,6 +64,7 @@ export async function buildPrograms(overrides: { ours?: string; vs?: string } = 
             activate: join(ROOT, 'bench/programs/activate.ts'),
             heapProbe: join(ROOT, 'bench/programs/heapProbe.ts'),
             commandProbe: join(ROOT, 'bench/programs/commandProbe.ts'),
+            stopProbe: join(ROOT, 'bench/programs/stopProbe.ts'),
         },
         outdir,
         bundle: true,
@@ -93,6 +96,7 @@ export async function buildPrograms(overrides: { ours?: string; vs?: string } = 
         activate: join(outdir, 'activate.js'),
         heapProbe: join(outdir, 'heapProbe.js'),
         commandProbe: join(outdir, 'commandProbe.js'),
+        stopProbe: join(outdir, 'stopProbe.js'),
         oursMinified: join(outdir, 'oursMinified.js'),
         dispose: () => rmSync(outdir, { recursive: true, force: true }),
     };
