@@ -12,16 +12,15 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, wr
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
-import { PassThrough, Writable } from 'node:stream';
+import { Writable } from 'node:stream';
 import { setFlagsFromString } from 'node:v8';
 import { processRunning } from '../../server/src/commands/group.js';
 import { commandTool } from '../../server/src/commands/tool.js';
 import { CommandLimits } from '../../server/src/commands/limits.js';
 import { CommandLogs } from '../../server/src/commands/logs.js';
 import { DEFAULT_KILL_GRACE_MS, parseCommandsFile } from '../../server/src/commands/spec.js';
-import { connectStdio, createTasksServer, PROTOCOL_VERSION, silentLogger, systemClock } from '../../server/src/index.js';
-import type { McpSession } from '../../server/src/mcp/session.js';
-import type { Transport } from '../../server/src/rpc/transport.js';
+import { systemClock } from '../../server/src/index.js';
+import { cancelAll, inProcessServer } from './inProcess.js';
 
 const LINE_BYTES = 100;
 const LOOP_RESOLUTION_MS = 5;
@@ -74,7 +73,6 @@ async function main(): Promise<void> {
     // No cap on processes: the cancel load starts all its commands at once.
     const deps = { clock: systemClock, logs: new CommandLogs({ dir: logDir, clock: systemClock }), limits: new CommandLimits(Infinity), env: process.env };
     const tools = parseCommandsFile(readFileSync(file, 'utf8'), file).map(spec => commandTool(spec, deps));
-    const core = createTasksServer({ tools, logger: silentLogger, maxTasksPerClient: 10_000 });
 
     // The client's side of stdout: every frame the server sends on its own (notifications).
     const progressAt: number[] = [];
@@ -89,17 +87,7 @@ async function main(): Promise<void> {
             done();
         },
     });
-    const session: McpSession = connectStdio(core, { input: new PassThrough(), output }).session;
-    let id = 1;
-    const sink: Transport = { send: () => true, close: () => undefined };
-    const call = async (method: string, params: Record<string, unknown>) => {
-        const response = await session.rpc.handleRequest({ jsonrpc: '2.0', id: id++, method, params }, sink);
-        if (response.error) {
-            throw new Error(`${method}: ${JSON.stringify(response.error)}`);
-        }
-        return response.result!;
-    };
-    await call('initialize', { protocolVersion: PROTOCOL_VERSION, capabilities: {}, clientInfo: { name: 'probe', version: '1' } });
+    const { core, call } = await inProcessServer(tools, output);
 
     // Flood.
     const lines = Math.round((floodMb * 1024 * 1024) / LINE_BYTES);
@@ -163,16 +151,7 @@ async function main(): Promise<void> {
         }
     }
     const aliveBefore = pids.filter(processRunning).length;
-    const cancelMs = await Promise.all(
-        ids.map(async task => {
-            const start = performance.now();
-            const answer = await call('tasks/cancel', { taskId: task });
-            if (answer.status !== 'cancelled') {
-                throw new Error(`tasks/cancel of ${task} answered ${String(answer.status)}`);
-            }
-            return performance.now() - start;
-        }),
-    );
+    const cancelMs = await cancelAll(call, ids);
     const cancel = {
         cancelTasks,
         cancelProcesses: pids.length,

@@ -8,13 +8,14 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
-import { PassThrough, Writable } from 'node:stream';
 import { processRunning } from '../../server/src/commands/group.js';
+import { CommandLimits } from '../../server/src/commands/limits.js';
+import { CommandLogs } from '../../server/src/commands/logs.js';
 import { parseCommandsFile } from '../../server/src/commands/spec.js';
 import { commandTool } from '../../server/src/commands/tool.js';
-import { connectStdio, createTasksServer, PROTOCOL_VERSION, silentLogger, systemClock } from '../../server/src/index.js';
-import type { Transport } from '../../server/src/rpc/transport.js';
+import { systemClock } from '../../server/src/index.js';
 import { percentile } from '../lib/stats.js';
+import { cancelAll, inProcessServer } from './inProcess.js';
 
 const LOOP_RESOLUTION_MS = 5;
 /** sh ignores SIGTERM and exec hands that on: one process per group, which only SIGKILL ends. */
@@ -25,19 +26,10 @@ async function main(): Promise<void> {
     const dir = mkdtempSync(join(tmpdir(), 'mcp-tasks-stop-probe-'));
     const file = join(dir, 'commands.json');
     writeFileSync(file, JSON.stringify({ tools: [{ name: 'deaf', description: 'Ignores SIGTERM.', command: ['/bin/sh', '-c', DEAF_SH], killGraceMs: graceMs }] }));
-    const tools = parseCommandsFile(readFileSync(file, 'utf8'), file).map(spec => commandTool(spec, { clock: systemClock, logDir: dir, env: process.env }));
-    const core = createTasksServer({ tools, logger: silentLogger, maxTasksPerClient: 10_000 });
-    const { session } = connectStdio(core, { input: new PassThrough(), output: new Writable({ write: (_chunk, _encoding, done) => done() }) });
-    const sink: Transport = { send: () => true, close: () => undefined };
-    let id = 1;
-    const call = async (method: string, params: Record<string, unknown>) => {
-        const response = await session.rpc.handleRequest({ jsonrpc: '2.0', id: id++, method, params }, sink);
-        if (response.error) {
-            throw new Error(`${method}: ${JSON.stringify(response.error)}`);
-        }
-        return response.result!;
-    };
-    await call('initialize', { protocolVersion: PROTOCOL_VERSION, capabilities: {}, clientInfo: { name: 'probe', version: '1' } });
+    // No cap on processes: every group starts and stops at once.
+    const deps = { clock: systemClock, logs: new CommandLogs({ dir, clock: systemClock }), limits: new CommandLimits(Infinity), env: process.env };
+    const tools = parseCommandsFile(readFileSync(file, 'utf8'), file).map(spec => commandTool(spec, deps));
+    const { core, call } = await inProcessServer(tools);
 
     const ids: string[] = [];
     for (let i = 0; i < groups; i++) {
@@ -62,16 +54,7 @@ async function main(): Promise<void> {
 
     const loop = monitorEventLoopDelay({ resolution: LOOP_RESOLUTION_MS });
     loop.enable();
-    const cancelMs = await Promise.all(
-        ids.map(async task => {
-            const start = performance.now();
-            const answer = await call('tasks/cancel', { taskId: task });
-            if (answer.status !== 'cancelled') {
-                throw new Error(`tasks/cancel of ${task} answered ${String(answer.status)}`);
-            }
-            return performance.now() - start;
-        }),
-    );
+    const cancelMs = await cancelAll(call, ids);
     loop.disable();
     const result = {
         stopGroups: groups,
