@@ -11,6 +11,23 @@ import { commandsFile, Server } from './commandServer.js';
 const node = process.execPath;
 const setsid = resolve(__dirname, '../fixtures/commands/setsid.js');
 
+/** Pings the server back to back (20 ms apart) until `done` settles; the round trips in ms. */
+async function pingsWhile(server: Server, done: Promise<unknown>): Promise<number[]> {
+    let settled = false;
+    void done.then(
+        () => (settled = true),
+        () => (settled = true),
+    );
+    const rtts: number[] = [];
+    while (!settled) {
+        const sent = performance.now();
+        await server.client.ping();
+        rtts.push(performance.now() - sent);
+        await new Promise(resolve => setTimeout(resolve, 20));
+    }
+    return rtts;
+}
+
 const gone = (pids: number[], what: string) => waitUntil(() => pids.every(pid => !processRunning(pid)), what);
 
 describe('command stops: descendants that left the group', () => {
@@ -102,7 +119,7 @@ describe('command stops: server shutdown', () => {
 });
 
 describe('command stops: many at once', () => {
-    it('cancelling 100 jobs that ignore SIGTERM at once leaves the server answering: every ping round trip under 250 ms', async () => {
+    it('cancelling 100 jobs that ignore SIGTERM at once leaves the server answering: every ping round trip under 250 ms (or twice what load alone gives)', async () => {
         const dir = realpathSync(mkdtempSync(join(tmpdir(), 'cmd-many-')));
         const server = new Server();
         // sh ignores SIGTERM, and exec hands that on to sleep: one process per job, stopped only by SIGKILL.
@@ -112,23 +129,17 @@ describe('command stops: many at once', () => {
         try {
             const started = await Promise.all(Array.from({ length: 100 }, () => server.start('deaf')));
             pids.push(...(await Promise.all(started.map(({ token }) => server.line(token, /^ready /)))).map(line => Number(line.split(' ')[1])));
-            let cancelling = true;
-            const rtts: number[] = [];
-            const pinging = (async () => {
-                while (cancelling) {
-                    const sent = performance.now();
-                    await server.client.ping();
-                    rtts.push(performance.now() - sent);
-                    await new Promise(resolve => setTimeout(resolve, 20));
-                }
-            })();
-            const cancelled = await Promise.all(started.map(({ taskId }) => server.client.experimental.tasks.cancelTask(taskId)));
-            cancelling = false;
-            await pinging;
-            assert.ok(cancelled.every(task => task.status === 'cancelled'));
+            // The same pings with nothing stopping first: what this machine's load alone costs a round trip.
+            const quiet = await pingsWhile(server, new Promise(resolve => setTimeout(resolve, 1500)));
+            const cancelling = Promise.all(started.map(({ taskId }) => server.client.experimental.tasks.cancelTask(taskId)));
+            const stopping = await pingsWhile(server, cancelling);
+            assert.ok((await cancelling).every(task => task.status === 'cancelled'));
             assert.deepEqual(pids.filter(processRunning), [], 'every job is gone');
-            assert.ok(rtts.length >= 10, `${rtts.length} pings during the stops`);
-            assert.ok(Math.max(...rtts) < 250, `ping round trips while 100 groups stopped: max ${Math.max(...rtts).toFixed(0)} ms`);
+            assert.ok(stopping.length >= 10, `${stopping.length} pings answered while the groups stopped`);
+            // Under 250 ms, or under twice the worst the load gave an idle server (a scan per stopping task every 20 ms took seconds).
+            const bound = Math.max(250, 2 * Math.max(...quiet));
+            const worst = Math.max(...stopping);
+            assert.ok(worst < bound, `ping round trips while 100 groups stopped: max ${worst.toFixed(0)} ms (idle: max ${Math.max(...quiet).toFixed(0)} ms)`);
         } finally {
             for (const pid of pids.filter(processRunning)) {
                 process.kill(pid, 'SIGKILL');
