@@ -36,11 +36,12 @@ export interface ProcessTable {
 }
 
 /**
- * /proc files read between two turns of the event loop. Synchronous reads of /proc cost a tenth of
- * what callback reads do on the main thread (one round trip to the thread pool per open, stat,
- * read and close), and a slice of them takes about a millisecond.
+ * How long a scan reads /proc before it lets the event loop turn. Synchronous reads of /proc cost
+ * a tenth of what callback reads do on the main thread (one round trip to the thread pool per open,
+ * stat, read and close), but on a loaded machine one can take a millisecond: the slice is timed,
+ * not counted.
  */
-const READS_PER_SLICE = 48;
+const SLICE_MS = 4;
 const MARKER_BYTES = Buffer.from(`${RUN_MARKER}=`);
 
 export const systemProcessTable: ProcessTable = {
@@ -69,19 +70,20 @@ async function scan(since: number): Promise<ScannedProcess[] | undefined> {
         return undefined;
     }
     const found: ScannedProcess[] = [];
-    let reads = 0;
+    let sliceEnd = performance.now() + SLICE_MS;
     for (const name of names) {
         if (!/^\d+$/.test(name)) {
             continue;
         }
-        if (++reads % READS_PER_SLICE === 0) {
+        if (performance.now() > sliceEnd) {
             await new Promise(setImmediate);
+            sliceEnd = performance.now() + SLICE_MS;
         }
         const stat = parseStat(read(`/proc/${name}/stat`));
         if (stat === undefined || stat.state === 'Z' || stat.state === 'X') {
             continue;
         }
-        const marker = stat.startTime >= since ? (reads++, markerOf(read(`/proc/${name}/environ`))) : undefined;
+        const marker = stat.startTime >= since ? markerOf(read(`/proc/${name}/environ`)) : undefined;
         found.push({ pid: Number(name), pgrp: stat.pgrp, marker });
     }
     return found;
