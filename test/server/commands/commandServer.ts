@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { CallToolResultSchema, CreateTaskResultSchema, ProgressNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
-import { LogTail, SERVER_JS } from '../support/helpers.js';
-import { Feed } from '../support/wait.js';
+import { LogTail, SERVER_JS } from '../../support/helpers.js';
+import { Feed } from '../../support/wait.js';
 
 const node = process.execPath;
 

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { processRunning } from '../../../server/src/commands/group.js';
-import { waitUntil } from '../support/wait.js';
+import { waitUntil } from '../../support/wait.js';
 import { commandsFile, Server } from './commandServer.js';
 
 const node = process.execPath;

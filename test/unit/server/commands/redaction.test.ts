@@ -4,8 +4,8 @@ import { createWriteStream, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { CommandOutput } from '../../../server/src/commands/output.js';
-import { secretValues, serverSecretsOf } from '../../../server/src/commands/secrets.js';
+import { CommandOutput } from '../../../../server/src/commands/output.js';
+import { secretValues, serverSecretsOf } from '../../../../server/src/commands/secrets.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'cmd-redact-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
