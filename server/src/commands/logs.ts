@@ -8,6 +8,9 @@ import type { OutputLog } from '../tools/types.js';
 export const DEFAULT_LOG_LIMIT_BYTES = 1024 * 1024 * 1024;
 /** How long the log of a call that ran inline (no task, so no TTL) is kept. */
 export const INLINE_LOG_KEEP_MS = 60 * 60 * 1000;
+/** How long the running logs' summed size is reused: every run's end sweeps, and re-reading every
+ * running log's size each time made 100 runs ending together cost 100² stat calls. */
+const RUNNING_SIZE_REUSE_MS = 1000;
 
 export interface LogEntry extends OutputLog {
     readonly name: string;
@@ -17,6 +20,8 @@ export interface LogEntry extends OutputLog {
     expiresAt?: number;
     /** Its size when the run ended. */
     bytes?: number;
+    /** Its size at the last measure of the running logs. */
+    measuredBytes?: number;
 }
 
 export interface CommandLogsOptions {
@@ -42,6 +47,8 @@ export class CommandLogs {
     private timer?: ClockTimer;
     private timerAt = Infinity;
     private runs = 0;
+    private runningBytes = 0;
+    private runningMeasuredAt = -Infinity;
 
     constructor(options: CommandLogsOptions) {
         this.owned = options.dir === undefined;
@@ -79,6 +86,8 @@ export class CommandLogs {
         entry.running = false;
         entry.expiresAt = this.clock.now() + keepMs;
         entry.bytes = sizeOf(entry.path);
+        // Now counted as ended: take what it added to the reused running figure back out.
+        this.runningBytes -= entry.measuredBytes ?? 0;
         this.sweep();
     }
 
@@ -90,9 +99,10 @@ export class CommandLogs {
             if (entry.expiresAt !== undefined && entry.expiresAt <= now) {
                 this.remove(entry, 'its task expired');
             } else {
-                total += entry.bytes ?? sizeOf(entry.path);
+                total += entry.bytes ?? 0;
             }
         }
+        total += this.runningSize(now);
         for (const entry of this.entries) {
             if (total <= this.maxBytes) {
                 break;
@@ -103,6 +113,21 @@ export class CommandLogs {
             }
         }
         this.arm();
+    }
+
+    /** What the running logs hold, measured at most once per RUNNING_SIZE_REUSE_MS. */
+    private runningSize(now: number): number {
+        if (now - this.runningMeasuredAt >= RUNNING_SIZE_REUSE_MS) {
+            this.runningMeasuredAt = now;
+            this.runningBytes = 0;
+            for (const entry of this.entries) {
+                if (entry.running) {
+                    entry.measuredBytes = sizeOf(entry.path);
+                    this.runningBytes += entry.measuredBytes;
+                }
+            }
+        }
+        return this.runningBytes;
     }
 
     /** Stops the expiry timer; a folder this made is removed with every log in it. */
