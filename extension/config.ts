@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import { Settings, SETTINGS_SECTION } from './constants';
 import { Disposable } from './lifecycle';
+import { settingDefault } from './launcher/serverArgs';
 
 export type Transport = 'http' | 'stdio';
 
@@ -26,13 +27,13 @@ export function readConfig(): ExtensionConfig {
     const cfg = vscode.workspace.getConfiguration(SETTINGS_SECTION);
     return {
         transport: cfg.get<Transport>(Settings.transport, 'http') === 'stdio' ? 'stdio' : 'http',
-        defaultTtl: cfg.get<string>(Settings.defaultTtl, '1h'),
-        maxTtl: cfg.get<string>(Settings.maxTtl, '24h'),
-        maxTasksPerClient: cfg.get<number>(Settings.maxTasksPerClient, 1000),
-        logLevel: cfg.get<ExtensionConfig['logLevel']>(Settings.logLevel, 'info'),
-        taskTools: cfg.get<boolean>(Settings.taskTools, true),
-        demoTools: cfg.get<boolean>(Settings.demoTools, true),
-        abandonAfter: cfg.get<string>(Settings.abandonAfter, '30s'),
+        defaultTtl: cfg.get<string>(Settings.defaultTtl, settingDefault('defaultTtl')),
+        maxTtl: cfg.get<string>(Settings.maxTtl, settingDefault('maxTtl')),
+        maxTasksPerClient: cfg.get<number>(Settings.maxTasksPerClient, settingDefault('maxTasksPerClient')),
+        logLevel: cfg.get<ExtensionConfig['logLevel']>(Settings.logLevel, settingDefault('logLevel') as ExtensionConfig['logLevel']),
+        taskTools: cfg.get<boolean>(Settings.taskTools, settingDefault('taskTools')),
+        demoTools: cfg.get<boolean>(Settings.demoTools, settingDefault('demoTools')),
+        abandonAfter: cfg.get<string>(Settings.abandonAfter, settingDefault('abandonAfter')),
         samplingModel: cfg.get<string>(Settings.samplingModel, '') || undefined,
     };
 }

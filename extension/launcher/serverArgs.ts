@@ -1,5 +1,6 @@
 /** Pure helpers that turn settings into the server's command line (no vscode import: unit-tested). */
 import { Env } from '@mcp-tasks/server/contract';
+import { envName, flagArgs, flagNamed, FLAGS, formatDuration, type FlagName, type ServerFlag } from '@mcp-tasks/server/flags';
 
 export interface LimitSettings {
     defaultTtl: string;
@@ -14,27 +15,45 @@ export interface LimitSettings {
     commands?: { file: string; logDir: string };
 }
 
-export function limitArgs(settings: LimitSettings): string[] {
-    return [
-        '--default-ttl',
-        settings.defaultTtl,
-        '--max-ttl',
-        settings.maxTtl,
-        '--max-tasks-per-client',
-        String(settings.maxTasksPerClient),
-        '--log-level',
-        settings.logLevel,
-        ...(settings.taskTools ? [] : ['--no-task-tools']),
-        ...(settings.demoTools ? [] : ['--no-demo-tools']),
-        ...abandonArgs(settings.abandonAfter),
-        ...(settings.commands ? ['--commands', settings.commands.file, '--commands-log-dir', settings.commands.logDir] : []),
-    ];
+/** The server flag each launch setting sets, in command-line order; the names are the server's flag table's. */
+export const SETTING_FLAGS = {
+    defaultTtl: 'default-ttl',
+    maxTtl: 'max-ttl',
+    maxTasksPerClient: 'max-tasks-per-client',
+    logLevel: 'log-level',
+    taskTools: 'no-task-tools',
+    demoTools: 'no-demo-tools',
+    abandonAfter: 'abandon-after',
+} as const satisfies Record<Exclude<keyof LimitSettings, 'commands'>, FlagName>;
+
+type LaunchSetting = keyof typeof SETTING_FLAGS;
+
+/** Where the extension departs from the server's default: a stopped chat's tasks are cancelled. */
+const EXTENSION_DEFAULTS: Partial<Record<LaunchSetting, string>> = { abandonAfter: '30s' };
+
+/** A launch setting's default: the server flag's (package.json's settings say the same; a test checks). */
+export function settingDefault<S extends LaunchSetting>(setting: S): LimitSettings[S] {
+    const flag: ServerFlag = flagNamed(SETTING_FLAGS[setting]);
+    const value = EXTENSION_DEFAULTS[setting] ?? (flag.type === 'off' ? true : flag.type === 'duration' ? formatDuration(flag.default) : 'default' in flag ? flag.default : undefined);
+    return value as LimitSettings[S];
 }
 
-/** VS Code polls a task-augmented call's task and never cancels it: a stopped chat shows only as polls that stop. */
-function abandonArgs(value: string): string[] {
-    const text = value.trim();
-    return text === '' || text === 'off' || text === '0' ? [] : ['--abandon-after', text];
+export function limitArgs(settings: LimitSettings): string[] {
+    const args = Object.entries(SETTING_FLAGS).flatMap(([setting, name]) => settingArgs(flagNamed(name), settings[setting as keyof typeof SETTING_FLAGS]));
+    return [...args, ...(settings.commands ? ['--commands', settings.commands.file, '--commands-log-dir', settings.commands.logDir] : [])];
+}
+
+/**
+ * A setting's flag; nothing for a duration turned off ("off", empty or 0). VS Code polls a
+ * task-augmented call's task and never cancels it: a stopped chat shows only as polls that stop,
+ * which --abandon-after notices.
+ */
+function settingArgs(flag: ServerFlag, value: string | number | boolean): string[] {
+    const text = String(value).trim();
+    if (flag.type === 'duration' && (text === '' || text === 'off' || text === '0')) {
+        return [];
+    }
+    return flagArgs(flag, typeof value === 'string' ? text : value);
 }
 
 export function httpArgs(serverJs: string, settings: LimitSettings, port = 0): string[] {
@@ -45,9 +64,14 @@ export function stdioArgs(serverJs: string, settings: LimitSettings): string[] {
     return [serverJs, '--stdio', ...limitArgs(settings)];
 }
 
-/** What every server child needs: VS Code's executable must run as plain Node. */
+/**
+ * What every server child needs: VS Code's executable must run as plain Node, and the settings
+ * decide: each flag's MCP_TASKS_ variable is set empty (the server reads that as unset), so one a
+ * user exported for their own command line does not reach the editor's server.
+ */
 export function baseEnv(): Record<string, string> {
-    return { ELECTRON_RUN_AS_NODE: '1' };
+    const cleared = Object.fromEntries(FLAGS.map(envName).flatMap(name => (name ? [[name, '']] : [])));
+    return { ...cleared, ELECTRON_RUN_AS_NODE: '1' };
 }
 
 /** Secrets travel in the environment, never on the command line (visible in `ps`). */

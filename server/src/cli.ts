@@ -7,8 +7,8 @@ import { CommandsFile } from './commands/commandsFile.js';
 import { conformanceFixtures } from './tools/conformance/index.js';
 import { demoServerOptions } from './demo.js';
 import { createLogger, errorMessage, type Logger } from './log.js';
-import { HELP, parseCli, type CliOptions } from './options.js';
-import { createTasksServer } from './server.js';
+import { BIN, parseCli, usage, type CliOptions } from './options.js';
+import { createTasksServer, type TasksServer } from './server.js';
 import type { TaskStore } from './tasks/types.js';
 import { connectStdio } from './transports/stdio.js';
 import { listenHttp } from './transports/http.js';
@@ -30,25 +30,38 @@ async function main(argv: string[]): Promise<number> {
     try {
         options = parseCli(argv);
     } catch (err) {
-        process.stderr.write(`mcp-tasks: ${errorMessage(err)}\nRun with --help for usage.\n`);
+        process.stderr.write(`${BIN}: ${errorMessage(err)}\nRun with --help for usage.\n`);
         return 2;
     }
-    if (options.help) {
-        process.stdout.write(HELP);
-        return 0;
-    }
-    if (options.version) {
-        process.stdout.write(`${SERVER_VERSION}\n`);
+    if (options.help || options.version) {
+        process.stdout.write(options.help ? usage() : `${SERVER_VERSION}\n`);
         return 0;
     }
     const log = createLogger(options.logLevel);
+    const started = await start(options, log);
+    if (!started) {
+        return 1;
+    }
+    return options.transport === 'stdio' ? serveStdio(started, options, log) : serveHttp(started, options, log);
+}
+
+interface Started {
+    core: TasksServer;
+    commands?: CommandsFile;
+}
+
+/** The store, the tools and the core; undefined (the reason logged) when one of them cannot start. */
+async function start(options: CliOptions, log: Logger): Promise<Started | undefined> {
     const workerId = options.workerId ?? `${hostname().replace(/[^\x21-\x7e]/g, '_')}:${process.pid}:${randomBytes(3).toString('hex')}`;
     let store: TaskStore | undefined;
+    // Replicas sharing a store sign a paused call's requestState with one key, so a retry may land on any of them.
+    let requestStateKey: string | undefined;
     try {
         store = options.storeUrl ? await openRedisStore(options, workerId, log) : undefined;
+        requestStateKey = await store?.sharedSecret?.('request-state');
     } catch (err) {
         log.error(`[store] ${errorMessage(err)}`);
-        return 1;
+        return undefined;
     }
     const demo = demoServerOptions(options.taskTools, options.demoTools);
     // Fixtures first: the conformance suite calls the first listed tool with no arguments.
@@ -72,51 +85,47 @@ async function main(argv: string[]): Promise<number> {
             : undefined;
     } catch (err) {
         log.error(`[commands] ${errorMessage(err)}`);
-        return 1;
-    }
-    // Replicas sharing a store sign a paused call's requestState with one key, so a retry may land on any of them.
-    let requestStateKey: string | undefined;
-    try {
-        requestStateKey = await store?.sharedSecret?.('request-state');
-    } catch (err) {
-        log.error(`[store] ${errorMessage(err)}`);
-        return 1;
+        return undefined;
     }
     const core = createTasksServer({ ...options, ...demo, requestStateKey, tools: [...fixtures, ...demo.tools, ...(commands?.tools ?? [])], store, workerId, logger: log });
     if (commands) {
         log.info(`[commands] ${commands.tools.length} command tool(s) from ${options.commandsFile}; logs in ${commands.logDir}`);
         commands.watch();
     }
+    return { core, commands };
+}
 
-    if (options.transport === 'stdio') {
-        // Listening before the owner endpoint is announced: a signal right after still cleans up.
-        const stopSignal = waitForSignal();
-        const connection = connectStdio(core, { maxMessageBytes: options.bodyLimitBytes });
-        log.info('[stdio] MCP Tasks server ready on stdin/stdout');
-        const owner = options.ownerAnnounce
-            ? await announceOwnerEndpoint(core, options.ownerAnnounce, options.ownerToken!, options.sessionIdleMs, options.bodyLimitBytes).catch(err => {
-                  log.error(`[owner] cannot open the owner endpoint: ${errorMessage(err)}`);
-                  return undefined;
-              })
-            : undefined;
-        if (owner) {
-            log.info(`[owner] owner endpoint on ${owner.url}`);
-        }
-        const signal = await Promise.race([connection.closed.then(() => 'end of input'), stopSignal]);
-        log.info(`[stdio] stopping (${signal})`);
-        owner?.stopAccepting();
-        commands?.close();
-        await core.close(SHUTDOWN_REASON);
-        commands?.closeLogs();
-        await owner?.close();
-        return 0;
+async function serveStdio({ core, commands }: Started, options: CliOptions, log: Logger): Promise<number> {
+    // Listening before the owner endpoint is announced: a signal right after still cleans up.
+    const stopSignal = waitForSignal();
+    const connection = connectStdio(core, { maxMessageBytes: options.bodyLimitBytes });
+    log.info('[stdio] MCP Tasks server ready on stdin/stdout');
+    const owner = options.ownerAnnounce
+        ? await announceOwnerEndpoint(core, options.ownerAnnounce, options.ownerToken!, options.sessionIdleMs, options.bodyLimitBytes).catch(err => {
+              log.error(`[owner] cannot open the owner endpoint: ${errorMessage(err)}`);
+              return undefined;
+          })
+        : undefined;
+    if (owner) {
+        log.info(`[owner] owner endpoint on ${owner.url}`);
     }
+    const signal = await Promise.race([connection.closed.then(() => 'end of input'), stopSignal]);
+    log.info(`[stdio] stopping (${signal})`);
+    owner?.stopAccepting();
+    commands?.close();
+    await core.close(SHUTDOWN_REASON);
+    commands?.closeLogs();
+    await owner?.close();
+    return 0;
+}
 
+async function serveHttp({ core, commands }: Started, options: CliOptions, log: Logger): Promise<number> {
     let http;
     try {
         http = await listenHttp(core, options);
     } catch (err) {
         log.error(`[http] cannot listen on ${options.host}:${options.port}: ${errorMessage(err)}`);
+        commands?.close();
         await core.close();
         return 1;
     }
@@ -163,7 +172,7 @@ async function openRedisStore(options: CliOptions, workerId: string, log: Logger
         if ((err as NodeJS.ErrnoException).code === 'ERR_MODULE_NOT_FOUND' && /'redis'/.test(errorMessage(err))) {
             throw new Error(
                 '--store redis needs the optional "redis" package next to @mcp-tasks/server: npm install redis ' +
-                    '(with npx: npx -y -p @mcp-tasks/server -p redis mcp-tasks-server …)',
+                    `(with npx: npx -y -p @mcp-tasks/server -p redis ${BIN} …)`,
             );
         }
         throw err;
@@ -198,7 +207,7 @@ main(process.argv.slice(2)).then(
         setTimeout(() => process.exit(code), 500).unref();
     },
     err => {
-        process.stderr.write(`mcp-tasks: fatal: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+        process.stderr.write(`${BIN}: fatal: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
         process.exit(1);
     },
 );

@@ -24,6 +24,16 @@ export {
     type ChildTask,
     type SpawnOptions,
 } from './tools/types.js';
+export type {
+    ContentBlock,
+    TextContent,
+    ToolAnnotations,
+    ElicitRequestFormParams,
+    ElicitResult,
+    CreateMessageRequestParams,
+    CreateMessageResult,
+    SamplingMessage,
+} from './mcpTypes.js';
 export { ChildTaskError, SpawnError, join, type SpawnRefusal } from './tools/subtasks.js';
 export { ErrorCodes, RpcError } from './rpc/errors.js';
 export { createLogger, silentLogger, type Logger, type LogLevel } from './log.js';

@@ -7,23 +7,14 @@ import { newSecret } from './contract.js';
 import { RequestStates } from './mcp/v2/requestState.js';
 import { ClientHub, type ClientIdentity } from './tasks/hub.js';
 import { MemoryTaskStore } from './tasks/memoryStore.js';
+import { DEFAULT_LIMITS } from './defaults.js';
 import { TaskRuntime, type RuntimeLimits } from './tasks/runtime.js';
 import type { TaskStore } from './tasks/types.js';
 import { ToolRegistry } from './tools/registry.js';
 import type { ToolDefinition } from './tools/types.js';
 import { SERVER_VERSION } from './version.js';
 
-export const DEFAULT_LIMITS: Required<RuntimeLimits> = {
-    defaultTtlMs: 60 * 60 * 1000,
-    maxTtlMs: 24 * 60 * 60 * 1000,
-    maxTasksPerClient: 1000,
-    maxRetainedTasksPerClient: 10_000,
-    maxRetainedBytesPerClient: 64 * 1024 * 1024,
-    pollIntervalMs: 1000,
-    maxSubtaskDepth: 4,
-    maxChildrenPerTask: 16,
-    abandonAfterMs: 0,
-};
+export { DEFAULT_LIMITS } from './defaults.js';
 
 export type { ServerInfo } from './mcp/session.js';
 

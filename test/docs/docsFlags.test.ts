@@ -1,11 +1,16 @@
-// The flags the documentation lists are the flags the programs accept: docs/CLI.md's table against
-// `dist/server.js --help` (both ways), every server command line written in the docs against
-// --help, and docs/BENCHMARKS.md's command table against `npm run bench -- --help`.
+// The flags the documentation lists are the flags the programs accept: docs/CLI.md's table is the one
+// the flag table writes (and names the flags `dist/server.js --help` prints, both ways), every server
+// command line written in the docs uses flags --help knows, and docs/BENCHMARKS.md's command table
+// matches `npm run bench -- --help`.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, it } from 'node:test';
+import { CLI_DOC, withFlagTable } from '../../scripts/cliDocs.js';
+import { envName } from '../../server/src/flags/spec.js';
+import { FLAGS } from '../../server/src/flags/table.js';
+import { Env } from '../../server/src/contract.js';
 import { SERVER_JS } from '../support/helpers.js';
 
 const root = resolve(__dirname, '../..');
@@ -58,12 +63,29 @@ describe('documented flags', () => {
         assert.deepEqual(sorted(tableFlags(read('docs/CLI.md'), '## Flags')), sorted(serverHelp));
     });
 
+    it("docs/CLI.md's flag table is the one server/src/flags/table.ts writes (npm run docs:cli)", () => {
+        const page = readFileSync(CLI_DOC, 'utf8');
+        assert.ok(page === withFlagTable(page), 'docs/CLI.md differs from the flag table: run npm run docs:cli');
+    });
+
+    it('every flag but --help and --version has its MCP_TASKS_ variable in --help; the variables the extension sets are among them', () => {
+        const usage = usageOf([SERVER_JS, '--help']).replace(/\s+/g, ' ');
+        const variables = FLAGS.map(envName).filter(Boolean);
+        assert.equal(variables.length, FLAGS.length - 2);
+        for (const variable of variables) {
+            assert.ok(usage.includes(`env ${variable}`), `${variable} in --help`);
+        }
+        for (const variable of Object.values(Env)) {
+            assert.ok(variables.includes(variable), `${variable} is a flag's variable`);
+        }
+    });
+
     it('every server command line in the docs uses flags --help knows', () => {
         const files = ['README.md', 'server/README.md', ...readdirSync(join(root, 'docs')).filter(f => f.endsWith('.md')).map(f => `docs/${f}`)];
         let lines = 0;
         for (const file of files) {
             for (const line of read(file).split('\n')) {
-                const command = /^.*(?:mcp-tasks-server|@mcp-tasks\/server(?:@[\w.]+)?|dist\/server\.js)\s(.*)$/.exec(line);
+                const command = /^.*(?:mcp-tasks-server|(?<![\w/.-])mcp-tasks(?= +-)|@mcp-tasks\/server(?:@[\w.]+)?|dist\/server\.js|\.tgz)\s(.*)$/.exec(line);
                 // The Inspector's and the bench's own flags follow the server's on their command lines.
                 if (!command || /npm install|npm run bench|import |mcp-inspector/.test(line)) {
                     continue;
@@ -75,6 +97,15 @@ describe('documented flags', () => {
             }
         }
         assert.ok(lines > 10, `only ${lines} command lines found`);
+    });
+
+    it('every npx line in the docs that runs a tarball passes it with -p (npx runs a path given as its command as a program)', () => {
+        const files = ['README.md', 'server/README.md', ...readdirSync(join(root, 'docs')).filter(f => f.endsWith('.md')).map(f => `docs/${f}`)];
+        for (const file of files) {
+            for (const line of read(file).split('\n').filter(l => /\bnpx\b.*\.tgz\b/.test(l))) {
+                assert.match(line, /\bnpx (?:-y )?(?:-p|--package)[ =]\S+\.tgz\b.* mcp-tasks(?:-server)?\b/, `${file}: ${line.trim()}`);
+            }
+        }
     });
 
     it('docs/BENCHMARKS.md names exactly the flags `npm run bench -- --help` prints', () => {

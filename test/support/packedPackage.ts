@@ -1,7 +1,7 @@
 /**
  * The npm package as a user gets it: `npm pack` of the server workspace, installed from the tarball
- * into an empty folder. One pack and one install per test file; the cases then run `npx`, `node`
- * and `tsc` in that folder.
+ * into an empty folder. One pack and one install per test file; the cases then run `npx` and `node`
+ * in that folder.
  */
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
@@ -10,7 +10,6 @@ import { join, resolve } from 'node:path';
 
 export const ROOT = resolve(__dirname, '../..');
 export const SERVER_DIR = join(ROOT, 'server');
-const TSC = join(ROOT, 'node_modules/typescript/bin/tsc');
 
 export const serverPackage = JSON.parse(readFileSync(join(SERVER_DIR, 'package.json'), 'utf8')) as { name: string; version: string; peerDependencies: Record<string, string> };
 
@@ -37,6 +36,11 @@ export interface PackedApp {
     files: string[];
 }
 
+/** The version of `name` the repo installed (the npm cache has it, so installing it again needs no network). */
+export function repoVersionOf(name: string): string {
+    return (JSON.parse(readFileSync(join(ROOT, 'node_modules', name, 'package.json'), 'utf8')) as { version: string }).version;
+}
+
 export function packAndInstall(): PackedApp {
     const work = mkdtempSync(join(tmpdir(), 'mcp-tasks-package-'));
     const app = join(work, 'app');
@@ -45,30 +49,4 @@ export function packAndInstall(): PackedApp {
     writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'app', version: '1.0.0', private: true, type: 'module' }));
     run('npm', ['install', '--prefer-offline', join(work, packed!.filename)], app);
     return { work, app, files: packed!.files.map(file => file.path) };
-}
-
-const typeScriptReady = new Set<string>();
-
-/** What a TypeScript user adds, once per app: Node's types, and the SDK the declarations take MCP's types from. */
-export function addTypeScriptDeps(app: string): void {
-    if (typeScriptReady.has(app)) {
-        return;
-    }
-    const versionOf = (name: string) => (JSON.parse(readFileSync(join(ROOT, 'node_modules', name, 'package.json'), 'utf8')) as { version: string }).version;
-    run('npm', ['install', '--prefer-offline', `@types/node@${versionOf('@types/node')}`, `@modelcontextprotocol/sdk@${versionOf('@modelcontextprotocol/sdk')}`], app);
-    typeScriptReady.add(app);
-}
-
-/** Type-checks `files` in `app` with the repo's tsc, as a strict NodeNext project; returns tsc's output and exit code. */
-export function typeCheck(app: string, files: string[], tsconfig = 'tsconfig.json'): { status: number | null; output: string } {
-    addTypeScriptDeps(app);
-    writeFileSync(
-        join(app, tsconfig),
-        JSON.stringify({
-            compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, noEmit: true, skipLibCheck: true, types: ['node'] },
-            files,
-        }),
-    );
-    const result = spawnSync(process.execPath, [TSC, '-p', tsconfig], { cwd: app, encoding: 'utf8' });
-    return { status: result.status, output: result.stdout + result.stderr };
 }

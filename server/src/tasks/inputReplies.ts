@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { CreateMessageResult, ElicitResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CreateMessageResult, ElicitResult } from '../mcpTypes.js';
 
 /**
  * What the server accepts as a client's answer to its elicitation and sampling requests (MCP

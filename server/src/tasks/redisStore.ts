@@ -71,7 +71,15 @@ interface PendingFinish {
     at: string;
 }
 
-type RedisClient = ReturnType<typeof createClient>;
+/**
+ * Speaks RESP2, redis 5's default: redis 6 defaults to RESP3, whose replies (maps, doubles, nulls)
+ * the store's readers do not expect. Either major version then answers alike.
+ */
+function newClient(options: Omit<Parameters<typeof createClient>[0] & object, 'RESP'>) {
+    return createClient({ ...options, RESP: 2 });
+}
+
+type RedisClient = ReturnType<typeof newClient>;
 
 function recordOf(event: Extract<WireEvent, { t: 's' }>): TaskRecord {
     return taskRecord(event.b, event.s, event.m ?? undefined, event.u, event.x ?? undefined, Number(event.q));
@@ -155,8 +163,8 @@ export class RedisTaskStore implements TaskStore {
             pingInterval: 2000,
             socket: { connectTimeout, reconnectStrategy, socketTimeout: 6000 },
         };
-        const client = createClient({ ...base, name: `mcp-tasks:${options.workerId}` });
-        const subscriber = createClient({ ...base, name: `mcp-tasks-events:${options.workerId}` });
+        const client = newClient({ ...base, name: `mcp-tasks:${options.workerId}` });
+        const subscriber = newClient({ ...base, name: `mcp-tasks-events:${options.workerId}` });
         const store = new RedisTaskStore(client, subscriber, options);
         client.on('error', (err: Error) => store.onConnectionError(err));
         subscriber.on('error', (err: Error) => store.onConnectionError(err));

@@ -3,7 +3,7 @@
 // consent. As a titled single-choice string, the safe choice comes first and is the default, so
 // every client opens on it; only the explicit unsafe value counts as consent (and, where a question
 // says so, `true`: see yesMeansUnsafe).
-import type { ElicitRequestFormParams, ElicitResult } from '@modelcontextprotocol/sdk/types.js';
+import type { ElicitRequestFormParams, ElicitResult } from '../mcpTypes.js';
 
 export interface SafeConfirm {
     /** The one property of the form. */

@@ -1,16 +1,9 @@
-import type {
-    CallToolResult as SdkCallToolResult,
-    CreateMessageRequestParams,
-    CreateMessageResult,
-    ElicitRequestFormParams,
-    ElicitResult,
-    ToolAnnotations,
-} from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, CreateMessageRequestParams, CreateMessageResult, ElicitRequestFormParams, ElicitResult, ToolAnnotations } from '../mcpTypes.js';
 import type { z } from 'zod';
 import type { Logger } from '../log.js';
 import type { ProgressUpdate } from '../tasks/types.js';
 
-export type CallToolResult = SdkCallToolResult;
+export type { CallToolResult } from '../mcpTypes.js';
 export type TaskSupport = 'forbidden' | 'optional' | 'required';
 
 /** What a running tool may do besides compute: report, ask, and notice cancellation. */

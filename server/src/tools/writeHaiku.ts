@@ -1,4 +1,4 @@
-import type { CreateMessageResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CreateMessageResult } from '../mcpTypes.js';
 import { z } from 'zod';
 import { defineTool, textResult } from './types.js';
 

@@ -171,13 +171,15 @@ describe('StdioMode', () => {
             assert.ok(definition instanceof McpStdioServerDefinition);
             assert.equal(definition.command, process.execPath);
             assert.deepEqual(definition.args, [SERVER_JS, '--stdio', '--default-ttl', '2h', '--max-ttl', '24h', '--max-tasks-per-client', '7', '--log-level', 'warn', '--abandon-after', '30s']);
-            assert.deepEqual(definition.env, { ELECTRON_RUN_AS_NODE: '1' }, 'the listed definition carries no secret');
+            // Every other variable is a flag's, set empty so the user's environment does not reach the server.
+            const set = Object.fromEntries(Object.entries(definition.env).filter(([, value]) => value !== ''));
+            assert.deepEqual(set, { ELECTRON_RUN_AS_NODE: '1' }, 'the listed definition carries no secret');
             const first = { ...((await mode.resolve(mode.provide('2'))) as unknown as McpStdioServerDefinition).env };
             const second = { ...((await mode.resolve(mode.provide('2'))) as unknown as McpStdioServerDefinition).env };
             for (const env of [first, second]) {
                 assert.match(String(env[Env.ownerToken]), /^[\w-]{43}$/);
                 assert.equal(typeof env[Env.ownerAnnounce], 'string');
-                assert.equal(env[Env.clientTokens], undefined);
+                assert.equal(env[Env.clientTokens], '', 'no client token (an empty variable is unset)');
             }
             assert.notEqual(first[Env.ownerToken], second[Env.ownerToken], 'every launch gets its own token');
             assert.notEqual(first[Env.ownerAnnounce], second[Env.ownerAnnounce], 'and its own announce file');

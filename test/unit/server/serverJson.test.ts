@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, it } from 'node:test';
 import Ajv from 'ajv';
+import { FLAGS, shownDefault } from '../../../server/src/flags/table.js';
 import addFormats from 'ajv-formats';
 
 const ROOT = resolve(__dirname, '../../..');
@@ -26,13 +27,24 @@ interface ServerJson {
     name: string;
     version: string;
     description: string;
-    packages: { registryType: string; identifier: string; version: string; runtimeHint?: string; transport: { type: string }; packageArguments?: { type: string; value?: string }[] }[];
+    packages: { registryType: string; identifier: string; version: string; runtimeHint?: string; transport: { type: string }; packageArguments?: { type: string; value?: string; name?: string; default?: string; choices?: readonly string[] }[] }[];
 }
 
 const serverJson = readJson(join(ROOT, 'server/server.json')) as unknown as ServerJson;
 const pkg = readJson(join(ROOT, 'server/package.json')) as { name: string; version: string; mcpName: string; bin: Record<string, string> };
 
 describe('server.json (MCP Registry)', () => {
+    it("its named arguments are flags of the flag table, with the table's defaults and choices", () => {
+        const named = serverJson.packages[0]!.packageArguments!.filter(arg => arg.type === 'named');
+        assert.ok(named.length > 0);
+        for (const arg of named) {
+            const flag = FLAGS.find(candidate => `--${candidate.name}` === arg.name);
+            assert.ok(flag, `${arg.name} is a flag`);
+            assert.equal(arg.default, shownDefault(flag), arg.name);
+            assert.deepEqual(arg.choices, 'choices' in flag ? flag.choices : undefined, arg.name);
+        }
+    });
+
     it('validates against the registry schema it names', () => {
         assert.equal(schema.$id, SCHEMA_URL);
         assert.equal(serverJson.$schema, SCHEMA_URL);
@@ -61,8 +73,9 @@ describe('server.json (MCP Registry)', () => {
             { registryType: entry!.registryType, identifier: entry!.identifier, version: entry!.version, runtimeHint: entry!.runtimeHint, transport: entry!.transport },
             { registryType: 'npm', identifier: pkg.name, version: pkg.version, runtimeHint: 'npx', transport: { type: 'stdio' } },
         );
-        // npx runs the package's only bin; with --stdio it speaks MCP on stdin/stdout.
-        assert.deepEqual(Object.keys(pkg.bin), ['mcp-tasks-server']);
+        // npx runs a package's bin when all its names are one file (mcp-tasks, and mcp-tasks-server as before); with --stdio it speaks MCP on stdin/stdout.
+        assert.deepEqual(Object.keys(pkg.bin), ['mcp-tasks', 'mcp-tasks-server']);
+        assert.equal(new Set(Object.values(pkg.bin)).size, 1);
         assert.ok(entry!.packageArguments?.some(arg => arg.type === 'positional' && arg.value === '--stdio'));
     });
 });
