@@ -1,4 +1,4 @@
-import type { ElicitRequestFormParams, ElicitResult } from '@modelcontextprotocol/sdk/types.js';
+import type { ElicitRequestFormParams, ElicitResult } from '../../mcpTypes.js';
 import { z } from 'zod';
 import { defineTool, textResult, type ToolDefinition } from '../types.js';
 
