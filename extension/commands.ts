@@ -9,7 +9,8 @@ import { respondRoute } from './tasks/respondRoute';
 import type { TaskModel } from './tasks/taskModel';
 import { isTerminal, statusText, taskLabel, type TaskView } from './tasks/taskView';
 import type { ResultDocuments } from './views/resultDocuments';
-import { runTool, type RunToolPreset } from './runTool';
+import { runTool } from './runTool';
+import { runToolPreset } from './runToolPreset';
 import { confirmRestart } from './views/confirmStop';
 import { WaitingNotices } from './views/waitingNotice';
 
@@ -152,9 +153,10 @@ export function registerCommands(context: vscode.ExtensionContext, deps: Command
                     break;
             }
         }),
-        // An optional preset ({ name, args, mode }) skips the pickers: for keybindings, other extensions and tests.
-        vscode.commands.registerCommand(Commands.runTool, (preset?: RunToolPreset) =>
-            runTool(deps, preset).catch(err => {
+        // A preset ({ name, args, mode }) skips the pickers: for keybindings, other extensions and tests.
+        // Anything else (the title bar passes the focused row) opens the pickers.
+        vscode.commands.registerCommand(Commands.runTool, (given?: unknown) =>
+            runTool(deps, runToolPreset(given)).catch(err => {
                 report('Run Tool failed', vscode.l10n.t('Run Tool failed'))(err);
                 return undefined;
             }),

@@ -4,15 +4,8 @@ import { TASK_TOOL_META_KEY } from '@mcp-tasks/server/contract';
 import type { CommandDeps } from './commands';
 import { Commands } from './constants';
 import { collectToolArguments } from './input/prompter';
+import type { RunMode, RunToolPreset } from './runToolPreset';
 import { statusText, taskLabel } from './tasks/taskView';
-
-type Mode = 'task' | 'wait';
-
-export interface RunToolPreset {
-    name: string;
-    args?: Record<string, unknown>;
-    mode?: Mode;
-}
 
 /** MCP Tasks: Run Tool… — pick a tool, fill its arguments, run it as a task or wait for it. */
 export async function runTool(deps: CommandDeps, preset?: RunToolPreset): Promise<string | undefined> {
@@ -70,7 +63,7 @@ function howItRuns(tool: Tool): string {
     }
 }
 
-async function pickMode(tool: Tool): Promise<Mode | undefined> {
+async function pickMode(tool: Tool): Promise<RunMode | undefined> {
     const picked = await vscode.window.showQuickPick(
         [
             { label: `$(list-tree) ${vscode.l10n.t('Run as task')}`, description: vscode.l10n.t('watch and cancel it in the MCP Tasks view'), mode: 'task' as const },

@@ -14,7 +14,7 @@ export function formatResult(title: string, taskId: string | undefined, status: 
         taskId === undefined
             ? l10n.t({ message: 'Direct call (not a task) — {0}', args: [`**${status}**`], comment: ['Markdown: {0} is the status, already formatted'] })
             : l10n.t({ message: 'Task {0} — {1}', args: [`\`${taskId}\``, `**${status}**`], comment: ['Markdown: {0} is the task id, {1} its status (both already formatted)'] });
-    const lines = [`# ${title}`, '', `${heading}${result.isError ? ` — ⚠ ${l10n.t('the tool reported an error (isError)')}` : ''}`, ''];
+    const lines = [`# ${title}`, '', `${heading}${result.isError ? ` — ⚠ ${l10n.t('the tool reported an error')}` : ''}`, ''];
     for (const part of result.content ?? []) {
         if (part.type === 'text') {
             // A failure's text is an error message: in words, without protocol codes.

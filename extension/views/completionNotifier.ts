@@ -53,10 +53,9 @@ export class CompletionNotifier implements vscode.Disposable {
         const actions = background ? [chat, show] : [show];
         this.offered.push({ taskId: task.taskId, actions });
         const notify = task.status === 'completed' ? vscode.window.showInformationMessage : vscode.window.showWarningMessage;
-        const args = [taskLabel(task), statusText(task.status), task.statusMessage ?? ''];
         const message = task.statusMessage
-            ? vscode.l10n.t({ message: 'MCP Tasks: {0} {1} — {2}', args, comment: ['{0} is a task, {1} its status (such as "completed"), {2} its final message'] })
-            : vscode.l10n.t({ message: 'MCP Tasks: {0} {1}.', args, comment: ['{0} is a task, {1} its status (such as "completed")'] });
+            ? vscode.l10n.t({ message: 'MCP Tasks: {0} {1} — {2}', args: [taskLabel(task), statusText(task.status), task.statusMessage], comment: ['{0} is a task, {1} its status (such as "completed"), {2} its final message'] })
+            : vscode.l10n.t({ message: 'MCP Tasks: {0} {1}.', args: [taskLabel(task), statusText(task.status)], comment: ['{0} is a task, {1} its status (such as "completed")'] });
         void notify(message, ...actions).then(choice => {
             if (choice === show) {
                 void this.run(Commands.showResult, task);

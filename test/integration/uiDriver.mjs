@@ -491,10 +491,126 @@ export function createUiDriver(shotsDir, log = line => console.log(line)) {
         await editor.getByRole('button', { name: /^Trust(,|$)/ }).first().click();
     }
 
+    /** The quick input as shown: its title, placeholder, rows and the active row; undefined when none is open. */
+    async function readQuickInput(page) {
+        const widget = page.locator(QUICK_INPUT);
+        if (!(await widget.isVisible().catch(() => false))) {
+            return undefined;
+        }
+        const text = async locator => ((await locator.first().textContent({ timeout: 2000 }).catch(() => '')) ?? '').trim();
+        const rows = widget.locator('.monaco-list-row');
+        const choices = [];
+        for (let i = 0; i < (await rows.count()); i++) {
+            // The row's accessible name holds its whole text: label, description and detail.
+            choices.push({ label: await text(rows.nth(i).locator('.label-name')), description: await text(rows.nth(i).locator('.label-description')), aria: (await rows.nth(i).getAttribute('aria-label').catch(() => '')) ?? '' });
+        }
+        return {
+            title: await text(widget.locator('.quick-input-title')),
+            placeholder: (await widget.locator('input').first().getAttribute('placeholder').catch(() => '')) ?? '',
+            choices,
+            active: await activeRow(widget),
+        };
+    }
+
+    /** The Notifications Center's items: message, source and buttons (the smoke-test driver shows no toasts). */
+    async function readNotifications(page) {
+        const center = page.locator('.notifications-center');
+        const text = async locator => ((await locator.first().textContent({ timeout: 2000 }).catch(() => '')) ?? '').trim();
+        const items = center.locator('.notification-list-item');
+        const found = [];
+        for (let i = 0; i < (await items.count()); i++) {
+            const item = items.nth(i);
+            found.push({
+                message: await text(item.locator('.notification-list-item-message')),
+                source: await text(item.locator('.notification-list-item-source')),
+                buttons: (await item.locator('.monaco-button').allTextContents().catch(() => [])).map(label => label.trim()).filter(Boolean),
+            });
+        }
+        return found;
+    }
+
+    /**
+     * The suite asks "ui-title-action <title> :: <tag>": the driver clicks that action in the Tasks view's
+     * title bar (as a user does, with whatever row is focused), then writes title-action-<tag>.json with
+     * the quick input that opened (if any) and photographs it, and closes the quick input.
+     */
+    async function titleActionOnRequest(page) {
+        const request = page.locator('.part.statusbar .statusbar-item', { hasText: /ui-title-action .+ :: \S+/ }).first();
+        if (!(await request.isVisible().catch(() => false))) {
+            return;
+        }
+        const [, title, tag] = /ui-title-action (.+?) :: (\S+)/.exec(((await request.textContent()) ?? '').trim()) ?? [];
+        if (!tag || done.has(`title-${tag}`)) {
+            return;
+        }
+        done.add(`title-${tag}`);
+        // The view is its container's only one: its actions sit in the sidebar's title, shown while the pointer is over it.
+        const header = page.locator('.part.sidebar .composite.title').first();
+        await header.hover();
+        log(`[ui] clicking ${title} in the Tasks view's title bar`);
+        await header.getByRole('button', { name: new RegExp(`^${title}`) }).first().click();
+        await page.locator(QUICK_INPUT).waitFor({ timeout: 5000 }).catch(() => log(`[ui] no quick input after ${title}`));
+        const quickInput = await readQuickInput(page);
+        await shot(page, `title-action-${tag}`);
+        writeReport(`title-action-${tag}.json`, { quickInput });
+        if (quickInput) {
+            await page.keyboard.press('Escape');
+        }
+    }
+
+    /**
+     * The suite asks "ui-notifications <tag>" (or "ui-notifications <tag> :: <button>"): the driver opens the
+     * Notifications Center, writes notifications-<tag>.json with its items, photographs the workbench,
+     * clicks that button on the newest item offering it (if asked), and closes the center.
+     */
+    async function notificationsOnRequest(page) {
+        const request = page.locator('.part.statusbar .statusbar-item', { hasText: /ui-notifications \S+/ }).first();
+        if (!(await request.isVisible().catch(() => false)) || (await page.locator(QUICK_INPUT).isVisible().catch(() => false))) {
+            return;
+        }
+        const [, tag, button] = /ui-notifications (\S+)(?: :: (.+))?$/.exec(((await request.textContent()) ?? '').trim()) ?? [];
+        if (!tag || done.has(`notifications-${tag}`)) {
+            return;
+        }
+        done.add(`notifications-${tag}`);
+        const center = page.locator('.notifications-center');
+        const bell = page.locator('[id="status.notifications"]').first();
+        if (!(await center.isVisible().catch(() => false))) {
+            await bell.click().catch(() => undefined);
+            await center.waitFor({ state: 'visible', timeout: 5000 }).catch(() => log('[ui] the Notifications Center did not open'));
+        }
+        const items = await readNotifications(page);
+        await shot(page, `notifications-${tag}`);
+        if (button) {
+            const item = center.locator('.notification-list-item', { has: page.getByRole('button', { name: button, exact: true }) }).first();
+            log(`[ui] clicking ${button} in a notification`);
+            await item.getByRole('button', { name: button, exact: true }).click().catch(err => log(`[ui] no ${button} button: ${err.message}`));
+        }
+        writeReport(`notifications-${tag}.json`, items);
+        if (await center.isVisible().catch(() => false)) {
+            await bell.click().catch(() => undefined);
+        }
+    }
+
+    /** The suite asks "ui-shot <name>": the driver photographs the workbench (workbench <name>.png). */
+    async function shotOnRequest(page) {
+        const request = page.locator('.part.statusbar .statusbar-item', { hasText: /ui-shot \S+/ }).first();
+        if (!(await request.isVisible().catch(() => false))) {
+            return;
+        }
+        const [, name] = /ui-shot (\S+)/.exec((await request.textContent()) ?? '') ?? [];
+        if (!name || done.has(`shot-${name}`)) {
+            return;
+        }
+        done.add(`shot-${name}`);
+        // The request itself is in the status bar: the picture is of the rest.
+        await shot(page, name);
+    }
+
     /** The runner's onPage hook: acts until the page closes (the suite ended). */
     return async function onPage(page) {
         while (!page.isClosed()) {
-            for (const step of [answerPrompt, respondOnRequest, copilotRespondOnRequest, rowActionOnRequest, readRowsOnRequest, readRowMenuOnRequest, trustOnRequest, readToolApprovals, allowSampling, cancelFromTree, photographDeploy]) {
+            for (const step of [answerPrompt, titleActionOnRequest, notificationsOnRequest, shotOnRequest, respondOnRequest, copilotRespondOnRequest, rowActionOnRequest, readRowsOnRequest, readRowMenuOnRequest, trustOnRequest, readToolApprovals, allowSampling, cancelFromTree, photographDeploy]) {
                 try {
                     await step(page);
                 } catch (err) {

@@ -1,4 +1,4 @@
-import { statSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -88,6 +88,21 @@ export async function uiArtifact(file: string, since: number, required = false):
     }
     const path = join(dir, file);
     return waitFor(`the UI driver to write ${file}`, () => ((statSync(path, { throwIfNoEntry: false })?.mtimeMs ?? 0) >= since ? path : undefined), 60_000, 100);
+}
+
+/**
+ * Asks the Playwright UI driver for something with a status bar message (uiDriver.mjs reads it) and
+ * returns the JSON report it writes to `file` (or the screenshot's path for a .png).
+ */
+export async function askUi<T>(request: string, file: string): Promise<T> {
+    const since = Date.now();
+    const shown = vscode.window.setStatusBarMessage(request);
+    try {
+        const path = (await uiArtifact(file, since, true))!;
+        return (file.endsWith('.json') ? JSON.parse(readFileSync(path, 'utf8')) : path) as T;
+    } finally {
+        shown.dispose();
+    }
 }
 
 /** Our tools as VS Code's MCP client registered them (names like mcp_<server>_<tool>). */

@@ -86,7 +86,7 @@ describe('a translated bundle reaches the vscode-free texts', () => {
         assert.equal(bad.error, '⟪Property "f" ⟪is a nested object⟫, which cannot be shown as a form field.⟫');
 
         const text = formatResult('x', 't1', 'done', { content: [{ type: 'image', mimeType: 'image/png' }], structuredContent: {}, isError: true });
-        assert.match(text, /^⟪Task `t1` — \*\*done\*\*⟫ — ⚠ ⟪the tool reported an error \(isError\)⟫$/m);
+        assert.match(text, /^⟪Task `t1` — \*\*done\*\*⟫ — ⚠ ⟪the tool reported an error⟫$/m);
         assert.match(text, /^_\[⟪image image\/png content⟫\]_$/m);
         assert.match(text, /^## ⟪Structured content⟫$/m);
     });

@@ -1,0 +1,112 @@
+// The words a user reads: no protocol terms in the runtime bundle or the manifest's strings, and
+// every l10n.t call in extension/ fills each {n} placeholder its message has (an unfilled one shows
+// as a literal "{0}", as Run Tool's "the server has no tool named {0}" once did).
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, relative, resolve } from 'node:path';
+import { describe, it } from 'node:test';
+import ts from 'typescript';
+
+const root = resolve(__dirname, '../..');
+
+/** Protocol words a person should never read: result fields, method names, JSON-RPC codes and terms. */
+const PROTOCOL_TERMS: [RegExp, string][] = [
+    [/\bisError\b/, 'the isError field'],
+    [/\bstructuredContent\b/, 'the structuredContent field'],
+    [/\btasks\/(get|result|list|cancel)\b/, 'a tasks method name'],
+    [/\b(elicitation|sampling)\/create\b|\bcreateMessage\b|\btools\/call\b/, 'a method name'],
+    [/(^|[^\w-])-32\d{3}\b/, 'a JSON-RPC error code'],
+    [/JSON-?RPC|jsonrpc/i, 'JSON-RPC'],
+    [/\binput_required\b|\bpollInterval\b|\bprogressToken\b/, 'a wire field or status'],
+];
+
+function protocolTerms(text: string): string[] {
+    return PROTOCOL_TERMS.filter(([pattern]) => pattern.test(text)).map(([, what]) => what);
+}
+
+function messagesOf(file: string): [string, string][] {
+    const json = JSON.parse(readFileSync(join(root, file), 'utf8')) as Record<string, string | { message: string }>;
+    return Object.entries(json).map(([key, entry]) => [key, typeof entry === 'string' ? entry : entry.message]);
+}
+
+function sourceFiles(dir: string): string[] {
+    return readdirSync(dir, { withFileTypes: true }).flatMap(entry => {
+        const path = join(dir, entry.name);
+        return entry.isDirectory() ? sourceFiles(path) : entry.name.endsWith('.ts') ? [path] : [];
+    });
+}
+
+interface L10nCall {
+    where: string;
+    message: string;
+    /** How many arguments fill placeholders; undefined when the call passes them in a way we cannot count (a spread, a variable). */
+    args: number | undefined;
+}
+
+const isText = (node: ts.Node | undefined): node is ts.StringLiteral | ts.NoSubstitutionTemplateLiteral => !!node && (ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node));
+
+/** Every `l10n.t(...)` / `vscode.l10n.t(...)` in a file, with its message and the number of arguments it passes. */
+function l10nCalls(path: string): L10nCall[] {
+    const source = ts.createSourceFile(path, readFileSync(path, 'utf8'), ts.ScriptTarget.Latest, true);
+    const calls: L10nCall[] = [];
+    const visit = (node: ts.Node): void => {
+        if (ts.isCallExpression(node) && /(^|\.)l10n\.t$/.test(node.expression.getText(source))) {
+            const where = `${relative(root, path)}:${source.getLineAndCharacterOfPosition(node.getStart(source)).line + 1}`;
+            const [first, ...rest] = node.arguments;
+            if (isText(first)) {
+                const spread = rest.some(ts.isSpreadElement);
+                calls.push({ where, message: first.text, args: spread ? undefined : rest.length });
+            } else if (first && ts.isObjectLiteralExpression(first)) {
+                const assigned = (name: string) => first.properties.find(p => p.name?.getText(source) === name);
+                const property = (name: string) => {
+                    const found = assigned(name);
+                    return found && ts.isPropertyAssignment(found) ? found.initializer : found;
+                };
+                const message = property('message');
+                const args = property('args');
+                assert.ok(isText(message), `${where}: l10n.t's message must be a string literal (the bundle is extracted from it)`);
+                calls.push({ where, message: message.text, args: args === undefined ? 0 : ts.isArrayLiteralExpression(args) && !args.elements.some(ts.isSpreadElement) ? args.elements.length : undefined });
+            } else {
+                assert.fail(`${where}: l10n.t's first argument must be a string literal or { message, args, comment }`);
+            }
+        }
+        ts.forEachChild(node, visit);
+    };
+    visit(source);
+    return calls;
+}
+
+describe('what a user reads', () => {
+    for (const file of ['l10n/bundle.l10n.json', 'package.nls.json']) {
+        it(`${file} names no protocol field, method, code or JSON-RPC term`, () => {
+            const found = messagesOf(file).flatMap(([key, message]) => protocolTerms(message).map(what => `${key}: ${what}`));
+            assert.deepEqual(found, []);
+        });
+    }
+
+    it('the scan finds each kind of protocol term', () => {
+        for (const text of ['reported an error (isError)', 'no tasks/get for 30 s', 'MCP error -32602: bad', 'a JSON-RPC error', 'status input_required']) {
+            assert.notDeepEqual(protocolTerms(text), [], text);
+        }
+        assert.deepEqual(protocolTerms('Cancelled by you; the tool reported an error after 32 s (-3 °C)'), []);
+    });
+
+    const calls = sourceFiles(join(root, 'extension')).flatMap(l10nCalls);
+
+    it('finds the l10n.t calls of extension/', () => {
+        assert.ok(calls.length > 150, `only ${calls.length} calls found`);
+        assert.ok(calls.some(call => call.message === 'the server has no tool named {0}'));
+    });
+
+    it('every l10n.t call fills each placeholder of its message, and passes no argument it does not show', () => {
+        const wrong = calls.flatMap(call => {
+            const used = [...call.message.matchAll(/\{(\d+)\}/g)].map(match => Number(match[1]));
+            const needed = used.length === 0 ? 0 : Math.max(...used) + 1;
+            if (call.args === undefined) {
+                return [`${call.where}: "${call.message}" passes its arguments in a way this check cannot count`];
+            }
+            return call.args === needed ? [] : [`${call.where}: "${call.message}" needs ${needed} argument(s), gets ${call.args}`];
+        });
+        assert.deepEqual(wrong, []);
+    });
+});

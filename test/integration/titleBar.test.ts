@@ -1,0 +1,41 @@
+import * as assert from 'node:assert/strict';
+import * as vscode from 'vscode';
+import type { McpTasksTestApi } from '../../extension/api';
+import { askUi, readyOverHttp, waitFor } from './util';
+
+interface QuickInputReport {
+    quickInput?: { title: string; placeholder: string; choices: { label: string; description: string }[] };
+}
+interface NotificationReport {
+    message: string;
+    source: string;
+    buttons: string[];
+}
+
+/** Needs the Playwright UI driver: clicks in the Tasks view's title bar, as a user does. */
+describe("the Tasks view's title bar", () => {
+    let api: McpTasksTestApi;
+
+    before(async () => {
+        api = await readyOverHttp();
+        await vscode.commands.executeCommand('mcpTasks.tasks.focus');
+    });
+
+    it('Run Tool… with a row selected opens the tool picker (VS Code passes the focused row to title-bar commands)', async () => {
+        const { model, treeView } = api.testing;
+        const taskId = (await vscode.commands.executeCommand('mcpTasks.runTool', { name: 'slow_compute', args: { seconds: 0.5, label: 'selected-row' }, mode: 'task' })) as string;
+        const view = await waitFor('the task to complete', () => (model.get(taskId)?.status === 'completed' ? model.get(taskId) : undefined), 10_000, 50);
+        await treeView.reveal(view, { select: true, focus: true });
+        await waitFor('the row selected', () => (treeView.selection[0]?.taskId === taskId ? true : undefined));
+
+        const report = await askUi<QuickInputReport>('ui-title-action Run Tool :: run-tool-row-selected', 'title-action-run-tool-row-selected.json');
+        const notifications = await askUi<NotificationReport[]>('ui-notifications after-run-tool', 'notifications-after-run-tool.json');
+        assert.deepEqual(
+            notifications.filter(note => /Run Tool|\{\d\}/.test(note.message)).map(note => note.message),
+            [],
+            'no error about the row, no unfilled placeholder',
+        );
+        assert.equal(report.quickInput?.title, 'MCP Tasks: Run Tool', 'the tool picker opened');
+        assert.ok(report.quickInput.choices.some(choice => /slow_compute/.test(choice.description)), JSON.stringify(report.quickInput.choices));
+    });
+});
