@@ -81,7 +81,13 @@ export function registerCommands(context: vscode.ExtensionContext, deps: Command
             if (!(await confirmRestart(model))) {
                 return;
             }
-            await deps.server.restart();
+            try {
+                await deps.server.restart();
+            } catch (err) {
+                // The server host has shown why, with what fixes it.
+                deps.logger.scoped('commands').error(`restart failed: ${(err as Error).message}`);
+                return;
+            }
             void vscode.window.setStatusBarMessage(vscode.l10n.t('MCP Tasks server restarted'), 3000);
         }),
         vscode.commands.registerCommand(Commands.cancelTask, async (view?: TaskView) => {

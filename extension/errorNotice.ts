@@ -1,6 +1,6 @@
 // The notifications that tell a person about an error in words, with the action that fixes it.
 import * as vscode from 'vscode';
-import { SETTINGS_SECTION, Settings } from './constants';
+import { Commands, SETTINGS_SECTION, Settings } from './constants';
 import { alreadyFinished, errorText } from './errorText';
 
 /** VS Code's command that opens the Settings editor filtered to a query. */
@@ -29,5 +29,24 @@ export async function showNoLanguageModel(clientName: string): Promise<void> {
     );
     if (choice === choose) {
         await vscode.commands.executeCommand(OPEN_SETTINGS_COMMAND, `${SETTINGS_SECTION}.${Settings.samplingModel}`);
+    }
+}
+
+/**
+ * A server that is down and will not come back by itself (a failed start or restart), or settings it
+ * refused: the server's reason as `message`, with Open Settings (on `setting` when the reason names
+ * one), Show Log and, unless `restart` is false, Restart Server.
+ */
+export async function showServerProblem(message: string, setting?: string, restart = true): Promise<void> {
+    const openSettings = vscode.l10n.t('Open Settings');
+    const showLog = vscode.l10n.t('Show Log');
+    const restartServer = vscode.l10n.t('Restart Server');
+    const choice = await vscode.window.showErrorMessage(message, openSettings, showLog, ...(restart ? [restartServer] : []));
+    if (choice === openSettings) {
+        await vscode.commands.executeCommand(OPEN_SETTINGS_COMMAND, setting ?? SETTINGS_SECTION);
+    } else if (choice === showLog) {
+        await vscode.commands.executeCommand(Commands.showLog);
+    } else if (choice === restartServer) {
+        await vscode.commands.executeCommand(Commands.restartServer);
     }
 }

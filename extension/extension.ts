@@ -59,7 +59,7 @@ export function activate(context: vscode.ExtensionContext): McpTasksApi {
     const startedHere = new Set<string>();
     const executedCommands: { command: string; args: unknown[] }[] = [];
     const completions = new CompletionNotifier(model, startedHere, treeView, commandRunner(context, executedCommands));
-    context.subscriptions.push(results, completions, new ContextKeyTracker({ model, server: owner, selection: treeView }));
+    context.subscriptions.push(results, completions, new ContextKeyTracker({ model, server: owner, selection: treeView, problem: server }));
     registerCommands(context, { logger, server, owner, model, results, pendingInputs, startedHere, resetSamplingConsent: () => sampling.resetConsent(), selected: () => treeView.selection[0] });
 
     logger.scoped('extension').info(`activated in ${Date.now() - started} ms (transport: ${server.mode.transport})`);

@@ -77,7 +77,8 @@ export class HttpMode extends Disposable implements ServerMode {
     }
 
     async restart(): Promise<void> {
-        if (this.host.isRunning) {
+        // A server that failed to start is restarted too: that is how a fixed setting or Restart Server retries it.
+        if (this.host.isRunning || this.host.problem) {
             await this.host.restart();
         }
     }

@@ -7,6 +7,10 @@ import type { Logger, ScopedLogger } from '../logger';
 import { TasksMcpProvider } from './definitionProvider';
 import { HttpMode } from './httpMode';
 import type { OwnerConnection } from '../owner/ownerConnection';
+import { baseEnv, httpArgs } from './serverArgs';
+import { ServerProcess } from './serverProcess';
+import type { ServerStartError } from './startFailure';
+import { showServerProblem } from '../errorNotice';
 import type { ServerMode } from './serverMode';
 import { StdioMode } from './stdioMode';
 
@@ -14,6 +18,9 @@ const OWNER_READY_TIMEOUT_MS = 20_000;
 
 /** Builds the mode of one transport: the only place that maps a transport to its behaviour. */
 export type ModeFactory = (transport: Transport) => ServerMode;
+
+/** Whether a server would start with these settings: undefined if so, else the server's reason. */
+export type SettingsCheck = (config: ExtensionConfig) => Promise<ServerStartError | undefined>;
 
 /**
  * The server side of the extension: the current mode, the definition provider that publishes it,
@@ -36,6 +43,8 @@ export class ServerController extends Disposable {
         private readonly log: ScopedLogger,
         /** Resolves when the current server may stop for new settings (asks while tasks run). */
         private readonly untilStopAllowed: () => Promise<void> = () => Promise.resolve(),
+        /** Checked before a settings change stops the running server: settings it would refuse leave it running. */
+        private readonly checkSettings: SettingsCheck = () => Promise.resolve(undefined),
     ) {
         super();
         this.provider = this.register(new TasksMcpProvider(() => this.current, log));
@@ -58,6 +67,11 @@ export class ServerController extends Disposable {
     /** True while new settings wait for running tasks before they restart the server. */
     get settingsWaiting(): boolean {
         return this.waiting;
+    }
+
+    /** Why the server is down, while it is (a crash being restarted, a failed start). */
+    get problem(): string | undefined {
+        return this.current.problem;
     }
 
     get mode(): ServerMode {
@@ -99,6 +113,16 @@ export class ServerController extends Disposable {
     }
 
     private async onLaunchSettings({ previous, current }: LaunchChange): Promise<void> {
+        const refused = await this.checkSettings(current);
+        if (refused) {
+            this.log.error(`new settings not applied: ${refused.reason}`);
+            void showServerProblem(
+                vscode.l10n.t({ message: 'MCP Tasks did not apply the new settings: {0}. The server keeps running with the previous ones.', args: [refused.reason], comment: ['{0} is the server\'s reason, naming the settings'] }),
+                refused.setting,
+                false,
+            );
+            return;
+        }
         this.waiting = true;
         try {
             await this.untilStopAllowed();
@@ -145,10 +169,12 @@ export class ServerController extends Disposable {
 export function registerServer(context: vscode.ExtensionContext, logger: Logger, config: ConfigWatcher, owner: OwnerConnection, commands?: CommandsLaunch, untilStopAllowed?: () => Promise<void>): ServerController {
     const serverJs = context.asAbsolutePath('dist/server.js');
     const launch = (): ExtensionConfig => ({ ...config.current, commands });
+    // The server's own parser judges the settings (both transports pass the same limit flags).
+    const checkSettings: SettingsCheck = settings => ServerProcess.check({ command: process.execPath, args: httpArgs(serverJs, { ...settings, commands }), env: baseEnv() }, logger.scoped('server'));
     // Each mode makes fresh credentials for every server it launches.
     const createMode: ModeFactory = transport =>
         transport === 'http' ? new HttpMode(serverJs, launch, logger.scoped('server')) : new StdioMode(serverJs, launch, logger.scoped('stdio'));
-    const controller = new ServerController(createMode, config, owner, logger.scoped('provider'), untilStopAllowed);
+    const controller = new ServerController(createMode, config, owner, logger.scoped('provider'), untilStopAllowed, checkSettings);
     context.subscriptions.push(controller, vscode.lm.registerMcpServerDefinitionProvider(PROVIDER_ID, controller.provider));
     return controller;
 }

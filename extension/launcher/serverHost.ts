@@ -8,10 +8,13 @@ import { backoffDelay, httpArgs, serverEnv } from './serverArgs';
 import { verifyOwnerEndpoint } from '../owner/ownerVerify';
 import type { Secrets } from './serverMode';
 import { ServerProcess } from './serverProcess';
+import { ServerStartError } from './startFailure';
+import { showServerProblem } from '../errorNotice';
 
 const HEALTHY_AFTER_MS = 60_000;
 
-type CrashOutcome = 'restarted' | 'failed' | 'stopped';
+/** How a crash's restart ended; a failed one is shown by startFailed. */
+type CrashOutcome = 'restarted' | 'stopped';
 
 /**
  * Owns the HTTP-mode server child of this window: starts it on demand, restarts it with backoff
@@ -42,8 +45,10 @@ export class ServerHost extends Disposable {
         super();
     }
 
-    /** Set while the server is down after a crash; cleared when it runs again. */
+    /** Set while the server is down after a crash or a failed start; cleared when it runs again. */
     problem?: string;
+    /** The failed start last shown, so VS Code's retries of a broken launch do not repeat the notification. */
+    private shownFailure?: string;
 
     get pid(): number | undefined {
         return this.current?.exited ? undefined : this.current?.pid;
@@ -67,7 +72,12 @@ export class ServerHost extends Disposable {
         if (this.current && !this.current.exited) {
             return Promise.resolve(this.current);
         }
-        this.starting ??= this.launch().finally(() => (this.starting = undefined));
+        this.starting ??= this.launch()
+            .catch((err: unknown) => {
+                this.startFailed(err);
+                throw err;
+            })
+            .finally(() => (this.starting = undefined));
         return this.starting;
     }
 
@@ -110,7 +120,8 @@ export class ServerHost extends Disposable {
         try {
             proc = await ServerProcess.start(spec, this.log);
         } catch (err) {
-            if (this.lastPort === 0) {
+            // Wrong settings fail on any port: only another failure may be a port someone took.
+            if (this.lastPort === 0 || (err instanceof ServerStartError && err.isSettingsProblem)) {
                 throw err;
             }
             this.log.warn(`port ${this.lastPort} is taken (${(err as Error).message}); using a new one`);
@@ -129,6 +140,7 @@ export class ServerHost extends Disposable {
         this.lastPort = Number(new URL(proc.url).port);
         this.current = proc;
         this.problem = undefined;
+        this.shownFailure = undefined;
         this.log.info(`server ${proc.pid} listening on ${proc.url}`);
         proc.onExit((code, signal) => this.onExit(proc, code, signal));
         clearTimeout(this.healthyTimer);
@@ -158,12 +170,30 @@ export class ServerHost extends Disposable {
                     this.log.info('server restarted');
                     this.changed.fire();
                 },
-                err => {
-                    this.log.error(`restart failed: ${(err as Error).message}`);
-                    this.crashNotice?.('failed');
-                },
+                // startFailed has shown it.
+                err => this.log.error(`restart failed: ${(err as Error).message}`),
             );
         }, delay);
+    }
+
+    /**
+     * A start or restart that failed is shown like a crash: the status bar turns to an error (through
+     * `problem`) and one notification quotes the server's reason, with what fixes it.
+     */
+    private startFailed(err: unknown): void {
+        if (this.isDisposed) {
+            return;
+        }
+        const reason = err instanceof ServerStartError ? err.reason : (err as Error).message;
+        this.log.error(`the server did not start: ${reason}`);
+        this.problem = vscode.l10n.t({ message: 'MCP Tasks server could not start: {0}', args: [reason], comment: ['{0} is the server\'s own reason'] });
+        // The crash's "restarting…" notification gives way to this one.
+        this.crashNotice?.('stopped');
+        this.changed.fire();
+        if (this.shownFailure !== reason) {
+            this.shownFailure = reason;
+            void showServerProblem(this.problem, err instanceof ServerStartError ? err.setting : undefined);
+        }
     }
 
     /**
@@ -180,12 +210,9 @@ export class ServerHost extends Disposable {
             if (how === 'stopped') {
                 return;
             }
-            const after =
-                how === 'restarted'
-                    ? vscode.l10n.t({ message: 'MCP Tasks server stopped unexpectedly ({0}) and was restarted. Tasks it was running are marked lost.', args: [shownWhy], comment: ['{0} is "signal …" or "code …"'] })
-                    : vscode.l10n.t({ message: 'MCP Tasks server stopped unexpectedly ({0}) and could not be restarted.', args: [shownWhy], comment: ['{0} is "signal …" or "code …"'] });
+            const after = vscode.l10n.t({ message: 'MCP Tasks server stopped unexpectedly ({0}) and was restarted. Tasks it was running are marked lost.', args: [shownWhy], comment: ['{0} is "signal …" or "code …"'] });
             const showLog = vscode.l10n.t('Show Log');
-            void (how === 'restarted' ? vscode.window.showWarningMessage(after, showLog) : vscode.window.showErrorMessage(after, showLog)).then(choice => {
+            void vscode.window.showWarningMessage(after, showLog).then(choice => {
                 if (choice) {
                     void vscode.commands.executeCommand(Commands.showLog);
                 }

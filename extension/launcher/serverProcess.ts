@@ -3,6 +3,28 @@ import { createInterface } from 'node:readline';
 import * as vscode from 'vscode';
 import type { ScopedLogger } from '../logger';
 import type { Secrets } from './serverMode';
+import { startError, type ServerStartError } from './startFailure';
+
+/** How many of its last stderr lines a server that fails to start is judged by. */
+const STDERR_KEPT = 20;
+
+/** Keeps the last lines a child writes to stderr, and logs each. */
+function keepStderr(child: ChildProcess, log: ScopedLogger): string[] {
+    const lines: string[] = [];
+    createInterface({ input: child.stderr! }).on('line', line => {
+        log.info(line);
+        lines.push(line);
+        if (lines.length > STDERR_KEPT) {
+            lines.shift();
+        }
+    });
+    return lines;
+}
+
+/** A child's exit, once its stderr is read to the end (the reason comes last). */
+function exited(child: ChildProcess): Promise<number | null> {
+    return new Promise(resolve => child.once('close', code => resolve(code)));
+}
 
 export interface LaunchSpec {
     command: string;
@@ -49,7 +71,7 @@ export class ServerProcess {
     static start(spec: LaunchSpec, log: ScopedLogger, timeoutMs = 15_000): Promise<ServerProcess> {
         // stdin stays a pipe: the server exits when it closes, so even a crashed editor leaves no orphan.
         const child = spawn(spec.command, spec.args, { env: { ...process.env, ...spec.env }, stdio: ['pipe', 'pipe', 'pipe'], windowsHide: true });
-        createInterface({ input: child.stderr! }).on('line', line => log.info(line));
+        const stderr = keepStderr(child, log);
         return new Promise((resolve, reject) => {
             const timer = setTimeout(() => {
                 child.kill('SIGKILL');
@@ -73,11 +95,24 @@ export class ServerProcess {
                 clearTimeout(timer);
                 reject(err);
             });
-            child.once('exit', code => {
+            void exited(child).then(code => {
                 clearTimeout(timer);
-                reject(new Error(vscode.l10n.t('the server exited with code {0} before listening', String(code))));
+                // Settled already when it listened: then this exit is onExit's business.
+                reject(startError(stderr, code, vscode.l10n.t('the server exited with code {0} before listening', String(code))));
             });
         });
+    }
+
+    /**
+     * Asks the server whether it would start with `spec`'s arguments, without starting it: with --help
+     * it parses and checks every flag (together: a default TTL above the maximum is refused), then only
+     * prints its usage. Undefined when it would start; else its reason.
+     */
+    static async check(spec: Omit<LaunchSpec, 'secrets'>, log: ScopedLogger): Promise<ServerStartError | undefined> {
+        const child = spawn(spec.command, [...spec.args, '--help'], { env: { ...process.env, ...spec.env }, stdio: ['ignore', 'ignore', 'pipe'], windowsHide: true });
+        const stderr = keepStderr(child, log);
+        const code = await Promise.race([exited(child), new Promise<'error'>(resolve => child.once('error', () => resolve('error')))]);
+        return code === 0 || code === 'error' ? undefined : startError(stderr, code, vscode.l10n.t('the server exited with code {0} before listening', String(code)));
     }
 
     /** SIGTERM (the server cancels its tasks and exits), then SIGKILL if it lingers. */

@@ -15,6 +15,8 @@ export const ContextKeys = {
     needsInput: 'mcpTasks.needsInput',
     /** Our connection to the server is up: Restart Server can act. */
     serverRunning: 'mcpTasks.serverRunning',
+    /** The server is down and will not come back by itself (a failed start): the view says so. */
+    serverProblem: 'mcpTasks.serverProblem',
     /** The focused row's state: its contextValue without the output facet (task.running, task.input, task.done, task.done.step, task.lost), or '' with none. */
     selectedState: 'mcpTasks.selectedState',
 } as const;
@@ -26,6 +28,8 @@ export interface ContextSources {
     model: TaskModel;
     server: { readonly connected: boolean; onDidChangeState(listener: (up: boolean) => void): vscode.Disposable };
     selection: { readonly selection: readonly TaskView[]; onDidChangeSelection(listener: () => void): vscode.Disposable };
+    /** The server controller's problem, if any (none: never a problem). */
+    problem?: { readonly problem: string | undefined; onDidChangeProblem(listener: (problem: string | undefined) => void): vscode.Disposable };
 }
 
 const setContext: SetContext = (key, value) => vscode.commands.executeCommand('setContext', key, value);
@@ -41,6 +45,9 @@ export class ContextKeyTracker extends Disposable {
         this.register(sources.model.onDidChange(() => this.update()));
         this.register(sources.server.onDidChangeState(() => this.update()));
         this.register(sources.selection.onDidChangeSelection(() => this.update()));
+        if (sources.problem) {
+            this.register(sources.problem.onDidChangeProblem(() => this.update()));
+        }
         this.update();
     }
 
@@ -53,6 +60,7 @@ export class ContextKeyTracker extends Disposable {
             [ContextKeys.hasActive]: all.some(view => !view.lost && !isTerminal(view.status)),
             [ContextKeys.needsInput]: all.some(view => !view.lost && view.status === 'input_required'),
             [ContextKeys.serverRunning]: this.sources.server.connected,
+            [ContextKeys.serverProblem]: this.sources.problem?.problem !== undefined,
             // The row may have changed state since it was selected: read it from the model.
             [ContextKeys.selectedState]: selected ? contextValueOf(this.sources.model.get(selected.taskId) ?? selected) : '',
         };

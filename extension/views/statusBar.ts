@@ -14,6 +14,7 @@ export class TasksStatusBar extends Disposable {
     private latest?: TaskView;
     private serverProblem?: string;
     private scheduled = false;
+    private shown = false;
 
     constructor(private readonly model: TaskModel) {
         super();
@@ -40,6 +41,11 @@ export class TasksStatusBar extends Disposable {
         return this.item.text;
     }
 
+    /** Whether the item shows (its text stays when hidden). */
+    get visible(): boolean {
+        return this.shown;
+    }
+
     private schedule(): void {
         if (!this.scheduled) {
             this.scheduled = true;
@@ -56,12 +62,12 @@ export class TasksStatusBar extends Disposable {
             this.item.tooltip = vscode.l10n.t({ message: '{0} — click to open the log', args: [this.serverProblem], comment: ['{0} describes a server problem'] });
             this.item.command = Commands.showLog;
             this.item.backgroundColor = new vscode.ThemeColor('statusBarItem.errorBackground');
-            this.item.show();
+            this.setVisible(true);
             return;
         }
         const running = this.model.running();
         if (running.length === 0) {
-            this.item.hide();
+            this.setVisible(false);
             return;
         }
         const waiting = running.filter(view => view.status === 'input_required');
@@ -83,7 +89,16 @@ export class TasksStatusBar extends Disposable {
         this.item.tooltip = new vscode.MarkdownString(`**MCP Tasks**\n\n${lines.join('\n\n')}\n\n_${waiting.length > 0 ? vscode.l10n.t('Click to answer.') : vscode.l10n.t('Click to show the Tasks view.')}_`, true);
         // A prompt hidden by Escape or Quick Open comes back from here, as from the row's Respond.
         this.item.command = waiting.length > 0 ? Commands.respond : Commands.focusTasks;
-        this.item.show();
+        this.setVisible(true);
+    }
+
+    private setVisible(visible: boolean): void {
+        this.shown = visible;
+        if (visible) {
+            this.item.show();
+        } else {
+            this.item.hide();
+        }
     }
 }
 

@@ -105,6 +105,30 @@ export async function askUi<T>(request: string, file: string): Promise<T> {
     }
 }
 
+export interface ShownNotification {
+    message: string;
+    source: string;
+    buttons: string[];
+}
+
+/**
+ * The Notifications Center as the UI driver reads it (notifications-<tag>.json, and a screenshot of the
+ * workbench), read again until `wanted` finds a notification or `timeoutMs` passes; then the last read.
+ * `click` asks the driver to press that button on a notification offering it.
+ */
+export async function readNotifications(tag: string, wanted: (note: ShownNotification) => boolean, timeoutMs = 20_000, click?: string): Promise<{ found?: ShownNotification; all: ShownNotification[] }> {
+    const until = Date.now() + timeoutMs;
+    for (let attempt = 0; ; attempt++) {
+        const name = attempt === 0 ? tag : `${tag}-${attempt}`;
+        const all = await askUi<ShownNotification[]>(`ui-notifications ${name}${click ? ` :: ${click}` : ''}`, `notifications-${name}.json`);
+        const found = all.find(wanted);
+        if (found || Date.now() >= until) {
+            return { found, all };
+        }
+        await new Promise(resolve => setTimeout(resolve, 500));
+    }
+}
+
 /** Our tools as VS Code's MCP client registered them (names like mcp_<server>_<tool>). */
 export function ourTools(): Map<string, vscode.LanguageModelToolInformation> {
     const found = new Map<string, vscode.LanguageModelToolInformation>();

@@ -13,7 +13,8 @@ import { SERVER_ID } from '../../../extension/constants';
 import type { ScopedLogger } from '../../../extension/logger';
 import { HttpMode } from '../../../extension/launcher/httpMode';
 import type { OwnerConnection, OwnerEndpoint } from '../../../extension/owner/ownerConnection';
-import { ServerController } from '../../../extension/launcher/serverController';
+import { ServerController, type SettingsCheck } from '../../../extension/launcher/serverController';
+import { ServerStartError } from '../../../extension/launcher/startFailure';
 import type { ServerMode } from '../../../extension/launcher/serverMode';
 import { limitArgs } from '../../../extension/launcher/serverArgs';
 import { StdioMode } from '../../../extension/launcher/stdioMode';
@@ -278,7 +279,7 @@ class RecordingMode implements ServerMode {
 }
 
 describe('ServerController', () => {
-    function setup(untilStopAllowed?: () => Promise<void>) {
+    function setup(untilStopAllowed?: () => Promise<void>, checkSettings?: SettingsCheck) {
         const made: RecordingMode[] = [];
         const endpoints: (string | undefined)[] = [];
         const owner = { connected: false, setEndpoint: (e?: OwnerEndpoint) => endpoints.push(e?.url), onDidChangeState: new EventEmitter<boolean>().event } as unknown as OwnerConnection;
@@ -293,6 +294,7 @@ describe('ServerController', () => {
             owner,
             quiet,
             untilStopAllowed,
+            checkSettings,
         );
         let refreshes = 0;
         controller.provider.onDidChangeMcpServerDefinitions(() => refreshes++);
@@ -319,6 +321,28 @@ describe('ServerController', () => {
         fake.setSetting('transport', 'stdio');
         await waitUntil(() => made.length === 2 && made[0]!.calls.includes('dispose'), 'the changes to be applied');
         assert.deepEqual(made[0]!.calls, ['restart', 'stop', 'dispose'], 'one restart, for the log level only');
+        controller.dispose();
+        watcher.dispose();
+    });
+
+    it('leaves the server running on settings the server would refuse, and says why with Open Settings', async () => {
+        const checked: string[] = [];
+        const { made, controller, watcher } = setup(undefined, settings => {
+            checked.push(`${settings.defaultTtl}/${settings.maxTtl}`);
+            return Promise.resolve(settings.defaultTtl === '48h' ? new ServerStartError('mcpTasks.server.defaultTtl must not exceed mcpTasks.server.maxTtl', 2, 'mcpTasks.server.defaultTtl') : undefined);
+        });
+        fake.setSetting('server.defaultTtl', '48h');
+        await new Promise(setImmediate);
+        assert.deepEqual(made[0]!.calls, [], 'not restarted');
+        const shown = fake.messages.filter(m => m.level === 'error');
+        assert.deepEqual(
+            shown.map(m => [m.message, m.args]),
+            [['MCP Tasks did not apply the new settings: mcpTasks.server.defaultTtl must not exceed mcpTasks.server.maxTtl. The server keeps running with the previous ones.', ['Open Settings', 'Show Log']]],
+        );
+        fake.setSetting('server.defaultTtl', '2h');
+        await new Promise(setImmediate);
+        assert.deepEqual(made[0]!.calls, ['restart'], 'fixed settings apply');
+        assert.deepEqual(checked, ['48h/24h', '2h/24h']);
         controller.dispose();
         watcher.dispose();
     });

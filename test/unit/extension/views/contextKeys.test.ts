@@ -38,6 +38,7 @@ describe('ContextKeyTracker', () => {
             [ContextKeys.hasActive, false],
             [ContextKeys.needsInput, false],
             [ContextKeys.serverRunning, false],
+            [ContextKeys.serverProblem, false],
             [ContextKeys.selectedState, ''],
         ]));
     });
