@@ -116,6 +116,11 @@ export function registerCommands(context: vscode.ExtensionContext, deps: Command
         }),
         // The same tool with the same arguments, as a new task started here: a finished row's Rerun.
         vscode.commands.registerCommand(Commands.runAgain, async (view?: TaskView) => {
+            // A click on a row that has just finished was meant for the button there before (Cancel).
+            if (view && model.justChanged(view.taskId)) {
+                deps.logger.scoped('commands').info(`Run Again on ${taskLabel(view)} ignored: the row changed state a moment ago`);
+                return undefined;
+            }
             const target = view ?? selected(rerunnable) ?? (await pickTask(model, rerunnable, vscode.l10n.t('Run which task again?')));
             if (!target) {
                 return undefined;

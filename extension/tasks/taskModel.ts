@@ -10,6 +10,12 @@ export interface ModelChange {
 type Listener = (change: ModelChange) => void;
 
 /**
+ * How long after a row changes state its inline buttons are not trusted: the button under the pointer
+ * may have just replaced the one the user aimed at (a second click on Cancel landing on what came next).
+ */
+export const INLINE_SETTLE_MS = 1000;
+
+/**
  * Every task the owner connection knows of. Updates are pushed in (status notifications,
  * progress, a slow reconciliation list) and announced as fine-grained changes.
  */
@@ -17,6 +23,10 @@ export class TaskModel {
     private readonly tasks = new Map<string, TaskView>();
     private readonly childrenOf = new Map<string, Set<string>>();
     private readonly listeners = new Set<Listener>();
+    /** When each task last changed state (appeared, moved status, was lost), by this clock. */
+    private readonly stateChangedAt = new Map<string, number>();
+
+    constructor(private readonly now: () => number = Date.now) {}
 
     get size(): number {
         return this.tasks.size;
@@ -55,6 +65,12 @@ export class TaskModel {
 
     hasChildren(taskId: string): boolean {
         return (this.childrenOf.get(taskId)?.size ?? 0) > 0;
+    }
+
+    /** True while `taskId` changed state less than INLINE_SETTLE_MS ago: a click on its row may have been meant for the row before. */
+    justChanged(taskId: string): boolean {
+        const at = this.stateChangedAt.get(taskId);
+        return at !== undefined && this.now() - at < INLINE_SETTLE_MS;
     }
 
     running(): TaskView[] {
@@ -119,6 +135,7 @@ export class TaskModel {
         const changed = this.all().filter(view => !view.lost);
         for (const view of changed) {
             view.lost = true;
+            this.stateChangedAt.set(view.taskId, this.now());
         }
         if (changed.length > 0) {
             this.emit({ changed, structural: true });
@@ -146,6 +163,7 @@ export class TaskModel {
             return;
         }
         this.tasks.delete(taskId);
+        this.stateChangedAt.delete(taskId);
         if (view.parentTaskId) {
             this.childrenOf.get(view.parentTaskId)?.delete(taskId);
         }
@@ -165,6 +183,7 @@ export class TaskModel {
         const existing = this.tasks.get(incoming.taskId);
         if (!existing) {
             this.tasks.set(incoming.taskId, incoming);
+            this.stateChangedAt.set(incoming.taskId, this.now());
             if (incoming.parentTaskId) {
                 let set = this.childrenOf.get(incoming.parentTaskId);
                 if (!set) {
@@ -180,6 +199,9 @@ export class TaskModel {
             return { view: existing, structural: false };
         }
         const movedGroup = existing.status !== incoming.status || existing.lost === true;
+        if (movedGroup) {
+            this.stateChangedAt.set(existing.taskId, this.now());
+        }
         existing.status = incoming.status;
         existing.statusMessage = incoming.statusMessage;
         existing.lastUpdatedAt = incoming.lastUpdatedAt;

@@ -592,6 +592,40 @@ export function createUiDriver(shotsDir, log = line => console.log(line)) {
         }
     }
 
+    /**
+     * The suite asks "ui-row-twice <row text> :: <action title> :: <ms>": the driver clicks that inline
+     * button, then clicks the same spot again <ms> later without moving, as a hurried user does
+     * (whatever button is there by then gets the click), and photographs the row (row-twice-<row text>.png).
+     */
+    async function rowTwiceOnRequest(page) {
+        const request = page.locator('.part.statusbar .statusbar-item', { hasText: /ui-row-twice .+ :: .+ :: \d+/ }).first();
+        if (!(await request.isVisible().catch(() => false)) || (await page.locator(QUICK_INPUT).isVisible().catch(() => false))) {
+            return;
+        }
+        const [, text, title, ms] = /ui-row-twice (.+?) :: (.+?) :: (\d+)/.exec(((await request.textContent()) ?? '').trim()) ?? [];
+        if (!text || done.has(`twice-${text}`)) {
+            return;
+        }
+        done.add(`twice-${text}`);
+        const row = taskRow(page, text);
+        await row.hover();
+        const box = await rowAction(row, title).boundingBox();
+        if (!box) {
+            log(`[ui] no ${title} on the row of ${text}`);
+            return;
+        }
+        const x = box.x + box.width / 2;
+        const y = box.y + box.height / 2;
+        log(`[ui] clicking ${title} on the row of ${text}, and the same spot again ${ms} ms later`);
+        await page.mouse.click(x, y);
+        await delay(Number(ms));
+        const under = await page.evaluate(([px, py]) => document.elementFromPoint(px, py)?.getAttribute('aria-label') ?? '', [x, y]);
+        await page.mouse.click(x, y);
+        writeReport(`row-twice-${text}.json`, { secondClickOn: under });
+        await delay(300);
+        await shot(page, `row-twice-${text}`, page.locator('.part.sidebar'));
+    }
+
     /** The suite asks "ui-shot <name>": the driver photographs the workbench (workbench <name>.png). */
     async function shotOnRequest(page) {
         const request = page.locator('.part.statusbar .statusbar-item', { hasText: /ui-shot \S+/ }).first();
@@ -610,7 +644,7 @@ export function createUiDriver(shotsDir, log = line => console.log(line)) {
     /** The runner's onPage hook: acts until the page closes (the suite ended). */
     return async function onPage(page) {
         while (!page.isClosed()) {
-            for (const step of [answerPrompt, titleActionOnRequest, notificationsOnRequest, shotOnRequest, respondOnRequest, copilotRespondOnRequest, rowActionOnRequest, readRowsOnRequest, readRowMenuOnRequest, trustOnRequest, readToolApprovals, allowSampling, cancelFromTree, photographDeploy]) {
+            for (const step of [answerPrompt, rowTwiceOnRequest, titleActionOnRequest, notificationsOnRequest, shotOnRequest, respondOnRequest, copilotRespondOnRequest, rowActionOnRequest, readRowsOnRequest, readRowMenuOnRequest, trustOnRequest, readToolApprovals, allowSampling, cancelFromTree, photographDeploy]) {
                 try {
                     await step(page);
                 } catch (err) {

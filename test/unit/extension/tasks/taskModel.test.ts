@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { TaskModel } from '../../../../extension/tasks/taskModel';
+import { INLINE_SETTLE_MS, TaskModel } from '../../../../extension/tasks/taskModel';
 import { clientKind, compareTasks, formatElapsed, fromWire, progressPercent, ROW_LABEL_MAX, rowLabel, taskDescription, taskLabel, type TaskView } from '../../../../extension/tasks/taskView';
 
 const INFO = 'dev.mcp-tasks/task-info';
@@ -24,6 +24,27 @@ function wire(taskId: string, status: string, extra: { created?: string; updated
 }
 
 describe('task model', () => {
+    it('says a row changed state a moment ago (its inline clicks are not trusted), by its clock; progress does not count', () => {
+        let now = 1_000_000;
+        const model = new TaskModel(() => now);
+        model.applyWire(wire('a', 'working'));
+        assert.equal(model.justChanged('a'), true, 'a new row');
+        now += INLINE_SETTLE_MS;
+        assert.equal(model.justChanged('a'), false);
+        model.applyProgress('a', { progress: 1, total: 2 });
+        model.applyWire(wire('a', 'working', { updated: '2026-11-29T10:00:01.000Z' }));
+        assert.equal(model.justChanged('a'), false, 'progress and same-status updates keep it settled');
+        model.applyWire(wire('a', 'cancelled', { updated: '2026-11-29T10:00:02.000Z' }));
+        assert.equal(model.justChanged('a'), true, 'Cancel became Run Again');
+        now += INLINE_SETTLE_MS - 1;
+        assert.equal(model.justChanged('a'), true);
+        now += 1;
+        assert.equal(model.justChanged('a'), false);
+        model.markLost();
+        assert.equal(model.justChanged('a'), true, 'lost');
+        assert.equal(model.justChanged('unknown'), false);
+    });
+
     it('orders running, then needs input, then finished; newest first within each group', () => {
         const model = new TaskModel();
         model.applyWire(wire('done-old', 'completed', { created: '2026-11-29T09:00:00Z' }));

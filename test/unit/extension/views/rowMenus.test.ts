@@ -88,6 +88,26 @@ describe('row actions', () => {
         }
     });
 
+    it('Run Again never takes the inline slot Cancel had: a second click on Cancel lands on something harmless', () => {
+        /** The inline buttons as VS Code lays them out, left to right (by the order in their group). */
+        const inline = (contextValue: string) =>
+            rowActions(contextValue)
+                .filter(action => action.includes('@inline'))
+                .sort((a, b) => Number(a.split('@inline@')[1]) - Number(b.split('@inline@')[1]))
+                .map(action => action.split('@')[0]);
+        for (const output of [false, true]) {
+            for (const live of ['working', 'input_required'] as const) {
+                const before = inline(contextValueOf(view(live), output));
+                // Counted from the right: rows are right-aligned, so that is where the pointer stays.
+                const slot = before.length - 1 - before.indexOf('mcpTasks.cancelTask');
+                for (const done of ['completed', 'failed', 'cancelled'] as const) {
+                    const after = inline(contextValueOf(view(done), output));
+                    assert.notEqual(after[after.length - 1 - slot], 'mcpTasks.runAgain', `${live} → ${done}, output ${output}: ${after.join(', ')}`);
+                }
+            }
+        }
+    });
+
     it('the palette never offers Show Output (it acts on a row)', () => {
         assert.equal(manifest.contributes.menus.commandPalette!.find(item => item.command === SHOW_OUTPUT)?.when, 'false');
     });

@@ -1,0 +1,32 @@
+import * as assert from 'node:assert/strict';
+import * as vscode from 'vscode';
+import type { McpTasksTestApi } from '../../extension/api';
+import { askUi, readyOverHttp, waitFor } from './util';
+
+/** Needs the Playwright UI driver: clicks a row's inline buttons as a hurried user does. */
+describe('inline clicks on a row that changes under the pointer', () => {
+    let api: McpTasksTestApi;
+
+    before(async () => {
+        api = await readyOverHttp();
+        await vscode.commands.executeCommand('mcpTasks.tasks.focus');
+    });
+
+    it('a second click on Cancel half a second later does not run the task again', async () => {
+        const { model } = api.testing;
+        const label = 'double-cancel';
+        const taskId = (await vscode.commands.executeCommand('mcpTasks.runTool', { name: 'slow_compute', args: { seconds: 60, label }, mode: 'task' })) as string;
+        await waitFor('the row running', () => (model.get(taskId)?.status === 'working' ? true : undefined), 10_000, 50);
+        // Let the row's own appearance settle first: a real user aims at a row that has been there a while.
+        await new Promise(resolve => setTimeout(resolve, 1500));
+        const report = await askUi<{ secondClickOn: string }>(`ui-row-twice ${label} :: Cancel Task :: 500`, `row-twice-${label}.json`);
+        await waitFor('cancelled', () => (model.get(taskId)?.status === 'cancelled' ? true : undefined), 10_000, 50);
+        // Whatever the second click hit, give a re-run the time it would take to show.
+        await new Promise(resolve => setTimeout(resolve, 3000));
+        const runs = model.all().filter(view => view.toolName === 'slow_compute' && view.args.label === label);
+        assert.deepEqual(runs.map(view => view.taskId), [taskId], `the second click (on "${report.secondClickOn}") started another run`);
+        assert.doesNotMatch(report.secondClickOn, /Run Again/, 'Run Again appeared where Cancel was');
+        // The result it may have opened is harmless; close it for the next suite.
+        await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+    });
+});
