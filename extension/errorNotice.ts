@@ -1,6 +1,6 @@
 // The notifications that tell a person about an error in words, with the action that fixes it.
 import * as vscode from 'vscode';
-import { Commands, SETTINGS_SECTION, Settings } from './constants';
+import { CHAT_OPEN_COMMAND, Commands, SETTINGS_SECTION } from './constants';
 import { alreadyFinished, errorText } from './errorText';
 
 /** VS Code's command that opens the Settings editor filtered to a query. */
@@ -20,15 +20,22 @@ export function showCancelOutcome(taskLabel: string, err: unknown): boolean {
     return true;
 }
 
-/** Sampling found no language model: say so, and offer the setting that picks one. */
+/**
+ * Sampling found no language model at all: a model setting cannot help (it only picks among the
+ * models there are), so offer the Chat view, where VS Code sets up a model provider.
+ */
 export async function showNoLanguageModel(clientName: string): Promise<void> {
-    const choose = vscode.l10n.t('Choose a Model');
+    const openChat = vscode.l10n.t('Open Chat');
     const choice = await vscode.window.showWarningMessage(
-        vscode.l10n.t({ message: 'MCP Tasks: no language model is available to answer {0}, so its task cannot use one.', args: [clientName], comment: ['{0} is the MCP client that asked for a model reply'] }),
-        choose,
+        vscode.l10n.t({
+            message: 'MCP Tasks: no language model is available to answer {0}, so its task cannot use one. Sign in to a model provider, such as GitHub Copilot, in the Chat view.',
+            args: [clientName],
+            comment: ['{0} is the MCP client that asked for a model reply'],
+        }),
+        openChat,
     );
-    if (choice === choose) {
-        await vscode.commands.executeCommand(OPEN_SETTINGS_COMMAND, `${SETTINGS_SECTION}.${Settings.samplingModel}`);
+    if (choice === openChat) {
+        await vscode.commands.executeCommand(CHAT_OPEN_COMMAND);
     }
 }
 

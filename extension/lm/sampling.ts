@@ -6,8 +6,10 @@ import { showNoLanguageModel } from '../errorNotice';
 import { NO_LANGUAGE_MODEL } from '../errorText';
 import { untilAborted } from '../input/untilAborted';
 import { RpcError, RpcErrorCodes } from '../client/rpcError';
+import type { Reopenable } from '../tasks/pendingInputs';
+import { ConsentQuestion } from './consentQuestion';
 import { chooseModel } from './modelChoice';
-import { plainMessages, StopScanner, TokenBudget, UnsupportedSamplingInput } from './samplingText';
+import { plainMessages, requestExcerpt, StopScanner, TokenBudget, UnsupportedSamplingInput } from './samplingText';
 
 /** Memento key: client names the user chose "Allow always" for. */
 const ALWAYS_ALLOWED_KEY = 'mcpTasks.sampling.alwaysAllowedClients';
@@ -15,6 +17,10 @@ const ALWAYS_ALLOWED_KEY = 'mcpTasks.sampling.alwaysAllowedClients';
 export interface SamplingContext {
     clientName: string;
     signal: AbortSignal;
+    /** Who asks, as the user knows it (the task's label); the client's name when none. */
+    asker?: string;
+    /** The consent question is open for this request: Respond on its task brings it back. */
+    onQuestion?: (question: Reopenable) => { dispose(): void };
 }
 
 export interface SamplingLog {
@@ -22,13 +28,11 @@ export interface SamplingLog {
     warn(message: string): void;
 }
 
-type Consent = 'Allow' | 'Allow always' | 'Deny';
-
 export class SamplingResponder {
     /** "Allow" lasts as long as this responder (the window session). */
     private readonly allowedThisSession = new Set<string>();
     /** One question per client at a time: concurrent requests wait for the same answer. */
-    private readonly askingConsent = new Map<string, Promise<boolean>>();
+    private readonly askingConsent = new Map<string, { question: ConsentQuestion; allowed: Promise<boolean> }>();
 
     constructor(
         private readonly memento: vscode.Memento,
@@ -36,7 +40,7 @@ export class SamplingResponder {
         private readonly preferredModel: () => string | undefined,
     ) {}
 
-    async createMessage(params: CreateMessageRequest['params'], { clientName, signal }: SamplingContext): Promise<CreateMessageResult> {
+    async createMessage(params: CreateMessageRequest['params'], { clientName, signal, asker, onQuestion }: SamplingContext): Promise<CreateMessageResult> {
         let messages: vscode.LanguageModelChatMessage[];
         try {
             messages = plainMessages(params).map(m => (m.role === 'user' ? vscode.LanguageModelChatMessage.User(m.text) : vscode.LanguageModelChatMessage.Assistant(m.text)));
@@ -55,7 +59,18 @@ export class SamplingResponder {
             void showNoLanguageModel(clientName);
             throw new RpcError(RpcErrorCodes.InternalError, NO_LANGUAGE_MODEL);
         }
-        const allowed = await untilAborted(this.consent(clientName, model.name), signal);
+        const who = asker ?? clientName;
+        const excerpt = requestExcerpt(params);
+        const question = {
+            text: vscode.l10n.t({
+                message: '{0} asks {1} for a reply to: “{2}”. Allow it?',
+                args: [who, model.name, excerpt],
+                comment: ['{0} is the task (or client) asking, {1} a language model, {2} the start of what it asks'],
+            }),
+            title: vscode.l10n.t({ message: '{0} asks {1} for a reply', args: [who, model.name], comment: ['{0} is the task (or client) asking, {1} a language model'] }),
+            placeholder: vscode.l10n.t({ message: '“{0}” — allow it?', args: [excerpt], comment: ['{0} is the start of what a task asks a language model'] }),
+        };
+        const allowed = await untilAborted(this.consent(clientName, question, onQuestion), signal);
         throwIfAborted(signal);
         if (!allowed) {
             throw new RpcError(RpcErrorCodes.UserRejected, `The user denied sampling for ${clientName}`);
@@ -70,20 +85,22 @@ export class SamplingResponder {
         await this.memento.update(ALWAYS_ALLOWED_KEY, undefined);
     }
 
-    private consent(clientName: string, modelName: string): Promise<boolean> {
+    private consent(clientName: string, question: { text: string; title: string; placeholder: string }, onQuestion: SamplingContext['onQuestion']): Promise<boolean> {
         if (this.allowedThisSession.has(clientName) || this.alwaysAllowed().includes(clientName)) {
             return Promise.resolve(true);
         }
         let asking = this.askingConsent.get(clientName);
         if (!asking) {
-            asking = this.askConsent(clientName, modelName).finally(() => this.askingConsent.delete(clientName));
+            const asked = new ConsentQuestion(question.text, question);
+            asking = { question: asked, allowed: this.settleConsent(clientName, asked).finally(() => this.askingConsent.delete(clientName)) };
             this.askingConsent.set(clientName, asking);
         }
-        return asking;
+        const registration = onQuestion?.(asking.question);
+        return asking.allowed.finally(() => registration?.dispose());
     }
 
-    private async askConsent(clientName: string, modelName: string): Promise<boolean> {
-        const choice = await vscode.window.showInformationMessage<Consent>(`Allow ${clientName} to use ${modelName} via MCP Tasks?`, 'Allow', 'Allow always', 'Deny');
+    private async settleConsent(clientName: string, question: ConsentQuestion): Promise<boolean> {
+        const choice = await question.answer;
         if (choice === 'Allow always') {
             await this.memento.update(ALWAYS_ALLOWED_KEY, [...this.alwaysAllowed(), clientName]);
         }
@@ -92,8 +109,8 @@ export class SamplingResponder {
             this.log.info(`Sampling allowed for ${clientName}${choice === 'Allow always' ? ' (always)' : ''}`);
             return true;
         }
-        // Deny and a dismissed notification both refuse this request; the next one asks again.
-        this.log.info(`Sampling ${choice === 'Deny' ? 'denied' : 'not allowed (dismissed)'} for ${clientName}`);
+        // Only Deny refuses: a dismissed notification leaves the question open (Respond brings it back).
+        this.log.info(`Sampling denied for ${clientName}`);
         return false;
     }
 

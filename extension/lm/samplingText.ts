@@ -35,6 +35,21 @@ export function plainMessages(params: Pick<CreateMessageRequest['params'], 'mess
     return out;
 }
 
+/** How much of a request the consent question quotes. */
+const EXCERPT_MAX = 120;
+
+/** The start of what a request asks (its last user message), on one line, for the consent question. */
+export function requestExcerpt(params: Pick<CreateMessageRequest['params'], 'messages'>): string {
+    const last = [...params.messages].reverse().find(message => message.role === 'user');
+    const blocks = last ? (Array.isArray(last.content) ? last.content : [last.content]) : [];
+    const text = blocks
+        .map(block => (block.type === 'text' ? block.text : ''))
+        .join(' ')
+        .replace(/\s+/g, ' ')
+        .trim();
+    return text.length > EXCERPT_MAX ? `${text.slice(0, EXCERPT_MAX - 1)}…` : text;
+}
+
 /** Collects streamed text and stops at the first stop sequence, which is not kept. */
 export class StopScanner {
     private readonly stops: string[];

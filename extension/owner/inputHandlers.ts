@@ -34,7 +34,9 @@ export function createInputHandlers(model: TaskModel, pending: PendingInputs, sa
         },
         createMessage: (params, { signal, taskId }) => {
             const view = taskId ? model.get(taskId) : undefined;
-            return sampling.createMessage(params, { signal, clientName: view?.clientName ?? OWN_CLIENT_NAME });
+            // Respond on the task's row or the status bar brings its consent question back.
+            const onQuestion = taskId ? (question: Reopenable) => pending.set(taskId, question) : undefined;
+            return sampling.createMessage(params, { signal, clientName: view?.clientName ?? OWN_CLIENT_NAME, asker: askerOf(taskId), onQuestion });
         },
     };
 }

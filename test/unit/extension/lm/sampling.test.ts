@@ -5,6 +5,7 @@ import { beforeEach, describe, it } from 'node:test';
 import type { CreateMessageRequest } from '@modelcontextprotocol/sdk/types.js';
 import { SamplingResponder } from '../../../../extension/lm/sampling.js';
 import { RpcError } from '../../../../extension/client/rpcError';
+import type { Reopenable } from '../../../../extension/tasks/pendingInputs';
 
 type Params = CreateMessageRequest['params'];
 
@@ -106,7 +107,7 @@ describe('SamplingResponder', () => {
             ctx(),
         );
         assert.deepEqual(result, { role: 'assistant', content: { type: 'text', text: 'Hello there' }, model: 'sonnet-1', stopReason: 'endTurn' });
-        assert.deepEqual(fake.messages[0]!.message, 'Allow Demo to use CLAUDE-SONNET via MCP Tasks?');
+        assert.deepEqual(fake.messages[0]!.message, 'Demo asks CLAUDE-SONNET for a reply to: “Sum 2+2”. Allow it?');
         assert.deepEqual(fake.messages[0]!.args, ['Allow', 'Allow always', 'Deny']);
         const [request] = sonnet.sent;
         assert.deepEqual(request!.messages, [
@@ -160,24 +161,52 @@ describe('SamplingResponder', () => {
         assert.equal(fake.messages.length, 1);
     });
 
-    it('fails with a clear error when denied or dismissed, and asks again next time', async () => {
+    it('fails with a clear error when denied, and asks again next time', async () => {
         fake.models = [fakeModel('m', 'model')];
         fake.onInformation = () => 'Deny';
         await rejectsWith(responder.createMessage(params(), ctx()), /The user denied sampling for Demo/);
-        fake.onInformation = () => undefined;
         await rejectsWith(responder.createMessage(params(), ctx()), /The user denied sampling for Demo/);
         assert.equal(fake.messages.length, 2);
     });
 
-    it('fails when no model is available, and offers to choose one in the settings', async () => {
+    it('names the task and what it asks; a dismissed question stays open, and Respond brings it back as a pick whose Enter denies', async () => {
+        fake.models = [fakeModel('m', 'model')];
+        fake.onInformation = () => undefined;
+        const questions: Reopenable[] = [];
+        let released = 0;
+        const reply = responder.createMessage(params({ messages: [{ role: 'user', content: { type: 'text', text: 'Write a haiku\n about   autumn' } }] }), {
+            ...ctx(),
+            asker: 'write_haiku: autumn',
+            onQuestion: question => (questions.push(question), { dispose: () => released++ }),
+        });
+        await new Promise(resolve => setImmediate(resolve));
+        assert.equal(fake.messages[0]!.message, 'write_haiku: autumn asks MODEL for a reply to: “Write a haiku about autumn”. Allow it?');
+        assert.equal(questions.length, 1, 'the task can bring it back');
+        assert.equal(questions[0]!.hidden, true, 'dismissed, not answered');
+
+        questions[0]!.show();
+        const pick = await fake.next();
+        assert.equal(pick.title, 'write_haiku: autumn asks MODEL for a reply');
+        assert.equal(pick.placeholder, '“Write a haiku about autumn” — allow it?');
+        assert.deepEqual(pick.items.map(item => item.label), ['Deny', 'Allow', 'Allow always']);
+        pick.escape();
+        assert.equal(questions[0]!.hidden, true, 'Escape leaves it open');
+        questions[0]!.show();
+        const again = await fake.next();
+        again.pick('Allow');
+        assert.equal((await reply).model, 'm');
+        assert.equal(released, 1, 'answered: nothing left to bring back');
+    });
+
+    it('fails when no model is available, and offers the Chat view (no setting could help)', async () => {
         fake.onWarning = (_message, ...actions) => actions[0];
         await rejectsWith(responder.createMessage(params(), ctx()), /No language model is available in VS Code for sampling/);
         const [notice] = fake.messages.filter(m => m.level === 'warning');
-        assert.equal(notice?.message, 'MCP Tasks: no language model is available to answer Demo, so its task cannot use one.');
-        assert.deepEqual(notice?.args, ['Choose a Model']);
+        assert.equal(notice?.message, 'MCP Tasks: no language model is available to answer Demo, so its task cannot use one. Sign in to a model provider, such as GitHub Copilot, in the Chat view.');
+        assert.deepEqual(notice?.args, ['Open Chat']);
         assert.doesNotMatch(notice!.message, /-?\d{5}|MCP error/);
         await new Promise(resolve => setImmediate(resolve));
-        assert.deepEqual(fake.commands, [{ id: 'workbench.action.openSettings', args: ['mcpTasks.sampling.model'] }]);
+        assert.deepEqual(fake.commands, [{ id: 'workbench.action.chat.open', args: [] }]);
     });
 
     it('refuses non-text content before asking anything', async () => {
