@@ -27,8 +27,8 @@ const run = (command, args) => {
 // vsce runs the production build itself (the vscode:prepublish script) before it packs.
 const vsce = resolve(root, 'node_modules/@vscode/vsce/vsce');
 // The Marketplace page and the Extensions view show the editor users' README, not the
-// repository's. The repository URL is not final yet: keep its image links relative (the .vsix
-// carries the images they name) rather than have vsce rewrite them to that URL.
+// repository's. vsce rewrites its relative links to the repository (package.json repository.url):
+// the extension details page draws only https: images, so a relative one showed as its alt text.
 const readme = writeVsixReadme(root);
-run(process.execPath, [vsce, 'package', '--no-dependencies', '--no-rewrite-relative-links', '--readme-path', readme, '--out', out]);
+run(process.execPath, [vsce, 'package', '--no-dependencies', '--readme-path', readme, '--out', out]);
 console.log(`packaged ${out} (${(statSync(out).size / 1024).toFixed(0)} KB)`);

@@ -1,5 +1,6 @@
 // The .vsix's README is extension/README.md, written for editor users. In the .vsix it sits at the
-// extension's root, so its links into the repository (../docs/images/…) lose their `../` there.
+// extension's root, so its links into the repository (../docs/images/…) lose their `../` there;
+// vsce then rewrites them to the repository's URL (the details page draws only https: images).
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 

@@ -45,7 +45,18 @@ if (!only || only === 'vsix') {
         console.error(`[integration] ${vsix} is missing: run npm run package first`);
         process.exit(1);
     }
-    runs.push({ name: 'installed .vsix', opts: { installVsix: vsix, extensionTestsPath: suite, workspace, env: { MCP_TASKS_SUITE: 'vsix' } } });
+    runs.push({
+        name: 'installed .vsix',
+        opts: {
+            installVsix: vsix,
+            extensionTestsPath: suite,
+            workspace,
+            env: { MCP_TASKS_SUITE: 'vsix', MCP_TASKS_UI_DIR: screenshotDir },
+            // The details page is read as a user sees it; its images come from the repository's URL.
+            onPage: createUiDriver(screenshotDir, undefined, { repository: { url: repositoryFilesUrl(), root } }),
+            settings: { 'git.openRepositoryInParentFolders': 'never' },
+        },
+    });
 }
 
 if (!only || only === 'trust') {
@@ -66,6 +77,12 @@ if (!only || only === 'trust') {
             },
         },
     });
+}
+
+/** Where vsce points the packaged README's relative links: the repository's files at HEAD. */
+function repositoryFilesUrl() {
+    const { repository } = JSON.parse(readFileSync(resolve(root, 'package.json'), 'utf8'));
+    return `${repository.url.replace(/\.git$/, '')}/raw/HEAD/`;
 }
 
 let failed = 0;

@@ -38,7 +38,11 @@ function rowAction(row, title) {
  */
 const RECLICK_MS = 20_000;
 
-export function createUiDriver(shotsDir, log = line => console.log(line)) {
+/**
+ * `repository` serves the repository's files at the URL vsce points the packaged README's images to
+ * (`{ url, root }`): this machine has no internet, and the details page fetches them from there.
+ */
+export function createUiDriver(shotsDir, log = line => console.log(line), { repository } = {}) {
     mkdirSync(shotsDir, { recursive: true });
     const shot = async (page, name, locator) => {
         const path = join(shotsDir, `${name}.png`);
@@ -634,6 +638,66 @@ export function createUiDriver(shotsDir, log = line => console.log(line)) {
         await shot(page, `row-twice-${text}`, page.locator('.part.sidebar'));
     }
 
+    /**
+     * The suite opens an extension's details page and asks "ui-readme-images <tag>": the driver waits for
+     * the README's images in the page's webview frame to load (or fail), writes readme-images-<tag>.json
+     * (each image's alt text, scheme and whether it drew) and photographs the workbench.
+     */
+    async function readmeImagesOnRequest(page) {
+        const request = page.locator('.part.statusbar .statusbar-item', { hasText: /ui-readme-images \S+/ }).first();
+        if (!(await request.isVisible().catch(() => false))) {
+            return;
+        }
+        const [, tag] = /ui-readme-images (\S+)/.exec((await request.textContent()) ?? '') ?? [];
+        if (!tag || done.has(`readme-${tag}`)) {
+            return;
+        }
+        done.add(`readme-${tag}`);
+        const read = async () => {
+            for (const frame of page.frames()) {
+                const images = await frame
+                    .evaluate(() =>
+                        [...document.querySelectorAll('img')].map(img => ({
+                            alt: img.alt,
+                            scheme: (img.getAttribute('src') ?? '').split(':')[0],
+                            complete: img.complete,
+                            drawn: img.complete && img.naturalWidth > 0,
+                        })),
+                    )
+                    .catch(() => []);
+                // The details page's README: the frame whose images carry alt text.
+                if (images.some(image => image.alt)) {
+                    return images;
+                }
+            }
+            return [];
+        };
+        // The suite has listed the extension in the Extensions view: open its details page as a user does.
+        const entry = page.locator('.part.sidebar .monaco-list-row', { hasText: /MCP Tasks/ }).first();
+        if (await entry.waitFor({ timeout: 10_000 }).then(() => true, () => false)) {
+            log('[ui] opening the details page of MCP Tasks from the Extensions view');
+            await entry.click();
+            await page.locator('.extension-editor').first().waitFor({ timeout: 10_000 }).catch(() => log('[ui] no details page opened'));
+        }
+        let images = [];
+        for (let i = 0; i < 60; i++) {
+            images = await read();
+            if (images.length > 0 && images.every(image => image.complete)) {
+                break;
+            }
+            await delay(250);
+        }
+        // Scroll the first image into view for the picture.
+        for (const frame of page.frames()) {
+            await frame.evaluate(() => document.querySelector('img[alt]')?.scrollIntoView()).catch(() => undefined);
+        }
+        await delay(300);
+        // The picture first: the suite closes the page once it has the report.
+        await shot(page, `extension-details-${tag}`);
+        writeReport(`readme-images-${tag}.json`, images);
+        log(`[ui] the README shows ${images.length} image(s): ${images.map(image => `${image.alt.slice(0, 30)} ${image.drawn ? 'drawn' : 'NOT drawn'}`).join(' | ')}`);
+    }
+
     /** The suite asks "ui-shot <name>": the driver photographs the workbench (workbench <name>.png). */
     async function shotOnRequest(page) {
         const request = page.locator('.part.statusbar .statusbar-item', { hasText: /ui-shot \S+/ }).first();
@@ -651,8 +715,15 @@ export function createUiDriver(shotsDir, log = line => console.log(line)) {
 
     /** The runner's onPage hook: acts until the page closes (the suite ended). */
     return async function onPage(page) {
+        if (repository) {
+            await page.context().route(`${repository.url}**`, async route => {
+                const path = join(repository.root, decodeURIComponent(new URL(route.request().url()).pathname.slice(new URL(repository.url).pathname.length)));
+                log(`[ui] serving ${route.request().url()} from ${path}`);
+                await route.fulfill({ path }).catch(() => route.fulfill({ status: 404 }));
+            });
+        }
         while (!page.isClosed()) {
-            for (const step of [answerPrompt, rowTwiceOnRequest, titleActionOnRequest, notificationsOnRequest, shotOnRequest, respondOnRequest, copilotRespondOnRequest, rowActionOnRequest, readRowsOnRequest, readRowMenuOnRequest, trustOnRequest, readToolApprovals, allowSampling, cancelFromTree, photographDeploy]) {
+            for (const step of [answerPrompt, readmeImagesOnRequest, rowTwiceOnRequest, titleActionOnRequest, notificationsOnRequest, shotOnRequest, respondOnRequest, copilotRespondOnRequest, rowActionOnRequest, readRowsOnRequest, readRowMenuOnRequest, trustOnRequest, readToolApprovals, allowSampling, cancelFromTree, photographDeploy]) {
                 try {
                     await step(page);
                 } catch (err) {

@@ -1,6 +1,6 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
-import { activateExtension, EXTENSION_ID, invoke, processAlive, startInVsCode, unresolvedManifestStrings, waitFor } from './util';
+import { activateExtension, askUi, EXTENSION_ID, invoke, processAlive, startInVsCode, unresolvedManifestStrings, waitFor } from './util';
 
 /** Runs against the packaged .vsix, installed with `code-server --install-extension` as a user would. */
 describe('the installed .vsix', () => {
@@ -33,5 +33,14 @@ describe('the installed .vsix', () => {
         }
         await vscode.commands.executeCommand('mcpTasks.tasks.focus');
         await waitFor('no error focusing the view', () => true);
+    });
+
+    it("draws its README's images on the extension's details page (needs the Playwright UI driver)", async () => {
+        // extension.open asks the (unreachable) gallery first: list it in the Extensions view, and the driver clicks it.
+        await vscode.commands.executeCommand('workbench.extensions.search', '@installed MCP Tasks');
+        const images = await askUi<{ alt: string; scheme: string; drawn: boolean }[]>('ui-readme-images vsix', 'readme-images-vsix.json');
+        assert.ok(images.length >= 2, `the README's images: ${JSON.stringify(images)}`);
+        assert.deepEqual(images.filter(image => !image.drawn), [], 'every image draws (not its alt text)');
+        await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
     });
 });
