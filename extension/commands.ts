@@ -26,6 +26,8 @@ export interface CommandDeps {
     resetSamplingConsent(): Promise<void>;
     /** The row selected in the Tasks view: what a keybinding (which passes no row) acts on. */
     selected(): TaskView | undefined;
+    /** Whether a tool runs one of the user's commands (mcpTasks.commands, tasks.json): Run Tool lists those first. */
+    runsCommand?(toolName: string): boolean;
 }
 
 /** Lets a command run from the palette (no argument) by picking a task. */

@@ -60,7 +60,7 @@ export function activate(context: vscode.ExtensionContext): McpTasksApi {
     const executedCommands: { command: string; args: unknown[] }[] = [];
     const completions = new CompletionNotifier(model, startedHere, treeView, commandRunner(context, executedCommands));
     context.subscriptions.push(results, completions, new ContextKeyTracker({ model, server: owner, selection: treeView, problem: server }));
-    registerCommands(context, { logger, server, owner, model, results, pendingInputs, startedHere, resetSamplingConsent: () => sampling.resetConsent(), selected: () => treeView.selection[0] });
+    registerCommands(context, { logger, server, owner, model, results, pendingInputs, startedHere, resetSamplingConsent: () => sampling.resetConsent(), selected: () => treeView.selection[0], runsCommand: name => commandTools.hasOutput(name) });
 
     logger.scoped('extension').info(`activated in ${Date.now() - started} ms (transport: ${server.mode.transport})`);
     return createApi(context, server, { model, tree, treeView, statusBar, owner, pendingInputs, completions, executedCommands, commandTools, vscodeTasks });

@@ -12,7 +12,7 @@ export async function runTool(deps: CommandDeps, preset?: RunToolPreset): Promis
     await deps.server.ready();
     const tools = await deps.owner.listTools();
     // The task tools are a model's way to do what this command does for a person.
-    const tool = preset ? tools.find(t => t.name === preset.name) : await pickTool(tools.filter(t => t._meta?.[TASK_TOOL_META_KEY] !== true));
+    const tool = preset ? tools.find(t => t.name === preset.name) : await pickTool(tools.filter(t => t._meta?.[TASK_TOOL_META_KEY] !== true), deps.runsCommand);
     if (!tool) {
         if (preset) {
             throw new Error(vscode.l10n.t('the server has no tool named {0}', preset.name));
@@ -40,11 +40,14 @@ export async function runTool(deps: CommandDeps, preset?: RunToolPreset): Promis
     return undefined;
 }
 
-async function pickTool(tools: Tool[]): Promise<Tool | undefined> {
-    const items = tools.map(tool => ({
+/** The user's own commands first (the reason they declared them), then the server's tools; each in the server's order. */
+async function pickTool(tools: Tool[], runsCommand: (toolName: string) => boolean = () => false): Promise<Tool | undefined> {
+    const ordered = [...tools.filter(tool => runsCommand(tool.name)), ...tools.filter(tool => !runsCommand(tool.name))];
+    const items = ordered.map(tool => ({
         label: tool.title ?? tool.name,
         description: `${tool.name} · ${howItRuns(tool)}`,
-        detail: tool.description,
+        // A detail shows one line: a description's line breaks would show as ⏎.
+        detail: tool.description?.replace(/\s*\n\s*/g, ' '),
         tool,
     }));
     const picked = await vscode.window.showQuickPick(items, { title: vscode.l10n.t('MCP Tasks: Run Tool'), placeHolder: vscode.l10n.t('Which tool?'), matchOnDescription: true, matchOnDetail: true });

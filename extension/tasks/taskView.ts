@@ -45,7 +45,7 @@ export function fromWire(wire: Record<string, unknown>): TaskView | undefined {
         taskId: wire.taskId,
         status: wire.status as TaskStatus,
         // Shown in the row, its tooltip and notifications: in words, without protocol codes.
-        statusMessage: typeof wire.statusMessage === 'string' ? plainText(wire.statusMessage) : undefined,
+        statusMessage: typeof wire.statusMessage === 'string' ? statusInWords(wire.statusMessage, typeof info.clientName === 'string' ? info.clientName : undefined) : undefined,
         createdAt: String(wire.createdAt ?? ''),
         lastUpdatedAt: String(wire.lastUpdatedAt ?? ''),
         ttl: typeof wire.ttl === 'number' ? wire.ttl : null,
@@ -178,6 +178,21 @@ export function clientKind(clientName: string | undefined, ownClientName: string
         return 'copilot';
     }
     return 'other';
+}
+
+/** The server's words when it cancels a task its caller stopped polling (server/src/tasks/runtime.ts, abandoned): they name protocol methods. */
+const ABANDONED = /^Cancelled: the client that started this task stopped following it \(no [\w/ ]+ for ([\d.]+) s\)$/;
+
+/** A task's status message as a person reads it: without protocol codes or method names. */
+export function statusInWords(message: string, clientName: string | undefined): string {
+    const abandoned = ABANDONED.exec(message.trim());
+    if (abandoned) {
+        // VS Code's MCP client (Copilot) sends no cancel when a chat stops: its polls just end.
+        return clientKind(clientName, '') === 'copilot'
+            ? l10n.t({ message: 'Cancelled: Copilot stopped waiting for it (no check for {0} s)', args: [abandoned[1]!], comment: ['{0} is a number of seconds'] })
+            : l10n.t({ message: 'Cancelled: its client stopped waiting for it (no check for {0} s)', args: [abandoned[1]!], comment: ['{0} is a number of seconds'] });
+    }
+    return plainText(message);
 }
 
 /** Who started a task, as the tooltip's "Started by" row words it, with the client's own name where it gave one. */

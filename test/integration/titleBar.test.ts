@@ -38,4 +38,18 @@ describe("the Tasks view's title bar", () => {
         assert.equal(report.quickInput?.title, 'MCP Tasks: Run Tool', 'the tool picker opened');
         assert.ok(report.quickInput.choices.some(choice => /slow_compute/.test(choice.description)), JSON.stringify(report.quickInput.choices));
     });
+
+    it("Run Tool… lists the user's own commands first, each described on one line", async () => {
+        const commands = vscode.workspace.getConfiguration('mcpTasks');
+        await commands.update('commands', [{ name: 'user_first', description: 'Prints a line.\nDeclared in user settings.', command: ['node', '-e', "console.log('hi')"] }], vscode.ConfigurationTarget.Global);
+        try {
+            await waitFor('the command served', async () => ((await api.testing.owner.listTools()).some(tool => tool.name === 'user_first') ? true : undefined), 30_000, 200);
+            const report = await askUi<QuickInputReport>('ui-title-action Run Tool :: run-tool-user-first', 'title-action-run-tool-user-first.json');
+            const choices = report.quickInput?.choices ?? [];
+            assert.match(choices[0]?.description ?? '', /^user_first/, `listed first: ${JSON.stringify(choices.map(choice => choice.description))}`);
+            assert.ok(choices.every(choice => !/⏎/.test(JSON.stringify(choice))), 'no line break shows as ⏎');
+        } finally {
+            await commands.update('commands', undefined, vscode.ConfigurationTarget.Global);
+        }
+    });
 });

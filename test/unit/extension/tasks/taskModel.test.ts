@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { describe, it } from 'node:test';
 import { INLINE_SETTLE_MS, TaskModel } from '../../../../extension/tasks/taskModel';
-import { clientKind, compareTasks, formatElapsed, fromWire, progressPercent, ROW_LABEL_MAX, rowLabel, taskDescription, taskLabel, type TaskView } from '../../../../extension/tasks/taskView';
+import { clientKind, compareTasks, formatElapsed, fromWire, progressPercent, ROW_LABEL_MAX, rowLabel, statusInWords, taskDescription, taskLabel, type TaskView } from '../../../../extension/tasks/taskView';
 
 const INFO = 'dev.mcp-tasks/task-info';
 const PARENT = 'dev.mcp-tasks/parent-task-id';
@@ -228,5 +230,22 @@ describe('task labels and descriptions', () => {
         assert.equal(clientKind('Visual Studio Code', 'MCP Tasks for VS Code'), 'copilot');
         assert.equal(clientKind('raw-cli', 'MCP Tasks for VS Code'), 'other');
         assert.equal(clientKind(undefined, 'MCP Tasks for VS Code'), 'other');
+    });
+});
+
+describe('status messages in words', () => {
+    it("says the caller stopped waiting where the server names the methods it no longer called", () => {
+        const message = 'Cancelled: the client that started this task stopped following it (no tasks/get or tasks/result for 30 s)';
+        assert.equal(statusInWords(message, 'Visual Studio Code'), 'Cancelled: Copilot stopped waiting for it (no check for 30 s)');
+        assert.equal(statusInWords(message, 'claude-code'), 'Cancelled: its client stopped waiting for it (no check for 30 s)');
+        assert.equal(fromWire({ ...wire('a', 'cancelled', { client: 'Visual Studio Code' }), statusMessage: message })?.statusMessage, 'Cancelled: Copilot stopped waiting for it (no check for 30 s)');
+        assert.equal(statusInWords('MCP error -32603: Job failed', undefined), 'Job failed');
+    });
+
+    it('matches the words the server uses (server/src/tasks/runtime.ts)', () => {
+        const source = readFileSync(resolve(__dirname, '../../../../server/src/tasks/runtime.ts'), 'utf8');
+        const template = /`(Cancelled: the client that started this task stopped following it \(no [^`]*\$\{seconds\} s\))`/.exec(source)?.[1];
+        assert.ok(template, 'the server no longer words abandonment this way: update statusInWords');
+        assert.notEqual(statusInWords(template.replace('${seconds}', '12.5'), 'Visual Studio Code'), template.replace('${seconds}', '12.5'));
     });
 });
