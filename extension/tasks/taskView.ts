@@ -181,7 +181,7 @@ export function clientKind(clientName: string | undefined, ownClientName: string
 }
 
 /** The server's words when it cancels a task its caller stopped polling (server/src/tasks/runtime.ts, abandoned): they name protocol methods. */
-const ABANDONED = /^Cancelled: the client that started this task stopped following it \(no [\w/ ]+ for ([\d.]+) s\)$/;
+const ABANDONED = /^Cancelled: the client that started this task stopped following it \(no [\w/, ]+ for ([\d.]+) s\)$/;
 
 /** A task's status message as a person reads it: without protocol codes or method names. */
 export function statusInWords(message: string, clientName: string | undefined): string {
