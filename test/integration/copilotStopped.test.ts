@@ -25,7 +25,13 @@ describe('a Copilot call that stops waiting', () => {
     });
 
     after(async () => {
+        // The next suite must not meet the restart this causes: wait for the new server.
+        const before = api.serverState().pid;
         await server().update('abandonAfter', undefined, vscode.ConfigurationTarget.Global);
+        await waitFor('the server restarted with the default', () => {
+            const { pid } = api.serverState();
+            return pid && pid !== before && api.testing.owner.connected && !api.testing.settingsWaiting() ? true : undefined;
+        }, 30_000, 100);
     });
 
     it('its row says in words that Copilot stopped waiting, not which protocol methods it no longer called', async () => {
