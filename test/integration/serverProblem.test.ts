@@ -17,8 +17,15 @@ describe('server settings it refuses, and a server that cannot start', () => {
     });
 
     after(async () => {
-        await server().update('defaultTtl', undefined, vscode.ConfigurationTarget.Global);
-        await waitFor('the server back', () => (api.testing.owner.connected && api.serverState().pid ? true : undefined), 30_000);
+        // Left set by a failed test: its reset restarts the server, which the next suite must not meet.
+        if (server().inspect('defaultTtl')?.globalValue !== undefined) {
+            const before = api.serverState().pid;
+            await server().update('defaultTtl', undefined, vscode.ConfigurationTarget.Global);
+            await waitFor('the server restarted with the default', () => {
+                const { pid } = api.serverState();
+                return pid && pid !== before && api.testing.owner.connected && !api.testing.settingsWaiting() ? true : undefined;
+            }, 30_000, 100);
+        }
     });
 
     it('a default TTL above the maximum is refused when set: the server keeps running, and a notification names both settings', async () => {
@@ -34,6 +41,11 @@ describe('server settings it refuses, and a server that cannot start', () => {
     });
 
     it('a restart that fails is shown like a crash: a status bar error, the view says so, and a notification quotes the reason with Open Settings, Show Log and Restart Server', async () => {
+        // Running tasks would make Restart Server ask first (earlier suites may leave some).
+        for (const view of api.testing.model.running()) {
+            await api.testing.owner.cancel(view.taskId).catch(() => undefined);
+        }
+        await waitFor('nothing running', () => (api.testing.model.running().length === 0 ? true : undefined), 10_000, 100);
         // The refused settings are still set: Restart Server launches with them.
         await vscode.commands.executeCommand('mcpTasks.restartServer');
         const { statusBar } = api.testing;

@@ -27,6 +27,8 @@ describe("the Tasks view's title bar", () => {
         const view = await waitFor('the task to complete', () => (model.get(taskId)?.status === 'completed' ? model.get(taskId) : undefined), 10_000, 50);
         await treeView.reveal(view, { select: true, focus: true });
         await waitFor('the row selected', () => (treeView.selection[0]?.taskId === taskId ? true : undefined));
+        // Only what this click brings: earlier suites leave notifications in the center.
+        await vscode.commands.executeCommand('notifications.clearAll');
 
         const report = await askUi<QuickInputReport>('ui-title-action Run Tool :: run-tool-row-selected', 'title-action-run-tool-row-selected.json');
         const notifications = await askUi<NotificationReport[]>('ui-notifications after-run-tool', 'notifications-after-run-tool.json');

@@ -247,7 +247,7 @@ describe('status messages in words', () => {
         const template = /`(Cancelled: the client that started this task stopped following it \(no [^`]*\$\{seconds\} s\))`/.exec(source)?.[1];
         assert.ok(template, 'the server no longer words abandonment this way: update statusInWords');
         for (const asked of ['tasks/get or tasks/result', 'get_task, read_output, tasks/get or tasks/result']) {
-            const message = template.replace('${seconds}', '12.5').replace(/\$\{\w+\}/g, asked);
+            const message: string = template.replace('${seconds}', '12.5').replace(/\$\{\w+\}/g, asked);
             assert.equal(statusInWords(message, 'Visual Studio Code'), 'Cancelled: Copilot stopped waiting for it (no check for 12.5 s)', message);
         }
     });
