@@ -326,6 +326,8 @@ export function createUiDriver(shotsDir, log = line => console.log(line), { repo
             return;
         }
         done.add(`rows-${tag}`);
+        // Rows as a user sees them who is not pointing at one: a hovered row shows its buttons over its text.
+        await page.mouse.move(700, 450);
         const report = await page.evaluate(() => {
             const sidebar = document.querySelector('.part.sidebar');
             /** The text of `node` whose glyphs end left of `clip` (less room for an ellipsis): what shows. */
@@ -618,14 +620,17 @@ export function createUiDriver(shotsDir, log = line => console.log(line), { repo
         if (!text || done.has(`twice-${text}`)) {
             return;
         }
-        done.add(`twice-${text}`);
         const row = taskRow(page, text);
         await row.hover();
-        const box = await rowAction(row, title).boundingBox();
+        // The button shows while the row is hovered: on a loaded machine it can take a moment.
+        const button = rowAction(row, title);
+        const box = await button.waitFor({ timeout: 5000 }).then(() => button.boundingBox(), () => null);
         if (!box) {
-            log(`[ui] no ${title} on the row of ${text}`);
+            // Looked for again on the next pass.
+            log(`[ui] no ${title} on the row of ${text} yet`);
             return;
         }
+        done.add(`twice-${text}`);
         const x = box.x + box.width / 2;
         const y = box.y + box.height / 2;
         log(`[ui] clicking ${title} on the row of ${text}, and the same spot again ${ms} ms later`);
