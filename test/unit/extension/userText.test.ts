@@ -7,7 +7,7 @@ import { join, relative, resolve } from 'node:path';
 import { describe, it } from 'node:test';
 import ts from 'typescript';
 
-const root = resolve(__dirname, '../..');
+const root = resolve(__dirname, '../../..');
 
 /** Protocol words a person should never read: result fields, method names, JSON-RPC codes and terms. */
 const PROTOCOL_TERMS: [RegExp, string][] = [

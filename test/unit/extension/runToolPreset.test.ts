@@ -1,7 +1,7 @@
 // Run Tool takes a preset only in its own shape: the view's title bar hands it the focused row.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { runToolPreset } from '../../extension/runToolPreset.js';
+import { runToolPreset } from '../../../extension/runToolPreset.js';
 
 describe('Run Tool preset', () => {
     it('takes { name, args?, mode? }', () => {
