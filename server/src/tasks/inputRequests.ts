@@ -1,5 +1,5 @@
 import { errorMessage, type Logger } from '../log.js';
-import { isTerminal, type Disposable, type TaskStore } from './types.js';
+import type { Disposable, TaskStore } from './types.js';
 
 /** One input request a task waits on, as `tasks/get` shows it under `inputRequests`. */
 export interface InputRequest {
@@ -48,12 +48,10 @@ export class TaskInputRequests {
         private readonly store: TaskStore,
         private readonly log: Logger,
     ) {
+        // Only answers given on another replica come this way; a task's end releases its requests
+        // through TaskRun.stop (release), whoever decided it.
         this.subscription = store.onEvent(event => {
-            if (event.type === 'deleted') {
-                this.release(event.taskId);
-            } else if (event.type === 'status' && isTerminal(event.task.status)) {
-                this.release(event.task.taskId);
-            } else if (event.type === 'input') {
+            if (event.type === 'input') {
                 this.answerHere(event.taskId, event.responses);
             }
         });
@@ -146,13 +144,17 @@ export class TaskInputRequests {
         }
     }
 
-    /** Tells a shared store what is open now (nothing to do for a memory store). */
+    /** Tells a shared store what is open now (nothing to do for a memory store); a released task's last aborted asks tell nothing. */
     private share(taskId: string, root: RootInputs): void {
+        if (this.roots.get(taskId) !== root) {
+            return;
+        }
         const open = root.waiting.size > 0 ? snapshot(root) : undefined;
         this.store.setInputRequests?.(taskId, open, root.ttlMs).catch(err => this.log.warn(`[tasks] input requests of ${taskId} not shared: ${errorMessage(err)}`));
     }
 
-    private release(taskId: string): void {
+    /** The task ended (TaskRun.stop): its open requests go, here and in a shared store. */
+    release(taskId: string): void {
         if (this.roots.delete(taskId)) {
             this.store.setInputRequests?.(taskId, undefined, 0).catch(() => undefined);
         }

@@ -206,16 +206,19 @@ export class TaskRuntime implements RunHost {
         await this.cancelRoots(run => run.record.clientKey === clientKey, reason);
     }
 
-    /** Abandons what still runs here without recording anything (after shutdown, or a store that is gone). */
-    dispose(): void {
+    /**
+     * Stops what still runs here (nothing after shutdown, unless a task started meanwhile), each
+     * through TaskRun.stop with its end recorded while the store still takes writes.
+     */
+    dispose(reason = 'Runtime disposed'): void {
+        this.closing = true;
         this.subscription.dispose();
-        this.inputs.dispose();
-        this.abandon?.stop();
-        const reason = new Error('Runtime disposed');
-        for (const run of this.runs.values()) {
-            run.halt(reason);
+        for (const run of [...this.runs.values()]) {
+            run.stop('cancelled', { result: textResult(`Task cancelled: ${reason}`, true) }, reason).then(undefined, err => this.log.warn(`[tasks] stopping ${run.taskId} on dispose failed: ${errorMessage(err)}`));
         }
         this.runs.clear();
+        this.inputs.dispose();
+        this.abandon?.stop();
     }
 
     runOf(taskId: string): TaskRun | undefined {
@@ -224,6 +227,8 @@ export class TaskRuntime implements RunHost {
 
     forget(run: TaskRun): void {
         this.runs.delete(run.taskId);
+        this.abandon?.forget(run.taskId);
+        this.inputs.release(run.taskId);
     }
 
     /** The run of a task: the one running here, or one for stopping it from here. */
@@ -298,7 +303,6 @@ export class TaskRuntime implements RunHost {
             case 'status': {
                 const { task } = event;
                 if (isTerminal(task.status)) {
-                    this.abandon?.forget(task.taskId);
                     this.endedElsewhere(task.taskId, task.status, task.statusMessage);
                 }
                 this.waiters.wake(task.taskId);
@@ -306,7 +310,6 @@ export class TaskRuntime implements RunHost {
                 break;
             }
             case 'deleted':
-                this.abandon?.forget(event.taskId);
                 this.endedElsewhere(event.taskId, 'expired');
                 this.waiters.wake(event.taskId);
                 break;
@@ -327,7 +330,11 @@ export class TaskRuntime implements RunHost {
         }
     }
 
-    /** A task running here ended without its run deciding it (a run that stops leaves the map first). */
+    /**
+     * A task running here ended without its run deciding it (another replica's cancel, expiry): its
+     * run stops, releasing what it holds. A run that stops itself leaves the map first, so the event
+     * of its own write finds nothing here.
+     */
     private endedElsewhere(taskId: string, status: StopStatus, message?: string): void {
         const run = this.runs.get(taskId);
         if (run) {

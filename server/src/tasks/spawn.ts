@@ -91,11 +91,12 @@ async function waitForChild(parent: TaskRun, child: TaskRecord): Promise<CallToo
         return outcome.result;
     }
     if (task.status === 'cancelled' && outcome.cascadeFrom === parent.taskId) {
-        // The parent itself is being cancelled, perhaps by another process: its code stops, and
-        // whoever cancels it records the parent's end.
-        const reason = new Error(`Task cancelled: ${task.statusMessage ?? 'its sub-tasks were cancelled'}`);
-        parent.halt(reason);
-        throw reason;
+        // The parent itself is being cancelled, perhaps by another process: it stops through the
+        // one door (its code, children, input requests and abandonment watch), writing nothing,
+        // since whoever cancels it records the parent's end (after its children's, so later than this).
+        const message = task.statusMessage ?? 'its sub-tasks were cancelled';
+        void parent.stop('cancelled', undefined, message).catch(err => parent.host.log.warn(`[subtasks] stopping ${parent.taskId} failed: ${errorMessage(err)}`));
+        throw (parent.signal.reason as unknown) ?? new Error(`Task cancelled: ${message}`);
     }
     const status = task.status === 'cancelled' ? 'cancelled' : 'failed';
     const message = task.statusMessage ?? ('error' in outcome ? outcome.error.message : `it ended ${task.status}`);

@@ -36,7 +36,7 @@ export interface RunHost {
     readonly inputs?: TaskInputRequests;
     /** The run of `taskId` in this process, if it runs here. */
     runOf(taskId: string): TaskRun | undefined;
-    /** Drops a run that is stopping from the runtime's map. */
+    /** Lets go of a run that is stopping: drops it from the runtime's map, with what the runtime tracks for it (its input requests, its abandonment watch). */
     forget(run: TaskRun): void;
     createTask(client: ClientIdentity, tool: ToolDefinition, args: Record<string, unknown>, options: ChildOptions): Promise<TaskRecord>;
     result(client: ClientIdentity, taskId: string, signal?: AbortSignal): Promise<{ task: TaskRecord; outcome: TaskOutcome }>;
@@ -163,8 +163,9 @@ export class TaskRun implements ToolContext {
      * replica's cancel, the reaper failing a lost worker's tasks) or it expired (`outcome`
      * undefined: nothing to write). The first call acts; later ones wait for it and get undefined.
      *
-     * In order: the run leaves the runtime (so the store event of its own write finds nothing to
-     * react to), its code is aborted, its external job is let go (and cancelled when this cancels
+     * In order: its code is aborted, the run leaves the runtime (so the store event of its own
+     * write finds nothing to react to) and takes what the runtime tracks for it along (its input
+     * requests, its abandonment watch: the event bus only wakes a run whose end was decided elsewhere), its external job is let go (and cancelled when this cancels
      * the task), its live sub-tasks are cancelled depth-first (each child's end is published before
      * its parent's), and last the store records the one terminal transition.
      */
@@ -172,12 +173,12 @@ export class TaskRun implements ToolContext {
         if (this.ending) {
             return this.ending.then(noRecord);
         }
+        if (!this.returned) {
+            this.halt(stopReason(`Task ${status}${message ? `: ${message}` : ''}`));
+        }
         if (this.here) {
             this.host.forget(this);
             this.parent?.children?.delete(this);
-        }
-        if (!this.returned) {
-            this.halt(stopReason(`Task ${status}${message ? `: ${message}` : ''}`));
         }
         if (this.external === undefined && this.here && !this.children?.size && !this.holding) {
             // The common case, kept free of async frames: nothing else to stop.
@@ -188,8 +189,8 @@ export class TaskRun implements ToolContext {
         return this.ending;
     }
 
-    /** Aborts the code (signal, sleep) without recording anything; later calls keep the first reason. */
-    halt(reason: Error): void {
+    /** Aborts the code (signal, sleep); only stop() calls it, so no way of ending skips the record. Later calls keep the first reason. */
+    private halt(reason: Error): void {
         if (this.reason) {
             return;
         }
