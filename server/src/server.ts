@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { createLogger, type Logger } from './log.js';
 import { TaskTools } from './mcp/taskTools.js';
-import { McpSession, type ServerInfo, type SessionChannel, type SessionServices } from './mcp/session.js';
+import type { McpServices, ServerInfo } from './mcp/context.js';
+import { McpSession, type SessionChannel } from './mcp/session/session.js';
 import type { Clock } from './clock.js';
 import { newSecret } from './contract.js';
-import { RequestStates } from './mcp/v2/requestState.js';
+import { RequestStates } from './mcp/stateless/requestState.js';
 import { ClientHub, type ClientIdentity } from './tasks/hub.js';
 import { MemoryTaskStore } from './tasks/memoryStore.js';
 import { DEFAULT_LIMITS } from './defaults.js';
@@ -16,7 +17,7 @@ import { SERVER_VERSION } from './version.js';
 
 export { DEFAULT_LIMITS } from './defaults.js';
 
-export type { ServerInfo } from './mcp/session.js';
+export type { ServerInfo } from './mcp/context.js';
 
 export interface TasksServerOptions extends Partial<RuntimeLimits> {
     /** Default: `{ name: 'mcp-tasks-server', version: SERVER_VERSION }`. */
@@ -47,7 +48,7 @@ export class TasksServer {
     readonly log: Logger;
     private readonly sessions = new Set<McpSession>();
     /** What every session, and every stateless (2026-07-28) request, is served with. */
-    readonly services: SessionServices;
+    readonly services: McpServices;
     private readonly registry: ToolRegistry;
 
     constructor(options: TasksServerOptions = {}) {

@@ -1,11 +1,11 @@
 import { errorMessage, type Logger } from '../log.js';
+import { responseTo, sendResponse, type RequestDispatcher } from './answer.js';
 import { ErrorCodes, RpcError } from './errors.js';
-import { errorResponse, resultResponse, type JsonRpcMessage, type JsonRpcNotification, type JsonRpcRequest, type JsonRpcResponse, type RequestId } from './messages.js';
+import { errorResponse, type JsonRpcMessage, type JsonRpcNotification, type JsonRpcRequest, type JsonRpcResponse, type RequestId } from './messages.js';
 import { RequestAbort } from './requestAbort.js';
 import type { Transport } from './transport.js';
 
-/** Answers one request: what the result is, or an RpcError to send back. */
-export type RequestDispatcher = (request: JsonRpcRequest, reply: Transport, abort: RequestAbort) => Promise<Record<string, unknown>> | Record<string, unknown>;
+export type { RequestDispatcher } from './answer.js';
 
 export interface OutgoingRequestOptions {
     signal: AbortSignal;
@@ -74,11 +74,7 @@ export class RpcConnection {
         const abort = new RequestAbort(reply);
         const response = await this.handleRequest(request, reply, abort);
         try {
-            reply.send(response, { relatedRequestId: request.id });
-        } catch (err) {
-            // A result JSON cannot encode (a BigInt, a cycle): the peer still gets an answer.
-            this.log.error(`[session] cannot send the response to ${String(request.id)}: ${errorMessage(err)}`);
-            reply.send(errorResponse(request.id, { code: ErrorCodes.InternalError, message: 'Internal error: the response could not be sent' }), { relatedRequestId: request.id });
+            sendResponse(reply, response, this.log, 'session');
         } finally {
             abort.responded();
         }
@@ -93,13 +89,7 @@ export class RpcConnection {
         }
         this.inflight.set(request.id, abort);
         try {
-            return resultResponse(request.id, await this.dispatch(request, reply, abort));
-        } catch (err) {
-            if (err instanceof RpcError) {
-                return errorResponse(request.id, err.toJSON());
-            }
-            this.log.error(`[session] ${request.method} failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
-            return errorResponse(request.id, { code: ErrorCodes.InternalError, message: `Internal error: ${errorMessage(err)}` });
+            return await responseTo(request, this.dispatch, reply, abort, this.log, 'session');
         } finally {
             this.inflight.delete(request.id);
         }

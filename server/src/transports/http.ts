@@ -15,7 +15,7 @@ import { HttpSessions, type HttpSession } from './httpSessions.js';
 import { isLoopbackHost, originAllowed } from './guards.js';
 import { PostExchange, SseStream } from './sse.js';
 import { StatelessHttp } from './statelessHttp.js';
-import { revisionOf } from '../mcp/revision.js';
+import { revisionFor } from '../mcp/router.js';
 
 export interface HttpOptions {
     host: string;
@@ -256,9 +256,9 @@ export class HttpTransportServer {
             replyError(res, 400, code, message, {}, decoded.id);
             return;
         }
-        // Which revision answers: decided in one place (revisionOf), from the session header, the body's _meta and the version header.
+        // Which revision answers: decided in one place (revisionFor), from the session header, the body's _meta and the version header.
         const message = decoded.message;
-        if ('method' in message && revisionOf(message.method, message.params, req.headers[SESSION_HEADER] !== undefined, req.headers['mcp-protocol-version'] as string | undefined) === 'stateless') {
+        if (revisionFor(message, { inSession: req.headers[SESSION_HEADER] !== undefined, headerVersion: req.headers['mcp-protocol-version'] as string | undefined }) === 'stateless') {
             this.stateless.receive(req, res, caller, message, acceptsJson, acceptsSse);
             return;
         }

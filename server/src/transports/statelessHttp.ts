@@ -1,12 +1,13 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { errorMessage } from '../log.js';
+import { responseTo, sendResponse } from '../rpc/answer.js';
 import { ErrorCodes, RpcError } from '../rpc/errors.js';
-import { errorResponse, resultResponse, type JsonRpcMessage, type JsonRpcRequest } from '../rpc/messages.js';
+import { errorResponse, type JsonRpcMessage, type JsonRpcRequest } from '../rpc/messages.js';
 import { RequestAbort } from '../rpc/requestAbort.js';
-import { unsupportedVersion, type Envelope } from '../mcp/v2/envelope.js';
+import type { Transport } from '../rpc/transport.js';
+import type { ToolCatalog } from '../mcp/context.js';
 import { requestedVersion, STATELESS_VERSION } from '../mcp/revision.js';
-import type { ToolCatalog } from '../mcp/session.js';
-import { serveStateless } from '../mcp/v2/serve.js';
+import { unsupportedVersion, type Envelope } from '../mcp/stateless/envelope.js';
+import { serveStateless } from '../mcp/stateless/front.js';
 import type { TasksServer } from '../server.js';
 import type { ClientIdentity } from '../tasks/hub.js';
 import type { Caller } from './httpAuth.js';
@@ -183,24 +184,11 @@ export class StatelessHttp {
         void this.answer(req, request, exchange, abort, this.identityOf(caller));
     }
 
+    /** Answered as a session's request is (responseTo, sendResponse), with the identity of the credential and the headers checked. */
     private async answer(req: IncomingMessage, request: JsonRpcRequest, exchange: PostExchange, abort: RequestAbort, identity: ClientIdentity): Promise<void> {
-        const { log } = this.core;
-        let response;
-        try {
-            response = resultResponse(request.id, await serveStateless(this.core.services, identity, request, exchange, abort, envelope => checkHeaders(req, request, envelope, this.core.services.tools)));
-        } catch (err) {
-            if (err instanceof RpcError) {
-                response = errorResponse(request.id, err.toJSON());
-            } else {
-                log.error(`[http] ${request.method} failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
-                response = errorResponse(request.id, { code: ErrorCodes.InternalError, message: `Internal error: ${errorMessage(err)}` });
-            }
-        }
-        try {
-            exchange.send(response);
-        } catch (err) {
-            log.error(`[http] cannot send the response to ${String(request.id)}: ${errorMessage(err)}`);
-            exchange.send(errorResponse(request.id, { code: ErrorCodes.InternalError, message: 'Internal error: the response could not be sent' }));
-        }
+        const { services, log } = this.core;
+        const dispatch = (message: JsonRpcRequest, reply: Transport, requestAbort: RequestAbort) =>
+            serveStateless(services, identity, message, reply, requestAbort, envelope => checkHeaders(req, message, envelope, services.tools));
+        sendResponse(exchange, await responseTo(request, dispatch, exchange, abort, log, 'http'), log, 'http');
     }
 }

@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { Readable, Writable } from 'node:stream';
 import { errorMessage } from '../log.js';
-import type { McpSession } from '../mcp/session.js';
-import { MetaMemo } from '../mcp/v2/metaMemo.js';
+import type { McpSession } from '../mcp/session/session.js';
+import { StatelessPipe } from '../mcp/stateless/front.js';
+import { MetaMemo } from '../mcp/stateless/metaMemo.js';
 import { ErrorCodes } from '../rpc/errors.js';
 import { encodeFrame } from '../rpc/jsonText.js';
 import { errorResponse, invalidMessageError, type JsonRpcMessage } from '../rpc/messages.js';
@@ -167,8 +168,9 @@ export class StdioTransport implements Transport {
 export function connectStdio(server: TasksServer, options: StdioOptions = {}): StdioConnection {
     // Its responses batch while the session answers others (a closure: the session comes next).
     const transport = new StdioTransport(options.input ?? process.stdin, options.output ?? process.stdout, options.maxMessageBytes ?? 4 * 1024 * 1024, () => session.busy);
-    // One connection, one client: the pipe is the binding.
-    const session = server.createSession({ clientKey: `stdio:${randomUUID()}`, isOwner: false }, { standalone: () => transport });
+    // One connection, one client: the pipe is the binding. It also carries a 2026-07-28 client's requests.
+    const identity = { clientKey: `stdio:${randomUUID()}`, isOwner: false };
+    const session = server.createSession(identity, { standalone: () => transport, stateless: new StatelessPipe(server.services, identity) });
     const { rpc } = session;
     transport.onmessage = message => rpc.receive(message, transport);
     transport.onerror = err => server.log.error(`[stdio] a message failed: ${errorMessage(err)}`);

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { MetaMemo } from '../../../../server/src/mcp/v2/metaMemo.js';
+import { MetaMemo } from '../../../../server/src/mcp/stateless/metaMemo.js';
 import { encodeFrame, JsonText, withJsonTail } from '../../../../server/src/rpc/jsonText.js';
 import { decodeFrame, type JsonRpcMessage } from '../../../../server/src/rpc/messages.js';
 

@@ -1,13 +1,10 @@
-import { methodNotFound } from '../../rpc/errors.js';
 import type { JsonRpcRequest } from '../../rpc/messages.js';
 import type { RequestAbort } from '../../rpc/requestAbort.js';
 import type { Transport } from '../../rpc/transport.js';
 import type { ClientIdentity } from '../../tasks/hub.js';
-import type { SessionServices } from '../session.js';
+import type { McpServices, Result } from '../context.js';
+import { statelessRequest } from '../router.js';
 import { checkVersion, readEnvelope, type Envelope } from './envelope.js';
-import { HANDLERS_2026_07_28 } from './handlers.js';
-
-type Result = Promise<Record<string, unknown>> | Record<string, unknown>;
 
 /**
  * Serves one 2026-07-28 request, whatever carried it: reads its `_meta` (-32602), lets the
@@ -15,7 +12,7 @@ type Result = Promise<Record<string, unknown>> | Record<string, unknown>;
  * method (-32601 for one this revision lacks). Throws RpcErrors for the caller to send.
  */
 export function serveStateless(
-    services: SessionServices,
+    services: McpServices,
     identity: ClientIdentity,
     request: JsonRpcRequest,
     reply: Transport,
@@ -25,36 +22,26 @@ export function serveStateless(
     const envelope = readEnvelope(request.params);
     checkHeaders?.(envelope);
     checkVersion(envelope);
-    return run(services, envelope, callerOf(identity, envelope.clientName), request, reply, abort);
-}
-
-function run(services: SessionServices, envelope: Envelope, caller: ClientIdentity, request: JsonRpcRequest, reply: Transport, abort: RequestAbort): Result {
-    const handler = HANDLERS_2026_07_28.get(request.method);
-    if (!handler) {
-        throw methodNotFound(`Method not found: ${request.method}`);
-    }
-    return handler({ id: request.id, envelope, identity: caller, services }, request.params, reply, abort);
+    return statelessRequest(services, callerOf(identity, envelope.clientName), envelope, request, reply, abort);
 }
 
 /**
  * The 2026-07-28 side of one pipe (stdio). Its client sends the same `_meta` on every request, and
  * the transport hands them all one frozen object (MetaMemo): once that object has passed the
  * checks, a request carrying it is known to be stateless, its envelope and caller are known, and
- * it goes straight to its method.
+ * it goes straight to its method (the fast path saves reading and checking the envelope per request).
  */
 export class StatelessPipe {
     /** The last frozen `_meta` that passed the checks, with what it gave. */
     private known?: { meta: unknown; envelope: Envelope; caller: ClientIdentity };
 
     constructor(
-        private readonly services: SessionServices,
+        private readonly services: McpServices,
         private readonly identity: ClientIdentity,
     ) {}
 
     /** Whether the request carries the `_meta` that passed last time (so revisionOf would say "stateless"). */
-    knows(request: JsonRpcRequest): boolean {
-        return this.known !== undefined && request.params?._meta === this.known.meta;
-    }
+    readonly knows = (request: JsonRpcRequest): boolean => this.known !== undefined && request.params?._meta === this.known.meta;
 
     serve(request: JsonRpcRequest, reply: Transport, abort: RequestAbort): Result {
         let known = this.known;
@@ -65,7 +52,7 @@ export class StatelessPipe {
             // Only a frozen _meta (readEnvelope made sure it is an object) is the same next time.
             this.known = Object.isFrozen(known.meta) ? known : undefined;
         }
-        return run(this.services, known.envelope, known.caller, request, reply, abort);
+        return statelessRequest(this.services, known.caller, known.envelope, request, reply, abort);
     }
 }
 

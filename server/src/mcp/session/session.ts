@@ -1,73 +1,39 @@
-import { OWNER_JOBS_CAPABILITY } from '../contract.js';
-import type { Logger } from '../log.js';
-import { RpcConnection } from '../rpc/connection.js';
-import { ErrorCodes, methodNotFound, RpcError } from '../rpc/errors.js';
-import type { JsonRpcRequest } from '../rpc/messages.js';
-import type { RequestAbort } from '../rpc/requestAbort.js';
-import type { Transport } from '../rpc/transport.js';
-import type { ClientHub, ClientIdentity, ClientLink, InputCapability } from '../tasks/hub.js';
-import type { TaskRuntime } from '../tasks/runtime.js';
-import type { Disposable } from '../tasks/types.js';
-import { TASK_STATUS_METHOD } from '../tasks/notifier.js';
-import { relatedTaskMeta, type KeyArguments } from '../tasks/wire.js';
-import type { ToolDefinition } from '../tools/types.js';
-import { HANDLERS_2025_11_25, type McpHandlers } from './handlers.js';
-import { revisionOf } from './revision.js';
-import type { TaskTools } from './taskTools.js';
-import type { RequestStates } from './v2/requestState.js';
-import { UnseenTasks } from './unseenTasks.js';
-import { StatelessPipe } from './v2/serve.js';
-
-/** The tools as the handlers see them: their listing, lookup and argument validation. */
-export interface ToolCatalog extends KeyArguments {
-    list(): Record<string, unknown>[];
-    get(name: string): ToolDefinition | undefined;
-    parseArguments(tool: ToolDefinition, args: unknown): Record<string, unknown>;
-}
-
-/** How the server introduces itself in `initialize` (MCP's `Implementation`). */
-export interface ServerInfo {
-    name: string;
-    version: string;
-    /** For display; clients show `name` when it is absent. */
-    title?: string;
-    description?: string;
-    websiteUrl?: string;
-}
-
-/** What the server lends each session. */
-export interface SessionServices {
-    runtime: TaskRuntime;
-    tools: ToolCatalog;
-    /** The task tools (start_<tool>, get_task, cancel_task, list_tasks), unless turned off. */
-    taskTools?: TaskTools;
-    hub: ClientHub;
-    log: Logger;
-    serverInfo: ServerInfo;
-    /** Guidance for the model, sent in `initialize`; left out of the JSON when absent. */
-    instructions?: string;
-    /** Signs the requestState of 2026-07-28 calls that wait for input. */
-    requestStates: RequestStates;
-}
+import { OWNER_JOBS_CAPABILITY } from '../../contract.js';
+import { RpcConnection } from '../../rpc/connection.js';
+import type { JsonRpcRequest } from '../../rpc/messages.js';
+import type { RequestAbort } from '../../rpc/requestAbort.js';
+import type { Transport } from '../../rpc/transport.js';
+import type { ClientIdentity, ClientLink, InputCapability } from '../../tasks/hub.js';
+import type { Disposable } from '../../tasks/types.js';
+import { TASK_STATUS_METHOD } from '../../tasks/notifier.js';
+import { relatedTaskMeta } from '../../tasks/wire.js';
+import type { McpServices, PushChannel, Result } from '../context.js';
+import { revisionFor, sessionRequest } from '../router.js';
+import type { StatelessPipe } from '../stateless/front.js';
+import { UnseenTasks } from '../unseenTasks.js';
 
 /** What a transport lends a session: its standalone stream (GET SSE, or stdout) when one is open. */
 export interface SessionChannel {
     standalone(): Transport | undefined;
+    /**
+     * A pipe (stdio) also carries the 2026-07-28 requests of a client that never sent initialize;
+     * an HTTP session does not (its transport sends those elsewhere, before any session).
+     */
+    readonly stateless?: StatelessPipe;
 }
 
 /**
- * One MCP connection: the ClientLink the runtime uses to reach that client, and the state its
- * handlers keep (capabilities, protocol version). The JSON-RPC work is `rpc`'s; the methods are
- * a handler table per protocol revision (one today), picked by the session.
+ * One MCP connection the server can push to: the ClientLink the runtime uses to reach that client,
+ * and the state a 2025-11-25 session keeps (capabilities, protocol version). The JSON-RPC work is
+ * `rpc`'s; what each request does is the router's (one handler table for both revisions).
  */
-export class McpSession implements ClientLink {
+export class McpSession implements ClientLink, PushChannel {
     readonly rpc: RpcConnection;
     protocolVersion?: string;
     private clientCapabilities: Record<string, unknown> = {};
-    private readonly handlers: McpHandlers = HANDLERS_2025_11_25;
     private readonly registration: Disposable;
-    /** Requests of a client that never sent initialize and speaks 2026-07-28 (stdio). */
-    private readonly stateless: StatelessPipe;
+    /** The channel's 2026-07-28 side, when it has one (stdio). */
+    private readonly stateless?: StatelessPipe;
     /** Status notifications of tasks whose CreateTaskResult is not out yet (see announceAfter). */
     private unannounced?: Map<string, Record<string, unknown>[]>;
     /**
@@ -79,11 +45,11 @@ export class McpSession implements ClientLink {
 
     constructor(
         readonly identity: ClientIdentity,
-        readonly services: SessionServices,
+        readonly services: McpServices,
         channel: SessionChannel,
     ) {
         this.rpc = new RpcConnection(this.dispatch, () => channel.standalone(), services.log);
-        this.stateless = new StatelessPipe(services, identity);
+        this.stateless = channel.stateless;
         this.unseen = identity.isOwner ? undefined : new UnseenTasks(services.runtime.clock);
         this.registration = services.hub.add(this);
     }
@@ -171,22 +137,23 @@ export class McpSession implements ClientLink {
         this.unseen?.dispose();
     }
 
-    private readonly dispatch = (request: JsonRpcRequest, reply: Transport, abort: RequestAbort): Promise<Record<string, unknown>> | Record<string, unknown> => {
+    /** Lets `transport` carry the messages of `taskId` (a tasks/result waiting on it). */
+    addRoute(taskId: string, transport: Transport): void {
+        this.rpc.addRoute(taskId, transport);
+    }
+
+    removeRoute(taskId: string, transport: Transport): void {
+        this.rpc.removeRoute(taskId, transport);
+    }
+
+    private readonly dispatch = (request: JsonRpcRequest, reply: Transport, abort: RequestAbort): Result => {
         this.unseen?.seen(request.params);
-        // stdio: a pipe that has sent initialize is a 2025-11-25 session; before that, a request
-        // naming a later version is served statelessly (HTTP decides in its transport).
-        if (this.protocolVersion === undefined && (this.stateless.knows(request) || revisionOf(request.method, request.params, false) === 'stateless')) {
-            return this.stateless.serve(request, reply, abort);
+        // stdio: a pipe that has sent initialize is a 2025-11-25 session; before that, a request may
+        // be a 2026-07-28 one (HTTP decides in its transport, before any session).
+        const stateless = this.stateless;
+        if (stateless !== undefined && this.protocolVersion === undefined && revisionFor(request, { inSession: false, knownStateless: stateless.knows }) === 'stateless') {
+            return stateless.serve(request, reply, abort);
         }
-        const handler = this.handlers.get(request.method);
-        if (!handler) {
-            throw methodNotFound(`Method not found: ${request.method}`);
-        }
-        // MCP lifecycle: before initialize has been answered, only ping is served (HTTP has no
-        // session before then; this holds the stdio pipe to the same rule).
-        if (this.protocolVersion === undefined && request.method !== 'initialize' && request.method !== 'ping') {
-            throw new RpcError(ErrorCodes.InvalidRequest, `Server not initialized: send initialize first (only ping is answered before it), not ${request.method}`);
-        }
-        return handler(this, request.params, reply, abort);
+        return sessionRequest(this.services, this.identity, this, request, reply, abort);
     };
 }

@@ -7,15 +7,15 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { z } from 'zod';
-import { createLogger } from '../../../server/src/log.js';
-import { ClientHub } from '../../../server/src/tasks/hub.js';
-import { MemoryTaskStore } from '../../../server/src/tasks/memoryStore.js';
-import { TaskRuntime } from '../../../server/src/tasks/runtime.js';
-import type { Disposable, TaskEvent } from '../../../server/src/tasks/types.js';
-import { ToolRegistry } from '../../../server/src/tools/registry.js';
-import { defineTool, textResult } from '../../../server/src/tools/types.js';
-import { ManualClock, settled } from '../support/manualClock.js';
-import { nap } from '../support/napTool.js';
+import { createLogger } from '../../../../server/src/log.js';
+import { ClientHub } from '../../../../server/src/tasks/hub.js';
+import { MemoryTaskStore } from '../../../../server/src/tasks/memoryStore.js';
+import { TaskRuntime } from '../../../../server/src/tasks/runtime.js';
+import type { Disposable, TaskEvent } from '../../../../server/src/tasks/types.js';
+import { ToolRegistry } from '../../../../server/src/tools/registry.js';
+import { defineTool, textResult } from '../../../../server/src/tools/types.js';
+import { ManualClock, settled } from '../../../support/manualClock.js';
+import { nap } from '../../../support/napTool.js';
 
 /** A store whose events reach no one: whatever cleanup hung on them is never done. */
 class MuteStore extends MemoryTaskStore {

@@ -6,8 +6,8 @@ import type { RequestAbort } from '../../rpc/requestAbort.js';
 import type { Transport } from '../../rpc/transport.js';
 import { parseCreateMessageResult, parseElicitResult } from '../../tasks/inputReplies.js';
 import type { InputRequest } from '../../tasks/inputRequests.js';
-import { SpawnError } from '../../tools/subtasks.js';
-import { sleep, textResult, type CallToolResult, type ToolContext, type ToolDefinition } from '../../tools/types.js';
+import { textResult, type CallToolResult, type ToolContext, type ToolDefinition } from '../../tools/types.js';
+import { CallContext, type InputAsker } from '../callContext.js';
 import { missingCapability, type Envelope } from './envelope.js';
 import { digest, REQUEST_STATE_TTL_MS, type PausedCall, type RequestStates } from './requestState.js';
 
@@ -142,19 +142,20 @@ function endRound(call: PausableCall, round: InputRound, abort: RequestAbort): R
 /**
  * A plain tools/call of a 2026-07-28 client: the tool runs in the request, pausing for input as
  * SEP-2322 describes. As inRound, but the round exists only once the tool asks: a tool that never
- * does (greet) costs one context and one promise. Not an async function: each await and each
- * async return is a microtask hop more per call. A bad requestState throws before the tool runs.
+ * does (greet) costs one context, its asker and one promise. Not an async function: each await
+ * and each async return is a microtask hop more per call. A bad requestState throws before the tool runs.
  */
 export function runPlainCall(call: PausableCall, reply: Transport, abort: RequestAbort): Promise<Record<string, unknown>> {
-    const ctx = new PlainContext(call, answersOf(call), abort, reply);
+    const asker = new RoundAsker(call, answersOf(call));
+    const ctx = new CallContext(abort, call.log, reply, call.progressToken, asker);
     // Settles with the tool's result, or with nothing when the round ends on an unanswered question.
     // A throw from run() (not a rejection) rejects it too: that is how an executor behaves.
     return new Promise<CallToolResult | undefined>((resolve, reject) => {
-        ctx.endRound = resolve;
+        asker.endRound = resolve;
         call.tool.run!(call.args, ctx).then(resolve, reject);
     }).then(
         value => {
-            const round = ctx.round;
+            const round = asker.round;
             if (round === undefined || round.asked.size === 0 || value !== undefined) {
                 return { resultType: 'complete', ...value };
             }
@@ -169,11 +170,9 @@ export function runPlainCall(call: PausableCall, reply: Transport, abort: Reques
     );
 }
 
-/**
- * What a plain 2026-07-28 call's tool gets. A class with its methods on the prototype and `signal`
- * a getter (as InlineContext): a tool that never looks at its signal (greet) costs no AbortController.
- */
-class PlainContext implements ToolContext {
+/** How a plain 2026-07-28 call asks: each question goes into the call's round (made on the first). */
+class RoundAsker implements InputAsker {
+    readonly notATask = '';
     /** Created when the tool first asks (or reads `input`); undefined for a tool that never does. */
     round?: InputRound;
     /** Settles the call's promise with no value: the round ended on a question not answered yet. */
@@ -182,45 +181,14 @@ class PlainContext implements ToolContext {
     constructor(
         private readonly call: PausableCall,
         private readonly answers: Record<string, unknown>,
-        private readonly abort: RequestAbort,
-        private readonly reply: Transport,
     ) {}
 
-    /** A getter, so a tool may take it unbound (`const ask = ctx.input`). */
     get input(): NonNullable<ToolContext['input']> {
         return this.openRound().ask;
     }
 
-    private openRound(): InputRound {
-        if (this.round === undefined) {
-            const round = new InputRound(this.answers, this.call.envelope.capabilities, this.call.tool.name);
-            round.onEnd = () => this.endRound?.(undefined);
-            this.round = round;
-        }
-        return this.round;
-    }
-
-    get signal(): AbortSignal {
-        return this.abort.signal;
-    }
-
-    get log(): Logger {
-        return this.call.log;
-    }
-
     get clientCapabilities(): Record<string, unknown> {
         return this.call.envelope.capabilities;
-    }
-
-    sleep(ms: number): Promise<void> {
-        return sleep(ms, this.abort.signal);
-    }
-
-    progress(progress: number, total?: number, message?: string): void {
-        const { progressToken } = this.call;
-        if (progressToken !== undefined && !this.abort.aborted) {
-            this.reply.send({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken, progress, total, message } });
-        }
     }
 
     async elicit(params: Parameters<ToolContext['elicit']>[0]) {
@@ -231,8 +199,13 @@ class PlainContext implements ToolContext {
         return parseAnswer(parseCreateMessageResult, await this.one('sampling', 'sampling/createMessage', params));
     }
 
-    async spawn(toolName: string): Promise<never> {
-        throw new SpawnError('not_a_task', `Cannot start sub-task ${toolName}: only a tool running as a task can start sub-tasks`);
+    private openRound(): InputRound {
+        if (this.round === undefined) {
+            const round = new InputRound(this.answers, this.call.envelope.capabilities, this.call.tool.name);
+            round.onEnd = () => this.endRound?.(undefined);
+            this.round = round;
+        }
+        return this.round;
     }
 
     private async one(capability: string, method: string, params: object): Promise<unknown> {

@@ -1,12 +1,10 @@
 import { errorMessage } from '../../log.js';
 import { invalidParams } from '../../rpc/errors.js';
 import { optionalObject } from '../../rpc/params.js';
-import type { RequestAbort } from '../../rpc/requestAbort.js';
-import type { Transport } from '../../rpc/transport.js';
 import type { ClientIdentity, ClientLink } from '../../tasks/hub.js';
 import { TASK_STATUS_METHOD } from '../../tasks/notifier.js';
 import { requireTasksExtension } from './envelope.js';
-import type { StatelessCall } from './handlers.js';
+import type { Params, RequestContext } from '../context.js';
 import { detailedTask } from './taskView.js';
 
 export const SUBSCRIPTION_ID_META = 'io.modelcontextprotocol/subscriptionId';
@@ -20,7 +18,8 @@ const MAX_TASK_IDS = 1000;
  * The hub treats the stream as one more link of the caller's identity. It ends when the client
  * closes it (HTTP) or cancels the request (stdio).
  */
-export async function listen(call: StatelessCall, params: Record<string, unknown> | undefined, reply: Transport, abort: RequestAbort): Promise<Record<string, unknown>> {
+export async function listen(call: RequestContext, params: Params): Promise<Record<string, unknown>> {
+    const { reply, abort } = call;
     const wanted = optionalObject(params, 'notifications') ?? {};
     const subscriptionId = String(call.id);
     const meta = { [SUBSCRIPTION_ID_META]: subscriptionId };
@@ -31,7 +30,7 @@ export async function listen(call: StatelessCall, params: Record<string, unknown
     const taskIds = new Set<string>();
     const unfollow: (() => void)[] = [];
     if (wanted.taskIds !== undefined) {
-        requireTasksExtension(call.envelope, 'Task status notifications');
+        requireTasksExtension(call.envelope!, 'Task status notifications');
         if (!Array.isArray(wanted.taskIds) || wanted.taskIds.some(id => typeof id !== 'string') || wanted.taskIds.length > MAX_TASK_IDS) {
             throw invalidParams(`notifications.taskIds must be an array of at most ${MAX_TASK_IDS} task id strings`);
         }

@@ -1,0 +1,28 @@
+import type { McpServices, RevisionName } from './context.js';
+import { TASKS_EXTENSION } from './stateless/envelope.js';
+
+/** What every revision declares: the tools, and the fronts' own (services.capabilities). */
+const COMMON = { tools: { listChanged: true } } as const;
+
+/** What each revision adds: 2025-11-25 has tasks as a capability, 2026-07-28 as an extension. */
+const BY_REVISION: Record<RevisionName, Record<string, unknown>> = {
+    session: { tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } },
+    stateless: { extensions: { [TASKS_EXTENSION]: {} } },
+};
+
+const declared = new WeakMap<McpServices, Record<RevisionName, Record<string, unknown>>>();
+
+/**
+ * The capabilities `initialize` (2025-11-25) and `server/discover` (2026-07-28) declare: the one
+ * place they come from. A front that serves more (prompts, resources) adds them to
+ * `services.capabilities`; made once per services object, and the same object every time.
+ */
+export function capabilitiesOf(services: McpServices, revision: RevisionName): Record<string, unknown> {
+    let both = declared.get(services);
+    if (!both) {
+        const extra = services.capabilities ?? {};
+        both = { session: { ...COMMON, ...extra, ...BY_REVISION.session }, stateless: { ...COMMON, ...extra, ...BY_REVISION.stateless } };
+        declared.set(services, both);
+    }
+    return both[revision];
+}

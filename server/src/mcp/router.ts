@@ -1,0 +1,57 @@
+import type { JsonRpcMessage, JsonRpcRequest } from '../rpc/messages.js';
+import type { RequestAbort } from '../rpc/requestAbort.js';
+import type { Transport } from '../rpc/transport.js';
+import type { ClientIdentity } from '../tasks/hub.js';
+import type { McpServices, PushChannel, RequestContext, Result, Revision, RevisionName } from './context.js';
+import { METHODS } from './methods.js';
+import { revisionOf } from './revision.js';
+import { SESSION_REVISION } from './session/adapter.js';
+import { STATELESS_REVISION } from './stateless/adapter.js';
+import type { Envelope } from './stateless/envelope.js';
+
+/** Where a message came from, as far as choosing its revision goes. */
+export interface Inbound {
+    /** It belongs to a session: an HTTP Mcp-Session-Id, or a stdio pipe that has sent initialize. */
+    inSession: boolean;
+    /** The MCP-Protocol-Version header (HTTP). */
+    headerVersion?: string;
+    /** Whether the message carries the `_meta` that passed the 2026-07-28 checks last time on this pipe (see knownStateless). */
+    knownStateless?: (request: JsonRpcRequest) => boolean;
+}
+
+/**
+ * Which revision answers a message: the one decision, made once per message by whatever
+ * transport received it (the rule itself is revisionOf's, docs/PROTOCOL.md).
+ */
+export function revisionFor(message: JsonRpcMessage, inbound: Inbound): RevisionName {
+    if (inbound.inSession || !('method' in message)) {
+        return 'session';
+    }
+    // Fast path: a stdio client repeats one frozen `_meta`; once it passed, no version is read again.
+    if ('id' in message && inbound.knownStateless?.(message)) {
+        return 'stateless';
+    }
+    return revisionOf(message.method, message.params, false, inbound.headerVersion);
+}
+
+/** Answers one request: its method's handler, once the revision has it and admits the call. */
+export function dispatch(ctx: RequestContext, method: string, params: Record<string, unknown> | undefined): Result {
+    const entry = METHODS.get(method);
+    if (entry === undefined || (entry.only !== undefined && entry.only !== ctx.revision.name)) {
+        return ctx.revision.missing(method);
+    }
+    ctx.revision.admit(ctx, method);
+    return entry.handler(ctx, params);
+}
+
+/** A request of a 2025-11-25 session (or a pipe that has not sent initialize yet). */
+export function sessionRequest(services: McpServices, identity: ClientIdentity, push: PushChannel, request: JsonRpcRequest, reply: Transport, abort: RequestAbort): Result {
+    return dispatch({ id: request.id, identity, revision: SESSION_REVISION, services, reply, abort, push, envelope: undefined }, request.method, request.params);
+}
+
+/** A 2026-07-28 request whose `_meta` passed its checks. */
+export function statelessRequest(services: McpServices, identity: ClientIdentity, envelope: Envelope, request: JsonRpcRequest, reply: Transport, abort: RequestAbort): Result {
+    return dispatch({ id: request.id, identity, revision: STATELESS_REVISION, services, reply, abort, push: undefined, envelope }, request.method, request.params);
+}
+
+export const REVISIONS: Readonly<Record<RevisionName, Revision>> = { session: SESSION_REVISION, stateless: STATELESS_REVISION };

@@ -1,0 +1,36 @@
+import { errorMessage, type Logger } from '../log.js';
+import { ErrorCodes, RpcError } from './errors.js';
+import { errorResponse, resultResponse, type JsonRpcRequest, type JsonRpcResponse } from './messages.js';
+import type { RequestAbort } from './requestAbort.js';
+import type { Transport } from './transport.js';
+
+/** Answers one request: what the result is, or an RpcError to send back. */
+export type RequestDispatcher = (request: JsonRpcRequest, reply: Transport, abort: RequestAbort) => Promise<Record<string, unknown>> | Record<string, unknown>;
+
+/**
+ * The response to one request, whatever the transport: the dispatcher's result, or the error it
+ * threw as a JSON-RPC error (an RpcError as it is; anything else logged and sent as -32603).
+ * Never throws.
+ */
+export async function responseTo(request: JsonRpcRequest, dispatch: RequestDispatcher, reply: Transport, abort: RequestAbort, log: Logger, tag: string): Promise<JsonRpcResponse> {
+    try {
+        return resultResponse(request.id, await dispatch(request, reply, abort));
+    } catch (err) {
+        if (err instanceof RpcError) {
+            return errorResponse(request.id, err.toJSON());
+        }
+        log.error(`[${tag}] ${request.method} failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+        return errorResponse(request.id, { code: ErrorCodes.InternalError, message: `Internal error: ${errorMessage(err)}` });
+    }
+}
+
+/** Sends a response; one JSON cannot encode (a BigInt, a cycle) goes as -32603, so the peer still gets an answer. */
+export function sendResponse(reply: Transport, response: JsonRpcResponse, log: Logger, tag: string): void {
+    const id = response.id;
+    try {
+        reply.send(response, { relatedRequestId: id ?? undefined });
+    } catch (err) {
+        log.error(`[${tag}] cannot send the response to ${String(id)}: ${errorMessage(err)}`);
+        reply.send(errorResponse(id, { code: ErrorCodes.InternalError, message: 'Internal error: the response could not be sent' }), { relatedRequestId: id ?? undefined });
+    }
+}
