@@ -1,0 +1,116 @@
+/**
+ * The one request path: every method is one handler in one table, served by both revisions
+ * unless the table says otherwise, and the capabilities both revisions declare come from one
+ * place a front can extend. In process, no transport.
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { createLogger } from '../../../server/src/log.js';
+import type { PushChannel } from '../../../server/src/mcp/context.js';
+import { METHODS } from '../../../server/src/mcp/methods.js';
+import { META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION, STATELESS_VERSION } from '../../../server/src/mcp/revision.js';
+import { revisionFor, sessionRequest, statelessRequest } from '../../../server/src/mcp/router.js';
+import { TASKS_EXTENSION, type Envelope } from '../../../server/src/mcp/stateless/envelope.js';
+import { ErrorCodes, RpcError } from '../../../server/src/rpc/errors.js';
+import { RequestAbort } from '../../../server/src/rpc/requestAbort.js';
+import type { Transport } from '../../../server/src/rpc/transport.js';
+import { TasksServer } from '../../../server/src/server.js';
+import { nap } from '../support/napTool.js';
+
+const sink: Transport = { send: () => true, close: () => undefined };
+const identity = { clientKey: 'c', isOwner: false };
+const envelope: Envelope = { version: STATELESS_VERSION, capabilities: { extensions: { [TASKS_EXTENSION]: {} } } };
+
+function pushChannel(): PushChannel {
+    const push = {
+        protocolVersion: undefined as string | undefined,
+        initialized(version: string) {
+            push.protocolVersion = version;
+        },
+        request: () => Promise.reject(new Error('no client here')),
+        announceAfter: () => undefined,
+        addRoute: () => undefined,
+        removeRoute: () => undefined,
+    };
+    return push;
+}
+
+function server(): TasksServer {
+    return new TasksServer({ tools: [nap], logger: createLogger('error', () => undefined) });
+}
+
+/** The error code a call ends with, or 0 when it answers. */
+async function codeOf(call: () => unknown): Promise<number> {
+    try {
+        await call();
+        return 0;
+    } catch (err) {
+        if (err instanceof RpcError) {
+            return err.code;
+        }
+        throw err;
+    }
+}
+
+describe('one router for both revisions', () => {
+    it('serves every method of the table in both revisions unless the table names one', async () => {
+        const core = server();
+        const push = pushChannel();
+        push.initialized('2025-11-25', {}, undefined);
+        try {
+            for (const [method, { only }] of METHODS) {
+                // subscriptions/listen would stay open; its own suites cover it.
+                if (method === 'subscriptions/listen' || method === 'tasks/result') {
+                    continue;
+                }
+                const request = { jsonrpc: '2.0' as const, id: 1, method, params: {} };
+                const inSession = await codeOf(() => sessionRequest(core.services, identity, push, request, sink, new RequestAbort()));
+                const stateless = await codeOf(() => statelessRequest(core.services, identity, envelope, request, sink, new RequestAbort()));
+                assert.equal(inSession === ErrorCodes.MethodNotFound, only === 'stateless' || (method === 'tasks/update' && !identity.isOwner), `${method} in a session`);
+                assert.equal(stateless === ErrorCodes.MethodNotFound, only === 'session', `${method} in 2026-07-28`);
+            }
+        } finally {
+            await core.close();
+        }
+    });
+
+    it('tells a 2026-07-28 client what replaced a method it lacks', async () => {
+        const core = server();
+        try {
+            const request = { jsonrpc: '2.0' as const, id: 1, method: 'tasks/result', params: { taskId: 'x' } };
+            assert.throws(() => statelessRequest(core.services, identity, envelope, request, sink, new RequestAbort()), /tasks\/result is not part of protocol 2026-07-28 \(tasks\/get carries the result\)/);
+        } finally {
+            await core.close();
+        }
+    });
+
+    it('declares a front’s capabilities in initialize and in server/discover alike', async () => {
+        const core = server();
+        core.services.capabilities = { prompts: { listChanged: true }, resources: { subscribe: true } };
+        try {
+            const init = (await sessionRequest(core.services, identity, pushChannel(), { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {} } }, sink, new RequestAbort())) as {
+                capabilities: Record<string, unknown>;
+            };
+            const discover = (await statelessRequest(core.services, identity, envelope, { jsonrpc: '2.0', id: 2, method: 'server/discover', params: {} }, sink, new RequestAbort())) as { capabilities: Record<string, unknown> };
+            for (const capabilities of [init.capabilities, discover.capabilities]) {
+                assert.deepEqual(capabilities.prompts, { listChanged: true });
+                assert.deepEqual(capabilities.resources, { subscribe: true });
+                assert.deepEqual(capabilities.tools, { listChanged: true });
+            }
+            assert.ok(init.capabilities.tasks, '2025-11-25 declares tasks as a capability');
+            assert.deepEqual(discover.capabilities.extensions, { [TASKS_EXTENSION]: {} }, '2026-07-28 as an extension');
+        } finally {
+            await core.close();
+        }
+    });
+
+    it('decides the revision of a message in one function', () => {
+        const meta = { [META_PROTOCOL_VERSION]: STATELESS_VERSION, [META_CLIENT_CAPABILITIES]: {} };
+        const call = { jsonrpc: '2.0' as const, id: 1, method: 'tools/list', params: { _meta: meta } };
+        assert.equal(revisionFor(call, { inSession: false }), 'stateless');
+        assert.equal(revisionFor(call, { inSession: true }), 'session', 'a session’s message is 2025-11-25 whatever it carries');
+        assert.equal(revisionFor({ jsonrpc: '2.0', id: 2, method: 'initialize', params: {} }, { inSession: false, headerVersion: '' }), 'session');
+        assert.equal(revisionFor({ jsonrpc: '2.0', id: 3, method: 'server/discover' }, { inSession: false }), 'stateless');
+        assert.equal(revisionFor({ jsonrpc: '2.0', id: 4, method: 'tools/list' }, { inSession: false, knownStateless: () => true }), 'stateless', 'a pipe’s known _meta skips the reading');
+    });
+});
