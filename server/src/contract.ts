@@ -117,24 +117,32 @@ export function isTerminal(status: TaskStatus): status is TerminalStatus {
     return status === 'completed' || status === 'failed' || status === 'cancelled';
 }
 
-/** `_meta[TASK_INFO_META_KEY]` of a task sent to the owner. */
-export interface TaskInfo {
-    toolName: string;
-    args: Record<string, unknown>;
-    /** The creating client's `clientInfo.name`. */
-    clientName?: string;
-    /** Which server process runs the work. */
-    worker?: string;
+/**
+ * How a task was started, fixed at its creation: kept in its record and shown to the owner. A
+ * new flag is declared here and copied in `server/src/tasks/records.ts`; the caller that knows it
+ * passes it to `createTask`.
+ */
+export interface TaskFlags {
     /** Started by a model through a task tool (`start_<tool>`): nobody waits on it in a chat turn. */
     background?: boolean;
-    /** The value of the tool's key argument (a label, topic, file, job id) that names this invocation. */
-    keyArgument?: string;
     /**
      * Called from a chat conversation: the call's `_meta` named one (VS Code's
      * `vscode.conversationId`), so that client asks this task's questions in the chat, not in a
      * notification.
      */
     chat?: boolean;
+}
+
+/** `_meta[TASK_INFO_META_KEY]` of a task sent to the owner. */
+export interface TaskInfo extends TaskFlags {
+    toolName: string;
+    args: Record<string, unknown>;
+    /** The creating client's `clientInfo.name`. */
+    clientName?: string;
+    /** Which server process runs the work. */
+    worker?: string;
+    /** The value of the tool's key argument (a label, topic, file, job id) that names this invocation. */
+    keyArgument?: string;
 }
 
 /**

@@ -1,4 +1,4 @@
-import type { NewTask, TaskRecord, TaskStatus } from './types.js';
+import type { NewTask, TaskFlags, TaskRecord, TaskStatus } from './types.js';
 
 /** The part of a record fixed at creation. */
 export type RecordBase = Omit<TaskRecord, 'status' | 'statusMessage' | 'lastUpdatedAt' | 'externalRef' | 'seq'>;
@@ -46,4 +46,17 @@ export function taskRecord(base: RecordBase, status: TaskStatus, statusMessage: 
         externalRef,
         seq,
     };
+}
+
+/**
+ * The flags `from` sets (TaskFlags), copied onto `to`: only those that are set, so a record or an
+ * owner's TaskInfo carries no empty ones. A new flag is copied here, in recordBase and in taskRecord.
+ */
+export function copyFlags(from: TaskFlags, to: TaskFlags): void {
+    if (from.background) {
+        to.background = true;
+    }
+    if (from.chat) {
+        to.chat = true;
+    }
 }

@@ -7,7 +7,8 @@ import type { ClientHub, ClientIdentity } from './hub.js';
 import { notifyProgress, notifyStatus } from './notifier.js';
 import { cancelledOutcome } from './outcomes.js';
 import { TaskRun, type ChildOptions, type RunHost, type StopStatus } from './taskRun.js';
-import { isTerminal, type RetentionBudget, type TaskEvent, type TaskOutcome, type TaskPage, type TaskRecord, type TaskStore } from './types.js';
+import { copyFlags } from './records.js';
+import { isTerminal, type NewTask, type RetentionBudget, type TaskFlags, type TaskEvent, type TaskOutcome, type TaskPage, type TaskRecord, type TaskStore } from './types.js';
 import { TaskWaiters } from './waiters.js';
 import { AbandonWatch } from './abandon.js';
 import { TaskInputRequests } from './inputRequests.js';
@@ -36,7 +37,8 @@ export interface RuntimeLimits {
     abandonAfterMs?: number;
 }
 
-export interface CreateTaskOptions {
+/** How to create a task; its flags (TaskFlags: background, chat) are kept with it. A background task is never abandoned. */
+export interface CreateTaskOptions extends TaskFlags {
     ttl?: number;
     progressToken?: string | number;
     /** The run of the task that spawns this one (sub-tasks only). */
@@ -44,10 +46,6 @@ export interface CreateTaskOptions {
     onProgress?: ChildOptions['onProgress'];
     /** Called with the new task's id before its code starts (so before any event of it). */
     onCreated?: (taskId: string) => void;
-    /** Started through a task tool: nobody is expected to poll it, so it is never abandoned. */
-    background?: boolean;
-    /** Called from a chat conversation (see TaskInfo.chat). */
-    chat?: boolean;
     /** A stateless (2026-07-28) client's task: its input requests wait for tasks/update, within these capabilities. */
     statelessCapabilities?: Record<string, unknown>;
 }
@@ -101,23 +99,19 @@ export class TaskRuntime implements RunHost {
             throw new RpcError(ErrorCodes.InternalError, 'Server is shutting down');
         }
         const { parent } = options;
-        const record = await this.store.create(
-            {
-                clientKey: client.clientKey,
-                clientName: client.clientName,
-                toolName: tool.name,
-                args,
-                ttl: this.clampTtl(options.ttl),
-                pollInterval: this.limits.pollIntervalMs,
-                parentTaskId: parent?.taskId,
-                progressToken: options.progressToken,
-                worker: this.workerId,
-                background: options.background || undefined,
-                chat: options.chat || undefined,
-            },
-            this.limits.maxTasksPerClient,
-            this.budget,
-        );
+        const input: NewTask = {
+            clientKey: client.clientKey,
+            clientName: client.clientName,
+            toolName: tool.name,
+            args,
+            ttl: this.clampTtl(options.ttl),
+            pollInterval: this.limits.pollIntervalMs,
+            parentTaskId: parent?.taskId,
+            progressToken: options.progressToken,
+            worker: this.workerId,
+        };
+        copyFlags(options, input);
+        const record = await this.store.create(input, this.limits.maxTasksPerClient, this.budget);
         options.onCreated?.(record.taskId);
         const run = new TaskRun(this, record, parent, true, options.onProgress);
         this.runs.set(record.taskId, run);

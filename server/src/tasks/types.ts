@@ -1,12 +1,12 @@
 import type { JsonRpcErrorObject } from '../rpc/messages.js';
 import type { CallToolResult } from '../tools/types.js';
 
-import type { LiveStatus, TaskStatus, TerminalStatus } from '../contract.js';
+import type { LiveStatus, TaskFlags, TaskStatus, TerminalStatus } from '../contract.js';
 
-export { isTerminal, type LiveStatus, type TaskStatus, type TerminalStatus } from '../contract.js';
+export { isTerminal, type LiveStatus, type TaskFlags, type TaskStatus, type TerminalStatus } from '../contract.js';
 
-/** A task as the store keeps it: the wire fields plus what the server needs to bind and describe it. */
-export interface TaskRecord {
+/** A task as the store keeps it: the wire fields plus what the server needs to bind and describe it (and its flags). */
+export interface TaskRecord extends TaskFlags {
     taskId: string;
     status: TaskStatus;
     statusMessage?: string;
@@ -25,17 +25,13 @@ export interface TaskRecord {
     progressToken?: string | number;
     /** Which server process runs the work (several replicas may share a store). */
     worker?: string;
-    /** Started through a task tool (`start_<tool>`) rather than a task-augmented `tools/call`. */
-    background?: boolean;
-    /** Called from a chat conversation (see TaskInfo.chat). */
-    chat?: boolean;
     /** A reference into an external job system, for tools whose tasks live there. */
     externalRef?: string;
     /** Creation order, for pagination. */
     seq: number;
 }
 
-export interface NewTask {
+export interface NewTask extends TaskFlags {
     clientKey: string;
     clientName?: string;
     toolName: string;
@@ -45,8 +41,6 @@ export interface NewTask {
     parentTaskId?: string;
     progressToken?: string | number;
     worker?: string;
-    background?: boolean;
-    chat?: boolean;
 }
 
 /**

@@ -1,4 +1,5 @@
 import { PARENT_TASK_META_KEY, RELATED_TASK_META_KEY, TASK_INFO_META_KEY, type TaskInfo } from '../contract.js';
+import { copyFlags } from './records.js';
 import type { TaskRecord } from './types.js';
 
 export { PARENT_TASK_META_KEY, RELATED_TASK_META_KEY, TASK_INFO_META_KEY } from '../contract.js';
@@ -11,12 +12,7 @@ export interface KeyArguments {
 /** The owner's view of what a task runs and for whom. */
 export function taskInfo(record: TaskRecord, tools: KeyArguments): TaskInfo {
     const info: TaskInfo = { toolName: record.toolName, args: record.args, clientName: record.clientName, worker: record.worker };
-    if (record.background) {
-        info.background = true;
-    }
-    if (record.chat) {
-        info.chat = true;
-    }
+    copyFlags(record, info);
     const keyName = tools.keyArgumentOf(record.toolName);
     const value = keyName === undefined ? undefined : record.args[keyName];
     if ((typeof value === 'string' && value !== '') || typeof value === 'number') {
