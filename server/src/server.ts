@@ -98,15 +98,24 @@ export class TasksServer {
         const taskTools = this.services.taskTools ? new TaskTools(tools) : undefined;
         this.registry.replace(tools);
         this.services.taskTools = taskTools;
+        this.broadcast('notifications/tools/list_changed');
+    }
+
+    /**
+     * A notification for every client: each session, and each subscriptions/listen stream of a
+     * 2026-07-28 client (which passes on what its client opted in to). For list changes (tools,
+     * and a front's prompts and resources).
+     */
+    broadcast(method: string, params: Record<string, unknown> = {}): void {
         for (const session of this.sessions) {
             if (!session.isClosed) {
-                session.notify('notifications/tools/list_changed', {});
+                session.notify(method, params);
             }
         }
-        // And every subscriptions/listen stream of a 2026-07-28 client (sessions were told above).
+        // Sessions were told above.
         for (const link of [...this.hub.all()]) {
             if (!(link instanceof McpSession)) {
-                link.notify('notifications/tools/list_changed', {});
+                link.notify(method, params);
             }
         }
     }

@@ -44,6 +44,14 @@ export interface McpServices {
     requestStates: RequestStates;
     /** Capabilities a front adds to what `initialize` and `server/discover` declare (see capabilities.ts). */
     capabilities?: Record<string, unknown>;
+    /** Methods a front adds to the table (methods.ts), served like the built-in ones; a built-in name wins. */
+    methods?: ReadonlyMap<string, Method>;
+}
+
+/** One entry of the method table: its handler, and the revisions that have the method (both unless named). */
+export interface Method {
+    handler: Handler;
+    only?: RevisionName;
 }
 
 /** A connection the server can push to (a 2025-11-25 session): requests, notifications, routes. */

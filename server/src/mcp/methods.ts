@@ -4,17 +4,11 @@ import { optionalObject, optionalString, requireString } from '../rpc/params.js'
 import { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from '../rpc/protocol.js';
 import { PARENT_TASK_META_KEY, relatedTaskMeta, toWireTask } from '../tasks/wire.js';
 import { capabilitiesOf } from './capabilities.js';
-import { ownerView, type Handler, type Params, type RequestContext, type Result, type RevisionName } from './context.js';
+import { ownerView, type Method, type Params, type RequestContext, type Result } from './context.js';
 import { META_SERVER_INFO } from './revision.js';
 import { ADVERTISED_VERSIONS } from './stateless/envelope.js';
 import { LIST_TTL_MS } from './stateless/adapter.js';
 import { listen } from './stateless/listen.js';
-
-/** One entry of the method table: its handler, and the revisions that have the method (both unless named). */
-export interface Method {
-    handler: Handler;
-    only?: RevisionName;
-}
 
 function initialize(ctx: RequestContext, params: Params): Result {
     const requested = requireString(params, 'protocolVersion');
@@ -131,7 +125,8 @@ async function listTasks(ctx: RequestContext, params: Params): Promise<Record<st
 /**
  * Every MCP method this server answers, one handler each over a RequestContext, whichever
  * revision serves it (the revision adapter shapes what differs). A method both revisions have is
- * added here once; `only` marks the few one revision has alone (its lifecycle, its streams).
+ * added here once; `only` marks the few one revision has alone (its lifecycle, its streams). A
+ * front (a wrapped server's prompts and resources) adds its own in `services.methods`.
  */
 export const METHODS: ReadonlyMap<string, Method> = new Map<string, Method>([
     ['tools/list', { handler: listTools }],

@@ -2,7 +2,7 @@ import type { JsonRpcMessage, JsonRpcRequest } from '../rpc/messages.js';
 import type { RequestAbort } from '../rpc/requestAbort.js';
 import type { Transport } from '../rpc/transport.js';
 import type { ClientIdentity } from '../tasks/hub.js';
-import type { McpServices, PushChannel, RequestContext, Result, Revision, RevisionName } from './context.js';
+import type { McpServices, PushChannel, RequestContext, Result, RevisionName } from './context.js';
 import { METHODS } from './methods.js';
 import { revisionOf } from './revision.js';
 import { SESSION_REVISION } from './session/adapter.js';
@@ -36,7 +36,7 @@ export function revisionFor(message: JsonRpcMessage, inbound: Inbound): Revision
 
 /** Answers one request: its method's handler, once the revision has it and admits the call. */
 export function dispatch(ctx: RequestContext, method: string, params: Record<string, unknown> | undefined): Result {
-    const entry = METHODS.get(method);
+    const entry = METHODS.get(method) ?? ctx.services.methods?.get(method);
     if (entry === undefined || (entry.only !== undefined && entry.only !== ctx.revision.name)) {
         return ctx.revision.missing(method);
     }
@@ -53,5 +53,3 @@ export function sessionRequest(services: McpServices, identity: ClientIdentity, 
 export function statelessRequest(services: McpServices, identity: ClientIdentity, envelope: Envelope, request: JsonRpcRequest, reply: Transport, abort: RequestAbort): Result {
     return dispatch({ id: request.id, identity, revision: STATELESS_REVISION, services, reply, abort, push: undefined, envelope }, request.method, request.params);
 }
-
-export const REVISIONS: Readonly<Record<RevisionName, Revision>> = { session: SESSION_REVISION, stateless: STATELESS_REVISION };

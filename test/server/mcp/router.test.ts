@@ -104,6 +104,20 @@ describe('one router for both revisions', () => {
         }
     });
 
+    it('serves a method a front adds, in both revisions, from one handler', async () => {
+        const core = server();
+        core.services.methods = new Map([['prompts/list', { handler: ctx => ctx.revision.complete({ prompts: [{ name: 'hello', from: ctx.identity.clientKey }] }) }]]);
+        const push = pushChannel();
+        push.initialized('2025-11-25', {}, undefined);
+        try {
+            const request = { jsonrpc: '2.0' as const, id: 1, method: 'prompts/list', params: {} };
+            assert.deepEqual(await sessionRequest(core.services, identity, push, request, sink, new RequestAbort()), { prompts: [{ name: 'hello', from: 'c' }] });
+            assert.deepEqual(await statelessRequest(core.services, identity, envelope, request, sink, new RequestAbort()), { resultType: 'complete', prompts: [{ name: 'hello', from: 'c' }] });
+        } finally {
+            await core.close();
+        }
+    });
+
     it('decides the revision of a message in one function', () => {
         const meta = { [META_PROTOCOL_VERSION]: STATELESS_VERSION, [META_CLIENT_CAPABILITIES]: {} };
         const call = { jsonrpc: '2.0' as const, id: 1, method: 'tools/list', params: { _meta: meta } };
