@@ -63,9 +63,9 @@ function callTool(ctx: RequestContext, params: Params): Result {
     return asTask ? ctx.revision.startTask(ctx, tool, args, params) : ctx.revision.runInRequest(ctx, tool, args, params);
 }
 
-async function getTask(ctx: RequestContext, params: Params): Promise<Record<string, unknown>> {
-    const record = await ctx.services.runtime.get(ctx.identity, requireString(params, 'taskId'));
-    return await ctx.revision.taskView(ctx, record);
+/** Not async: a view the revision makes at once (a session's) goes out without another microtask hop. */
+function getTask(ctx: RequestContext, params: Params): Result {
+    return ctx.services.runtime.get(ctx.identity, requireString(params, 'taskId')).then(record => ctx.revision.taskView(ctx, record));
 }
 
 /** Answers a 2026-07-28 task's inputRequests (its client, or in a session the owner): keys not open are ignored (SEP-2663). */

@@ -1,6 +1,6 @@
 import { errorMessage, type Logger } from '../log.js';
 import { ErrorCodes, RpcError } from './errors.js';
-import { errorResponse, resultResponse, type JsonRpcRequest, type JsonRpcResponse } from './messages.js';
+import { errorResponse, type JsonRpcRequest, type JsonRpcResponse } from './messages.js';
 import type { RequestAbort } from './requestAbort.js';
 import type { Transport } from './transport.js';
 
@@ -8,20 +8,15 @@ import type { Transport } from './transport.js';
 export type RequestDispatcher = (request: JsonRpcRequest, reply: Transport, abort: RequestAbort) => Promise<Record<string, unknown>> | Record<string, unknown>;
 
 /**
- * The response to one request, whatever the transport: the dispatcher's result, or the error it
- * threw as a JSON-RPC error (an RpcError as it is; anything else logged and sent as -32603).
- * Never throws.
+ * The error response for what a request's handler threw, whatever the transport: an RpcError as
+ * it is; anything else logged (with `tag`) and sent as -32603.
  */
-export async function responseTo(request: JsonRpcRequest, dispatch: RequestDispatcher, reply: Transport, abort: RequestAbort, log: Logger, tag: string): Promise<JsonRpcResponse> {
-    try {
-        return resultResponse(request.id, await dispatch(request, reply, abort));
-    } catch (err) {
-        if (err instanceof RpcError) {
-            return errorResponse(request.id, err.toJSON());
-        }
-        log.error(`[${tag}] ${request.method} failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
-        return errorResponse(request.id, { code: ErrorCodes.InternalError, message: `Internal error: ${errorMessage(err)}` });
+export function errorResponseFor(request: JsonRpcRequest, err: unknown, log: Logger, tag: string): JsonRpcResponse {
+    if (err instanceof RpcError) {
+        return errorResponse(request.id, err.toJSON());
     }
+    log.error(`[${tag}] ${request.method} failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+    return errorResponse(request.id, { code: ErrorCodes.InternalError, message: `Internal error: ${errorMessage(err)}` });
 }
 
 /** Sends a response; one JSON cannot encode (a BigInt, a cycle) goes as -32603, so the peer still gets an answer. */

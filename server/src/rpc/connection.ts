@@ -1,7 +1,7 @@
 import { errorMessage, type Logger } from '../log.js';
-import { responseTo, sendResponse, type RequestDispatcher } from './answer.js';
+import { errorResponseFor, sendResponse, type RequestDispatcher } from './answer.js';
 import { ErrorCodes, RpcError } from './errors.js';
-import { errorResponse, type JsonRpcMessage, type JsonRpcNotification, type JsonRpcRequest, type JsonRpcResponse, type RequestId } from './messages.js';
+import { errorResponse, resultResponse, type JsonRpcMessage, type JsonRpcNotification, type JsonRpcRequest, type JsonRpcResponse, type RequestId } from './messages.js';
 import { RequestAbort } from './requestAbort.js';
 import type { Transport } from './transport.js';
 
@@ -89,7 +89,9 @@ export class RpcConnection {
         }
         this.inflight.set(request.id, abort);
         try {
-            return await responseTo(request, this.dispatch, reply, abort, this.log, 'session');
+            return resultResponse(request.id, await this.dispatch(request, reply, abort));
+        } catch (err) {
+            return errorResponseFor(request, err, this.log, 'session');
         } finally {
             this.inflight.delete(request.id);
         }

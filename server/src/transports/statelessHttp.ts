@@ -1,9 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { responseTo, sendResponse } from '../rpc/answer.js';
+import { errorResponseFor, sendResponse } from '../rpc/answer.js';
 import { ErrorCodes, RpcError } from '../rpc/errors.js';
-import { errorResponse, type JsonRpcMessage, type JsonRpcRequest } from '../rpc/messages.js';
+import { errorResponse, resultResponse, type JsonRpcMessage, type JsonRpcRequest, type JsonRpcResponse } from '../rpc/messages.js';
 import { RequestAbort } from '../rpc/requestAbort.js';
-import type { Transport } from '../rpc/transport.js';
 import type { ToolCatalog } from '../mcp/context.js';
 import { requestedVersion, STATELESS_VERSION } from '../mcp/revision.js';
 import { unsupportedVersion, type Envelope } from '../mcp/stateless/envelope.js';
@@ -184,11 +183,15 @@ export class StatelessHttp {
         void this.answer(req, request, exchange, abort, this.identityOf(caller));
     }
 
-    /** Answered as a session's request is (responseTo, sendResponse), with the identity of the credential and the headers checked. */
+    /** Answered as a session's request is (errorResponseFor, sendResponse), with the identity of the credential and the headers checked. */
     private async answer(req: IncomingMessage, request: JsonRpcRequest, exchange: PostExchange, abort: RequestAbort, identity: ClientIdentity): Promise<void> {
         const { services, log } = this.core;
-        const dispatch = (message: JsonRpcRequest, reply: Transport, requestAbort: RequestAbort) =>
-            serveStateless(services, identity, message, reply, requestAbort, envelope => checkHeaders(req, message, envelope, services.tools));
-        sendResponse(exchange, await responseTo(request, dispatch, exchange, abort, log, 'http'), log, 'http');
+        let response: JsonRpcResponse;
+        try {
+            response = resultResponse(request.id, await serveStateless(services, identity, request, exchange, abort, envelope => checkHeaders(req, request, envelope, services.tools)));
+        } catch (err) {
+            response = errorResponseFor(request, err, log, 'http');
+        }
+        sendResponse(exchange, response, log, 'http');
     }
 }

@@ -1,5 +1,5 @@
 import { INPUT_REQUESTS_META_KEY, Methods } from '../../contract.js';
-import { errorMessage } from '../../log.js';
+import { errorMessage, type Logger } from '../../log.js';
 import { ErrorCodes, invalidParams, methodNotFound, RpcError } from '../../rpc/errors.js';
 import { fromChat, optionalObject, progressTokenOf } from '../../rpc/params.js';
 import type { RequestAbort } from '../../rpc/requestAbort.js';
@@ -7,23 +7,26 @@ import type { Transport } from '../../rpc/transport.js';
 import type { TaskRecord } from '../../tasks/types.js';
 import { toWireTask } from '../../tasks/wire.js';
 import { textResult, type CallToolResult, type ToolContext, type ToolDefinition } from '../../tools/types.js';
-import { CallContext, type InputAsker } from '../callContext.js';
+import { CallContext } from '../callContext.js';
 import { ownerView, type Params, type PushChannel, type RequestContext, type Result, type Revision } from '../context.js';
 import { startToolName, type TaskTool, type TaskTools } from '../taskTools.js';
 
 /**
  * A call in a 2025-11-25 session asks its client directly: a request on the call's response
- * stream (the answers come back as they are, as the SDK's server does). One small object per call
- * that asks, with its methods on the prototype.
+ * stream (the answers come back as they are, as the SDK's server does).
  */
-class ServerRequests implements InputAsker {
-    readonly notATask = ' (call it with "task")';
+class SessionCallContext extends CallContext {
+    protected readonly notATask = ' (call it with "task")';
 
     constructor(
+        abort: RequestAbort,
+        log: Logger,
+        reply: Transport,
+        progressToken: string | number | undefined,
         private readonly push: PushChannel,
-        private readonly reply: Transport,
-        private readonly abort: RequestAbort,
-    ) {}
+    ) {
+        super(abort, log, reply, progressToken);
+    }
 
     async elicit(params: Parameters<ToolContext['elicit']>[0]) {
         return (await this.ask('elicitation/create', params)) as never;
@@ -45,7 +48,7 @@ function forbiddenAsTask(name: string): RpcError {
 /** A call without `task`: the work is tied to this request and its response stream. */
 async function runInline(ctx: RequestContext, tool: ToolDefinition, args: Record<string, unknown>, params: Params): Promise<CallToolResult> {
     const { reply, abort, services } = ctx;
-    const call = new CallContext(abort, services.log, reply, progressTokenOf(params), new ServerRequests(ctx.push!, reply, abort));
+    const call = new SessionCallContext(abort, services.log, reply, progressTokenOf(params), ctx.push!);
     // The suites wait for this line: from here the work is tied to the request.
     services.log.debug(`[session] tools/call ${tool.name} running inline`);
     try {

@@ -7,7 +7,7 @@ import type { Transport } from '../../rpc/transport.js';
 import { parseCreateMessageResult, parseElicitResult } from '../../tasks/inputReplies.js';
 import type { InputRequest } from '../../tasks/inputRequests.js';
 import { textResult, type CallToolResult, type ToolContext, type ToolDefinition } from '../../tools/types.js';
-import { CallContext, type InputAsker } from '../callContext.js';
+import { CallContext } from '../callContext.js';
 import { missingCapability, type Envelope } from './envelope.js';
 import { digest, REQUEST_STATE_TTL_MS, type PausedCall, type RequestStates } from './requestState.js';
 
@@ -142,20 +142,19 @@ function endRound(call: PausableCall, round: InputRound, abort: RequestAbort): R
 /**
  * A plain tools/call of a 2026-07-28 client: the tool runs in the request, pausing for input as
  * SEP-2322 describes. As inRound, but the round exists only once the tool asks: a tool that never
- * does (greet) costs one context, its asker and one promise. Not an async function: each await
+ * does (greet) costs one context and one promise. Not an async function: each await
  * and each async return is a microtask hop more per call. A bad requestState throws before the tool runs.
  */
 export function runPlainCall(call: PausableCall, reply: Transport, abort: RequestAbort): Promise<Record<string, unknown>> {
-    const asker = new RoundAsker(call, answersOf(call));
-    const ctx = new CallContext(abort, call.log, reply, call.progressToken, asker);
+    const ctx = new RoundCallContext(call, answersOf(call), abort, reply);
     // Settles with the tool's result, or with nothing when the round ends on an unanswered question.
     // A throw from run() (not a rejection) rejects it too: that is how an executor behaves.
     return new Promise<CallToolResult | undefined>((resolve, reject) => {
-        asker.endRound = resolve;
+        ctx.endRound = resolve;
         call.tool.run!(call.args, ctx).then(resolve, reject);
     }).then(
         value => {
-            const round = asker.round;
+            const round = ctx.round;
             if (round === undefined || round.asked.size === 0 || value !== undefined) {
                 return { resultType: 'complete', ...value };
             }
@@ -171,8 +170,8 @@ export function runPlainCall(call: PausableCall, reply: Transport, abort: Reques
 }
 
 /** How a plain 2026-07-28 call asks: each question goes into the call's round (made on the first). */
-class RoundAsker implements InputAsker {
-    readonly notATask = '';
+class RoundCallContext extends CallContext {
+    protected readonly notATask = '';
     /** Created when the tool first asks (or reads `input`); undefined for a tool that never does. */
     round?: InputRound;
     /** Settles the call's promise with no value: the round ended on a question not answered yet. */
@@ -181,7 +180,11 @@ class RoundAsker implements InputAsker {
     constructor(
         private readonly call: PausableCall,
         private readonly answers: Record<string, unknown>,
-    ) {}
+        abort: RequestAbort,
+        reply: Transport,
+    ) {
+        super(abort, call.log, reply, call.progressToken);
+    }
 
     get input(): NonNullable<ToolContext['input']> {
         return this.openRound().ask;
