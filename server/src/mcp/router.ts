@@ -15,7 +15,7 @@ export interface Inbound {
     inSession: boolean;
     /** The MCP-Protocol-Version header (HTTP). */
     headerVersion?: string;
-    /** Whether the message carries the `_meta` that passed the 2026-07-28 checks last time on this pipe (see knownStateless). */
+    /** Whether the message carries the `_meta` that passed the 2026-07-28 checks last time on this pipe (StatelessPipe.knows). */
     knownStateless?: (request: JsonRpcRequest) => boolean;
 }
 
