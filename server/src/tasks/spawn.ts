@@ -91,11 +91,11 @@ async function waitForChild(parent: TaskRun, child: TaskRecord): Promise<CallToo
         return outcome.result;
     }
     if (task.status === 'cancelled' && outcome.cascadeFrom === parent.taskId) {
-        // The parent itself is being cancelled, perhaps by another process: it stops through the
-        // one door (its code, children, input requests and abandonment watch), writing nothing,
-        // since whoever cancels it records the parent's end (after its children's, so later than this).
+        // The parent itself is being cancelled, perhaps by another process, which records its end
+        // after its children's: it stops through the one door, and records the end itself only if
+        // that never comes.
         const message = task.statusMessage ?? 'its sub-tasks were cancelled';
-        void parent.stop('cancelled', undefined, message).catch(err => parent.host.log.warn(`[subtasks] stopping ${parent.taskId} failed: ${errorMessage(err)}`));
+        parent.stopDecidedElsewhere(message);
         throw (parent.signal.reason as unknown) ?? new Error(`Task cancelled: ${message}`);
     }
     const status = task.status === 'cancelled' ? 'cancelled' : 'failed';

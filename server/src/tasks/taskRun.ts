@@ -189,6 +189,39 @@ export class TaskRun implements ToolContext {
         return this.ending;
     }
 
+    /**
+     * Stops a task whose end another process is deciding (a cancel whose cascade reached this
+     * task's child): through stop, writing nothing, since the canceller records the end after its
+     * children's. Should that record not come within ELSEWHERE_GRACE_MS (the canceller died
+     * meanwhile), this process records it, so no stopped task is left unrecorded.
+     */
+    stopDecidedElsewhere(message: string): void {
+        this.stop('cancelled', undefined, message)
+            .then(() => this.recordUnlessRecorded(message))
+            .then(undefined, err => this.warnUnrecorded(err));
+    }
+
+    private async recordUnlessRecorded(message: string): Promise<void> {
+        const { clock } = this.host;
+        const grace = new AbortController();
+        const timer = clock.setTimeout(controller => controller.abort(new Error('grace over')), ELSEWHERE_GRACE_MS, grace, true);
+        try {
+            await this.host.result({ clientKey: this.record.clientKey, isOwner: false }, this.taskId, grace.signal);
+        } catch (err) {
+            if (!grace.signal.aborted) {
+                // Gone (expired) or unreadable: nothing to record.
+                this.host.log.debug(`[tasks] the end of ${this.taskId} was not awaited: ${errorMessage(err)}`);
+                return;
+            }
+            const recorded = await this.host.store.finish(this.taskId, 'cancelled', cancelledOutcome(message), message);
+            if (recorded) {
+                this.host.log.warn(`[tasks] recorded the end of ${this.taskId} here: the process that cancelled it did not within ${ELSEWHERE_GRACE_MS / 1000} s`);
+            }
+        } finally {
+            clock.clearTimeout(timer);
+        }
+    }
+
     /** Aborts the code (signal, sleep); only stop() calls it, so no way of ending skips the record. Later calls keep the first reason. */
     private halt(reason: Error): void {
         if (this.reason) {
@@ -448,6 +481,9 @@ export class TaskRun implements ToolContext {
 }
 
 export const CHILDREN_PAGE_SIZE = 100;
+
+/** How long a task stopped because another process is cancelling it waits for that process to record its end. */
+export const ELSEWHERE_GRACE_MS = 10_000;
 
 /** How far above the last progress value a status note goes (relative; invisible in any percentage). */
 const PROGRESS_STEP = 1e-6;

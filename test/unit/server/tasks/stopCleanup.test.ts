@@ -10,11 +10,13 @@ import { z } from 'zod';
 import { createLogger } from '../../../../server/src/log.js';
 import { ClientHub } from '../../../../server/src/tasks/hub.js';
 import { MemoryTaskStore } from '../../../../server/src/tasks/memoryStore.js';
+import { cancelledOutcome } from '../../../../server/src/tasks/outcomes.js';
 import { TaskRuntime } from '../../../../server/src/tasks/runtime.js';
+import { ELSEWHERE_GRACE_MS } from '../../../../server/src/tasks/taskRun.js';
 import type { Disposable, TaskEvent } from '../../../../server/src/tasks/types.js';
 import { ToolRegistry } from '../../../../server/src/tools/registry.js';
 import { defineTool, textResult } from '../../../../server/src/tools/types.js';
-import { ManualClock, settled } from '../../../support/manualClock.js';
+import { ManualClock, settled, turns } from '../../../support/manualClock.js';
 import { nap } from '../../../support/napTool.js';
 
 /** A store whose events reach no one: whatever cleanup hung on them is never done. */
@@ -99,5 +101,60 @@ describe('a task’s end releases what it holds, without the event bus', () => {
         }, 'the task’s end to be recorded');
         assert.equal(ended.statusMessage, 'disposed by the test');
         assert.equal(runtime.runningCount, 0);
+    });
+});
+
+/** Starts a nap as its sub-task and waits for it. */
+const parentTool = defineTool({
+    name: 'parent',
+    title: 'Parent',
+    description: 'Waits for one sub-task.',
+    inputSchema: z.object({}),
+    taskSupport: 'optional',
+    async run(_args, ctx) {
+        const child = await ctx.spawn('nap', { ms: 3_600_000 });
+        await child.wait();
+        return textResult('child done');
+    },
+});
+
+describe('a task stopped because another process cancels it', () => {
+    function withBus() {
+        const clock = new ManualClock();
+        const store = new MemoryTaskStore({ clock });
+        const runtime = new TaskRuntime(store, new ToolRegistry([nap, parentTool]), new ClientHub(), { ...LIMITS, abandonAfterMs: 0 }, createLogger('error', () => undefined), 'w1', clock);
+        return { clock, store, runtime };
+    }
+
+    it('leaves the runtime at once and, when that process never records its end, records it after the grace', async () => {
+        const { clock, store, runtime } = withBus();
+        const parent = await runtime.createTask(CLIENT, parentTool, {});
+        const child = await settled(async () => (await store.list({ clientKey: CLIENT.clientKey, parentTaskId: parent.taskId })).tasks[0], 'the sub-task to start');
+        // Another process cancels the parent: it cancels the child, then dies before recording the parent.
+        const message = `Cancelled because parent task ${parent.taskId} (parent) was cancelled`;
+        await store.finish(child.taskId, 'cancelled', cancelledOutcome(message, parent.taskId), message);
+        await settled(() => runtime.runOf(parent.taskId) === undefined, 'the parent to stop here');
+        assert.equal((await store.get(parent.taskId))?.status, 'working', 'its end is left to the process cancelling it for now');
+        await clock.tick(ELSEWHERE_GRACE_MS);
+        const ended = await settled(async () => {
+            const now = await store.get(parent.taskId);
+            return now?.status === 'cancelled' ? now : undefined;
+        }, 'the parent’s end to be recorded here');
+        assert.equal(ended.statusMessage, message);
+    });
+
+    it('records nothing itself when that process records the end', async () => {
+        const { clock, store, runtime } = withBus();
+        const parent = await runtime.createTask(CLIENT, parentTool, {});
+        const child = await settled(async () => (await store.list({ clientKey: CLIENT.clientKey, parentTaskId: parent.taskId })).tasks[0], 'the sub-task to start');
+        const message = `Cancelled because parent task ${parent.taskId} (parent) was cancelled`;
+        await store.finish(child.taskId, 'cancelled', cancelledOutcome(message, parent.taskId), message);
+        await settled(() => runtime.runOf(parent.taskId) === undefined, 'the parent to stop here');
+        await turns();
+        const waiting = clock.pending;
+        assert.ok(await store.finish(parent.taskId, 'cancelled', cancelledOutcome('Cancelled by the other process'), 'Cancelled by the other process'), 'the other process’s record is the one');
+        await settled(() => clock.pending === waiting - 1, 'the grace timer to be cleared');
+        await clock.tick(ELSEWHERE_GRACE_MS);
+        assert.equal((await store.get(parent.taskId))?.statusMessage, 'Cancelled by the other process');
     });
 });
