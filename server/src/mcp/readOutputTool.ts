@@ -5,7 +5,7 @@ import { DEFAULT_READ_BYTES, MAX_READ_BYTES, readOutput } from '../commands/read
 import { invalidParams } from '../rpc/errors.js';
 import type { TaskRecord } from '../tasks/types.js';
 import type { CallToolResult, OutputLog, ToolDefinition } from '../tools/types.js';
-import type { TaskToolCaller } from './taskTools.js';
+import type { TaskToolCaller } from './caller.js';
 
 export const readOutputTool: ToolDefinition = {
     name: 'read_output',

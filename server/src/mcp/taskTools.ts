@@ -7,8 +7,7 @@ import type { TaskRecord } from '../tasks/types.js';
 import { isTerminal } from '../tasks/types.js';
 import { describeTool, parseArguments } from '../tools/registry.js';
 import { textResult, type CallToolResult, type ToolDefinition } from '../tools/types.js';
-import type { ClientIdentity } from '../tasks/hub.js';
-import type { TaskRuntime } from '../tasks/runtime.js';
+import type { TaskToolCaller } from './caller.js';
 import { outputNews, readOutputTool, readTaskOutput } from './readOutputTool.js';
 
 /** get_task waits at most this long (a longer wait_seconds is cut to it): well under the 60 s most hosts (Codex, the SDK client) give a tool call. */
@@ -16,11 +15,7 @@ export const MAX_WAIT_SECONDS = 20;
 const START_PREFIX = 'start_';
 const STATUSES = ['working', 'input_required', 'completed', 'failed', 'cancelled'] as const;
 
-/** Who calls a task tool: any request's context (either revision), as far as the task tools need it. */
-export interface TaskToolCaller {
-    readonly services: { readonly runtime: TaskRuntime; readonly tools: { get(name: string): ToolDefinition | undefined } };
-    readonly identity: ClientIdentity;
-}
+export type { TaskToolCaller } from './caller.js';
 
 type TaskToolHandler = (session: TaskToolCaller, args: Record<string, unknown>, abort: RequestAbort) => Promise<CallToolResult>;
 

@@ -129,7 +129,7 @@ describe('a task stopped because another process cancels it', () => {
     it('leaves the runtime at once and, when that process never records its end, records it after the grace', async () => {
         const { clock, store, runtime } = withBus();
         const parent = await runtime.createTask(CLIENT, parentTool, {});
-        const child = await settled(async () => (await store.list({ clientKey: CLIENT.clientKey, parentTaskId: parent.taskId })).tasks[0], 'the sub-task to start');
+        const child = await settled(async () => (await store.list({ clientKey: CLIENT.clientKey, parentTaskId: parent.taskId, limit: 10 })).tasks[0], 'the sub-task to start');
         // Another process cancels the parent: it cancels the child, then dies before recording the parent.
         const message = `Cancelled because parent task ${parent.taskId} (parent) was cancelled`;
         await store.finish(child.taskId, 'cancelled', cancelledOutcome(message, parent.taskId), message);
@@ -146,7 +146,7 @@ describe('a task stopped because another process cancels it', () => {
     it('records nothing itself when that process records the end', async () => {
         const { clock, store, runtime } = withBus();
         const parent = await runtime.createTask(CLIENT, parentTool, {});
-        const child = await settled(async () => (await store.list({ clientKey: CLIENT.clientKey, parentTaskId: parent.taskId })).tasks[0], 'the sub-task to start');
+        const child = await settled(async () => (await store.list({ clientKey: CLIENT.clientKey, parentTaskId: parent.taskId, limit: 10 })).tasks[0], 'the sub-task to start');
         const message = `Cancelled because parent task ${parent.taskId} (parent) was cancelled`;
         await store.finish(child.taskId, 'cancelled', cancelledOutcome(message, parent.taskId), message);
         await settled(() => runtime.runOf(parent.taskId) === undefined, 'the parent to stop here');
