@@ -119,21 +119,25 @@ const parentTool = defineTool({
 });
 
 describe('a task stopped because another process cancels it', () => {
-    function withBus() {
+    /**
+     * A parent waiting on its sub-task, and another process cancelling the parent: it has cancelled
+     * the child (with the cascade mark) and not yet recorded the parent. Resolves once the parent stopped here.
+     */
+    async function cascadeReached() {
         const clock = new ManualClock();
         const store = new MemoryTaskStore({ clock });
         const runtime = new TaskRuntime(store, new ToolRegistry([nap, parentTool]), new ClientHub(), { ...LIMITS, abandonAfterMs: 0 }, createLogger('error', () => undefined), 'w1', clock);
-        return { clock, store, runtime };
-    }
-
-    it('leaves the runtime at once and, when that process never records its end, records it after the grace', async () => {
-        const { clock, store, runtime } = withBus();
         const parent = await runtime.createTask(CLIENT, parentTool, {});
         const child = await settled(async () => (await store.list({ clientKey: CLIENT.clientKey, parentTaskId: parent.taskId, limit: 10 })).tasks[0], 'the sub-task to start');
-        // Another process cancels the parent: it cancels the child, then dies before recording the parent.
         const message = `Cancelled because parent task ${parent.taskId} (parent) was cancelled`;
         await store.finish(child.taskId, 'cancelled', cancelledOutcome(message, parent.taskId), message);
         await settled(() => runtime.runOf(parent.taskId) === undefined, 'the parent to stop here');
+        return { clock, store, parent, message };
+    }
+
+    it('leaves the runtime at once and, when that process never records its end, records it after the grace', async () => {
+        // The other process died before recording the parent.
+        const { clock, store, parent, message } = await cascadeReached();
         assert.equal((await store.get(parent.taskId))?.status, 'working', 'its end is left to the process cancelling it for now');
         await clock.tick(ELSEWHERE_GRACE_MS);
         const ended = await settled(async () => {
@@ -144,12 +148,7 @@ describe('a task stopped because another process cancels it', () => {
     });
 
     it('records nothing itself when that process records the end', async () => {
-        const { clock, store, runtime } = withBus();
-        const parent = await runtime.createTask(CLIENT, parentTool, {});
-        const child = await settled(async () => (await store.list({ clientKey: CLIENT.clientKey, parentTaskId: parent.taskId, limit: 10 })).tasks[0], 'the sub-task to start');
-        const message = `Cancelled because parent task ${parent.taskId} (parent) was cancelled`;
-        await store.finish(child.taskId, 'cancelled', cancelledOutcome(message, parent.taskId), message);
-        await settled(() => runtime.runOf(parent.taskId) === undefined, 'the parent to stop here');
+        const { clock, store, parent } = await cascadeReached();
         await turns();
         const waiting = clock.pending;
         assert.ok(await store.finish(parent.taskId, 'cancelled', cancelledOutcome('Cancelled by the other process'), 'Cancelled by the other process'), 'the other process’s record is the one');
