@@ -5,17 +5,17 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { createLogger } from '../../../server/src/log.js';
-import type { PushChannel } from '../../../server/src/mcp/context.js';
-import { METHODS } from '../../../server/src/mcp/methods.js';
-import { META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION, STATELESS_VERSION } from '../../../server/src/mcp/revision.js';
-import { revisionFor, sessionRequest, statelessRequest } from '../../../server/src/mcp/router.js';
-import { TASKS_EXTENSION, type Envelope } from '../../../server/src/mcp/stateless/envelope.js';
-import { ErrorCodes, RpcError } from '../../../server/src/rpc/errors.js';
-import { RequestAbort } from '../../../server/src/rpc/requestAbort.js';
-import type { Transport } from '../../../server/src/rpc/transport.js';
-import { TasksServer } from '../../../server/src/server.js';
-import { nap } from '../support/napTool.js';
+import { createLogger } from '../../../../server/src/log.js';
+import type { PushChannel } from '../../../../server/src/mcp/context.js';
+import { METHODS } from '../../../../server/src/mcp/methods.js';
+import { META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION, STATELESS_VERSION } from '../../../../server/src/mcp/revision.js';
+import { revisionFor, sessionRequest, statelessRequest } from '../../../../server/src/mcp/router.js';
+import { TASKS_EXTENSION, type Envelope } from '../../../../server/src/mcp/stateless/envelope.js';
+import { ErrorCodes, RpcError } from '../../../../server/src/rpc/errors.js';
+import { RequestAbort } from '../../../../server/src/rpc/requestAbort.js';
+import type { Transport } from '../../../../server/src/rpc/transport.js';
+import { TasksServer } from '../../../../server/src/server.js';
+import { nap } from '../../../support/napTool.js';
 
 const sink: Transport = { send: () => true, close: () => undefined };
 const identity = { clientKey: 'c', isOwner: false };
