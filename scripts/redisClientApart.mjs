@@ -1,8 +1,15 @@
-// esbuild plugin: in a server bundle, the Redis client stays a separate file (redis-client.js beside
-// the bundle), required on first use with --store redis, so other starts do not parse its megabyte.
-export const redisClientApart = {
-    name: 'redis-client-apart',
-    setup(build) {
-        build.onResolve({ filter: /\/redisClient\.js$/ }, args => (args.kind === 'entry-point' ? undefined : { path: './redis-client.js', external: true }));
-    },
-};
+// esbuild plugins: in a server bundle, a heavy client library stays a separate file beside the
+// bundle, required on first use, so other starts do not parse it: the Redis client
+// (redis-client.js, with --store redis) and the MCP SDK client of the gateway (gateway-client.js,
+// with --wrap…).
+function keepApart(name, filter, file) {
+    return {
+        name,
+        setup(build) {
+            build.onResolve({ filter }, args => (args.kind === 'entry-point' ? undefined : { path: file, external: true }));
+        },
+    };
+}
+
+export const redisClientApart = keepApart('redis-client-apart', /\/redisClient\.js$/, './redis-client.js');
+export const gatewayClientApart = keepApart('gateway-client-apart', /\/sdkClient\.js$/, './gateway-client.js');

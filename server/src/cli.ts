@@ -9,7 +9,9 @@ import { demoServerOptions } from './demo.js';
 import { createLogger, errorMessage, type Logger } from './log.js';
 import { BIN, parseCli, usage, type CliOptions } from './options.js';
 import { createTasksServer, type TasksServer } from './server.js';
+import type { Gateway } from './gateway/gateway.js';
 import type { TaskStore } from './tasks/types.js';
+import type { ToolDefinition } from './tools/types.js';
 import { connectStdio } from './transports/stdio.js';
 import { listenHttp } from './transports/http.js';
 import { announceOwnerEndpoint } from './transports/ownerAnnounce.js';
@@ -48,6 +50,7 @@ async function main(argv: string[]): Promise<number> {
 interface Started {
     core: TasksServer;
     commands?: CommandsFile;
+    gateway?: Gateway;
 }
 
 /** The store, the tools and the core; undefined (the reason logged) when one of them cannot start. */
@@ -65,8 +68,11 @@ async function start(options: CliOptions, log: Logger): Promise<Started | undefi
     }
     const demo = demoServerOptions(options.taskTools, options.demoTools);
     // Fixtures first: the conformance suite calls the first listed tool with no arguments.
-    const fixtures = options.conformanceFixtures ? conformanceFixtures(() => core.setTools([...fixtures, ...demo.tools, ...(commands?.tools ?? [])])) : [];
+    const fixtures = options.conformanceFixtures ? conformanceFixtures(() => core.setTools(allTools())) : [];
     let commands: CommandsFile | undefined;
+    let gateway: Gateway | undefined;
+    let commandTools: ToolDefinition[] = [];
+    const allTools = () => [...fixtures, ...demo.tools, ...commandTools, ...(gateway?.tools() ?? [])];
     try {
         commands = options.commandsFile
             ? new CommandsFile({
@@ -80,22 +86,50 @@ async function start(options: CliOptions, log: Logger): Promise<Started | undefi
                   // Read only when an owner job starts, long after core exists.
                   hub: () => core.hub,
                   taken: name => takenName(name, [...fixtures, ...demo.tools], options.taskTools),
-                  onChange: tools => core.setTools([...fixtures, ...demo.tools, ...tools]),
+                  onChange: tools => {
+                      commandTools = tools;
+                      core.setTools(allTools());
+                  },
               })
             : undefined;
+        commandTools = commands?.tools ?? [];
     } catch (err) {
         log.error(`[commands] ${errorMessage(err)}`);
         return undefined;
     }
-    const core = createTasksServer({ ...options, ...demo, requestStateKey, tools: [...fixtures, ...demo.tools, ...(commands?.tools ?? [])], store, workerId, logger: log });
+    if (options.wrap.length > 0) {
+        try {
+            gateway = await startGateway(options, log, name => takenName(name, [...fixtures, ...demo.tools, ...commandTools], options.taskTools) !== undefined);
+        } catch (err) {
+            log.error(`[gateway] ${errorMessage(err)}`);
+            commands?.close();
+            return undefined;
+        }
+    }
+    const core = createTasksServer({
+        ...options,
+        ...demo,
+        instructions: gateway ? gateway.instructions(demo.instructions) : demo.instructions,
+        requestStateKey,
+        tools: allTools(),
+        store,
+        workerId,
+        logger: log,
+        methods: gateway?.passThrough.table(),
+        capabilities: gateway?.passThrough.capabilities(),
+    });
+    if (gateway) {
+        gateway.onToolsChanged = () => core.setTools(allTools());
+        gateway.onNotification = (method, params) => core.broadcast(method, params);
+    }
     if (commands) {
         log.info(`[commands] ${commands.tools.length} command tool(s) from ${options.commandsFile}; logs in ${commands.logDir}`);
         commands.watch();
     }
-    return { core, commands };
+    return { core, commands, gateway };
 }
 
-async function serveStdio({ core, commands }: Started, options: CliOptions, log: Logger): Promise<number> {
+async function serveStdio({ core, commands, gateway }: Started, options: CliOptions, log: Logger): Promise<number> {
     // Listening before the owner endpoint is announced: a signal right after still cleans up.
     const stopSignal = waitForSignal();
     const connection = connectStdio(core, { maxMessageBytes: options.bodyLimitBytes });
@@ -115,11 +149,12 @@ async function serveStdio({ core, commands }: Started, options: CliOptions, log:
     commands?.close();
     await core.close(SHUTDOWN_REASON);
     commands?.closeLogs();
+    await gateway?.close();
     await owner?.close();
     return 0;
 }
 
-async function serveHttp({ core, commands }: Started, options: CliOptions, log: Logger): Promise<number> {
+async function serveHttp({ core, commands, gateway }: Started, options: CliOptions, log: Logger): Promise<number> {
     let http;
     try {
         http = await listenHttp(core, options);
@@ -127,6 +162,7 @@ async function serveHttp({ core, commands }: Started, options: CliOptions, log: 
         log.error(`[http] cannot listen on ${options.host}:${options.port}: ${errorMessage(err)}`);
         commands?.close();
         await core.close();
+        await gateway?.close();
         return 1;
     }
     process.stdout.write(JSON.stringify({ url: http.url }) + '\n');
@@ -139,6 +175,7 @@ async function serveHttp({ core, commands }: Started, options: CliOptions, log: 
     // Cancelling first lets each client see its tasks end, with the reason, before streams close.
     await core.close(SHUTDOWN_REASON);
     commands?.closeLogs();
+    await gateway?.close();
     await http.close();
     return 0;
 }
@@ -163,6 +200,25 @@ function takenName(name: string, builtIn: readonly { name: string }[], taskTools
         return 'names start_<tool>, get_task, cancel_task, list_tasks and read_output belong to the task tools (or run with --no-task-tools)';
     }
     return undefined;
+}
+
+/** The gateway and the SDK client it uses are loaded only when a server is wrapped. */
+async function startGateway(options: CliOptions, log: Logger, taken: (name: string) => boolean): Promise<Gateway> {
+    const { Gateway } = await import('./gateway/gateway.js').catch((err: unknown) => {
+        // Installed from npm, the SDK is an optional peer: only the gateway needs it. Bundled, it is dist/gateway-client.js.
+        const code = (err as NodeJS.ErrnoException).code;
+        if ((code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND') && /@modelcontextprotocol\/sdk|gateway-client/.test(errorMessage(err))) {
+            throw new Error(
+                '--wrap needs the MCP SDK client: beside a bundled dist/server.js, the file dist/gateway-client.js (npm run build makes it); ' +
+                    'beside the @mcp-tasks/server package, the optional "@modelcontextprotocol/sdk" package (npm install @modelcontextprotocol/sdk)',
+                { cause: err },
+            );
+        }
+        throw err;
+    });
+    const gateway = new Gateway(options.wrap, { log, clock: systemClock, taken });
+    await gateway.start();
+    return gateway;
 }
 
 /** Loaded only when asked for, so the in-memory default does not pay for the Redis client. */

@@ -4,6 +4,7 @@ import { PROTOCOL_VERSION } from './contract.js';
 import { helpText } from './flags/render.js';
 import { parseFlags, type FlagValues } from './flags/spec.js';
 import { FLAGS } from './flags/table.js';
+import { downstreamSpecs, type DownstreamSpec } from './gateway/config.js';
 
 export { parseDuration } from './flags/spec.js';
 
@@ -14,6 +15,8 @@ export type CliOptions = Omit<FlagValues<typeof FLAGS>, 'bindTo'> & {
     transport: 'stdio' | 'http';
     /** What HTTP clients' tasks are bound to: the session (memory default) or the bearer token (redis default). */
     bindTo: 'session' | 'principal';
+    /** The MCP servers to wrap (--wrap, --wrap-url, --wrap-config); empty when not a gateway. */
+    wrap: DownstreamSpec[];
 };
 
 const HEADER = `Usage: ${BIN} [--stdio | --http] [options]      (also installed as mcp-tasks-server)
@@ -37,7 +40,15 @@ export function usage(): string {
 
 export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): CliOptions {
     const { values, given } = parseFlags(FLAGS, argv, env);
-    const options: CliOptions = { ...values, transport: values.http ? 'http' : 'stdio', bindTo: values.bindTo ?? (values.storeUrl ? 'principal' : 'session') };
+    const wrap = downstreamSpecs({ command: values.wrapCommand.length > 0 ? values.wrapCommand : undefined, url: values.wrapUrl, headers: values.wrapHeaders, configFile: values.wrapConfig });
+    const options: CliOptions = {
+        ...values,
+        transport: values.http ? 'http' : 'stdio',
+        bindTo: values.bindTo ?? (values.storeUrl ? 'principal' : 'session'),
+        wrap,
+        // A gateway serves the wrapped servers' tools: the demonstrations would only be in the way.
+        demoTools: values.demoTools && wrap.length === 0,
+    };
     if (options.ownerToken && options.tokens.includes(options.ownerToken)) {
         throw new Error('--owner-token must differ from --token');
     }

@@ -9,6 +9,13 @@ import { DEFAULT_CONNECTION_LIMITS } from '../transports/connectionGuard.js';
 import { LOG_LEVELS } from '../log.js';
 import { formatDuration, type Flag } from './spec.js';
 
+/**
+ * A plain call still running after this answers "continues as task X": 10 s under the 60 s at
+ * which Claude Code (SDK default), Copilot CLI and Copilot for Eclipse give up (docs/GATEWAY.md has
+ * the table), so the answer is in before the shortest common cap, with room for the transport.
+ */
+export const DEFAULT_DEFER_AFTER_MS = 50_000;
+
 export const FLAGS = [
     // Transport
     {
@@ -322,6 +329,41 @@ export const FLAGS = [
         min: 1,
         group: 'Commands',
         help: 'Command runs at once, all commands and clients together; further calls wait their turn (the task says `Queued: …`).',
+    },
+
+    // Gateway (docs/GATEWAY.md): other MCP servers' tools served as task tools
+    {
+        name: 'wrap',
+        key: 'wrapCommand',
+        type: 'command',
+        group: 'Gateway',
+        help:
+            'Start PROGRAM (an MCP server on stdio) with the server and serve its tools as task tools, and its prompts, resources, completions and logging as they are (docs/GATEWAY.md); ' +
+            'everything after `--` is its command line. Its stderr goes to our log, prefixed `[name]`; it is restarted with backoff (1 s doubling to 30 s) if it dies. Turns the demonstration tools off.',
+    },
+    { name: 'wrap-url', key: 'wrapUrl', type: 'string', arg: 'URL', group: 'Gateway', help: 'Wrap the Streamable HTTP MCP server at URL.' },
+    { name: 'wrap-header', key: 'wrapHeaders', type: 'list', arg: '"Name: value"', separator: '\n', keepDuplicates: true, group: 'Gateway', help: 'A header sent with every request to `--wrap-url`; repeatable.' },
+    {
+        name: 'wrap-config',
+        key: 'wrapConfig',
+        type: 'string',
+        arg: 'FILE',
+        group: 'Gateway',
+        help:
+            'Wrap every server of FILE, in the `mcpServers` shape of Claude Desktop, Cursor and `.mcp.json` (`command`/`args`/`env`/`cwd`, or `url`/`headers`; ' +
+            "VS Code's `servers`/`type` too), each with an optional `\"sync\": [\"tool\", …]` of quick tools kept plain. With several servers, a tool name more than one offers becomes `<server>_<tool>`.",
+    },
+    {
+        name: 'defer-after',
+        key: 'deferAfterMs',
+        type: 'duration',
+        arg: 'DUR',
+        default: DEFAULT_DEFER_AFTER_MS,
+        off: true,
+        group: 'Gateway',
+        help:
+            'A plain `tools/call` (no `task`) of a task-capable tool still running after DUR answers with an ordinary result saying the work goes on as task X ' +
+            '(`get_task`, `cancel_task` follow it), `structuredContent` `{taskId, status, next}`; `0` turns it off. 50 s is under the 60 s at which Claude Code, Copilot CLI and Copilot for Eclipse give up.',
     },
 
     // Other

@@ -105,6 +105,7 @@ function startTool(tool: ToolDefinition): ToolDefinition {
             (tool.output ? 'read_output reads its output, also while it runs. ' : '') +
             `Takes exactly the arguments of ${tool.name}. What ${tool.name} does: ${tool.description}`,
         inputSchema: tool.inputSchema,
+        jsonInputSchema: tool.jsonInputSchema,
         // The same hints as the tool it starts: a host asks the same confirmation for either way in.
         annotations: tool.annotations,
         taskSupport: 'forbidden',

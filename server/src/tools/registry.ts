@@ -67,6 +67,8 @@ export function describeTool(tool: ToolDefinition): Record<string, unknown> {
     };
     if (tool.outputSchema) {
         entry.outputSchema = jsonSchema(tool.outputSchema, 'output');
+    } else if (tool.jsonOutputSchema) {
+        entry.outputSchema = tool.jsonOutputSchema;
     }
     if (tool.annotations) {
         entry.annotations = { title: tool.title, ...tool.annotations };

@@ -115,6 +115,8 @@ export interface ToolDefinition<S extends z.ZodObject = z.ZodObject> {
     /** The JSON Schema `tools/list` shows instead of the one derived from `inputSchema` (keywords zod cannot express). */
     jsonInputSchema?: Record<string, unknown>;
     outputSchema?: z.ZodObject;
+    /** The JSON Schema `tools/list` shows as outputSchema when there is no zod one (a wrapped server's tool). */
+    jsonOutputSchema?: Record<string, unknown>;
     annotations?: ToolAnnotations;
     taskSupport: TaskSupport;
     /** The argument that names this invocation best, for task lists (a label, topic, file, job id). */

@@ -14,8 +14,11 @@ function sample(flag: Flag): [text: string, value: unknown] {
             return ['1', true];
         case 'off':
             return ['true', false];
-        case 'list':
-            return ['a, b,a', ['a', 'b']];
+        case 'list': {
+            // Each list's own separator (--wrap-header splits on newlines: a header value may hold commas) and duplicate rule.
+            const sep = flag.separator ?? ',';
+            return [`a${sep} b${sep}a`, flag.keepDuplicates ? ['a', 'b', 'a'] : ['a', 'b']];
+        }
         case 'command':
             return ['["prog","--x"]', ['prog', '--x']];
         case 'duration':

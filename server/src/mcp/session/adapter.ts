@@ -10,6 +10,7 @@ import { textResult, type CallToolResult, type ToolContext, type ToolDefinition 
 import { CallContext } from '../callContext.js';
 import { ownerView, type Params, type PushChannel, type RequestContext, type Result, type Revision } from '../context.js';
 import { startToolName, type TaskTool, type TaskTools } from '../taskTools.js';
+import { deferAfterFor, runDeferrable } from './defer.js';
 
 /**
  * A call in a 2025-11-25 session asks its client directly: a request on the call's response
@@ -49,8 +50,17 @@ function forbiddenAsTask(name: string): RpcError {
 async function runInline(ctx: RequestContext, tool: ToolDefinition, args: Record<string, unknown>, params: Params): Promise<CallToolResult> {
     const { reply, abort, services } = ctx;
     const call = new SessionCallContext(abort, services.log, reply, progressTokenOf(params), ctx.push!);
+    const deferAfterMs = deferAfterFor(ctx, tool);
+    if (deferAfterMs !== undefined) {
+        return runDeferrable(ctx, tool, args, call, deferAfterMs, runToolCode);
+    }
     // The suites wait for this line: from here the work is tied to the request.
     services.log.debug(`[session] tools/call ${tool.name} running inline`);
+    return runToolCode(tool, args, call);
+}
+
+/** Runs a tool's code; a throw (other than a protocol error) is the tool's error result. */
+async function runToolCode(tool: ToolDefinition, args: Record<string, unknown>, call: ToolContext): Promise<CallToolResult> {
     try {
         return await tool.run!(args, call);
     } catch (err) {

@@ -1,0 +1,98 @@
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { errorMessage } from '../log.js';
+import { textResult, type CallToolResult, type ToolContext } from '../tools/types.js';
+import { asRpcError, isConnectionClosed, type Downstream } from './downstream.js';
+import { ProgressRelay } from './progressRelay.js';
+import { CancelTaskResultSchema, CreateTaskResultSchema, GetTaskResultSchema, ResultSchema } from './sdkClient.js';
+
+/** No request timeout of our own: the host decides how long a call may take (setTimeout's largest delay). */
+const NO_TIMEOUT = 2 ** 31 - 1;
+/**
+ * A tool result is passed on as the downstream gave it: checking only that it is an object (not
+ * every content block, as CallToolResultSchema would) keeps the gateway's cost per call low, and
+ * the host validates what it reads anyway.
+ */
+const PASSED_ON = ResultSchema;
+/** How often a downstream task is asked for its status when it sends no notifications. */
+const MIN_TASK_POLL_MS = 500;
+
+/**
+ * Runs a downstream tool for one of our calls (a task or a plain call alike: `ctx` says which).
+ * Its progress reaches our host, its questions become ours, our cancellation becomes its
+ * `notifications/cancelled` (the SDK sends it when the signal aborts), and its result is ours.
+ * A failure of the gateway's own (the server died, is restarting) is a tool error saying so.
+ */
+export async function callDownstream(downstream: Downstream, toolName: string, args: Record<string, unknown>, ctx: ToolContext, asTask: boolean): Promise<CallToolResult> {
+    let client: Client;
+    try {
+        client = downstream.connected();
+    } catch (err) {
+        return textResult(errorMessage(err), true);
+    }
+    const end = downstream.calls.begin(ctx);
+    const relay = new ProgressRelay(ctx, downstream.clock);
+    let progress: { end(): void } | undefined;
+    try {
+        if (asTask) {
+            return await mirrorTask(downstream, client, toolName, args, ctx, relay);
+        }
+        const route = downstream.progressToken(relay.onProgress);
+        progress = route;
+        return (await client.request({ method: 'tools/call', params: { name: toolName, arguments: args, _meta: { progressToken: route.token } } }, PASSED_ON, {
+            signal: ctx.signal,
+            timeout: NO_TIMEOUT,
+        })) as CallToolResult;
+    } catch (err) {
+        if (ctx.signal.aborted) {
+            throw ctx.signal.reason;
+        }
+        if (isConnectionClosed(err)) {
+            return textResult(`The wrapped MCP server "${downstream.name}" stopped while ${toolName} was running (${downstream.lastExit ?? 'connection lost'}); it is being restarted. Call ${toolName} again once it is back.`, true);
+        }
+        // The downstream's error answer is ours, as it gave it (a task of it fails with that error).
+        throw asRpcError(err) ?? new Error(`${toolName} on the wrapped MCP server "${downstream.name}" failed: ${errorMessage(err)}`, { cause: err });
+    } finally {
+        progress?.end();
+        relay.close();
+        end();
+    }
+}
+
+/**
+ * A downstream tool that must run as a task: our task mirrors the downstream's. Its status
+ * messages become our progress messages, its questions (tied to its task) are asked as ours, our
+ * cancel cancels it, and its result is ours. tasks/result is waited on from the start: the SDK
+ * server delivers a task's queued questions on that stream.
+ */
+async function mirrorTask(downstream: Downstream, client: Client, toolName: string, args: Record<string, unknown>, ctx: ToolContext, relay: ProgressRelay): Promise<CallToolResult> {
+    const created = await client.request({ method: 'tools/call', params: { name: toolName, arguments: args, task: {} } }, CreateTaskResultSchema, { signal: ctx.signal, timeout: NO_TIMEOUT });
+    const { taskId, pollInterval } = created.task;
+    const unbind = downstream.calls.bindTask(taskId, ctx);
+    let step = 0;
+    let lastMessage: string | undefined;
+    const onStatus = (status: { status?: unknown; statusMessage?: unknown }) => {
+        if (typeof status.statusMessage === 'string' && status.statusMessage !== lastMessage) {
+            lastMessage = status.statusMessage;
+            relay.onProgress({ progress: ++step, message: lastMessage });
+        }
+    };
+    const unwatch = downstream.watchTask(taskId, onStatus);
+    // The downstream may not notify: ask at its poll interval too.
+    const { clock } = downstream;
+    const ask = () => void client.request({ method: 'tasks/get', params: { taskId } }, GetTaskResultSchema, { signal: ctx.signal }).then(onStatus, () => undefined);
+    ask();
+    const poll = clock.setInterval(ask, Math.max(pollInterval ?? 1000, MIN_TASK_POLL_MS), true);
+    const cancel = () => void client.request({ method: 'tasks/cancel', params: { taskId } }, CancelTaskResultSchema).catch(err => ctx.log.debug(`[${downstream.name}] tasks/cancel ${taskId}: ${errorMessage(err)}`));
+    if (ctx.signal.aborted) {
+        cancel();
+    }
+    ctx.signal.addEventListener('abort', cancel, { once: true });
+    try {
+        return (await client.request({ method: 'tasks/result', params: { taskId } }, PASSED_ON, { signal: ctx.signal, timeout: NO_TIMEOUT })) as CallToolResult;
+    } finally {
+        ctx.signal.removeEventListener('abort', cancel);
+        clock.clearInterval(poll);
+        unwatch();
+        unbind();
+    }
+}

@@ -1,0 +1,75 @@
+import type { Clock, ClockTimer } from '../clock.js';
+import type { ToolContext } from '../tools/types.js';
+
+/** Progress updates pass as they come up to PROGRESS_BURST per window; beyond that, the newest of the window. */
+export const PROGRESS_WINDOW_MS = 100;
+export const PROGRESS_BURST = 10;
+
+interface Update {
+    progress: number;
+    total?: number;
+    message?: string;
+}
+
+/**
+ * Passes a downstream's progress to our call's context. A downstream that floods progress (a loop
+ * reporting every item) would otherwise become as many notifications to the host and, for a task,
+ * as many store writes: the first PROGRESS_BURST updates of a window go at once (so an ordinary
+ * server's updates pass untouched), later ones wait for the window's end and only the newest is
+ * sent (a message never overtakes a later one).
+ */
+export class ProgressRelay {
+    private pending?: Update;
+    private timer?: ClockTimer;
+    private closed = false;
+    private sentInWindow = 0;
+
+    constructor(
+        private readonly ctx: Pick<ToolContext, 'progress'>,
+        private readonly clock: Clock,
+        private readonly windowMs = PROGRESS_WINDOW_MS,
+        private readonly burst = PROGRESS_BURST,
+    ) {}
+
+    readonly onProgress = (update: Update): void => {
+        if (this.closed || typeof update.progress !== 'number') {
+            return;
+        }
+        if (this.sentInWindow >= this.burst) {
+            this.pending = update;
+            return;
+        }
+        this.send(update);
+        this.sentInWindow++;
+        this.timer ??= this.clock.setTimeout(relay => relay.windowEnded(), this.windowMs, this, true);
+    };
+
+    /** Sends what waits and stops relaying (the call has ended). */
+    close(): void {
+        if (this.closed) {
+            return;
+        }
+        this.clock.clearTimeout(this.timer);
+        this.timer = undefined;
+        const last = this.pending;
+        this.pending = undefined;
+        if (last) {
+            this.send(last);
+        }
+        this.closed = true;
+    }
+
+    private windowEnded(): void {
+        this.timer = undefined;
+        this.sentInWindow = 0;
+        const next = this.pending;
+        this.pending = undefined;
+        if (next && !this.closed) {
+            this.onProgress(next);
+        }
+    }
+
+    private send(update: Update): void {
+        this.ctx.progress(update.progress, update.total, update.message);
+    }
+}

@@ -1,0 +1,72 @@
+import { z } from 'zod';
+import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Logger } from '../log.js';
+import type { TaskSupport, ToolDefinition } from '../tools/types.js';
+import type { Downstream } from './downstream.js';
+import { callDownstream } from './downstreamCall.js';
+
+/** Any object: the downstream validates its own arguments (its schema is what tools/list shows). */
+const ANY_ARGUMENTS = z.looseObject({});
+
+/**
+ * Every downstream tool as one of ours. Names: with one downstream, each tool keeps its name. With
+ * several, a name two or more of them offer becomes `<server>_<tool>` in each; unique names stay.
+ * A name that is ours already (a built-in or task tool, see `taken`) also gets the prefix; one
+ * still taken after that is left out, with a warning. Deterministic: servers in configuration
+ * order, tools in the order each lists them.
+ */
+export function wrappedTools(downstreams: readonly Downstream[], taken: (name: string) => boolean, log: Logger): ToolDefinition[] {
+    const offeredBy = new Map<string, number>();
+    for (const downstream of downstreams) {
+        for (const name of new Set(downstream.tools.map(tool => tool.name))) {
+            offeredBy.set(name, (offeredBy.get(name) ?? 0) + 1);
+        }
+    }
+    const used = new Set<string>();
+    const tools: ToolDefinition[] = [];
+    for (const downstream of downstreams) {
+        for (const tool of downstream.tools) {
+            let name = tool.name;
+            if (offeredBy.get(name)! > 1 || taken(name)) {
+                name = `${downstream.name}_${tool.name}`;
+            }
+            if (taken(name) || used.has(name)) {
+                log.warn(`[${downstream.name}] tool ${tool.name} left out: the name ${name} is taken`);
+                continue;
+            }
+            used.add(name);
+            tools.push(wrapTool(downstream, tool, name));
+        }
+    }
+    return tools;
+}
+
+/**
+ * One downstream tool as ours. Task support: a downstream "required" stays required and runs as a
+ * downstream task that ours mirrors; a tool in the server's `sync` list stays plain; every other
+ * tool is "optional", so a host that sends `task` (VS Code) gets a task it can follow and cancel.
+ */
+export function wrapTool(downstream: Downstream, tool: Tool, name: string): ToolDefinition {
+    const downstreamSupport = tool.execution?.taskSupport;
+    const taskSupport: TaskSupport = downstreamSupport === 'required' ? 'required' : downstream.spec.sync.includes(tool.name) ? 'forbidden' : 'optional';
+    const asTask = downstreamSupport === 'required';
+    const definition: ToolDefinition = {
+        name,
+        title: tool.title ?? tool.annotations?.title ?? tool.name,
+        description: tool.description ?? '',
+        inputSchema: ANY_ARGUMENTS,
+        jsonInputSchema: tool.inputSchema as Record<string, unknown>,
+        taskSupport,
+        run: (args, ctx) => callDownstream(downstream, tool.name, args, ctx, asTask),
+    };
+    if (tool.outputSchema) {
+        definition.jsonOutputSchema = tool.outputSchema as Record<string, unknown>;
+    }
+    if (tool.annotations) {
+        // Our listing puts the title into the annotations itself.
+        const hints = { ...tool.annotations };
+        delete hints.title;
+        definition.annotations = hints;
+    }
+    return definition;
+}

@@ -1,0 +1,139 @@
+import { errorMessage, type Logger } from '../../log.js';
+import type { RequestAbort } from '../../rpc/requestAbort.js';
+import { sleep, type CallToolResult, type ToolContext, type ToolDefinition } from '../../tools/types.js';
+import type { RequestContext } from '../context.js';
+import { MAX_WAIT_SECONDS } from '../taskTools.js';
+
+/** What a call in its request reports and asks through (its request's stream and progress token). */
+export type RequestChannel = Pick<ToolContext, 'progress' | 'elicit' | 'createMessage' | 'spawn'>;
+
+/** Runs a tool's code with a context; a throw (other than a protocol error) is the tool's error result. */
+export type RunTool = (tool: ToolDefinition, args: Record<string, unknown>, ctx: ToolContext) => Promise<CallToolResult>;
+
+/** Whether a plain call of `tool` may be deferred: only where a model can follow the task (get_task), and only for code we run (not external jobs). */
+export function deferAfterFor(ctx: RequestContext, tool: ToolDefinition): number | undefined {
+    const { deferAfterMs, taskTools } = ctx.services;
+    return deferAfterMs && taskTools && tool.taskSupport !== 'forbidden' && tool.run ? deferAfterMs : undefined;
+}
+
+/**
+ * The plain-call hook of --defer-after: a `tools/call` without `task` of a task-capable tool that
+ * is still running after `deferAfterMs` is answered with an ordinary result saying the work goes on
+ * as task X, and the work goes on as that task (the host's own timeout, 60 s in most, would
+ * otherwise lose it). Until then it is an inline call like any other: its progress and questions
+ * go on the request, and a host that cancels cancels the work. Calls that end in time cost one
+ * timer and one AbortController, nothing else: the task is created only when the time is up.
+ *
+ * Called from the session adapter's plain-call path (session/adapter.ts).
+ */
+export function runDeferrable(ctx: RequestContext, tool: ToolDefinition, args: Record<string, unknown>, channel: RequestChannel, deferAfterMs: number, run: RunTool): Promise<CallToolResult> {
+    return new DeferrableCall(ctx, tool, args, channel, deferAfterMs, run).result;
+}
+
+/** One plain call that may turn into a task; it is also the tool's context, before and after. */
+class DeferrableCall implements ToolContext {
+    readonly result: Promise<CallToolResult>;
+    private readonly controller = new AbortController();
+    /** The task's run, once the call was deferred: progress and questions go through it from then on. */
+    private task?: ToolContext;
+    private settled = false;
+    private readonly onRequestAbort = () => this.controller.abort(this.abort.signal.reason);
+
+    private readonly abort: RequestAbort;
+
+    constructor(
+        private readonly ctx: RequestContext,
+        private readonly tool: ToolDefinition,
+        private readonly args: Record<string, unknown>,
+        private readonly channel: RequestChannel,
+        deferAfterMs: number,
+        run: RunTool,
+    ) {
+        const abort = (this.abort = ctx.abort);
+        abort.signal.addEventListener('abort', this.onRequestAbort, { once: true });
+        ctx.services.log.debug(`[session] tools/call ${tool.name} running inline (deferred after ${deferAfterMs} ms)`);
+        const work = run(tool, args, this);
+        const { clock } = ctx.services.runtime;
+        let timer: ReturnType<typeof clock.setTimeout> | undefined;
+        const deadline = new Promise<'late'>(resolve => (timer = clock.setTimeout(resolve, deferAfterMs, 'late' as const, true)));
+        void work.then(() => (this.settled = true), () => (this.settled = true));
+        this.result = Promise.race([work, deadline]).then(outcome => (outcome === 'late' && !this.settled ? this.defer(work) : work));
+        const done = () => {
+            clock.clearTimeout(timer);
+            if (!this.task) {
+                abort.signal.removeEventListener('abort', this.onRequestAbort);
+            }
+        };
+        // Both ways: a rejection here is the caller's to handle (through `result`), not a second, unhandled one.
+        this.result.then(done, done);
+    }
+
+    get signal(): AbortSignal {
+        return this.controller.signal;
+    }
+
+    get log(): Logger {
+        return this.ctx.services.log;
+    }
+
+    get taskId(): string | undefined {
+        return this.task?.taskId;
+    }
+
+    sleep(ms: number): Promise<void> {
+        return sleep(ms, this.controller.signal);
+    }
+
+    progress(progress: number, total?: number, message?: string): void {
+        (this.task ?? this.channel).progress(progress, total, message);
+    }
+
+    elicit(params: Parameters<ToolContext['elicit']>[0]): ReturnType<ToolContext['elicit']> {
+        return (this.task ?? this.channel).elicit(params);
+    }
+
+    createMessage(params: Parameters<ToolContext['createMessage']>[0]): ReturnType<ToolContext['createMessage']> {
+        return (this.task ?? this.channel).createMessage(params);
+    }
+
+    spawn(...args: Parameters<ToolContext['spawn']>): ReturnType<ToolContext['spawn']> {
+        return (this.task ?? this.channel).spawn(...args);
+    }
+
+    /** Time is up: the running work becomes a background task of the caller, and the call answers with its id. */
+    private async defer(work: Promise<CallToolResult>): Promise<CallToolResult> {
+        const { runtime, log } = this.ctx.services;
+        // From here the host's cancel of this request no longer reaches the work; the task's does.
+        this.abort.signal.removeEventListener('abort', this.onRequestAbort);
+        if (this.controller.signal.aborted) {
+            return work;
+        }
+        const adopt: ToolDefinition = {
+            ...this.tool,
+            run: (_args, task) => {
+                this.task = task;
+                task.signal.addEventListener('abort', () => this.controller.abort(task.signal.reason), { once: true });
+                return work;
+            },
+        };
+        let taskId: string;
+        try {
+            taskId = (await runtime.createTask(this.ctx.identity, adopt, this.args, { background: true })).taskId;
+        } catch (err) {
+            // No task (a limit, shutdown): the call stays what it was, tied to the request.
+            log.warn(`[session] could not defer ${this.tool.name}: ${errorMessage(err)}; it goes on inline`);
+            this.abort.signal.addEventListener('abort', this.onRequestAbort, { once: true });
+            return work;
+        }
+        if (this.settled) {
+            // It ended while the task was being made (the task has its outcome too): answer with it.
+            return work;
+        }
+        log.info(`[session] tools/call ${this.tool.name} still running after the defer time: answered, it goes on as task ${taskId}`);
+        // Not read_output: a command's log is opened (and tied to a task id) when it starts, inline here.
+        const next =
+            `${this.tool.name} is still running; it continues in the background as task ${taskId}. ` +
+            `Call get_task with task_id "${taskId}" (wait_seconds up to ${MAX_WAIT_SECONDS}) for its progress and result, and cancel_task to stop it.`;
+        return { content: [{ type: 'text', text: next }], structuredContent: { taskId, status: 'working', next } };
+    }
+}

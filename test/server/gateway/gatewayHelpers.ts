@@ -1,0 +1,108 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { createServer } from 'node:net';
+import { resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { ClientCapabilities } from '@modelcontextprotocol/sdk/types.js';
+import { LogTail, SERVER_JS } from '../../support/helpers.js';
+
+const ROOT = resolve(__dirname, '../../..');
+/** The reference server from npm (a pinned devDependency), run as its own process. */
+export const EVERYTHING = resolve(ROOT, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js');
+/** The knowledge-graph server from npm (a pinned devDependency). */
+export const MEMORY = resolve(ROOT, 'node_modules/@modelcontextprotocol/server-memory/dist/index.js');
+/** Our own misbehaving MCP server (hangs, crashes, floods, garbage). */
+export const MISBEHAVING = resolve(__dirname, '../fixtures/gateway/misbehaving.mjs');
+
+export const wrapEverything = () => ['--wrap', '--', process.execPath, EVERYTHING, 'stdio'];
+export const wrapMisbehaving = () => ['--wrap', '--', process.execPath, MISBEHAVING];
+
+export interface Gateway {
+    client: Client;
+    log: LogTail;
+    close(): Promise<void>;
+}
+
+/** A gateway on stdio (dist/server.js --stdio … --wrap …) with an SDK (2025-11-25) client on it. */
+export async function stdioGateway(args: string[], capabilities: ClientCapabilities = {}, env: Record<string, string> = {}): Promise<Gateway> {
+    const transport = new StdioClientTransport({ command: process.execPath, args: [SERVER_JS, '--stdio', '--log-level', 'debug', ...args], stderr: 'pipe', env: { ...process.env, ...env } as Record<string, string> });
+    const log = new LogTail();
+    log.attach(transport.stderr as unknown as NodeJS.ReadableStream);
+    const client = new Client({ name: 'gateway-test', version: '1.0.0' }, { capabilities });
+    await client.connect(transport);
+    return { client, log, close: () => client.close() };
+}
+
+export interface HttpGateway {
+    url: string;
+    log: LogTail;
+    connect(capabilities?: ClientCapabilities): Promise<Client>;
+    stop(): Promise<void>;
+}
+
+/** A gateway on HTTP (dist/server.js --http --port 0 … --wrap …) as a real process. */
+export async function httpGateway(args: string[]): Promise<HttpGateway> {
+    const proc = spawn(process.execPath, [SERVER_JS, '--http', '--port', '0', '--log-level', 'debug', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const log = new LogTail();
+    log.attach(proc.stderr!);
+    const [line] = (await Promise.race([
+        once(createInterface({ input: proc.stdout! }), 'line'),
+        once(proc, 'exit').then(([code]) => {
+            throw new Error(`gateway exited with ${code}:\n${log.lines.join('\n')}`);
+        }),
+    ])) as [string];
+    const url = (JSON.parse(line) as { url: string }).url;
+    const clients: Client[] = [];
+    return {
+        url,
+        log,
+        connect: async (capabilities = {}) => {
+            const client = new Client({ name: 'gateway-http-test', version: '1.0.0' }, { capabilities });
+            await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+            clients.push(client);
+            return client;
+        },
+        stop: async () => {
+            await Promise.all(clients.map(client => client.close().catch(() => undefined)));
+            if (proc.exitCode === null && proc.signalCode === null) {
+                const exited = once(proc, 'exit');
+                proc.kill('SIGTERM');
+                await exited;
+            }
+        },
+    };
+}
+
+/** A port nobody listens on right now (for a downstream that must be told its port). */
+export async function freePort(): Promise<number> {
+    const server = createServer();
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    const { port } = server.address() as { port: number };
+    server.close();
+    await once(server, 'close');
+    return port;
+}
+
+/** server-everything serving Streamable HTTP on a free port, as a real process. */
+export async function everythingOverHttp(): Promise<{ url: string; log: LogTail; stop(): Promise<void> }> {
+    const port = await freePort();
+    const proc = spawn(process.execPath, [EVERYTHING, 'streamableHttp'], { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, PORT: String(port) } });
+    const log = new LogTail();
+    log.attach(proc.stderr!);
+    await log.waitFor(/listening on port/);
+    return {
+        url: `http://127.0.0.1:${port}/mcp`,
+        log,
+        stop: async () => {
+            if (proc.exitCode === null && proc.signalCode === null) {
+                const exited = once(proc, 'exit');
+                proc.kill('SIGTERM');
+                await exited;
+            }
+        },
+    };
+}

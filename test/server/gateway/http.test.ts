@@ -1,0 +1,145 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { CallToolResultSchema, CreateTaskResultSchema, ElicitRequestSchema, ProgressNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { textOf } from '../../support/helpers.js';
+import { pollUntilTerminal } from '../../support/messageTap.js';
+import { EVERYTHING, everythingOverHttp, httpGateway, MEMORY, stdioGateway, type Gateway, type HttpGateway } from './gatewayHelpers.js';
+
+// Both fronts and both kinds of downstream: the gateway on HTTP in front of server-everything
+// serving Streamable HTTP (each its own process), driven by the SDK's 2025-11-25 client and by the
+// official 2026-07-28 Tasks client (@modelcontextprotocol/client + ext-tasks); and a config file of
+// several servers from npm, whose colliding names get their server's prefix.
+
+type Json = Record<string, unknown>;
+const V2 = '2026-07-28';
+
+describe('the gateway on HTTP in front of an HTTP downstream', { timeout: 120_000 }, () => {
+    let downstream: Awaited<ReturnType<typeof everythingOverHttp>>;
+    let gateway: HttpGateway;
+    let client: Client;
+    const progress: Json[] = [];
+
+    before(async () => {
+        downstream = await everythingOverHttp();
+        gateway = await httpGateway(['--wrap-url', downstream.url, '--wrap-header', 'X-Gateway-Test: 1']);
+        client = await gateway.connect({ elicitation: { form: {} } });
+        client.setNotificationHandler(ProgressNotificationSchema, notification => void progress.push(notification.params));
+        client.setRequestHandler(ElicitRequestSchema, async () => ({ action: 'decline' }));
+    });
+
+    after(async () => {
+        await gateway?.stop();
+        await downstream?.stop();
+    });
+
+    it('serves the HTTP downstream tools, plain and as tasks with progress (2025-11-25 client)', async () => {
+        assert.equal(textOf(await client.callTool({ name: 'echo', arguments: { message: 'over http' } })), 'Echo: over http');
+        const { task } = await client.request(
+            { method: 'tools/call', params: { name: 'trigger-long-running-operation', arguments: { duration: 0.3, steps: 3 }, task: {}, _meta: { progressToken: 'http-long' } } },
+            CreateTaskResultSchema,
+        );
+        assert.equal(await pollUntilTerminal(client, task.taskId), 'completed');
+        assert.match(textOf(await client.request({ method: 'tasks/result', params: { taskId: task.taskId } }, CallToolResultSchema)), /Long running operation completed/);
+        assert.ok(progress.some(p => p.progressToken === 'http-long'));
+    });
+
+    it('routes the HTTP downstream question to the host', async () => {
+        assert.match(textOf(await client.callTool({ name: 'trigger-elicitation-request', arguments: {} })), /User declined/);
+    });
+
+    it('cancels an HTTP downstream call: the task is cancelled at once', async () => {
+        const { task } = await client.request({ method: 'tools/call', params: { name: 'trigger-long-running-operation', arguments: { duration: 60, steps: 60 }, task: {} } }, CreateTaskResultSchema);
+        assert.equal((await client.experimental.tasks.cancelTask(task.taskId)).status, 'cancelled');
+        assert.equal((await client.experimental.tasks.getTask(task.taskId)).status, 'cancelled');
+    });
+
+    it('serves a 2026-07-28 client through the official Tasks client: a wrapped call settles as a task, its question answered through tasks/update', async () => {
+        const sdk = await import('@modelcontextprotocol/client');
+        const ext = await import('@modelcontextprotocol/ext-tasks/client');
+        const capabilities = { elicitation: { form: {} }, extensions: { 'io.modelcontextprotocol/tasks': {} } };
+        const v2 = new sdk.Client({ name: 'gateway-v2', version: '1' }, { capabilities: capabilities as never, versionNegotiation: { mode: { pin: V2 } } });
+        await v2.connect(new sdk.StreamableHTTPClientTransport(new URL(gateway.url)));
+        try {
+            assert.equal(v2.getProtocolEra(), 'modern');
+            const session = ext.createTaskSessionFromClient(v2, {
+                endpointId: 'gateway-v2',
+                onInputRequest: async () => ({ action: 'decline' }) as never,
+                rawDispatch: v2Dispatch(gateway.url),
+                v2RequestFraming: { protocolVersion: V2, clientInfo: { name: 'gateway-v2', version: '1' }, clientCapabilities: capabilities },
+            } as never);
+            const call = await session.callTool('trigger-long-running-operation', { duration: 0.2, steps: 2 }, { task: { preference: 'require' } });
+            assert.equal(call.kind, 'task');
+            const { outcome } = await call.settle();
+            assert.equal(outcome.status, 'completed', JSON.stringify(outcome));
+            assert.match(textOf(ext.resultFromTaskOutcome(outcome)), /Long running operation completed/);
+            // The downstream's question becomes the task's inputRequests, answered with tasks/update.
+            const asked = await (await session.callTool('trigger-elicitation-request', {}, { task: { preference: 'require' } })).settle();
+            assert.equal(asked.outcome.status, 'completed', JSON.stringify(asked.outcome));
+            assert.match(textOf(ext.resultFromTaskOutcome(asked.outcome)), /User declined/);
+            await session.close();
+        } finally {
+            await v2.close();
+        }
+    });
+});
+
+/** ext-tasks sends the 2026-07-28 task wire shapes itself: one POST each, with the revision's headers. */
+function v2Dispatch(url: string) {
+    let ids = 0;
+    return async (request: unknown) => {
+        const { method, params } = request as { method: string; params?: Json };
+        const name = method === 'tools/call' ? params?.name : params?.taskId;
+        const response = await fetch(url, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': V2, 'mcp-method': method, ...(typeof name === 'string' ? { 'mcp-name': name } : {}) },
+            body: JSON.stringify({ jsonrpc: '2.0', id: `raw-${++ids}`, ...(request as Json) }),
+        });
+        const text = await response.text();
+        const messages = response.headers.get('content-type')?.includes('text/event-stream')
+            ? text
+                  .split('\n')
+                  .filter(line => line.startsWith('data:'))
+                  .map(line => JSON.parse(line.slice(5)) as Json)
+            : [JSON.parse(text) as Json];
+        const last = messages.at(-1)!;
+        return (last.error ? { kind: 'error', error: last.error } : { kind: 'result', result: last.result }) as never;
+    };
+}
+
+describe('the gateway wrapping several servers from a config file', { timeout: 120_000 }, () => {
+    let gateway: Gateway;
+
+    before(async () => {
+        const dir = mkdtempSync(join(tmpdir(), 'gateway-config-'));
+        const file = join(dir, 'mcp.json');
+        const everything = { command: process.execPath, args: [EVERYTHING, 'stdio'] };
+        writeFileSync(file, JSON.stringify({ mcpServers: { one: { ...everything, sync: ['echo'] }, two: everything, memory: { command: process.execPath, args: [MEMORY], env: { MEMORY_FILE_PATH: join(dir, 'memory.jsonl') } } } }));
+        gateway = await stdioGateway(['--wrap-config', file]);
+    });
+
+    after(() => gateway?.close());
+
+    it('prefixes the names two servers share, keeps unique ones, and follows each sync list', async () => {
+        const { tools } = await gateway.client.listTools();
+        const byName = new Map(tools.map(tool => [tool.name, tool]));
+        assert.ok(byName.has('one_echo') && byName.has('two_echo') && !byName.has('echo'), [...byName.keys()].join(', '));
+        assert.equal(byName.get('one_echo')?.execution, undefined, 'one_echo is in its server sync list: plain');
+        assert.equal(byName.get('two_echo')?.execution?.taskSupport, 'optional');
+        assert.ok(byName.has('create_entities') && byName.has('read_graph'), 'the memory server tools keep their names');
+        assert.equal(textOf(await gateway.client.callTool({ name: 'two_echo', arguments: { message: 'second' } })), 'Echo: second');
+    });
+
+    it('runs the memory server tools as tasks and plain', async () => {
+        const { task } = await gateway.client.request(
+            { method: 'tools/call', params: { name: 'create_entities', arguments: { entities: [{ name: 'Gateway', entityType: 'component', observations: ['wraps servers'] }] }, task: {} } },
+            CreateTaskResultSchema,
+        );
+        assert.equal(await pollUntilTerminal(gateway.client, task.taskId), 'completed');
+        const graph = await gateway.client.callTool({ name: 'read_graph', arguments: {} });
+        assert.match(JSON.stringify(graph), /wraps servers/);
+    });
+});
