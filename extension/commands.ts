@@ -7,7 +7,8 @@ import type { ServerController } from './launcher/serverController';
 import type { PendingInputs } from './tasks/pendingInputs';
 import { respondRoute } from './tasks/respondRoute';
 import type { TaskModel } from './tasks/taskModel';
-import { isTerminal, statusText, taskLabel, type TaskView } from './tasks/taskView';
+import { endedInWords } from './tasks/resultText';
+import { clientKind, isTerminal, statusText, taskLabel, type TaskView } from './tasks/taskView';
 import type { ResultDocuments } from './views/resultDocuments';
 import { runTool } from './runTool';
 import { runToolPreset } from './runToolPreset';
@@ -59,6 +60,8 @@ async function confirmCancel(view: TaskView): Promise<boolean> {
 
 export function registerCommands(context: vscode.ExtensionContext, deps: CommandDeps): void {
     const { model, owner } = deps;
+    // Tasks whose cancel the user sent from here: their result says "Cancelled by you".
+    const cancelledHere = new Set<string>();
     // A keybinding passes no row: it acts on the selected one, read fresh from the model.
     const selected = (fits: (view: TaskView) => boolean): TaskView | undefined => {
         const picked = deps.selected();
@@ -96,6 +99,7 @@ export function registerCommands(context: vscode.ExtensionContext, deps: Command
             const fromKeyboard = view ? undefined : selected(cancellable);
             const target = view ?? fromKeyboard ?? (await pickTask(model, cancellable, vscode.l10n.t('Cancel which task?')));
             if (target && (!fromKeyboard || (await confirmCancel(target)))) {
+                cancelledHere.add(target.taskId);
                 await owner.cancel(target.taskId).catch((err: unknown) => {
                     if (!showCancelOutcome(taskLabel(target), err)) {
                         report(`cannot cancel ${taskLabel(target)}`, vscode.l10n.t('cannot cancel {0}', taskLabel(target)))(err);
@@ -110,7 +114,13 @@ export function registerCommands(context: vscode.ExtensionContext, deps: Command
             }
             try {
                 const result = await owner.result(target.taskId);
-                return await deps.results.show(target.taskId, taskLabel(target), statusText(target.status), result);
+                const ended = endedInWords({
+                    status: target.status,
+                    statusMessage: target.statusMessage,
+                    clientKind: clientKind(target.clientName, OWN_CLIENT_NAME),
+                    cancelledHere: cancelledHere.has(target.taskId),
+                });
+                return await deps.results.show(target.taskId, taskLabel(target), statusText(target.status), result, ended);
             } catch (err) {
                 report(`cannot show the result of ${taskLabel(target)}`, vscode.l10n.t('cannot show the result of {0}', taskLabel(target)))(err);
                 return undefined;

@@ -1,0 +1,63 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { endedInWords, formatResult } from '../../../../extension/tasks/resultText';
+
+const LINK = 'command:mcpTasks.showOutput?%5B%22t1%22%5D';
+
+describe('Show Result: output reads like output', () => {
+    it('keeps the lines of a text result in a preformatted block', () => {
+        const haiku = 'an old silent pond\na frog jumps into the pond\nsplash! silence again';
+        const md = formatResult('haiku', 't1', 'completed', { content: [{ type: 'text', text: haiku }] });
+        assert.match(md, /```text\nan old silent pond\na frog jumps into the pond\nsplash! silence again\n```/);
+    });
+
+    it('fences text that holds backticks with a longer fence', () => {
+        const md = formatResult('run', 't1', 'completed', { content: [{ type: 'text', text: 'a\n```\nb' }] });
+        assert.match(md, /````text\na\n```\nb\n````/);
+    });
+
+    it('links "Full log" to Show Output', () => {
+        const text = 'Exit 1 after 2 s\nLast lines:\n  1 boom\nFull log (1 line, 1 KB): /tmp/x.log.';
+        const md = formatResult('build', 't1', 'failed', { content: [{ type: 'text', text }], isError: true }, { outputLink: LINK });
+        assert.ok(md.includes(`](${LINK})`), md);
+        assert.match(md, /— ⚠ the tool reported an error/);
+    });
+
+    it('shows a command\'s digest once, with its lines, not again as an escaped summary string', () => {
+        const summary = 'Exit 0 after 1 s\nLast lines:\n  1 ok\nFull log (1 line, 1 KB): /tmp/x.log.';
+        const md = formatResult('build', 't1', 'completed', { content: [{ type: 'text', text: summary }], structuredContent: { status: 'exited', exitCode: 0, summary } });
+        assert.ok(md.includes('```text\nExit 0 after 1 s\nLast lines:\n'), md);
+        assert.doesNotMatch(md, /"summary"/);
+        assert.match(md, /"exitCode": 0/);
+    });
+
+    it('no log, no link', () => {
+        const md = formatResult('haiku', 't1', 'completed', { content: [{ type: 'text', text: 'x' }] }, { outputLink: LINK });
+        assert.ok(!md.includes(LINK));
+    });
+
+    it('a cancelled result says how it ended, not "the tool reported an error"', () => {
+        const md = formatResult('build', 't1', 'cancelled', { content: [{ type: 'text', text: 'Task cancelled: Cancelled by the client' }], isError: true }, { ended: 'Cancelled by you' });
+        assert.match(md, /— Cancelled by you/);
+        assert.doesNotMatch(md, /Cancelled by the client|reported an error|isError/);
+    });
+});
+
+describe('endedInWords', () => {
+    const base = { status: 'cancelled', clientKind: 'copilot' as const, cancelledHere: false };
+    it('the user\'s own Cancel', () => {
+        assert.equal(endedInWords({ ...base, statusMessage: 'Cancelled by the client', cancelledHere: true }), 'Cancelled by you');
+        assert.equal(endedInWords({ ...base, statusMessage: 'Cancelled from the MCP Tasks sidebar' }), 'Cancelled by you');
+        assert.equal(endedInWords({ ...base, clientKind: 'editor', statusMessage: 'Cancelled by the client' }), 'Cancelled by you');
+    });
+    it('Copilot cancelled or stopped waiting', () => {
+        assert.equal(endedInWords({ ...base, statusMessage: 'Cancelled by the client' }), 'Cancelled by Copilot');
+        assert.equal(endedInWords({ ...base, statusMessage: 'Cancelled: Copilot stopped waiting for it (no check for 30 s)' }), 'Copilot stopped waiting');
+    });
+    it('the server shut down', () => {
+        assert.equal(endedInWords({ ...base, statusMessage: 'Server shutting down' }), 'Stopped: the server shut down');
+    });
+    it('says nothing for a task that was not cancelled', () => {
+        assert.equal(endedInWords({ ...base, status: 'failed', statusMessage: 'Exit 1' }), undefined);
+    });
+});
