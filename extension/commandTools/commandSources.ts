@@ -127,11 +127,12 @@ export function vscodeTaskToolName(label: string): string {
  * anything else: none), and the commands-file entries that run them as owner jobs. The first task
  * of a label wins (VS Code starts a task by label), and so does the first of a tool name.
  */
-export function vscodeTaskEntries(setting: unknown, tasks: readonly VsCodeTaskInfo[]): { labels: Set<string>; entries: Record<string, unknown>[] } {
+export function vscodeTaskEntries(setting: unknown, tasks: readonly VsCodeTaskInfo[]): { labels: Set<string>; entries: Record<string, unknown>[]; titles: Map<string, string> } {
     const wanted = setting === true ? undefined : Array.isArray(setting) ? new Set(setting.filter(label => typeof label === 'string')) : new Set<string>();
     const labels = new Set<string>();
     const names = new Set<string>();
     const entries: Record<string, unknown>[] = [];
+    const titles = new Map<string, string>();
     for (const task of tasks) {
         const name = vscodeTaskToolName(task.label);
         if ((wanted && !wanted.has(task.label)) || labels.has(task.label) || names.has(name)) {
@@ -139,6 +140,7 @@ export function vscodeTaskEntries(setting: unknown, tasks: readonly VsCodeTaskIn
         }
         labels.add(task.label);
         names.add(name);
+        titles.set(name, task.label);
         entries.push({
             name,
             title: `VS Code task: ${task.label}`,
@@ -149,5 +151,5 @@ export function vscodeTaskEntries(setting: unknown, tasks: readonly VsCodeTaskIn
             ownerJob: { kind: VSCODE_TASK_JOB, key: task.label },
         });
     }
-    return { labels, entries };
+    return { labels, entries, titles };
 }

@@ -5,6 +5,7 @@ import { SETTINGS_SECTION, Settings } from '../constants';
 import { Disposable } from '../lifecycle';
 import type { ScopedLogger } from '../logger';
 import { pruneLogs } from './outputLog';
+import { setToolTitles } from '../tasks/taskView';
 import {
     commandsFileText,
     entriesOfFile,
@@ -131,7 +132,9 @@ export class CommandTools extends Disposable {
                     this.log.warn(`cannot read the VS Code tasks: ${(err as Error).message}`);
                 }
             }
-            const { labels, entries } = vscodeTaskEntries(setting, tasks);
+            const { labels, entries, titles } = vscodeTaskEntries(setting, tasks);
+            // Rows and pickers name a tasks.json task by its label, not its tool name.
+            setToolTitles(titles);
             this.taskLabels = labels;
             this.taskEntries = entries;
             this.update();

@@ -61,7 +61,24 @@ export function fromWire(wire: Record<string, unknown>): TaskView | undefined {
 
 /** "slow_compute: nightly": the tool, and the key argument its server named, if any. */
 export function taskLabel(view: Pick<TaskView, 'toolName' | 'keyArgument'>): string {
-    return view.keyArgument ? `${view.toolName}: ${view.keyArgument}` : view.toolName;
+    const name = toolTitle(view.toolName);
+    return view.keyArgument ? `${name}: ${view.keyArgument}` : name;
+}
+
+/** The user's own names for tools whose names are made for a model: a tasks.json task's label for `vscode_task_build`. */
+const toolTitles = new Map<string, string>();
+
+/** Set by the command sources whenever the exposed tasks.json tasks are read. */
+export function setToolTitles(titles: ReadonlyMap<string, string>): void {
+    toolTitles.clear();
+    for (const [name, title] of titles) {
+        toolTitles.set(name, title);
+    }
+}
+
+/** A tool as the user names it. */
+export function toolTitle(toolName: string): string {
+    return toolTitles.get(toolName) ?? toolName;
 }
 
 /** A task of a server that is gone: unfinished ones are lost, finished ones are history. */
@@ -85,7 +102,7 @@ export const ROW_LABEL_MAX = 16;
 export function rowLabel(view: Pick<TaskView, 'toolName' | 'keyArgument'>): string {
     const key = view.keyArgument;
     if (!key) {
-        return view.toolName;
+        return toolTitle(view.toolName);
     }
     return key.length > ROW_LABEL_MAX ? `${key.slice(0, ROW_LABEL_MAX - 1).trimEnd()}…` : key;
 }
