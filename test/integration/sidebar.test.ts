@@ -3,7 +3,7 @@ import * as vscode from 'vscode';
 import type { McpTasksTestApi } from '../../extension/api';
 import { OWN_CLIENT_NAME } from '../../extension/owner/ownerConnection';
 import { clientKind, type TaskView } from '../../extension/tasks/taskView';
-import { activateWithHooks, invoke, resultPreviewTab, setTransport, startInVsCode, waitFor } from './util';
+import { activateWithHooks, askUi, invoke, resultPreviewTab, setTransport, startInVsCode, waitFor } from './util';
 
 type Sidebar = McpTasksTestApi['testing'];
 
@@ -63,6 +63,15 @@ for (const transport of ['http', 'stdio'] as const) {
             const item = sidebar.tree.getTreeItem(view);
             assert.match(String(item.description), /^cancelled/);
             assert.equal(item.contextValue, 'task.done');
+            // Its result says the user cancelled it, not that the tool failed or "the client" cancelled.
+            const uri = (await vscode.commands.executeCommand('mcpTasks.showResult', view)) as vscode.Uri;
+            const text = (await vscode.workspace.openTextDocument(uri)).getText();
+            assert.match(text, /\*\*cancelled\*\* — Cancelled by you$/m);
+            assert.doesNotMatch(text, /Cancelled by the client|Cancelled from the MCP Tasks sidebar|reported an error/);
+            await waitFor('the rendered result', () => resultPreviewTab(`slow_compute: ${label}`));
+            const drawn = await askUi<{ text: string }>(`ui-result cancelled-by-you-${transport}`, `result-cancelled-by-you-${transport}.json`);
+            assert.match(drawn.text, /cancelled — Cancelled by you/);
+            await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
         });
 
         it('Run Tool starts a task; the status bar shows it; Show Result opens the text', async () => {
@@ -76,7 +85,12 @@ for (const transport of ['http', 'stdio'] as const) {
             const text = (await vscode.workspace.openTextDocument(uri)).getText();
             assert.match(text, new RegExp(`Computation "${label}" completed after 3 seconds\\. Result: 42\\.`));
             assert.match(text, /"result": 42/);
+            // The tool's text is output: in a preformatted block, its lines kept.
+            assert.match(text, new RegExp(`\`\`\`text\\nComputation "${label}" completed`));
             await waitFor('the rendered result', () => resultPreviewTab(`slow_compute: ${label}`));
+            // As drawn: the tool's text in a preformatted block.
+            const drawn = await askUi<{ pre: string[] }>(`ui-result run-tool-${transport}`, `result-run-tool-${transport}.json`);
+            assert.ok(drawn.pre.some(block => block.startsWith(`Computation "${label}" completed`)), JSON.stringify(drawn.pre));
             await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
         });
 

@@ -705,6 +705,56 @@ export function createUiDriver(shotsDir, log = line => console.log(line), { repo
         log(`[ui] the README shows ${images.length} image(s): ${images.map(image => `${image.alt.slice(0, 30)} ${image.drawn ? 'drawn' : 'NOT drawn'}`).join(' | ')}`);
     }
 
+    /**
+     * The suite shows a task's result and asks "ui-result <name>": the driver waits for the Markdown preview
+     * to draw it, photographs the workbench (result-<name>.png) and writes result-<name>.json: the text as
+     * drawn, each preformatted block's text, and the links. "ui-result <name> click" then clicks the first link.
+     */
+    async function resultOnRequest(page) {
+        const request = page.locator('.part.statusbar .statusbar-item', { hasText: /ui-result \S+/ }).first();
+        if (!(await request.isVisible().catch(() => false))) {
+            return;
+        }
+        const [, name, click] = /ui-result (\S+)( click)?/.exec((await request.textContent()) ?? '') ?? [];
+        if (!name || done.has(`result-${name}`)) {
+            return;
+        }
+        done.add(`result-${name}`);
+        let drawn;
+        let drawnIn;
+        for (let i = 0; i < 60 && !drawn; i++) {
+            for (const frame of page.frames()) {
+                // The preview's frame: the one whose document has the result's heading.
+                const read = await frame
+                    .evaluate(() => {
+                        const heading = document.querySelector('h1');
+                        return heading
+                            ? {
+                                  text: document.body.innerText,
+                                  pre: [...document.querySelectorAll('pre')].map(block => block.innerText),
+                                  links: [...document.querySelectorAll('a')].map(link => ({ text: link.innerText, href: link.getAttribute('href') })),
+                              }
+                            : undefined;
+                    })
+                    .catch(() => undefined);
+                if (read) {
+                    drawn = read;
+                    drawnIn = frame;
+                    break;
+                }
+            }
+            if (!drawn) {
+                await delay(250);
+            }
+        }
+        await shot(page, `result-${name}`);
+        if (click && drawnIn) {
+            log(`[ui] clicking the result's first link`);
+            await drawnIn.locator('a').first().click().catch(err => log(`[ui] the click failed: ${err.message}`));
+        }
+        writeReport(`result-${name}.json`, drawn ?? { text: '', pre: [], links: [] });
+    }
+
     /** The suite asks "ui-shot <name>": the driver photographs the workbench (workbench <name>.png). */
     async function shotOnRequest(page) {
         const request = page.locator('.part.statusbar .statusbar-item', { hasText: /ui-shot \S+/ }).first();
@@ -730,7 +780,7 @@ export function createUiDriver(shotsDir, log = line => console.log(line), { repo
             });
         }
         while (!page.isClosed()) {
-            for (const step of [answerPrompt, readmeImagesOnRequest, rowTwiceOnRequest, titleActionOnRequest, notificationsOnRequest, shotOnRequest, respondOnRequest, copilotRespondOnRequest, rowActionOnRequest, readRowsOnRequest, readRowMenuOnRequest, trustOnRequest, readToolApprovals, allowSampling, cancelFromTree, photographDeploy]) {
+            for (const step of [answerPrompt, readmeImagesOnRequest, rowTwiceOnRequest, titleActionOnRequest, notificationsOnRequest, shotOnRequest, respondOnRequest, copilotRespondOnRequest, rowActionOnRequest, readRowsOnRequest, readRowMenuOnRequest, trustOnRequest, resultOnRequest, readToolApprovals, allowSampling, cancelFromTree, photographDeploy]) {
                 try {
                     await step(page);
                 } catch (err) {
