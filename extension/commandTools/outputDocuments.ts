@@ -99,9 +99,8 @@ export class OutputDocuments extends Disposable implements vscode.TextDocumentCo
 /** The sidebar's Show Output on a task row (or, from the palette, a pick among command tasks). */
 export function registerShowOutput(context: vscode.ExtensionContext, model: TaskModel, outputs: OutputDocuments): void {
     context.subscriptions.push(
-        vscode.commands.registerCommand(Commands.showOutput, async (arg?: TaskView | string) => {
-            // A result's "Open the full log" link passes the task id.
-            let target = typeof arg === 'string' ? model.get(arg) : arg;
+        vscode.commands.registerCommand(Commands.showOutput, async (view?: TaskView) => {
+            let target = view;
             if (!target) {
                 const candidates = model.all().filter(candidate => outputs.hasOutput(candidate));
                 const picked = await vscode.window.showQuickPick(

@@ -1,6 +1,6 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import * as vscode from 'vscode';
-import { Commands, RESULT_SCHEME } from '../constants';
+import { RESULT_SCHEME } from '../constants';
 import { Disposable } from '../lifecycle';
 import { formatResult } from '../tasks/resultText';
 
@@ -27,9 +27,8 @@ export class ResultDocuments extends Disposable implements vscode.TextDocumentCo
     async show(taskId: string | undefined, title: string, status: string, result: CallToolResult, ended?: string): Promise<vscode.Uri> {
         // A direct call has no id: its key is ours alone, and never shown.
         const key = taskId ?? `call-${++this.calls}`;
-        // The log link runs Show Output with the task id: the preview follows command links (trusted below).
-        const outputLink = taskId === undefined ? undefined : `command:${Commands.showOutput}?${encodeURIComponent(JSON.stringify([taskId]))}`;
-        this.contents.set(key, formatResult(title, taskId, status, result, { ended, outputLink }));
+        // No log link yet: VS Code's Markdown preview posts only scheme-less links to its extension and runs no command: link.
+        this.contents.set(key, formatResult(title, taskId, status, result, { ended }));
         // The label as the user knows it; only what would break the path is replaced.
         const uri = vscode.Uri.from({ scheme: RESULT_SCHEME, path: `/${title.replace(/[/\\?#]+/g, '_')}.md`, query: key });
         this.changed.fire(uri);

@@ -3,9 +3,9 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node
 import { join, resolve } from 'node:path';
 import * as vscode from 'vscode';
 import type { McpTasksTestApi } from '../../extension/api';
-import type { TaskView } from '../../extension/tasks/taskView';
+import { taskLabel, type TaskView } from '../../extension/tasks/taskView';
 import { processRunning } from '../../server/src/commands/group';
-import { invoke, readyOverHttp, startInVsCode, toolNamed, uiArtifact, waitFor } from './util';
+import { askUi, invoke, readyOverHttp, resultPreviewTab, startInVsCode, toolNamed, uiArtifact, waitFor } from './util';
 
 // Command tools and tasks.json tasks as tools, in a real VS Code: declared by the workspace's
 // .vscode/mcp-tasks.json (written here, removed after), called through VS Code's MCP client, seen
@@ -97,6 +97,20 @@ describe('command tools in VS Code', () => {
         assert.match(reopened.getText(), /line 1\/40[\s\S]*line 40\/40/);
     });
 
+    it("Show Result keeps a command's output lines", async () => {
+        const before = new Set(api.testing.model.all().map(view => view.taskId));
+        await invoke(toolNamed('it_lines')!, { count: 3, every: 0 });
+        const view = await waitFor('the it_lines task', () => taskOf(api, 'it_lines', before));
+        await waitFor('completed', () => api.testing.model.get(view.taskId)?.status === 'completed' || undefined, 30_000, 50);
+        await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+        await vscode.commands.executeCommand('mcpTasks.showResult', api.testing.model.get(view.taskId));
+        await waitFor('the rendered result', () => resultPreviewTab(taskLabel(view)));
+        const drawn = await askUi<{ pre: string[] }>('ui-result command-output', 'result-command-output.json');
+        // The digest's lines stay lines, in a preformatted block.
+        assert.ok(drawn.pre.some(block => /line 1\/3\n[\s\S]*line 3\/3\n/.test(block)), JSON.stringify(drawn.pre));
+        await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+    });
+
     it("Show Output is in a command task's row menu, and not in a demo task's", async () => {
         await vscode.commands.executeCommand('mcpTasks.tasks.focus');
         const demo = (await vscode.commands.executeCommand('mcpTasks.runTool', { name: 'failing_job', args: {}, mode: 'task' })) as string;
@@ -169,6 +183,8 @@ describe('command tools in VS Code', () => {
             const before = new Set(api.testing.model.all().map(view => view.taskId));
             const call = invoke(toolNamed('vscode_task_it_wait')!, {}).catch((err: Error) => err.message);
             const view = await waitFor('the it_wait task in the sidebar', () => taskOf(api, 'vscode_task_it_wait', before));
+            // Its row reads the task's label, not its tool name.
+            assert.equal(String(api.testing.tree.getTreeItem(view).label), 'it_wait');
             const pid = (await waitFor('the VS Code task process', () => started.find(s => s.name === 'it_wait'), 30_000)).pid;
             assert.ok(vscode.tasks.taskExecutions.some(execution => execution.task.name === 'it_wait'), 'VS Code runs the task');
             assert.ok(processRunning(pid));

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { endedInWords, formatResult } from '../../../../extension/tasks/resultText';
 
-const LINK = 'command:mcpTasks.showOutput?%5B%22t1%22%5D';
+const LINK = 'mcp-tasks-output:/build.log?t1';
 
 describe('Show Result: output reads like output', () => {
     it('keeps the lines of a text result in a preformatted block', () => {
