@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { SERVER_JS, startHttpServer, type HttpServer } from '../support/helpers.js';
+import { parseSse } from '../support/sse.js';
 
 // The official Tasks client, @modelcontextprotocol/ext-tasks with @modelcontextprotocol/client 2.x
 // (pinned devDependencies), drives the real server in both task generations, over HTTP and stdio:
@@ -57,12 +58,7 @@ function httpDispatch(url: string) {
             body: JSON.stringify({ jsonrpc: '2.0', id: `raw-${++rawIds}`, ...(request as Json) }),
         });
         const text = await response.text();
-        const messages = response.headers.get('content-type')?.includes('text/event-stream')
-            ? text
-                  .split('\n')
-                  .filter(line => line.startsWith('data:'))
-                  .map(line => JSON.parse(line.slice(5)) as Json)
-            : [JSON.parse(text) as Json];
+        const messages = response.headers.get('content-type')?.includes('text/event-stream') ? parseSse<Json>(text) : [JSON.parse(text) as Json];
         return rawResponse(messages.at(-1)!);
     };
 }

@@ -7,6 +7,7 @@ import { CallToolResultSchema, CreateTaskResultSchema, ElicitRequestSchema, Prog
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { textOf } from '../../support/helpers.js';
 import { pollUntilTerminal } from '../../support/messageTap.js';
+import { parseSse } from '../../support/sse.js';
 import { EVERYTHING, everythingOverHttp, httpGateway, MEMORY, stdioGateway, type Gateway, type HttpGateway } from './gatewayHelpers.js';
 
 // Both fronts and both kinds of downstream: the gateway on HTTP in front of server-everything
@@ -99,12 +100,7 @@ function v2Dispatch(url: string) {
             body: JSON.stringify({ jsonrpc: '2.0', id: `raw-${++ids}`, ...(request as Json) }),
         });
         const text = await response.text();
-        const messages = response.headers.get('content-type')?.includes('text/event-stream')
-            ? text
-                  .split('\n')
-                  .filter(line => line.startsWith('data:'))
-                  .map(line => JSON.parse(line.slice(5)) as Json)
-            : [JSON.parse(text) as Json];
+        const messages = response.headers.get('content-type')?.includes('text/event-stream') ? parseSse<Json>(text) : [JSON.parse(text) as Json];
         const last = messages.at(-1)!;
         return (last.error ? { kind: 'error', error: last.error } : { kind: 'result', result: last.result }) as never;
     };
