@@ -1,6 +1,6 @@
 import { errorMessage, type Logger } from '../log.js';
 import { ErrorCodes, RpcError } from './errors.js';
-import { errorResponse, type JsonRpcRequest, type JsonRpcResponse } from './messages.js';
+import { errorResponse, resultResponse, type JsonRpcRequest, type JsonRpcResponse } from './messages.js';
 import type { RequestAbort } from './requestAbort.js';
 import type { Transport } from './transport.js';
 
@@ -27,5 +27,28 @@ export function sendResponse(reply: Transport, response: JsonRpcResponse, log: L
     } catch (err) {
         log.error(`[${tag}] cannot send the response to ${String(id)}: ${errorMessage(err)}`);
         reply.send(errorResponse(id, { code: ErrorCodes.InternalError, message: 'Internal error: the response could not be sent' }), { relatedRequestId: id ?? undefined });
+    }
+}
+
+/** The response to one request: the dispatcher's result, or the error response for what it threw. Never throws. */
+export async function responseTo(request: JsonRpcRequest, reply: Transport, abort: RequestAbort, dispatch: RequestDispatcher, log: Logger, tag: string): Promise<JsonRpcResponse> {
+    try {
+        return resultResponse(request.id, await dispatch(request, reply, abort));
+    } catch (err) {
+        return errorResponseFor(request, err, log, tag);
+    }
+}
+
+/**
+ * Answers one request on `reply`, whichever revision serves it and whatever carried it (a
+ * session's RpcConnection, a sessionless 2026-07-28 POST): sends its response, then runs what
+ * waited for that (RequestAbort.afterResponse). Never throws.
+ */
+export async function answerRequest(request: JsonRpcRequest, reply: Transport, abort: RequestAbort, dispatch: RequestDispatcher, log: Logger, tag: string): Promise<void> {
+    const response = await responseTo(request, reply, abort, dispatch, log, tag);
+    try {
+        sendResponse(reply, response, log, tag);
+    } finally {
+        abort.responded();
     }
 }

@@ -1,7 +1,7 @@
 import { errorMessage, type Logger } from '../log.js';
-import { errorResponseFor, sendResponse, type RequestDispatcher } from './answer.js';
+import { answerRequest, responseTo, type RequestDispatcher } from './answer.js';
 import { ErrorCodes, RpcError } from './errors.js';
-import { errorResponse, resultResponse, type JsonRpcMessage, type JsonRpcNotification, type JsonRpcRequest, type JsonRpcResponse, type RequestId } from './messages.js';
+import type { JsonRpcMessage, JsonRpcNotification, JsonRpcRequest, JsonRpcResponse, RequestId } from './messages.js';
 import { RequestAbort } from './requestAbort.js';
 import type { Transport } from './transport.js';
 
@@ -70,32 +70,29 @@ export class RpcConnection {
     }
 
     /** Answers a request and sends the response on `reply`; never throws. */
-    async answer(request: JsonRpcRequest, reply: Transport): Promise<void> {
-        const abort = new RequestAbort(reply);
-        const response = await this.handleRequest(request, reply, abort);
-        try {
-            sendResponse(reply, response, this.log, 'session');
-        } finally {
-            abort.responded();
-        }
+    answer(request: JsonRpcRequest, reply: Transport): Promise<void> {
+        return answerRequest(request, reply, new RequestAbort(reply), this.tracked, this.log, 'session');
     }
 
-    /** Computes the response to one request; never throws (errors become JSON-RPC error responses). */
-    async handleRequest(request: JsonRpcRequest, reply: Transport, abort = new RequestAbort(reply)): Promise<JsonRpcResponse> {
+    /** Computes the response to one request without sending it (in-process callers: benches); never throws. */
+    handleRequest(request: JsonRpcRequest, reply: Transport, abort = new RequestAbort(reply)): Promise<JsonRpcResponse> {
+        return responseTo(request, reply, abort, this.tracked, this.log, 'session');
+    }
+
+    /** The dispatcher, with the request tracked in flight (so it can be cancelled) while it runs. */
+    private readonly tracked: RequestDispatcher = async (request, reply, abort) => {
         // Ids are unique per session while in flight (JSON-RPC, MCP): a duplicate is refused and
         // leaves the first alone (its abort, its waiter, the session's business for the idle sweep).
         if (this.inflight.has(request.id)) {
-            return errorResponse(request.id, { code: ErrorCodes.InvalidRequest, message: `Invalid Request: request id ${JSON.stringify(request.id)} is already in flight in this session` });
+            throw new RpcError(ErrorCodes.InvalidRequest, `Invalid Request: request id ${JSON.stringify(request.id)} is already in flight in this session`);
         }
         this.inflight.set(request.id, abort);
         try {
-            return resultResponse(request.id, await this.dispatch(request, reply, abort));
-        } catch (err) {
-            return errorResponseFor(request, err, this.log, 'session');
+            return await this.dispatch(request, reply, abort);
         } finally {
             this.inflight.delete(request.id);
         }
-    }
+    };
 
     /** Aborts the in-flight request the peer cancelled. */
     handleNotification(notification: JsonRpcNotification): void {

@@ -2,20 +2,25 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { systemClock, type Clock } from '../clock.js';
 import { errorMessage } from '../log.js';
-import { ErrorCodes } from '../rpc/errors.js';
-import { decodeFrame, invalidMessageError } from '../rpc/messages.js';
+import { ErrorCodes, RpcError } from '../rpc/errors.js';
+import { decodeFrame, errorResponse, invalidMessageError, type JsonRpcMessage } from '../rpc/messages.js';
 import { SUPPORTED_PROTOCOL_VERSIONS } from '../rpc/protocol.js';
 import { OWNER_PROOF_HEADER } from '../ownerProof.js';
 import type { TasksServer } from '../server.js';
 import { ConnectionGuard, DEFAULT_CONNECTION_LIMITS, type ConnectionLimits } from './connectionGuard.js';
 import { Authenticator, HostCheck, type Caller } from './httpAuth.js';
 import { AcceptCache, readBody } from './httpBody.js';
-import { allFinished, replyError } from './httpReply.js';
+import { allFinished, replyError, replyMessage } from './httpReply.js';
 import { HttpSessions, type HttpSession } from './httpSessions.js';
 import { isLoopbackHost, originAllowed } from './guards.js';
-import { PostExchange, SseStream } from './sse.js';
-import { StatelessHttp } from './statelessHttp.js';
+import { NO_SESSION, PostExchange, SseStream } from './sse.js';
+import { checkHeaders } from './mcpHeaders.js';
 import { revisionFor } from '../mcp/router.js';
+import { requestedVersion, STATELESS_VERSION } from '../mcp/revision.js';
+import { unsupportedVersion } from '../mcp/stateless/envelope.js';
+import { serveStateless } from '../mcp/stateless/front.js';
+import { answerRequest } from '../rpc/answer.js';
+import { RequestAbort } from '../rpc/requestAbort.js';
 
 export interface HttpOptions {
     host: string;
@@ -79,7 +84,6 @@ export class HttpTransportServer {
     private readonly clock: Clock;
     private readonly keepAliveMs: number;
     private readonly guard: ConnectionGuard;
-    private readonly stateless: StatelessHttp;
 
     constructor(
         private readonly core: TasksServer,
@@ -94,7 +98,6 @@ export class HttpTransportServer {
         this.clock = options.clock ?? systemClock;
         this.keepAliveMs = options.keepAliveMs ?? 25_000;
         this.hosts.port = options.port;
-        this.stateless = new StatelessHttp(core);
         this.sessions = new HttpSessions(core, { idleMs: options.sessionIdleMs, bindTo: options.bindTo ?? 'session' }, core.log, this.clock);
         this.server = createServer({ connectionsCheckingInterval: CONNECTIONS_CHECK_MS, headersTimeout: HEADERS_TIMEOUT_MS, requestTimeout: REQUEST_TIMEOUT_MS }, this.handle);
         this.server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
@@ -259,7 +262,7 @@ export class HttpTransportServer {
         // Which revision answers: decided in one place (revisionFor), from the session header, the body's _meta and the version header.
         const message = decoded.message;
         if (revisionFor(message, { inSession: req.headers[SESSION_HEADER] !== undefined, headerVersion: req.headers['mcp-protocol-version'] as string | undefined }) === 'stateless') {
-            this.stateless.receive(req, res, caller, message, acceptsJson, acceptsSse);
+            this.receiveSessionless(req, res, caller, message, acceptsJson, acceptsSse);
             return;
         }
         const initialize = decoded.kind === 'request' && decoded.message.method === 'initialize';
@@ -286,6 +289,38 @@ export class HttpTransportServer {
         } else {
             void rpc.answer(request, exchange);
         }
+    }
+
+    /**
+     * One 2026-07-28 message (SEP-2575): a request is answered like a session's (answerRequest),
+     * on its own POST's stream, with the identity of its credential and its headers checked.
+     */
+    private receiveSessionless(req: IncomingMessage, res: ServerResponse, caller: Caller, message: JsonRpcMessage, acceptsJson: boolean, acceptsSse: boolean): void {
+        if (!('method' in message) || !('id' in message)) {
+            // No client notification is defined over HTTP in this revision (cancelling = closing the
+            // stream), so one is accepted and dropped; but a version this server does not speak is
+            // refused on every POST, a notification's too (400 and -32022, as the spec says).
+            const requested = 'method' in message ? requestedVersion(message.method, message.params, req.headers['mcp-protocol-version'] as string | undefined) : undefined;
+            if (requested !== undefined && requested !== STATELESS_VERSION) {
+                replyMessage(res, 400, errorResponse(null, unsupportedVersion(requested).toJSON()));
+                return;
+            }
+            res.writeHead(202).end();
+            return;
+        }
+        const exchange = new PostExchange(res, NO_SESSION, message.id, acceptsSse, acceptsJson);
+        const abort = new RequestAbort(exchange);
+        exchange.onclose = () => abort.abort(new RpcError(ErrorCodes.ConnectionClosed, 'The client closed the HTTP connection'));
+        const identity = this.sessions.identityOf(caller);
+        const { services, log } = this.core;
+        void answerRequest(
+            message,
+            exchange,
+            abort,
+            (request, reply, abort) => serveStateless(services, identity, request, reply, abort, envelope => checkHeaders(req, request, envelope, services.tools)),
+            log,
+            'http',
+        );
     }
 
     /** The session a request names, checked against its caller and protocol version; undefined once refused. */

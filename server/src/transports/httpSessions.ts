@@ -6,6 +6,7 @@ import type { JsonRpcMessage } from '../rpc/messages.js';
 import { LATEST_PROTOCOL_VERSION } from '../rpc/protocol.js';
 import type { Transport } from '../rpc/transport.js';
 import type { TasksServer } from '../server.js';
+import type { ClientIdentity } from '../tasks/hub.js';
 import type { Caller } from './httpAuth.js';
 import type { ExchangeOwner, SseStream } from './sse.js';
 
@@ -63,9 +64,15 @@ export interface HttpSessionsOptions {
 
 type SessionHost = Pick<TasksServer, 'createSession' | 'endSession'>;
 
+/** What a credential's tasks are bound to: the owner's are the owner's; a client's, its principal's (`--bind principal`, and every 2026-07-28 request). */
+function credentialKey(caller: Caller): string {
+    return caller.isOwner ? 'owner' : `principal:${caller.principal}`;
+}
+
 /** The HTTP sessions of one endpoint, and the sweep that closes the idle ones. */
 export class HttpSessions {
     private readonly byId = new Map<string, HttpSession>();
+    private readonly credentials = new Map<string, ClientIdentity>();
     private readonly sweeper: ClockTimer;
 
     constructor(
@@ -91,11 +98,26 @@ export class HttpSessions {
      */
     begin(caller: Caller): HttpSession {
         const id = randomUUID();
-        const clientKey = this.options.bindTo === 'principal' && !caller.isOwner ? `principal:${caller.principal}` : `session:${id}`;
+        const clientKey = this.options.bindTo === 'principal' && !caller.isOwner ? credentialKey(caller) : `session:${id}`;
         const entry = new HttpSession(id, caller.principal, this.clock);
         entry.session = this.core.createSession({ clientKey, isOwner: caller.isOwner }, entry);
         entry.onReady = this.admit;
         return entry;
+    }
+
+    /**
+     * The identity of a credential, for the requests that come with no session (2026-07-28): every
+     * POST stands alone, so a client's tasks are found again by whatever request, replica or
+     * connection comes next. Without tokens every caller is the same anonymous one, whose tasks are
+     * reached by id only and never listed (ClientIdentity.anonymous).
+     */
+    identityOf(caller: Caller): ClientIdentity {
+        let identity = this.credentials.get(caller.principal);
+        if (!identity) {
+            identity = { clientKey: credentialKey(caller), isOwner: caller.isOwner, ...(caller.anonymous ? { anonymous: true } : {}) };
+            this.credentials.set(caller.principal, identity);
+        }
+        return identity;
     }
 
     /** An established session, as after a successful initialize with no client capabilities (library use, tests). */

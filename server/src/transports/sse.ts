@@ -87,6 +87,23 @@ export interface ExchangeOwner {
     statusOf?(response: JsonRpcMessage): number;
 }
 
+/** 2026-07-28 over HTTP: which errors are the request's fault (400) and which name a method this revision lacks (404). */
+const STATUS_BY_CODE = new Map<number, number>([
+    [ErrorCodes.MethodNotFound, 404],
+    [ErrorCodes.InvalidRequest, 400],
+    [ErrorCodes.InvalidParams, 400],
+    [ErrorCodes.HeaderMismatch, 400],
+    [ErrorCodes.MissingRequiredClientCapability, 400],
+    [ErrorCodes.UnsupportedProtocolVersion, 400],
+]);
+
+/** A sessionless (2026-07-28) request's response stream: no Mcp-Session-Id, and an error's own status. */
+export const NO_SESSION: ExchangeOwner = {
+    sessionId: undefined,
+    responding: () => undefined,
+    statusOf: response => ('error' in response && response.error ? (STATUS_BY_CODE.get(response.error.code) ?? 200) : 200),
+};
+
 /**
  * The response stream of one POSTed request. It answers with plain JSON unless something related
  * to the request has to go out first (progress, an input request); then it upgrades to an SSE

@@ -1,34 +1,9 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import { errorResponseFor, sendResponse } from '../rpc/answer.js';
+/** The 2026-07-28 HTTP headers (SEP-2243): which a POST must carry, and how they must mirror its body. */
+import type { IncomingMessage } from 'node:http';
 import { ErrorCodes, RpcError } from '../rpc/errors.js';
-import { errorResponse, resultResponse, type JsonRpcMessage, type JsonRpcRequest, type JsonRpcResponse } from '../rpc/messages.js';
-import { RequestAbort } from '../rpc/requestAbort.js';
+import type { JsonRpcRequest } from '../rpc/messages.js';
 import type { ToolCatalog } from '../mcp/context.js';
-import { requestedVersion, STATELESS_VERSION } from '../mcp/revision.js';
-import { unsupportedVersion, type Envelope } from '../mcp/stateless/envelope.js';
-import { serveStateless } from '../mcp/stateless/front.js';
-import type { TasksServer } from '../server.js';
-import type { ClientIdentity } from '../tasks/hub.js';
-import type { Caller } from './httpAuth.js';
-import { replyMessage } from './httpReply.js';
-import { PostExchange, type ExchangeOwner } from './sse.js';
-
-/** 2026-07-28 over HTTP: which errors are the request's fault (400) and which name a method this revision lacks (404). */
-const STATUS_BY_CODE = new Map<number, number>([
-    [ErrorCodes.MethodNotFound, 404],
-    [ErrorCodes.InvalidRequest, 400],
-    [ErrorCodes.InvalidParams, 400],
-    [ErrorCodes.HeaderMismatch, 400],
-    [ErrorCodes.MissingRequiredClientCapability, 400],
-    [ErrorCodes.UnsupportedProtocolVersion, 400],
-]);
-
-/** A stateless request's response stream has no session: no Mcp-Session-Id, and an error's own status. */
-const NO_SESSION: ExchangeOwner = {
-    sessionId: undefined,
-    responding: () => undefined,
-    statusOf: response => ('error' in response && response.error ? (STATUS_BY_CODE.get(response.error.code) ?? 200) : 200),
-};
+import type { Envelope } from '../mcp/stateless/envelope.js';
 
 const SENTINEL = /^=\?base64\?(.*)\?=$/;
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
@@ -139,59 +114,5 @@ export function checkHeaders(req: IncomingMessage, request: JsonRpcRequest, enve
                 throw mismatch(`Mcp-Param-${headerName} header value does not match arguments.${prop}`);
             }
         }
-    }
-}
-
-/**
- * The HTTP side of 2026-07-28 (SEP-2575): every POST stands alone, served with the identity of its
- * credential (its bearer token), so a client's tasks are found again by whatever request, replica
- * or connection comes next. Without tokens every caller is the same anonymous one: its tasks are
- * reached by id only and never listed (ClientIdentity.anonymous).
- */
-export class StatelessHttp {
-    private readonly identities = new Map<string, ClientIdentity>();
-
-    constructor(private readonly core: TasksServer) {}
-
-    /** The identity of a credential: the same binding key as `--bind principal` sessions use. */
-    identityOf(caller: Caller): ClientIdentity {
-        let identity = this.identities.get(caller.principal);
-        if (!identity) {
-            identity = { clientKey: caller.isOwner ? 'owner' : `principal:${caller.principal}`, isOwner: caller.isOwner, ...(caller.anonymous ? { anonymous: true } : {}) };
-            this.identities.set(caller.principal, identity);
-        }
-        return identity;
-    }
-
-    receive(req: IncomingMessage, res: ServerResponse, caller: Caller, message: JsonRpcMessage, acceptsJson: boolean, acceptsSse: boolean): void {
-        if (!('method' in message) || !('id' in message)) {
-            // No client notification is defined over HTTP in this revision (cancelling = closing the
-            // stream), so one is accepted and dropped; but a version this server does not speak is
-            // refused on every POST, a notification's too (400 and -32022, as the spec says).
-            const requested = 'method' in message ? requestedVersion(message.method, message.params, header(req, 'mcp-protocol-version')) : undefined;
-            if (requested !== undefined && requested !== STATELESS_VERSION) {
-                replyMessage(res, 400, errorResponse(null, unsupportedVersion(requested).toJSON()));
-                return;
-            }
-            res.writeHead(202).end();
-            return;
-        }
-        const request = message;
-        const exchange = new PostExchange(res, NO_SESSION, request.id, acceptsSse, acceptsJson);
-        const abort = new RequestAbort(exchange);
-        exchange.onclose = () => abort.abort(new RpcError(ErrorCodes.ConnectionClosed, 'The client closed the HTTP connection'));
-        void this.answer(req, request, exchange, abort, this.identityOf(caller));
-    }
-
-    /** Answered as a session's request is (errorResponseFor, sendResponse), with the identity of the credential and the headers checked. */
-    private async answer(req: IncomingMessage, request: JsonRpcRequest, exchange: PostExchange, abort: RequestAbort, identity: ClientIdentity): Promise<void> {
-        const { services, log } = this.core;
-        let response: JsonRpcResponse;
-        try {
-            response = resultResponse(request.id, await serveStateless(services, identity, request, exchange, abort, envelope => checkHeaders(req, request, envelope, services.tools)));
-        } catch (err) {
-            response = errorResponseFor(request, err, log, 'http');
-        }
-        sendResponse(exchange, response, log, 'http');
     }
 }
