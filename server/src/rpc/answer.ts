@@ -45,7 +45,13 @@ export async function responseTo(request: JsonRpcRequest, reply: Transport, abor
  * waited for that (RequestAbort.afterResponse). Never throws.
  */
 export async function answerRequest(request: JsonRpcRequest, reply: Transport, abort: RequestAbort, dispatch: RequestDispatcher, log: Logger, tag: string): Promise<void> {
-    const response = await responseTo(request, reply, abort, dispatch, log, tag);
+    // responseTo's work written out: one promise fewer per request on every transport's hot path.
+    let response: JsonRpcResponse;
+    try {
+        response = resultResponse(request.id, await dispatch(request, reply, abort));
+    } catch (err) {
+        response = errorResponseFor(request, err, log, tag);
+    }
     try {
         sendResponse(reply, response, log, tag);
     } finally {
