@@ -241,10 +241,9 @@ export async function scanLog(path: string, pattern?: RegExp): Promise<OutputSca
 
 type FileHandle = Awaited<ReturnType<typeof open>>;
 
-/** Calls `onBlock` with the whole lines of each chunk of bytes [from, to) (joined by newlines, none at the end); a last line without a newline counts too. */
-async function readBlocks(file: FileHandle, buffer: Buffer, from: number, to: number, onBlock: (text: string) => void): Promise<void> {
+/** Bytes [from, to) of the file decoded as UTF-8, a buffer at a time, each with the position read up to; a sequence cut at `to` comes last, as the decoder ends it. */
+async function* decoded(file: FileHandle, buffer: Buffer, from: number, to: number): AsyncGenerator<[text: string, position: number]> {
     const decoder = new StringDecoder('utf8');
-    let rest = '';
     let position = from;
     while (position < to) {
         const { bytesRead } = await file.read(buffer, 0, Math.min(buffer.length, to - position), position);
@@ -252,7 +251,19 @@ async function readBlocks(file: FileHandle, buffer: Buffer, from: number, to: nu
             break;
         }
         position += bytesRead;
-        const text = rest + decoder.write(buffer.subarray(0, bytesRead));
+        yield [decoder.write(buffer.subarray(0, bytesRead)), position];
+    }
+    const end = decoder.end();
+    if (end !== '') {
+        yield [end, position];
+    }
+}
+
+/** Calls `onBlock` with the whole lines of each chunk of bytes [from, to) (joined by newlines, none at the end); a last line without a newline counts too. */
+async function readBlocks(file: FileHandle, buffer: Buffer, from: number, to: number, onBlock: (text: string) => void): Promise<void> {
+    let rest = '';
+    for await (const [chunk] of decoded(file, buffer, from, to)) {
+        const text = rest + chunk;
         const newline = text.lastIndexOf('\n');
         if (newline < 0) {
             // A line that never ends is taken in pieces rather than held whole.
@@ -262,25 +273,18 @@ async function readBlocks(file: FileHandle, buffer: Buffer, from: number, to: nu
         rest = text.slice(newline + 1);
         onBlock(text.slice(0, newline));
     }
-    rest += decoder.end();
     if (rest !== '') {
         onBlock(rest);
     }
 }
 
-/** Calls `onLine` for each line of bytes [from, to) of the file; a last line without a newline counts too. */
+/** Calls `onLine` for each line of bytes [from, to) of the file (a last line without a newline counts too) until it returns false; the position read up to. */
 export async function readLines(file: FileHandle, buffer: Buffer, from: number, to: number, onLine: (line: string) => boolean | void): Promise<number> {
-    const decoder = new StringDecoder('utf8');
     let rest = '';
-    let position = from;
-    while (position < to) {
-        const { bytesRead } = await file.read(buffer, 0, Math.min(buffer.length, to - position), position);
-        if (bytesRead === 0) {
-            break;
-        }
-        position += bytesRead;
-        const text = rest + decoder.write(buffer.subarray(0, bytesRead));
-        const lines = text.split('\n');
+    let read = from;
+    for await (const [chunk, position] of decoded(file, buffer, from, to)) {
+        read = position;
+        const lines = (rest + chunk).split('\n');
         rest = lines.pop()!;
         for (const line of lines) {
             if (onLine(line) === false) {
@@ -288,9 +292,8 @@ export async function readLines(file: FileHandle, buffer: Buffer, from: number, 
             }
         }
     }
-    rest += decoder.end();
     if (rest !== '') {
         onLine(rest);
     }
-    return position;
+    return read;
 }
