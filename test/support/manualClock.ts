@@ -1,4 +1,5 @@
 import { systemClock, type Clock, type ClockTimer } from '../../server/src/clock.js';
+import { promisesDrained } from './wait.js';
 
 interface Pending {
     at: number;
@@ -10,8 +11,8 @@ interface Pending {
 
 /**
  * A virtual clock for the task layer: time moves only when a test calls tick(), which fires the
- * timers that fall due in deadline order, each at its own time, and lets promise callbacks run
- * after each. Nothing sleeps.
+ * timers that fall due in deadline order, each at its own time, and lets the promise callbacks
+ * each one starts run before the next (promisesDrained). Nothing sleeps.
  */
 export class ManualClock implements Clock {
     private time: number;
@@ -75,30 +76,11 @@ export class ManualClock implements Clock {
                 this.timers.set(handle, { ...due, at: due.at + due.every, seq: this.seq++ });
             }
             due.fire();
-            await turns();
+            await promisesDrained();
         }
         this.time = end;
-        await turns();
+        await promisesDrained();
     }
-}
-
-/** Lets queued callbacks run (promise chains, stream deliveries): a few event-loop turns, no time passing. */
-export async function turns(count = 5): Promise<void> {
-    for (let i = 0; i < count; i++) {
-        await new Promise<void>(resolve => setImmediate(resolve));
-    }
-}
-
-/** Yields event-loop turns until `check` holds; fails (naming `what`) after `limit` turns. No time passes. */
-export async function settled<T>(check: () => T | Promise<T>, what: string, limit = 500): Promise<NonNullable<T>> {
-    for (let i = 0; i < limit; i++) {
-        const value = await check();
-        if (value) {
-            return value;
-        }
-        await new Promise<void>(resolve => setImmediate(resolve));
-    }
-    throw new Error(`Not reached without time passing: ${what}`);
 }
 
 /** The real clock's timers with a `now()` a test moves forward: for stores whose own connections need real time (Redis). */

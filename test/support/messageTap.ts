@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { CreateTaskResultSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import { Changes, waitUntil } from './wait.js';
+import { Changes, promisesDrained, waitUntil } from './wait.js';
 
 export const RELATED = 'io.modelcontextprotocol/related-task';
 export const TERMINAL = ['completed', 'failed', 'cancelled'] as const;
@@ -50,12 +50,12 @@ export class MessageTap {
             tap.seen.push({ at: performance.now(), dir: 'in', message: message as Message });
             onmessage?.call(transport, message, extra);
             // After the SDK's handlers (they run a few promise ticks later) have seen it too.
-            setImmediate(() => tap.changes.notify());
+            void promisesDrained().then(() => tap.changes.notify());
         };
         const send = transport.send.bind(transport);
         transport.send = (message, options) => {
             tap.seen.push({ at: performance.now(), dir: 'out', message: message as Message });
-            setImmediate(() => tap.changes.notify());
+            void promisesDrained().then(() => tap.changes.notify());
             return send(message, options);
         };
         return tap;

@@ -85,6 +85,16 @@ export function waitUntil<T>(check: () => T | Promise<T>, what: string, options:
     });
 }
 
+/**
+ * Resolves once every promise callback queued so far has run, and every one those queue in turn
+ * (Node empties its microtask queues before it runs an immediate). For asserting that something
+ * has NOT happened: anything still to come then waits on a timer or on I/O, which the test drives
+ * itself (a ManualClock, a socket it holds). Anything that should happen is awaited instead.
+ */
+export function promisesDrained(): Promise<void> {
+    return new Promise(resolve => setImmediate(resolve));
+}
+
 /** An append-only list that can be waited on: every message or line a test collects. */
 export class Feed<T> {
     readonly items: T[] = [];

@@ -332,7 +332,7 @@ describe('ServerController', () => {
             return Promise.resolve(settings.defaultTtl === '48h' ? new ServerStartError('mcpTasks.server.defaultTtl must not exceed mcpTasks.server.maxTtl', 2, 'mcpTasks.server.defaultTtl') : undefined);
         });
         fake.setSetting('server.defaultTtl', '48h');
-        await new Promise(setImmediate);
+        await waitUntil(() => fake.messages.some(m => m.level === 'error'), 'the refusal');
         assert.deepEqual(made[0]!.calls, [], 'not restarted');
         const shown = fake.messages.filter(m => m.level === 'error');
         assert.deepEqual(
@@ -340,7 +340,7 @@ describe('ServerController', () => {
             [['MCP Tasks did not apply the new settings: mcpTasks.server.defaultTtl must not exceed mcpTasks.server.maxTtl. The server keeps running with the previous ones.', ['Open Settings', 'Show Log']]],
         );
         fake.setSetting('server.defaultTtl', '2h');
-        await new Promise(setImmediate);
+        await waitUntil(() => made[0]!.calls.length > 0, 'the restart');
         assert.deepEqual(made[0]!.calls, ['restart'], 'fixed settings apply');
         assert.deepEqual(checked, ['48h/24h', '2h/24h']);
         controller.dispose();

@@ -71,19 +71,22 @@ class Squatter {
 
     /** Binds `port` as soon as it is free. */
     async grab(port: number, timeoutMs = 10_000): Promise<void> {
-        const deadline = Date.now() + timeoutMs;
-        for (;;) {
-            try {
-                this.server.listen(port, '127.0.0.1');
-                await once(this.server, 'listening');
-                return;
-            } catch (err) {
-                if ((err as NodeJS.ErrnoException).code !== 'EADDRINUSE' || Date.now() > deadline) {
-                    throw err;
+        await waitUntil(
+            async () => {
+                try {
+                    this.server.listen(port, '127.0.0.1');
+                    await once(this.server, 'listening');
+                    return true;
+                } catch (err) {
+                    if ((err as NodeJS.ErrnoException).code !== 'EADDRINUSE') {
+                        throw err;
+                    }
+                    return undefined;
                 }
-                await new Promise(done => setTimeout(done, 5));
-            }
-        }
+            },
+            `port ${port} to be free`,
+            { everyMs: 5, timeoutMs },
+        );
     }
 
     async listenAnywhere(): Promise<number> {

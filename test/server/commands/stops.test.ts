@@ -11,19 +11,20 @@ import { commandsFile, Server } from './commandServer.js';
 const node = process.execPath;
 const setsid = resolve(__dirname, '../fixtures/commands/setsid.js');
 
-/** Pings the server back to back (20 ms apart) until `done` settles; the round trips in ms. */
-async function pingsWhile(server: Server, done: Promise<unknown>): Promise<number[]> {
+/** Pings the server back to back, each once the last is answered, until `done` settles (or `count` pings with no `done`); the round trips in ms. */
+async function pingsWhile(server: Server, done: Promise<unknown> | { count: number }): Promise<number[]> {
     let settled = false;
-    void done.then(
-        () => (settled = true),
-        () => (settled = true),
-    );
+    if (done instanceof Promise) {
+        void done.then(
+            () => (settled = true),
+            () => (settled = true),
+        );
+    }
     const rtts: number[] = [];
-    while (!settled) {
+    while (!settled && (done instanceof Promise || rtts.length < done.count)) {
         const sent = performance.now();
         await server.client.ping();
         rtts.push(performance.now() - sent);
-        await new Promise(resolve => setTimeout(resolve, 20));
     }
     return rtts;
 }
@@ -130,7 +131,7 @@ describe('command stops: many at once', () => {
             const started = await Promise.all(Array.from({ length: 100 }, () => server.start('deaf')));
             pids.push(...(await Promise.all(started.map(({ token }) => server.line(token, /^ready /)))).map(line => Number(line.split(' ')[1])));
             // The same pings with nothing stopping first: what this machine's load alone costs a round trip.
-            const quiet = await pingsWhile(server, new Promise(resolve => setTimeout(resolve, 1500)));
+            const quiet = await pingsWhile(server, { count: 75 });
             const cancelling = Promise.all(started.map(({ taskId }) => server.client.experimental.tasks.cancelTask(taskId)));
             const stopping = await pingsWhile(server, cancelling);
             assert.ok((await cancelling).every(task => task.status === 'cancelled'));

@@ -1,5 +1,6 @@
 // A task's prompt hidden by Escape or another quick input waits for Respond instead of answering.
 import { fake } from '../../../support/fakeVscode.js';
+import { promisesDrained } from '../../../support/wait.js';
 import assert from 'node:assert/strict';
 import { beforeEach, describe, it } from 'node:test';
 import type { ElicitRequest } from '@modelcontextprotocol/sdk/types.js';
@@ -20,9 +21,6 @@ function forTask(params: Params, abort = new AbortController()) {
     return { result, abort, prompt: () => prompt!, settled: () => settled };
 }
 
-/** Lets every pending promise callback run (the walk awaits between steps). */
-const settle = () => new Promise(resolve => setImmediate(resolve));
-
 beforeEach(() => fake.reset());
 
 describe('a hidden task prompt waits for Respond', () => {
@@ -34,7 +32,7 @@ describe('a hidden task prompt waits for Respond', () => {
         const second = await fake.next();
         second.typeText('half-typed');
         second.escape();
-        await settle();
+        await promisesDrained();
         assert.equal(task.settled(), false, 'no answer went to the server');
         assert.equal(task.prompt().hidden, true);
         assert.equal(fake.opened.filter(i => i.visible).length, 0, 'nothing on screen');
@@ -53,10 +51,10 @@ describe('a hidden task prompt waits for Respond', () => {
     it('a yes/no prompt hidden twice still takes the answer after Respond', async () => {
         const task = forTask(form({ confirm: { type: 'boolean', default: false } }, ['confirm']));
         (await fake.next()).escape();
-        await settle();
+        await promisesDrained();
         task.prompt().show();
         (await fake.next()).escape();
-        await settle();
+        await promisesDrained();
         assert.equal(task.settled(), false);
         task.prompt().show();
         (await fake.next()).pick('Yes');
@@ -66,7 +64,7 @@ describe('a hidden task prompt waits for Respond', () => {
     it('only an explicit Decline declines', async () => {
         const task = forTask(form({ confirm: { type: 'boolean' } }, ['confirm']));
         (await fake.next()).escape();
-        await settle();
+        await promisesDrained();
         task.prompt().show();
         (await fake.next()).pick('Decline');
         assert.deepEqual(await task.result, { action: 'decline' });
@@ -75,11 +73,11 @@ describe('a hidden task prompt waits for Respond', () => {
     it('cancelling the task while its prompt is hidden answers cancel', async () => {
         const task = forTask(form({ confirm: { type: 'boolean' } }, ['confirm']));
         (await fake.next()).escape();
-        await settle();
+        await promisesDrained();
         task.abort.abort();
         assert.deepEqual(await task.result, { action: 'cancel' });
         task.prompt().show();
-        await settle();
+        await promisesDrained();
         assert.equal(fake.opened.filter(i => i.visible).length, 0, 'a cancelled prompt does not come back');
     });
 
@@ -92,7 +90,7 @@ describe('a hidden task prompt waits for Respond', () => {
         secondInput.typeText('kept');
 
         first.prompt().show();
-        await settle();
+        await promisesDrained();
         assert.equal(secondInput.disposed, true, 'the prompt on screen stepped aside');
         const firstAgain = await fake.next();
         assert.match(firstAgain.title ?? '', /first/);

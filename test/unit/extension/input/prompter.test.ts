@@ -1,5 +1,6 @@
 // The prompt walk against a fake `vscode`: steps, defaults, Skip/Decline/Back, Escape, abort, queueing.
 import { fake, type FakeQuickInput } from '../../../support/fakeVscode.js';
+import { promisesDrained } from '../../../support/wait.js';
 import assert from 'node:assert/strict';
 import { beforeEach, describe, it } from 'node:test';
 import type { ElicitRequest } from '@modelcontextprotocol/sdk/types.js';
@@ -357,7 +358,7 @@ describe('answerElicitation (URL mode)', () => {
         controller.abort();
         assert.deepEqual(await result, { action: 'cancel' });
         answer('Open');
-        await new Promise(resolve => setImmediate(resolve));
+        await promisesDrained();
         assert.deepEqual(fake.openedExternal, []);
     });
 

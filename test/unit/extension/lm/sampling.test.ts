@@ -1,5 +1,6 @@
 // SamplingResponder against a fake `vscode`: model choice, consent, message mapping, stops and errors.
 import { fake, LanguageModelError } from '../../../support/fakeVscode.js';
+import { promisesDrained, waitUntil } from '../../../support/wait.js';
 import assert from 'node:assert/strict';
 import { beforeEach, describe, it } from 'node:test';
 import type { CreateMessageRequest } from '@modelcontextprotocol/sdk/types.js';
@@ -155,7 +156,8 @@ describe('SamplingResponder', () => {
         let answer: (choice: string) => void = () => {};
         fake.onInformation = () => new Promise<string>(resolve => (answer = resolve));
         const both = Promise.all([responder.createMessage(params(), ctx()), responder.createMessage(params(), ctx())]);
-        await new Promise(resolve => setImmediate(resolve));
+        // Both requests have reached the consent question before it is answered.
+        await promisesDrained();
         answer('Allow');
         assert.equal((await both).length, 2);
         assert.equal(fake.messages.length, 1);
@@ -179,7 +181,7 @@ describe('SamplingResponder', () => {
             asker: 'write_haiku: autumn',
             onQuestion: question => (questions.push(question), { dispose: () => released++ }),
         });
-        await new Promise(resolve => setImmediate(resolve));
+        await waitUntil(() => questions.length > 0, 'the consent question');
         assert.equal(fake.messages[0]!.message, 'write_haiku: autumn asks MODEL for a reply to: “Write a haiku about autumn”. Allow it?');
         assert.equal(questions.length, 1, 'the task can bring it back');
         assert.equal(questions[0]!.hidden, true, 'dismissed, not answered');
@@ -205,7 +207,7 @@ describe('SamplingResponder', () => {
         assert.equal(notice?.message, 'MCP Tasks: no language model is available to answer Demo, so its task cannot use one. Sign in to a model provider, such as GitHub Copilot, in the Chat view.');
         assert.deepEqual(notice?.args, ['Open Chat']);
         assert.doesNotMatch(notice!.message, /-?\d{5}|MCP error/);
-        await new Promise(resolve => setImmediate(resolve));
+        await waitUntil(() => fake.commands.length > 0, 'Open Chat to run');
         assert.deepEqual(fake.commands, [{ id: 'workbench.action.chat.open', args: [] }]);
     });
 

@@ -1,5 +1,6 @@
 // Restart Server and new settings ask before they stop running tasks; only an explicit answer stops them.
 import { fake } from '../../../support/fakeVscode.js';
+import { promisesDrained } from '../../../support/wait.js';
 import assert from 'node:assert/strict';
 import { beforeEach, describe, it } from 'node:test';
 import { TaskModel } from '../../../../extension/tasks/taskModel.js';
@@ -64,7 +65,7 @@ describe('confirming a stop under running tasks', () => {
         answer('When They Finish');
         let allowed = false;
         const waiting = untilStopAllowed(model).then(() => (allowed = true));
-        await new Promise(setImmediate);
+        await promisesDrained();
         assert.equal(allowed, false, 'still waiting while the task runs');
         model.applyWire({ ...wire('report', 'completed'), lastUpdatedAt: '2026-11-29T10:00:05.000Z' });
         await waiting;

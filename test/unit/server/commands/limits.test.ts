@@ -9,6 +9,7 @@ import { CommandLogs } from '../../../../server/src/commands/logs.js';
 import { durationText } from '../../../../server/src/commands/runOptions.js';
 import { parseCommandsFile, type CommandSpec } from '../../../../server/src/commands/spec.js';
 import { textResult, type CallToolResult, type ToolContext } from '../../../../server/src/tools/types.js';
+import { waitUntil } from '../../../support/wait.js';
 import { ManualClock } from '../../../support/manualClock.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'cmd-limits-'));
@@ -126,9 +127,8 @@ describe('command concurrency', () => {
         const one = limits.run(s, ['node'], context('t1'), () => first.promise, noFollow);
         const ctx = context('t2');
         const two = limits.run(s, ['node'], ctx, () => ((secondStarted = true), Promise.resolve(textResult('second'))), noFollow);
-        await new Promise(resolve => setImmediate(resolve));
+        assert.match(await waitUntil(() => ctx.messages[0], 'the queued message'), /^Queued: test runs at most 1 at once; 1 waiting/);
         assert.equal(secondStarted, false);
-        assert.match(ctx.messages[0]!, /^Queued: test runs at most 1 at once; 1 waiting/);
         first.end('first');
         assert.equal(((await two).content[0] as { text: string }).text, 'second');
         await one;
@@ -170,8 +170,7 @@ describe('command concurrency', () => {
         const one = limits.run(spec({}), ['a'], context('t1'), () => first.promise, noFollow);
         const ctx = context('t2');
         const two = limits.run(spec({ name: 'other' }), ['b'], ctx, () => Promise.resolve(textResult('b')), noFollow);
-        await new Promise(resolve => setImmediate(resolve));
-        assert.match(ctx.messages[0] ?? '', /at most 1 commands at once \(--max-command-processes\)/);
+        assert.match(await waitUntil(() => ctx.messages[0], 'the queued message'), /at most 1 commands at once \(--max-command-processes\)/);
         first.end('a');
         await one;
         assert.equal(((await two).content[0] as { text: string }).text, 'b');

@@ -13,7 +13,8 @@ import { RequestAbort } from '../../../../server/src/rpc/requestAbort.js';
 import { TasksServer } from '../../../../server/src/server.js';
 import { conformanceFixtures } from '../../../../server/src/tools/conformance/index.js';
 import { defineTool, textResult, type CallToolResult, type ToolDefinition } from '../../../../server/src/tools/types.js';
-import { ManualClock, turns } from '../../../support/manualClock.js';
+import { ManualClock } from '../../../support/manualClock.js';
+import { promisesDrained } from '../../../support/wait.js';
 import { nap } from '../../../support/napTool.js';
 
 /** A command tool as --commands would add one. */
@@ -135,13 +136,13 @@ describe('the texts a model reads', () => {
             assert.match(getTaskTool.definition.description, new RegExp(`at most ${MAX_WAIT_SECONDS} seconds: a longer wait is cut to ${MAX_WAIT_SECONDS}`));
             const task = await server.runtime.createTask(caller.identity, nap, { ms: 3_600_000 }, { background: true });
             let answer: CallToolResult | undefined;
-            void taskTools.call(caller, getTaskTool, { task_id: task.taskId, wait_seconds: 600 }, new RequestAbort()).then(result => (answer = result));
-            await turns();
+            const answered = taskTools.call(caller, getTaskTool, { task_id: task.taskId, wait_seconds: 600 }, new RequestAbort()).then(result => (answer = result));
+            await promisesDrained();
             assert.equal(answer, undefined, 'it waits');
             await clock.tick(MAX_WAIT_SECONDS * 1000 - 1);
             assert.equal(answer, undefined, `still waiting just before ${MAX_WAIT_SECONDS} s`);
             await clock.tick(1);
-            await turns();
+            await answered;
             // Set by the callback above (the compiler narrowed it to undefined).
             const got = answer as CallToolResult | undefined;
             assert.notEqual(got?.isError, true);

@@ -6,7 +6,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { UNSEEN_GRACE_MS, UnseenTasks } from '../../../../server/src/mcp/unseenTasks.js';
-import { ManualClock, turns } from '../../../support/manualClock.js';
+import { ManualClock } from '../../../support/manualClock.js';
+import { promisesDrained, waitUntil } from '../../../support/wait.js';
 
 function setup() {
     const clock = new ManualClock();
@@ -30,10 +31,10 @@ describe('requests of a task its client has not seen', () => {
         const first = track(unseen.whenSeen('t1', new AbortController().signal));
         unseen.seen({ taskId: 'other' });
         unseen.seen(undefined);
-        await turns();
+        await promisesDrained();
         assert.equal(first.state, 'waiting', 'a message naming another task, or none, releases nothing');
         unseen.seen({ taskId: 't1' });
-        await turns();
+        await waitUntil(() => first.state !== 'waiting', 'the request to go');
         assert.equal(first.state, 'released');
         assert.equal(unseen.whenSeen('t1', new AbortController().signal), undefined);
         assert.equal(unseen.whenSeen('never-introduced', new AbortController().signal), undefined);
@@ -58,11 +59,12 @@ describe('requests of a task its client has not seen', () => {
         const cancelled = track(unseen.whenSeen('t1', withdrawn.signal));
         const kept = track(unseen.whenSeen('t1', new AbortController().signal));
         withdrawn.abort(new Error('task cancelled'));
-        await turns();
+        await waitUntil(() => cancelled.state !== 'waiting', 'the withdrawn request to end');
+        await promisesDrained();
         assert.equal(cancelled.state, 'rejected: task cancelled');
         assert.equal(kept.state, 'waiting');
         unseen.dispose();
-        await turns();
+        await waitUntil(() => kept.state !== 'waiting', 'the kept request to end');
         assert.equal(kept.state, 'released');
         assert.equal(clock.pending, 0);
     });

@@ -10,7 +10,8 @@ import { ClientHub } from '../../../../server/src/tasks/hub.js';
 import { MemoryTaskStore } from '../../../../server/src/tasks/memoryStore.js';
 import { TaskRuntime } from '../../../../server/src/tasks/runtime.js';
 import { ToolRegistry } from '../../../../server/src/tools/registry.js';
-import { ManualClock, settled } from '../../../support/manualClock.js';
+import { ManualClock } from '../../../support/manualClock.js';
+import { waitUntil } from '../../../support/wait.js';
 import { nap } from '../../../support/napTool.js';
 
 const ABANDON_MS = 30_000;
@@ -34,7 +35,7 @@ describe('abandoned tasks are cancelled (virtual clock)', () => {
         await clock.tick(ABANDON_MS - 1000);
         assert.equal((await store.get(task.taskId))?.status, 'working', 'still working inside the window');
         await clock.tick(ABANDON_MS / 10 + 1000);
-        const ended = await settled(async () => ((await store.get(task.taskId))?.status === 'cancelled' ? store.get(task.taskId) : undefined), 'the abandoned task cancelled');
+        const ended = await waitUntil(async () => ((await store.get(task.taskId))?.status === 'cancelled' ? store.get(task.taskId) : undefined), 'the abandoned task cancelled');
         assert.match(ended!.statusMessage ?? '', /stopped following it \(no tasks\/get or tasks\/result for 30 s\)/);
     });
 

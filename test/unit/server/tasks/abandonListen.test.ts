@@ -14,7 +14,8 @@ import type { JsonRpcMessage } from '../../../../server/src/rpc/messages.js';
 import { RequestAbort } from '../../../../server/src/rpc/requestAbort.js';
 import type { Transport } from '../../../../server/src/rpc/transport.js';
 import { TasksServer } from '../../../../server/src/server.js';
-import { ManualClock, settled } from '../../../support/manualClock.js';
+import { ManualClock } from '../../../support/manualClock.js';
+import { waitUntil } from '../../../support/wait.js';
 import { nap } from '../../../support/napTool.js';
 
 const ABANDON_MS = 30_000;
@@ -44,7 +45,7 @@ describe('abandoned 2026-07-28 tasks (virtual clock)', () => {
         const { clock, server, start, status } = setup();
         const taskId = await start();
         await clock.tick(ABANDON_MS + ABANDON_MS / 10 + 1000);
-        await settled(async () => ((await status(taskId)) === 'cancelled' ? true : undefined), 'the unfollowed task cancelled');
+        await waitUntil(async () => ((await status(taskId)) === 'cancelled' ? true : undefined), 'the unfollowed task cancelled');
         await server.close();
     });
 
@@ -54,7 +55,7 @@ describe('abandoned 2026-07-28 tasks (virtual clock)', () => {
         const other = await start();
         const abort = new RequestAbort();
         const listening = request('subscriptions/listen', { notifications: { taskIds: [taskId] } }, abort);
-        await settled(async () => (sent.some(m => 'method' in m && m.method === 'notifications/tasks') ? true : undefined), 'the first notifications/tasks');
+        await waitUntil(async () => (sent.some(m => 'method' in m && m.method === 'notifications/tasks') ? true : undefined), 'the first notifications/tasks');
         await clock.tick(10 * ABANDON_MS);
         assert.equal(await status(taskId), 'working', 'followed through the open stream');
         assert.equal(await status(other), 'cancelled', 'a task the stream does not name is not followed by it');
@@ -63,7 +64,7 @@ describe('abandoned 2026-07-28 tasks (virtual clock)', () => {
         await clock.tick(ABANDON_MS - 1000);
         assert.equal(await status(taskId), 'working', 'a full window after the stream closed');
         await clock.tick(ABANDON_MS / 10 + 2000);
-        await settled(async () => ((await status(taskId)) === 'cancelled' ? true : undefined), 'cancelled once the stream is gone');
+        await waitUntil(async () => ((await status(taskId)) === 'cancelled' ? true : undefined), 'cancelled once the stream is gone');
         await server.close();
     });
 

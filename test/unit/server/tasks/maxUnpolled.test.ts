@@ -10,7 +10,8 @@ import { ClientHub } from '../../../../server/src/tasks/hub.js';
 import { MemoryTaskStore } from '../../../../server/src/tasks/memoryStore.js';
 import { TaskRuntime } from '../../../../server/src/tasks/runtime.js';
 import { ToolRegistry } from '../../../../server/src/tools/registry.js';
-import { ManualClock, settled } from '../../../support/manualClock.js';
+import { ManualClock } from '../../../support/manualClock.js';
+import { waitUntil } from '../../../support/wait.js';
 import { nap } from '../../../support/napTool.js';
 
 const WINDOW_MS = 60_000;
@@ -34,7 +35,7 @@ describe("a tool's maxUnpolled window (virtual clock)", () => {
         await clock.tick(WINDOW_MS - 1000);
         assert.equal((await store.get(task.taskId))?.status, 'working');
         await clock.tick(WINDOW_MS / 10 + 1000);
-        const ended = await settled(async () => ((await store.get(task.taskId))?.status === 'cancelled' ? store.get(task.taskId) : undefined), 'the unpolled task cancelled');
+        const ended = await waitUntil(async () => ((await store.get(task.taskId))?.status === 'cancelled' ? store.get(task.taskId) : undefined), 'the unpolled task cancelled');
         assert.match(ended!.statusMessage ?? '', /stopped following it \(no get_task, read_output, tasks\/get or tasks\/result for 60 s\)/);
         assert.equal((await store.get(plain.taskId))?.status, 'working', 'a tool without the window runs on in the background');
     });

@@ -16,7 +16,8 @@ import { ELSEWHERE_GRACE_MS } from '../../../../server/src/tasks/taskRun.js';
 import type { Disposable, TaskEvent } from '../../../../server/src/tasks/types.js';
 import { ToolRegistry } from '../../../../server/src/tools/registry.js';
 import { defineTool, textResult } from '../../../../server/src/tools/types.js';
-import { ManualClock, settled, turns } from '../../../support/manualClock.js';
+import { ManualClock } from '../../../support/manualClock.js';
+import { promisesDrained, waitUntil } from '../../../support/wait.js';
 import { nap } from '../../../support/napTool.js';
 
 /** A store whose events reach no one: whatever cleanup hung on them is never done. */
@@ -51,7 +52,7 @@ function setup() {
 }
 
 async function waitingForInput(runtime: TaskRuntime, taskId: string): Promise<void> {
-    await settled(async () => Object.keys((await runtime.inputs.open(taskId, true)).requests ?? {}).length === 1, 'the task to ask its question');
+    await waitUntil(async () => Object.keys((await runtime.inputs.open(taskId, true)).requests ?? {}).length === 1, 'the task to ask its question');
 }
 
 describe('a task’s end releases what it holds, without the event bus', () => {
@@ -86,7 +87,7 @@ describe('a task’s end releases what it holds, without the event bus', () => {
         const { clock, store, runtime } = setup();
         const task = await runtime.createTask(CLIENT, nap, { ms: 1000 });
         await clock.tick(1000);
-        await settled(async () => (await store.get(task.taskId))?.status === 'completed', 'the nap to complete');
+        await waitUntil(async () => (await store.get(task.taskId))?.status === 'completed', 'the nap to complete');
         assert.equal(clock.pending, 1, 'only the completed task’s retention timer: no sweep');
     });
 
@@ -95,7 +96,7 @@ describe('a task’s end releases what it holds, without the event bus', () => {
         const task = await runtime.createTask(CLIENT, ask, {}, { statelessCapabilities: STATELESS });
         await waitingForInput(runtime, task.taskId);
         runtime.dispose('disposed by the test');
-        const ended = await settled(async () => {
+        const ended = await waitUntil(async () => {
             const now = await store.get(task.taskId);
             return now?.status === 'cancelled' ? now : undefined;
         }, 'the task’s end to be recorded');
@@ -128,10 +129,10 @@ describe('a task stopped because another process cancels it', () => {
         const store = new MemoryTaskStore({ clock });
         const runtime = new TaskRuntime(store, new ToolRegistry([nap, parentTool]), new ClientHub(), { ...LIMITS, abandonAfterMs: 0 }, createLogger('error', () => undefined), 'w1', clock);
         const parent = await runtime.createTask(CLIENT, parentTool, {});
-        const child = await settled(async () => (await store.list({ clientKey: CLIENT.clientKey, parentTaskId: parent.taskId, limit: 10 })).tasks[0], 'the sub-task to start');
+        const child = await waitUntil(async () => (await store.list({ clientKey: CLIENT.clientKey, parentTaskId: parent.taskId, limit: 10 })).tasks[0], 'the sub-task to start');
         const message = `Cancelled because parent task ${parent.taskId} (parent) was cancelled`;
         await store.finish(child.taskId, 'cancelled', cancelledOutcome(message, parent.taskId), message);
-        await settled(() => runtime.runOf(parent.taskId) === undefined, 'the parent to stop here');
+        await waitUntil(() => runtime.runOf(parent.taskId) === undefined, 'the parent to stop here');
         return { clock, store, parent, message };
     }
 
@@ -140,7 +141,7 @@ describe('a task stopped because another process cancels it', () => {
         const { clock, store, parent, message } = await cascadeReached();
         assert.equal((await store.get(parent.taskId))?.status, 'working', 'its end is left to the process cancelling it for now');
         await clock.tick(ELSEWHERE_GRACE_MS);
-        const ended = await settled(async () => {
+        const ended = await waitUntil(async () => {
             const now = await store.get(parent.taskId);
             return now?.status === 'cancelled' ? now : undefined;
         }, 'the parent’s end to be recorded here');
@@ -149,10 +150,11 @@ describe('a task stopped because another process cancels it', () => {
 
     it('records nothing itself when that process records the end', async () => {
         const { clock, store, parent } = await cascadeReached();
-        await turns();
+        // The stop's own callbacks (in-memory store, virtual clock) have set the grace timer once they ran.
+        await promisesDrained();
         const waiting = clock.pending;
         assert.ok(await store.finish(parent.taskId, 'cancelled', cancelledOutcome('Cancelled by the other process'), 'Cancelled by the other process'), 'the other process’s record is the one');
-        await settled(() => clock.pending === waiting - 1, 'the grace timer to be cleared');
+        await waitUntil(() => clock.pending === waiting - 1, 'the grace timer to be cleared');
         await clock.tick(ELSEWHERE_GRACE_MS);
         assert.equal((await store.get(parent.taskId))?.statusMessage, 'Cancelled by the other process');
     });

@@ -15,7 +15,8 @@ import { TaskRuntime } from '../../../../server/src/tasks/runtime.js';
 import type { Disposable, TaskEvent, TaskRecord } from '../../../../server/src/tasks/types.js';
 import { ToolRegistry } from '../../../../server/src/tools/registry.js';
 import { textResult } from '../../../../server/src/tools/types.js';
-import { ManualClock, turns } from '../../../support/manualClock.js';
+import { ManualClock } from '../../../support/manualClock.js';
+import { promisesDrained } from '../../../support/wait.js';
 import { nap } from '../../../support/napTool.js';
 
 /** The in-memory store with a switch that makes reads answer as an unreachable Redis does, and events a test sends. */
@@ -61,7 +62,7 @@ async function stateOf(promise: Promise<unknown>): Promise<'pending' | 'resolved
         () => (state = 'resolved'),
         () => (state = 'rejected'),
     );
-    await turns();
+    await promisesDrained();
     return state;
 }
 
@@ -70,7 +71,8 @@ describe('tasks/result across a store outage (virtual clock)', () => {
         const { clock, store, runtime } = setup();
         const task = await runtime.createTask(CLIENT, runtime.tools.get('nap')!, { ms: 10_000 }, {});
         const waiting = runtime.result(CLIENT, task.taskId);
-        await turns();
+        // Parked once its first read (an in-memory store's promise) has answered.
+        await promisesDrained();
 
         store.down = true;
         // Woken during the outage (an event that was on its way): the re-read fails.
@@ -103,7 +105,7 @@ describe('tasks/result across a store outage (virtual clock)', () => {
         store.down = false;
         const abort = new AbortController();
         const waiting = runtime.result(CLIENT, task.taskId, abort.signal);
-        await turns();
+        await promisesDrained();
         store.down = true;
         store.announce({ type: 'resync' });
         assert.equal(await stateOf(waiting), 'pending');

@@ -18,7 +18,8 @@ import {
     type TasksServer,
     type TasksServerOptions,
 } from '../../../../server/src/index.js';
-import { ManualClock, settled } from '../../../support/manualClock.js';
+import { ManualClock } from '../../../support/manualClock.js';
+import { waitUntil } from '../../../support/wait.js';
 
 type Message = { id?: number; method?: string; params?: Record<string, unknown>; result?: Record<string, unknown>; error?: { code: number; message: string } };
 type Task = { taskId: string; status: string; statusMessage?: string; _meta?: Record<string, unknown> };
@@ -279,7 +280,7 @@ describe('sub-task limits and errors (library API, in-memory stdio)', () => {
 
     it('a failed child fails the parent naming it, unless the parent catches the ChildTaskError', async () => {
         const [uncaught, caught] = await Promise.all([client.start('supervise', { handle: false }), client.start('supervise', { handle: true })]);
-        await settled(async () => (await client.children(uncaught)).length + (await client.children(caught)).length === 2, 'both children to start');
+        await waitUntil(async () => (await client.children(uncaught)).length + (await client.children(caught)).length === 2, 'both children to start');
         const results = Promise.all([client.result(uncaught), client.result(caught)]);
         // failing_job fails after 1 s of task time.
         await clock.tick(1000);
@@ -306,8 +307,8 @@ describe('sub-task cascade (library API, in-memory stdio)', () => {
             assert.equal(child.status, 'cancelled');
             assert.equal(child.statusMessage, `Cancelled because parent task ${parent} (leaver) completed`);
             assert.equal((await client.get(parent)).status, 'completed');
-            await settled(() => logs.some(l => l.includes('[slow_compute] cancelled "orphan" at 0/30')), 'the orphan to stop');
-            await settled(() => client.statusIndex(parent, 'completed') >= 0, 'the parent notification');
+            await waitUntil(() => logs.some(l => l.includes('[slow_compute] cancelled "orphan" at 0/30')), 'the orphan to stop');
+            await waitUntil(() => client.statusIndex(parent, 'completed') >= 0, 'the parent notification');
             assert.ok(client.statusIndex(childId, 'cancelled') < client.statusIndex(parent, 'completed'));
         } finally {
             await server.close();
@@ -324,7 +325,7 @@ describe('sub-task cascade (library API, in-memory stdio)', () => {
         });
         try {
             const parent = await client.start('deploy', { app: 'quiet' });
-            await settled(async () => (await client.children(parent)).length === 2, 'both steps to start');
+            await waitUntil(async () => (await client.children(parent)).length === 2, 'both steps to start');
             await clock.tick(1000);
             assert.equal(progress.filter(taskId => taskId !== parent).length, 2, 'both steps reported their first second');
             await client.call('tasks/cancel', { taskId: parent });
@@ -347,13 +348,13 @@ describe('sub-task cascade (library API, in-memory stdio)', () => {
     it('server shutdown cancels children before the parent, each naming it', async () => {
         const { server, client, logs, clock } = newServer();
         const parent = await client.start('deploy', { app: 'shutdown' });
-        const kids = await settled(async () => {
+        const kids = await waitUntil(async () => {
             const list = await client.children(parent);
             return list.length === 2 ? list : undefined;
         }, 'two steps');
         await clock.tick(200);
         await server.close('Server shutting down');
-        await settled(() => client.statusIndex(parent, 'cancelled') >= 0, 'the notifications');
+        await waitUntil(() => client.statusIndex(parent, 'cancelled') >= 0, 'the notifications');
         const parentAt = client.statusIndex(parent, 'cancelled');
         assert.ok(parentAt >= 0, 'the parent was cancelled');
         assert.equal(client.messages[parentAt]!.params?.statusMessage, 'Server shutting down');
@@ -373,14 +374,14 @@ describe('sub-task cascade (library API, in-memory stdio)', () => {
         const elsewhere = createTasksServer({ tools: defaultTools(), store, workerId: 'elsewhere', logger: createLogger('error', () => undefined), clock });
         try {
             const parent = await here.client.start('deploy', { app: 'remote' });
-            await settled(async () => (await here.client.children(parent)).length === 2, 'two steps');
+            await waitUntil(async () => (await here.client.children(parent)).length === 2, 'two steps');
             await clock.tick(200);
             // The owner's view from the other replica: it runs none of these tasks.
             const cancelled = await elsewhere.runtime.cancel({ clientKey: 'owner', isOwner: true }, parent);
             assert.equal(cancelled.status, 'cancelled');
             const kids = await here.client.children(parent);
             assert.ok(kids.every(k => k.status === 'cancelled' && k.statusMessage === `Cancelled because parent task ${parent} (deploy) was cancelled`));
-            await settled(() => here.logs.filter(l => /\[deploy_step\] cancelled (build|test) for remote at 0\/[23]/.test(l)).length === 2, 'both steps to stop here');
+            await waitUntil(() => here.logs.filter(l => /\[deploy_step\] cancelled (build|test) for remote at 0\/[23]/.test(l)).length === 2, 'both steps to stop here');
             await clock.tick(5000);
             assert.equal((await here.client.get(parent)).status, 'cancelled', 'the parent ends cancelled, not failed');
             assert.ok(!here.logs.some(l => l.includes('[deploy] remote stopped')));

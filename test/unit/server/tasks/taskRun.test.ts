@@ -14,7 +14,8 @@ import { RELATED_TASK_META_KEY } from '../../../../server/src/tasks/wire.js';
 import type { TaskOutcome, TaskRecord, TerminalStatus } from '../../../../server/src/tasks/types.js';
 import { ToolRegistry } from '../../../../server/src/tools/registry.js';
 import { defineTool, textResult, type ToolDefinition } from '../../../../server/src/tools/types.js';
-import { ManualClock, settled, turns } from '../../../support/manualClock.js';
+import { ManualClock } from '../../../support/manualClock.js';
+import { waitUntil } from '../../../support/wait.js';
 
 /** The in-memory store, counting the terminal writes made through it; `elsewhere` writes as another process would. */
 class CountingStore extends MemoryTaskStore {
@@ -141,7 +142,7 @@ describe('TaskRun: each way a task stops happens once (virtual clock)', () => {
         const cancelled = await runtime.cancel(CLIENT, task.taskId);
         assert.equal(cancelled.status, 'cancelled');
         assert.equal(cancelled.statusMessage, 'Cancelled by the client');
-        await turns();
+        await waitUntil(() => stops.has(task.taskId), 'the code to stop');
         assert.equal(stops.get(task.taskId), 'Task cancelled: Cancelled by the client');
         await clock.tick(60_000);
         assert.deepEqual(store.writesFor(task.taskId), [{ taskId: task.taskId, status: 'cancelled', statusMessage: 'Cancelled by the client' }]);
@@ -186,7 +187,7 @@ describe('TaskRun: each way a task stops happens once (virtual clock)', () => {
             assert.deepEqual(store.writesFor(task.taskId), [{ taskId: task.taskId, status: 'cancelled', statusMessage: 'Server shutting down' }]);
             assert.deepEqual(notesFor(task.taskId), ['cancelled']);
         }
-        await turns();
+        await waitUntil(() => stops.has(a.taskId), 'the code to stop');
         assert.equal(stops.get(a.taskId), 'Task cancelled: Server shutting down');
         await assert.rejects(start('nap', { ms: 1 }), /shutting down/);
         await clock.tick(60_000);
@@ -199,7 +200,7 @@ describe('TaskRun: each way a task stops happens once (virtual clock)', () => {
         await clock.tick(5);
         const message = 'Worker w1 stopped responding (no heartbeat within its 10000 ms lease); the work of this task was lost';
         await store.elsewhere(task.taskId, 'failed', message);
-        await turns();
+        await waitUntil(() => stops.has(task.taskId), 'the code to stop');
         assert.equal(stops.get(task.taskId), `Task failed: ${message}`);
         assert.equal(runtime.runningCount, 0);
         assert.deepEqual(store.finishes, [], 'the runtime wrote nothing');
@@ -210,10 +211,10 @@ describe('TaskRun: each way a task stops happens once (virtual clock)', () => {
     it("cascades from its parent: the child's one write and notification come before the parent's", async () => {
         const { clock, store, runtime, notes, start } = setup();
         const root = await start('parent', { ms: 60_000 });
-        const child = await settled(async () => (await store.list({ parentTaskId: root.taskId, limit: 10 })).tasks[0], 'the child to start');
+        const child = await waitUntil(async () => (await store.list({ parentTaskId: root.taskId, limit: 10 })).tasks[0], 'the child to start');
         await clock.tick(5);
         await runtime.cancel(CLIENT, root.taskId);
-        await turns();
+        await waitUntil(() => stops.has(child.taskId) && stops.has(root.taskId), 'both codes to stop');
         const because = `Cancelled because parent task ${root.taskId} (parent) was cancelled`;
         assert.deepEqual(store.finishes, [
             { taskId: child.taskId, status: 'cancelled', statusMessage: because },
@@ -240,14 +241,13 @@ describe('TaskRun: each way a task stops happens once (virtual clock)', () => {
             // Started 1 ms after its parent, the child (with the parent's ttl) outlives it by 1 ms.
             const root = await start('parent', { ms: 60_000, leave: how === 'completed', delay: 1 }, 1000);
             await clock.tick(1);
-            const child = await settled(async () => (await store.list({ parentTaskId: root.taskId, limit: 10 })).tasks[0], 'the child to start');
+            const child = await waitUntil(async () => (await store.list({ parentTaskId: root.taskId, limit: 10 })).tasks[0], 'the child to start');
             if (how === 'expired') {
                 await clock.tick(999);
             } else if (how === 'failed') {
                 await store.elsewhere(root.taskId, 'failed', 'lost');
             }
-            await turns();
-            const writes = store.writesFor(child.taskId);
+            const writes = await waitUntil(() => (store.writesFor(child.taskId).length > 0 ? store.writesFor(child.taskId) : undefined), 'the child to stop');
             assert.equal(writes.length, 1, how);
             assert.equal(writes[0]!.statusMessage, `Cancelled because parent task ${root.taskId} (parent) ${how}`);
             assert.equal(store.writesFor(root.taskId).length, how === 'completed' ? 1 : 0, how);
@@ -259,11 +259,11 @@ describe('TaskRun: each way a task stops happens once (virtual clock)', () => {
         const { clock, store, runtime, notesFor, start } = setup();
         const other = new TaskRuntime(store, runtime.tools, new ClientHub(), LIMITS, createLogger('error', () => undefined), 'w2', clock);
         const root = await start('parent', { ms: 60_000 });
-        const child = await settled(async () => (await store.list({ parentTaskId: root.taskId, limit: 10 })).tasks[0], 'the child to start');
+        const child = await waitUntil(async () => (await store.list({ parentTaskId: root.taskId, limit: 10 })).tasks[0], 'the child to start');
         await clock.tick(5);
         const cancelled = await other.cancel({ clientKey: 'owner', isOwner: true }, root.taskId);
         assert.equal(cancelled.statusMessage, 'Cancelled from the MCP Tasks sidebar');
-        await turns();
+        await waitUntil(() => stops.has(child.taskId) && runtime.runningCount === 0, 'the code here to stop');
         assert.deepEqual(
             store.finishes.map(f => [f.taskId, f.status]),
             [
@@ -312,7 +312,7 @@ describe('TaskRun as the tool context: sleep and signal (virtual clock)', () => 
         await clock.tick(10);
         assert.equal(clock.pending, 3, "the store's retention timer and two sleeps");
         await runtime.cancel(CLIENT, task.taskId);
-        await turns();
+        await waitUntil(() => stops.has(task.taskId), 'the code to report its sleeps');
         assert.equal(stops.get(task.taskId), JSON.stringify({ ended: ['rejected', 'rejected'], aborted: true, reason: 'Task cancelled: Cancelled by the client' }));
         // The code returned a result after the cancel: that changes nothing.
         assert.equal((await store.get(task.taskId))?.status, 'cancelled');
@@ -360,7 +360,7 @@ describe('TaskRun: progress and statusMessage in step (virtual clock)', () => {
         assert.deepEqual(progress().map(p => p.message), ['tick 1/2']);
         assert.equal((await store.get(task.taskId))?.statusMessage, 'tick 1/2');
         await clock.tick(1000);
-        await settled(() => statuses().includes('completed'), 'the completed notification');
+        await waitUntil(() => statuses().includes('completed'), 'the completed notification');
         assert.deepEqual(progress().map(p => p.message), ['tick 1/2', 'tick 2/2']);
         assert.deepEqual(statuses(), ['completed']);
     });

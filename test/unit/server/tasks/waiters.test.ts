@@ -6,7 +6,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { TaskRecord } from '../../../../server/src/tasks/types.js';
 import { TaskWaiters } from '../../../../server/src/tasks/waiters.js';
-import { ManualClock, turns } from '../../../support/manualClock.js';
+import { ManualClock } from '../../../support/manualClock.js';
+import { promisesDrained } from '../../../support/wait.js';
 
 const RECORD = { taskId: 't1', status: 'working', lastUpdatedAt: '2026-12-01T00:00:00.000Z' } as TaskRecord;
 const CHANGED = { ...RECORD, lastUpdatedAt: '2026-12-01T00:00:01.000Z' } as TaskRecord;
@@ -33,11 +34,11 @@ describe('TaskWaiters', () => {
         const second = waiters.next(RECORD).then(() => (woken = true));
         // The first waiter's re-check answers now, with a change: too late to matter.
         answers[0]!(CHANGED);
-        await turns();
+        await promisesDrained();
         assert.equal(undone, 1, 'its undo ran once');
         assert.deepEqual(waiters.taskIds, ['t1'], 'the second waiter is still parked');
         answers[1]!(RECORD);
-        await turns();
+        await promisesDrained();
         assert.equal(woken, false);
         waiters.wake('t1');
         await second;
@@ -56,9 +57,9 @@ describe('TaskWaiters', () => {
         await clock.tick(1);
         assert.equal(woken, 1, 'the retry time woke it');
 
-        void waiters.untilStoreBack('t1', clock, 1000, undefined).then(() => woken++);
+        const back = waiters.untilStoreBack('t1', clock, 1000, undefined).then(() => woken++);
         waiters.wake('t1');
-        await turns();
+        await back;
         assert.equal(woken, 2, 'a wake (the store is back) woke it');
         await clock.tick(5000);
         assert.equal(woken, 2, 'its timer went with it');

@@ -10,7 +10,8 @@ import { connect, type Socket } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { createTasksServer, silentLogger, type TasksServer } from '../../../../server/src/index.js';
 import { HttpTransportServer } from '../../../../server/src/transports/http.js';
-import { ManualClock, settled } from '../../../support/manualClock.js';
+import { ManualClock } from '../../../support/manualClock.js';
+import { waitUntil } from '../../../support/wait.js';
 import { exchange, INITIALIZE } from '../../../support/rawHttp.js';
 
 const CAP = 8;
@@ -58,7 +59,7 @@ describe('connections without a credential', () => {
                 return socket;
             }),
         );
-        await settled(() => http.connections >= count, 'the server to accept every peer');
+        await waitUntil(() => http.connections >= count, 'the server to accept every peer');
         return { sockets, closed };
     }
 
@@ -69,12 +70,12 @@ describe('connections without a credential', () => {
         const { sockets, closed } = await idlePeers(CAP);
         const reply = await initialize();
         assert.equal(reply.status, 200);
-        await settled(() => closed.size >= 1 || undefined, 'the oldest silent peer to be displaced');
+        await waitUntil(() => closed.size >= 1 || undefined, 'the oldest silent peer to be displaced');
         assert.deepEqual([...closed], [sockets[0]], 'only the oldest silent peer made room');
         assert.ok(http.connections <= CAP);
         // The handshake time passes: every silent peer left is cut.
         await clock.tick(HANDSHAKE_MS + HANDSHAKE_MS / 4);
-        await settled(() => closed.size === CAP || undefined, 'every silent peer to be cut');
+        await waitUntil(() => closed.size === CAP || undefined, 'every silent peer to be cut');
         assert.equal((await initialize()).status, 200);
     });
 
@@ -86,7 +87,7 @@ describe('connections without a credential', () => {
         socket.write(
             `POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:${http.port}\r\nAuthorization: Bearer ${TOKEN}\r\nContent-Type: application/json\r\nAccept: application/json\r\nContent-Length: 500\r\n\r\n{"jsonrpc":`,
         );
-        await settled(() => http.connections >= 1 || undefined, 'the connection');
+        await waitUntil(() => http.connections >= 1 || undefined, 'the connection');
         // Authenticated (the headers passed), so the handshake sweep leaves it; the body-idle time cuts it.
         await clock.tick(HANDSHAKE_MS + HANDSHAKE_MS / 4);
         assert.equal(socket.destroyed, false, 'an authenticated connection outlives the handshake time');

@@ -77,8 +77,7 @@ describe('idle sweep on a virtual clock', () => {
         const entry = sessions.open(CALLER);
         const reply = new Collector();
         const answered = entry.session.rpc.answer({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'hold', arguments: {} } }, reply);
-        await new Promise(resolve => setImmediate(resolve));
-        assert.ok(entry.session.busy);
+        assert.ok(entry.session.busy, 'a request is in flight from the moment it is taken');
         mock.timers.tick(IDLE_MS * 20);
         assert.equal(sessions.get(entry.id), entry, 'a session waiting in a request is not idle');
 

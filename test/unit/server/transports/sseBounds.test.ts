@@ -13,7 +13,6 @@ import type { JsonRpcMessage } from '../../../../server/src/rpc/messages.js';
 import { SseStream } from '../../../../server/src/transports/sse.js';
 
 const LIMIT = 256 * 1024;
-const turn = () => new Promise(resolve => setImmediate(resolve));
 
 function status(n: number, size: number): JsonRpcMessage {
     return { jsonrpc: '2.0', method: 'notifications/tasks/status', params: { taskId: `t${n}`, status: 'working', statusMessage: 'x'.repeat(size) } };
@@ -49,11 +48,20 @@ describe('an SSE stream whose reader stalls', () => {
         server.close();
     });
 
-    /** Sends large status frames one event-loop turn at a time until the socket stops taking them. */
-    async function congest(): Promise<void> {
+    /**
+     * Sends a frame and hands it to the socket at once (the flush the stream would run on the next
+     * turn): a write goes to the kernel while its buffers have room, so they fill first, then the
+     * server's, without the test waiting for anything.
+     */
+    function sendNow(message: JsonRpcMessage): void {
+        stream.send(message);
+        stream.flush();
+    }
+
+    /** Sends large status frames until the socket stops taking them. */
+    function congest(): void {
         for (let i = 0; i < 2000 && !((stream.queued ?? 0) > 0); i++) {
-            stream.send(status(i, 64 * 1024));
-            await turn();
+            sendNow(status(i, 64 * 1024));
         }
         assert.ok(stream.queued > 0, 'the socket stopped taking frames');
     }
@@ -61,8 +69,7 @@ describe('an SSE stream whose reader stalls', () => {
     it('holds at most its limit, then cuts a stream that never drains', async () => {
         let held = 0;
         for (let i = 0; i < 1500 && stream.open; i++) {
-            stream.send(status(i, 32 * 1024));
-            await turn();
+            sendNow(status(i, 32 * 1024));
             held = Math.max(held, res.writableLength + (stream.queued ?? 0));
         }
         assert.ok(held <= 2 * LIMIT + 64 * 1024, `held ${held} bytes for a reader that never reads`);
@@ -70,7 +77,7 @@ describe('an SSE stream whose reader stalls', () => {
     });
 
     it('keeps only the latest progress per token while it waits, and every status frame', async () => {
-        await congest();
+        congest();
         const before = stream.queued;
         for (let n = 1; n <= 5000; n++) {
             assert.ok(stream.send(progress('tok', n)));
@@ -79,7 +86,6 @@ describe('an SSE stream whose reader stalls', () => {
         stream.send(status(-1, 10));
         assert.ok(stream.queued - before < 2048, `queued ${stream.queued - before} more characters for 10,000 progress notifications`);
         assert.ok(stream.open);
-        await turn();
         stream.close();
         socket.resume();
         const chunks: Buffer[] = [];
