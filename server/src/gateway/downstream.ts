@@ -1,22 +1,8 @@
 import { createInterface } from 'node:readline';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
-import {
-    Client,
-    CreateMessageRequestSchema,
-    ElicitRequestSchema,
-    ErrorCode,
-    LoggingMessageNotificationSchema,
-    McpError,
-    ProgressNotificationSchema,
-    PromptListChangedNotificationSchema,
-    ResourceListChangedNotificationSchema,
-    ResourceUpdatedNotificationSchema,
-    TaskStatusNotificationSchema,
-    StdioClientTransport,
-    StreamableHTTPClientTransport,
-    ToolListChangedNotificationSchema,
-} from './sdkClient.js';
+// One namespace: the SDK client module's export list is not written out again here.
+import * as sdk from './sdkClient.js';
 import type { Clock, ClockTimer } from '../clock.js';
 import { errorMessage, type Logger } from '../log.js';
 import { RpcError } from '../rpc/errors.js';
@@ -56,7 +42,7 @@ export class Downstream {
     lastExit?: string;
     /** Hears the notifications every client of ours hears too: prompt and resource list changes, resource updates, log messages. */
     onNotification?: (method: string, params: Record<string, unknown>) => void;
-    private client?: Client;
+    private client?: sdk.Client;
     private attempt = 0;
     private upSince = 0;
     private restartTimer?: ClockTimer;
@@ -76,7 +62,7 @@ export class Downstream {
     }
 
     /** The live client, or an error a caller can show: the server is starting, restarting or gone. */
-    connected(): Client {
+    connected(): sdk.Client {
         if (this.state === 'up' && this.client) {
             return this.client;
         }
@@ -90,35 +76,35 @@ export class Downstream {
         if (this.state === 'closed') {
             return;
         }
-        const client = new Client(
+        const client = new sdk.Client(
             { name: 'mcp-tasks-gateway', version: SERVER_VERSION },
             // The host's answers reach the downstream through our tasks: we can ask for either.
             { capabilities: { elicitation: { form: {} }, sampling: {} } },
         );
-        client.setRequestHandler(ElicitRequestSchema, async request => {
+        client.setRequestHandler(sdk.ElicitRequestSchema, async request => {
             const ctx = this.calls.route(request.params);
             if (!ctx) {
-                throw new McpError(ErrorCode.InvalidRequest, 'No call is running through the gateway to ask the user');
+                throw new sdk.McpError(sdk.ErrorCode.InvalidRequest, 'No call is running through the gateway to ask the user');
             }
             return (await ctx.elicit(CallsInFlight.upstreamParams(request.params) as never)) as never;
         });
-        client.setRequestHandler(CreateMessageRequestSchema, async request => {
+        client.setRequestHandler(sdk.CreateMessageRequestSchema, async request => {
             const ctx = this.calls.route(request.params);
             if (!ctx) {
-                throw new McpError(ErrorCode.InvalidRequest, 'No call is running through the gateway to ask for sampling');
+                throw new sdk.McpError(sdk.ErrorCode.InvalidRequest, 'No call is running through the gateway to ask for sampling');
             }
             return (await ctx.createMessage(CallsInFlight.upstreamParams(request.params) as never)) as never;
         });
-        client.setNotificationHandler(ToolListChangedNotificationSchema, () => void this.listTools(client));
+        client.setNotificationHandler(sdk.ToolListChangedNotificationSchema, () => void this.listTools(client));
         // Our own routing of progress, not the SDK's onprogress: the SDK drops an update that
         // arrives in the same read as its call's response (its handler is gone by the time the
         // notification's turn comes), and a call's last update is often just that.
-        client.setNotificationHandler(ProgressNotificationSchema, notification => this.progressRoutes.get(String(notification.params.progressToken))?.(notification.params));
-        client.setNotificationHandler(TaskStatusNotificationSchema, notification => {
+        client.setNotificationHandler(sdk.ProgressNotificationSchema, notification => this.progressRoutes.get(String(notification.params.progressToken))?.(notification.params));
+        client.setNotificationHandler(sdk.TaskStatusNotificationSchema, notification => {
             const params = notification.params as Record<string, unknown>;
             this.statusListeners.get(params.taskId as string)?.(params);
         });
-        for (const schema of [PromptListChangedNotificationSchema, ResourceListChangedNotificationSchema, ResourceUpdatedNotificationSchema, LoggingMessageNotificationSchema]) {
+        for (const schema of [sdk.PromptListChangedNotificationSchema, sdk.ResourceListChangedNotificationSchema, sdk.ResourceUpdatedNotificationSchema, sdk.LoggingMessageNotificationSchema]) {
             client.setNotificationHandler(schema, notification => this.onNotification?.(notification.method, (notification.params ?? {}) as Record<string, unknown>));
         }
         client.onerror = err => this.log.debug(`[${this.name}] ${errorMessage(err)}`);
@@ -173,9 +159,9 @@ export class Downstream {
     private transport(): Transport {
         const { spec } = this;
         if (spec.kind === 'http') {
-            return new StreamableHTTPClientTransport(new URL(spec.url), { requestInit: { headers: spec.headers } });
+            return new sdk.StreamableHTTPClientTransport(new URL(spec.url), { requestInit: { headers: spec.headers } });
         }
-        const transport = new StdioClientTransport({ command: spec.command, args: spec.args, env: spec.env ? { ...process.env, ...spec.env } as Record<string, string> : undefined, cwd: spec.cwd, stderr: 'pipe' });
+        const transport = new sdk.StdioClientTransport({ command: spec.command, args: spec.args, env: spec.env ? { ...process.env, ...spec.env } as Record<string, string> : undefined, cwd: spec.cwd, stderr: 'pipe' });
         const stderr = transport.stderr;
         if (stderr) {
             createInterface({ input: stderr as unknown as NodeJS.ReadableStream, crlfDelay: Infinity }).on('line', line => this.log.info(`[${this.name}] ${line.length > MAX_LOG_LINE ? `${line.slice(0, MAX_LOG_LINE)}… (${line.length} chars)` : line}`));
@@ -183,7 +169,7 @@ export class Downstream {
         return transport;
     }
 
-    private async listTools(client: Client): Promise<void> {
+    private async listTools(client: sdk.Client): Promise<void> {
         const tools: Tool[] = [];
         let cursor: string | undefined;
         do {
@@ -196,7 +182,7 @@ export class Downstream {
     }
 
     /** The connection ended: on its own (the process died), or because we closed it. */
-    private closed(client: Client): void {
+    private closed(client: sdk.Client): void {
         if (this.client !== client || this.state === 'closed') {
             return;
         }
@@ -223,7 +209,7 @@ export class Downstream {
 
 /** A downstream's error answer as ours: its code, message (without the SDK's "MCP error N: " prefix) and data. */
 export function asRpcError(err: unknown): RpcError | undefined {
-    if (!(err instanceof McpError)) {
+    if (!(err instanceof sdk.McpError)) {
         return undefined;
     }
     return new RpcError(err.code, err.message.replace(/^MCP error -?\d+: /, ''), err.data);
@@ -231,5 +217,5 @@ export function asRpcError(err: unknown): RpcError | undefined {
 
 /** Whether an error is the SDK's "connection closed" for a request that was in flight. */
 export function isConnectionClosed(err: unknown): boolean {
-    return err instanceof McpError && err.code === ErrorCode.ConnectionClosed;
+    return err instanceof sdk.McpError && err.code === sdk.ErrorCode.ConnectionClosed;
 }
