@@ -5,9 +5,9 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { request } from 'node:http';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { SimulatedJobSystem } from '../../server/src/tools/simulatedJobs.js';
-import { startHttpServer, type HttpServer } from '../support/helpers.js';
+import { httpServerPerSuite, startHttpServer } from '../support/helpers.js';
 import { mib, MiB, rssOf } from '../support/lightRpc.js';
 import { exitWithin } from '../support/rawHelpers.js';
 import { waitUntil } from '../support/wait.js';
@@ -49,14 +49,7 @@ function postAndVanish(url: string, sessionId: string, body: object): { sent: Pr
 }
 
 describe('a client that disconnects', () => {
-    let server: HttpServer;
-
-    before(async () => {
-        server = await startHttpServer(['--poll-interval', '100ms', '--log-level', 'debug']);
-    });
-    after(async () => {
-        await server.stop();
-    });
+    const server = httpServerPerSuite(['--poll-interval', '100ms', '--log-level', 'debug']);
 
     it('leaves its task running; the same session gets the result on a new connection', async () => {
         const first = new RawHttp(server.url);
@@ -94,14 +87,7 @@ describe('a client that disconnects', () => {
 });
 
 describe('a GET stream that drops and reconnects', () => {
-    let server: HttpServer;
-
-    before(async () => {
-        server = await startHttpServer(['--poll-interval', '100ms']);
-    });
-    after(async () => {
-        await server.stop();
-    });
+    const server = httpServerPerSuite(['--poll-interval', '100ms']);
 
     it('resumes notifications on the new stream, including for tasks started before the drop', async () => {
         const client = new RawHttp(server.url);
@@ -153,14 +139,7 @@ describe('a GET stream that drops and reconnects', () => {
 });
 
 describe('callers that leave a tasks/result behind', () => {
-    let server: HttpServer;
-
-    before(async () => {
-        server = await startHttpServer(['--log-level', 'debug', '--session-idle-timeout', '1s']);
-    });
-    after(async () => {
-        await server.stop();
-    });
+    const server = httpServerPerSuite(['--log-level', 'debug', '--session-idle-timeout', '1s']);
 
     it('release their waiters: one debug line each, the session goes idle, and RSS does not grow with them', { timeout: 120_000 }, async t => {
         const client = new RawHttp(server.url);

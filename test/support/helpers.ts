@@ -3,6 +3,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import { resolve } from 'node:path';
 import { createInterface } from 'node:readline';
+import { after, before } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -91,6 +92,41 @@ export async function startHttpServer(args: string[] = [], env: NodeJS.ProcessEn
             const [code] = await exited;
             return code as number | null;
         },
+    };
+}
+
+/**
+ * One real HTTP server for the enclosing describe: started before its tests, stopped after them.
+ * Read its fields inside a test or hook, not while the describe is being declared.
+ */
+export function httpServerPerSuite(args: string[] = [], env?: NodeJS.ProcessEnv): HttpServer {
+    let started: HttpServer | undefined;
+    before(async () => {
+        started = await startHttpServer(args, env);
+    });
+    after(async () => {
+        await started?.stop();
+    });
+    const server = (): HttpServer => {
+        if (!started) {
+            throw new Error('the suite server is read before its describe started it');
+        }
+        return started;
+    };
+    return {
+        get url() {
+            return server().url;
+        },
+        get port() {
+            return server().port;
+        },
+        get proc() {
+            return server().proc;
+        },
+        get log() {
+            return server().log;
+        },
+        stop: signal => server().stop(signal),
     };
 }
 

@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { startHttpServer, type HttpServer } from '../../support/helpers.js';
+import { httpServerPerSuite, startHttpServer, type HttpServer } from '../../support/helpers.js';
 import { RawHttp } from '../../support/rawHttp.js';
 
 const OWNER = 'retention-owner-token-0123456789';
@@ -71,14 +71,7 @@ describe('retained tasks per client', () => {
 });
 
 describe('retained bytes per client', () => {
-    let server: HttpServer;
-
-    before(async () => {
-        server = await startHttpServer(['--max-retained-bytes-per-client', '20000']);
-    });
-    after(async () => {
-        await server.stop();
-    });
+    const server = httpServerPerSuite(['--max-retained-bytes-per-client', '20000']);
 
     it('counts what finished tasks hold (arguments, results) and names the limit', async () => {
         const client = new RawHttp(server.url);

@@ -7,8 +7,8 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { after, before, describe, it } from 'node:test';
-import { startHttpServer, type HttpServer } from '../../support/helpers.js';
+import { describe, it } from 'node:test';
+import { httpServerPerSuite } from '../../support/helpers.js';
 import { StatelessHttpClient } from '../../support/stateless.js';
 
 const run = promisify(execFile);
@@ -43,11 +43,7 @@ async function snoop(url: string): Promise<{ listError?: string; ids: string[]; 
 }
 
 describe('anonymous 2026-07-28 callers over HTTP (no --token)', () => {
-    let server: HttpServer;
-    before(async () => {
-        server = await startHttpServer();
-    });
-    after(() => server.stop());
+    const server = httpServerPerSuite();
 
     it("another process cannot list or cancel the first one's tasks; the first reaches its own by id", async () => {
         const first = new StatelessHttpClient(server.url);
@@ -73,11 +69,7 @@ describe('anonymous 2026-07-28 callers over HTTP (no --token)', () => {
 });
 
 describe('2026-07-28 callers over HTTP with tokens', () => {
-    let server: HttpServer;
-    before(async () => {
-        server = await startHttpServer(['--token', 'alice-token', '--token', 'bob-token']);
-    });
-    after(() => server.stop());
+    const server = httpServerPerSuite(['--token', 'alice-token', '--token', 'bob-token']);
 
     it('each lists its own tasks, and only those', async () => {
         const alice = new StatelessHttpClient(server.url, 'alice-token');

@@ -4,8 +4,8 @@
  * the Host check refused, and request ids reused while in flight.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import { startHttpServer, type HttpServer } from '../../support/helpers.js';
+import { describe, it } from 'node:test';
+import { httpServerPerSuite } from '../../support/helpers.js';
 import { waitUntil } from '../../support/wait.js';
 import { StdioLines } from '../../support/lightRpc.js';
 import { exchange, INITIALIZE, RawHttp } from '../../support/rawHttp.js';
@@ -52,14 +52,7 @@ describe('progress tokens', () => {
 });
 
 describe('no session before a successful initialize', () => {
-    let server: HttpServer;
-
-    before(async () => {
-        server = await startHttpServer();
-    });
-    after(async () => {
-        await server.stop();
-    });
+    const server = httpServerPerSuite();
 
     it('issues no Mcp-Session-Id for a failed initialize, and refuses tools/list without a session', async () => {
         const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
@@ -91,14 +84,7 @@ describe('no session before a successful initialize', () => {
 });
 
 describe('--host 127.0.0.2', () => {
-    let server: HttpServer;
-
-    before(async () => {
-        server = await startHttpServer(['--host', '127.0.0.2']);
-    });
-    after(async () => {
-        await server.stop();
-    });
+    const server = httpServerPerSuite(['--host', '127.0.0.2']);
 
     it('serves requests to its own URL and still refuses other Hosts', async () => {
         assert.match(server.url, /^http:\/\/127\.0\.0\.2:\d+\/mcp$/);
@@ -115,14 +101,7 @@ describe('--host 127.0.0.2', () => {
 });
 
 describe('request ids reused while in flight', () => {
-    let server: HttpServer;
-
-    before(async () => {
-        server = await startHttpServer(['--session-idle-timeout', '1s', '--log-level', 'debug']);
-    });
-    after(async () => {
-        await server.stop();
-    });
+    const server = httpServerPerSuite(['--session-idle-timeout', '1s', '--log-level', 'debug']);
 
     it('over stdio answers the duplicate with an error and leaves the first request alone', async () => {
         const stdio = StdioLines.start(['--log-level', 'debug']);

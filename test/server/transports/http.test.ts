@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { after, before, describe, it } from 'node:test';
-import { startHttpServer, type HttpServer } from '../../support/helpers.js';
+import { describe, it } from 'node:test';
+import { httpServerPerSuite } from '../../support/helpers.js';
 import { HttpReply, INITIALIZE, RawHttp, type JsonRpcError } from '../../support/rawHttp.js';
 import { waitUntil } from '../../support/wait.js';
 
@@ -15,14 +15,7 @@ function errorBody(res: HttpReply): JsonRpcError {
 }
 
 describe('Streamable HTTP transport', () => {
-    let server: HttpServer;
-
-    before(async () => {
-        server = await startHttpServer(['--body-limit', String(BODY_LIMIT)]);
-    });
-    after(async () => {
-        await server.stop();
-    });
+    const server = httpServerPerSuite(['--body-limit', String(BODY_LIMIT)]);
 
     const session = async (): Promise<RawHttp> => {
         const raw = new RawHttp(server.url);
@@ -244,14 +237,7 @@ describe('Streamable HTTP transport', () => {
 });
 
 describe('idle HTTP sessions', () => {
-    let server: HttpServer;
-
-    before(async () => {
-        server = await startHttpServer(['--session-idle-timeout', '300ms']);
-    });
-    after(async () => {
-        await server.stop();
-    });
+    const server = httpServerPerSuite(['--session-idle-timeout', '300ms']);
 
     it('closes an abandoned session but keeps one whose GET stream is open', async () => {
         const watched = new RawHttp(server.url);

@@ -5,10 +5,10 @@
  * (MetaMemo stringified it outside the transport's try/catch) and ended the process.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { MAX_DEPTH, MAX_META_VALUES } from '../../../server/src/rpc/nesting.js';
 import { classify } from '../../../server/src/rpc/messages.js';
-import { startHttpServer, type HttpServer } from '../../support/helpers.js';
+import { httpServerPerSuite } from '../../support/helpers.js';
 import { StdioLines } from '../../support/lightRpc.js';
 import { exchange, INITIALIZE } from '../../support/rawHttp.js';
 import { meta, StatelessHttpClient } from '../../support/stateless.js';
@@ -73,11 +73,7 @@ describe('a message nested past the limits', () => {
     });
 
     describe('over HTTP', () => {
-        let server: HttpServer;
-        before(async () => {
-            server = await startHttpServer();
-        });
-        after(() => server.stop());
+        const server = httpServerPerSuite();
 
         it(`a 2026-07-28 request with a _meta ${LEVELS} levels deep gets 400 and -32602`, async () => {
             const client = new StatelessHttpClient(server.url);

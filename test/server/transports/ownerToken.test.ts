@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { OWNER_CHALLENGE_HEADER, OWNER_PROOF_HEADER, ownerProof } from '../../../server/src/ownerProof.js';
-import { secret, SERVER_JS, startHttpServer, type HttpServer } from '../../support/helpers.js';
+import { httpServerPerSuite, secret, SERVER_JS, startHttpServer } from '../../support/helpers.js';
 import { waitUntil } from '../../support/wait.js';
 import { exitWithin } from '../../support/rawHelpers.js';
 import { exchange } from '../../support/rawHttp.js';
@@ -115,11 +115,7 @@ describe('the owner-announce file', () => {
 describe('the owner proof', () => {
     const ownerToken = secret();
     const clientToken = secret();
-    let server: HttpServer;
-    before(async () => {
-        server = await startHttpServer([], { MCP_TASKS_TOKEN: clientToken, MCP_TASKS_OWNER_TOKEN: ownerToken });
-    });
-    after(() => server.stop());
+    const server = httpServerPerSuite([], { MCP_TASKS_TOKEN: clientToken, MCP_TASKS_OWNER_TOKEN: ownerToken });
 
     const challenge = (url: string, value: string, headers: Record<string, string> = {}) => exchange(url, { method: 'GET', headers: { [OWNER_CHALLENGE_HEADER]: value, ...headers } });
 
