@@ -111,6 +111,18 @@ describe('the stdio owner endpoint against another local user', () => {
         }
     });
 
+    /** A stdio mode whose launch is resolved, and another user's listener on a port of its own; both go after the test. */
+    async function squatted() {
+        const log = recordingLog();
+        const mode = new StdioMode(SERVER_JS, config, log);
+        cleanup.push(() => mode.dispose());
+        const squatter = new Squatter();
+        cleanup.push(() => squatter.close());
+        const port = await squatter.listenAnywhere();
+        const { env } = await resolved(mode);
+        return { log, mode, squatter, port, env };
+    }
+
     it('sends no owner token to a listener that grabs the port of a SIGKILLed server', async () => {
         const mode = new StdioMode(SERVER_JS, config, quiet);
         const owner = new OwnerConnection(new TaskModel(), quiet);
@@ -132,13 +144,7 @@ describe('the stdio owner endpoint against another local user', () => {
     });
 
     it('ignores (and removes) a stale announcement of a dead process: nothing is sent to its URL', async () => {
-        const log = recordingLog();
-        const mode = new StdioMode(SERVER_JS, config, log);
-        cleanup.push(() => mode.dispose());
-        const squatter = new Squatter();
-        cleanup.push(() => squatter.close());
-        const port = await squatter.listenAnywhere();
-        const { env } = await resolved(mode);
+        const { log, mode, squatter, port, env } = await squatted();
         const pid = await deadPid();
         writeFileSync(env[Env.ownerAnnounce]!, JSON.stringify({ url: `http://127.0.0.1:${port}/mcp`, pid }), { mode: 0o600 });
         await waitUntil(() => !existsSync(env[Env.ownerAnnounce]!), 'the stale file to be removed');
@@ -148,13 +154,7 @@ describe('the stdio owner endpoint against another local user', () => {
     });
 
     it('sends no token to a live process whose announced port does not prove it holds the launch token', async () => {
-        const log = recordingLog();
-        const mode = new StdioMode(SERVER_JS, config, log);
-        cleanup.push(() => mode.dispose());
-        const squatter = new Squatter();
-        cleanup.push(() => squatter.close());
-        const port = await squatter.listenAnywhere();
-        const { env } = await resolved(mode);
+        const { log, mode, squatter, port, env } = await squatted();
         // A pid that lives (ours), announcing a port another user holds.
         writeFileSync(env[Env.ownerAnnounce]!, JSON.stringify({ url: `http://127.0.0.1:${port}/mcp`, pid: process.pid }), { mode: 0o600 });
         await waitUntil(() => log.lines.some(line => line.includes('did not prove it is our server')), 'the endpoint to be refused');
