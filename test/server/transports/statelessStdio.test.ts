@@ -23,6 +23,18 @@ async function result(method: string, params: Record<string, unknown> = {}): Pro
     return response.result;
 }
 
+/** The task as tasks/get reports it once it has `status`. */
+function statusReached(taskId: string, status: string): Promise<Record<string, unknown>> {
+    return waitUntil(
+        async () => {
+            const task = await result('tasks/get', { taskId });
+            return task.status === status ? task : undefined;
+        },
+        status,
+        { everyMs: 20 },
+    );
+}
+
 describe('protocol 2026-07-28 over stdio', () => {
     it('serves discover, a task with input, cancel and removed methods without initialize, sending nothing unasked', async () => {
         server = StdioLines.start();
@@ -33,24 +45,10 @@ describe('protocol 2026-07-28 over stdio', () => {
         const created = await result('tools/call', { name: 'confirm_delete', arguments: { filename: 'a.txt' } });
         assert.equal(created.resultType, 'task');
         const taskId = created.taskId as string;
-        const waiting = await waitUntil(
-            async () => {
-                const task = await result('tasks/get', { taskId });
-                return task.status === 'input_required' ? task : undefined;
-            },
-            'input_required',
-            { everyMs: 20 },
-        );
+        const waiting = await statusReached(taskId, 'input_required');
         const [key] = Object.keys(waiting.inputRequests as object);
         assert.deepEqual(await result('tasks/update', { taskId, inputResponses: { [key!]: { action: 'decline' } } }), { resultType: 'complete' });
-        const done = await waitUntil(
-            async () => {
-                const task = await result('tasks/get', { taskId });
-                return task.status === 'completed' ? task : undefined;
-            },
-            'completed',
-            { everyMs: 20 },
-        );
+        const done = await statusReached(taskId, 'completed');
         assert.equal((done.result as { content: { text: string }[] }).content[0]!.text, 'Deletion cancelled');
         assert.equal(done.statusMessage, 'Declined', 'the completed task says how the user answered');
         const slow = (await result('tools/call', { name: 'slow_compute', arguments: { seconds: 60 } })).taskId as string;
