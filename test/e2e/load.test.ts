@@ -338,7 +338,9 @@ describe(`load: ${CLIENTS} HTTP clients × ${TASKS_PER_CLIENT} tasks on one serv
     it('ends every task exactly once, returns every result as produced, isolates clients, and gives memory back after the TTLs', { timeout: 240_000 * ROUNDS }, async t => {
         const token = randomBytes(24).toString('hex');
         const ownerToken = randomBytes(24).toString('hex');
-        const server: HttpServer = await startHttpServer(['--token', token, '--owner-token', ownerToken, '--default-ttl', `${TTL_MS}ms`, '--poll-interval', '100ms', '--log-level', 'warn']);
+        // Every client shares the one token, and each is a client of its own: tasks are bound to the
+        // HTTP session, whatever the store (with a shared store the default binds them to the token).
+        const server: HttpServer = await startHttpServer(['--token', token, '--owner-token', ownerToken, '--bind', 'session', '--default-ttl', `${TTL_MS}ms`, '--poll-interval', '100ms', '--log-level', 'warn']);
         const pid = server.proc.pid!;
         const owner = new RawHttp(server.url, { authorization: `Bearer ${ownerToken}` });
         const everyone: LoadClient[] = [];
