@@ -6,10 +6,9 @@ import type { OwnerConnection } from './owner/ownerConnection';
 import type { ServerController } from './launcher/serverController';
 import type { PendingInputs } from './tasks/pendingInputs';
 import type { TaskModel } from './tasks/taskModel';
-import type { TaskView } from './tasks/taskView';
 import type { CompletionNotifier } from './views/completionNotifier';
 import type { TasksStatusBar } from './views/statusBar';
-import type { TasksTreeProvider } from './views/tasksTreeProvider';
+import type { TasksRow, TasksTreeProvider } from './views/tasksTreeProvider';
 
 /** What `activate` returns: for other extensions that want to find the server. */
 export interface McpTasksApi {
@@ -28,7 +27,7 @@ export interface TestHooks {
     clientEndpoint(): { url: string; token: string } | undefined;
     readonly model: TaskModel;
     readonly tree: TasksTreeProvider;
-    readonly treeView: vscode.TreeView<TaskView>;
+    readonly treeView: vscode.TreeView<TasksRow>;
     readonly statusBar: TasksStatusBar;
     readonly owner: OwnerConnection;
     readonly pendingInputs: PendingInputs;

@@ -29,6 +29,8 @@ export interface CommandDeps {
     selected(): TaskView | undefined;
     /** Whether a tool runs one of the user's commands (mcpTasks.commands, tasks.json): Run Tool lists those first. */
     runsCommand?(toolName: string): boolean;
+    /** How many workspace commands wait for workspace trust: Run Tool says so above the tools. */
+    waitingForTrust?(): number;
 }
 
 /** Lets a command run from the palette (no argument) by picking a task. */

@@ -48,7 +48,7 @@ export function activate(context: vscode.ExtensionContext): McpTasksApi {
     context.subscriptions.push(owner);
 
     server = registerServer(context, logger, config, owner, commandTools.launch, () => untilStopAllowed(model));
-    const { tree, treeView } = registerTasksView(context, model, view => commandTools.hasOutput(view.toolName));
+    const { tree, treeView, selection } = registerTasksView(context, model, view => commandTools.hasOutput(view.toolName), () => commandTools.waitingForTrust);
     // A command tool declared since a row was drawn gives its rows Show Output.
     context.subscriptions.push(commandTools.onDidChange(() => tree.refresh()));
     const statusBar = registerStatusBar(context, model, server);
@@ -59,8 +59,8 @@ export function activate(context: vscode.ExtensionContext): McpTasksApi {
     const startedHere = new Set<string>();
     const executedCommands: { command: string; args: unknown[] }[] = [];
     const completions = new CompletionNotifier(model, startedHere, treeView, commandRunner(context, executedCommands));
-    context.subscriptions.push(results, completions, new ContextKeyTracker({ model, server: owner, selection: treeView, problem: server }));
-    registerCommands(context, { logger, server, owner, model, results, pendingInputs, startedHere, resetSamplingConsent: () => sampling.resetConsent(), selected: () => treeView.selection[0], runsCommand: name => commandTools.hasOutput(name) });
+    context.subscriptions.push(results, completions, new ContextKeyTracker({ model, server: owner, selection, problem: server }));
+    registerCommands(context, { logger, server, owner, model, results, pendingInputs, startedHere, resetSamplingConsent: () => sampling.resetConsent(), selected: () => selection.selection[0], runsCommand: name => commandTools.hasOutput(name), waitingForTrust: () => commandTools.waitingForTrust });
 
     logger.scoped('extension').info(`activated in ${Date.now() - started} ms (transport: ${server.mode.transport})`);
     return createApi(context, server, { model, tree, treeView, statusBar, owner, pendingInputs, completions, executedCommands, commandTools, vscodeTasks });

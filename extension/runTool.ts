@@ -6,13 +6,18 @@ import { Commands } from './constants';
 import { collectToolArguments } from './input/prompter';
 import type { RunMode, RunToolPreset } from './runToolPreset';
 import { statusText, taskLabel } from './tasks/taskView';
+import { MANAGE_TRUST_COMMAND, waitingForTrustText } from './views/trustNotice';
+import { waitForCall, waitForTask } from './waitForResult';
 
-/** MCP Tasks: Run Tool… — pick a tool, fill its arguments, run it as a task or wait for it. */
+/**
+ * MCP Tasks: Run Tool… — pick a tool, fill its arguments, run it as a task or wait for it. Returns
+ * the task's id when it ran as one (waited for or not).
+ */
 export async function runTool(deps: CommandDeps, preset?: RunToolPreset): Promise<string | undefined> {
     await deps.server.ready();
     const tools = await deps.owner.listTools();
     // The task tools are a model's way to do what this command does for a person.
-    const tool = preset ? tools.find(t => t.name === preset.name) : await pickTool(tools.filter(t => t._meta?.[TASK_TOOL_META_KEY] !== true), deps.runsCommand);
+    const tool = preset ? tools.find(t => t.name === preset.name) : await pickTool(tools.filter(t => t._meta?.[TASK_TOOL_META_KEY] !== true), deps.runsCommand, deps.waitingForTrust?.() ?? 0);
     if (!tool) {
         if (preset) {
             throw new Error(vscode.l10n.t('the server has no tool named {0}', preset.name));
@@ -35,22 +40,33 @@ export async function runTool(deps: CommandDeps, preset?: RunToolPreset): Promis
         return taskId;
     }
     const title = tool.title ?? tool.name;
-    const result = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Running {0}…', title) }, () => deps.owner.callTool(tool.name, args));
-    await deps.results.show(undefined, taskLabel({ toolName: tool.name }), statusText(result.isError ? 'failed' : 'completed'), result);
+    if (support !== 'forbidden') {
+        return waitForTask(deps, tool.name, title, args);
+    }
+    await waitForCall(deps, tool.name, title, taskLabel({ toolName: tool.name }), args, isError => statusText(isError ? 'failed' : 'completed'));
     return undefined;
 }
 
-/** The user's own commands first (the reason they declared them), then the server's tools; each in the server's order. */
-async function pickTool(tools: Tool[], runsCommand: (toolName: string) => boolean = () => false): Promise<Tool | undefined> {
+/**
+ * The user's own commands first (the reason they declared them), then the server's tools; each in the
+ * server's order. In Restricted Mode a first row says how many commands wait for trust and opens the
+ * Workspace Trust editor.
+ */
+async function pickTool(tools: Tool[], runsCommand: (toolName: string) => boolean = () => false, waitingForTrust = 0): Promise<Tool | undefined> {
     const ordered = [...tools.filter(tool => runsCommand(tool.name)), ...tools.filter(tool => !runsCommand(tool.name))];
-    const items = ordered.map(tool => ({
+    const trustRow: (vscode.QuickPickItem & { tool?: Tool })[] =
+        waitingForTrust > 0 ? [{ label: `$(shield) ${waitingForTrustText(waitingForTrust)}`, description: vscode.l10n.t('Manage Workspace Trust') }] : [];
+    const items: (vscode.QuickPickItem & { tool?: Tool })[] = ordered.map(tool => ({
         label: tool.title ?? tool.name,
         description: `${tool.name} · ${howItRuns(tool)}`,
         // A detail shows one line: a description's line breaks would show as ⏎.
         detail: tool.description?.replace(/\s*\n\s*/g, ' '),
         tool,
     }));
-    const picked = await vscode.window.showQuickPick(items, { title: vscode.l10n.t('MCP Tasks: Run Tool'), placeHolder: vscode.l10n.t('Which tool?'), matchOnDescription: true, matchOnDetail: true });
+    const picked = await vscode.window.showQuickPick([...trustRow, ...items], { title: vscode.l10n.t('MCP Tasks: Run Tool'), placeHolder: vscode.l10n.t('Which tool?'), matchOnDescription: true, matchOnDetail: true });
+    if (picked && !picked.tool) {
+        await vscode.commands.executeCommand(MANAGE_TRUST_COMMAND);
+    }
     return picked?.tool;
 }
 
@@ -70,7 +86,7 @@ async function pickMode(tool: Tool): Promise<RunMode | undefined> {
     const picked = await vscode.window.showQuickPick(
         [
             { label: `$(list-tree) ${vscode.l10n.t('Run as task')}`, description: vscode.l10n.t('watch and cancel it in the MCP Tasks view'), mode: 'task' as const },
-            { label: `$(watch) ${vscode.l10n.t('Wait for the result')}`, description: vscode.l10n.t('run it directly and open the result'), mode: 'wait' as const },
+            { label: `$(watch) ${vscode.l10n.t('Wait for the result')}`, description: vscode.l10n.t('follow it in a notification and open the result'), mode: 'wait' as const },
         ],
         { title: vscode.l10n.t({ message: 'Run {0}', args: [tool.title ?? tool.name], comment: ['{0} is the title of a tool'] }), placeHolder: vscode.l10n.t('How should it run?') },
     );

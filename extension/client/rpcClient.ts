@@ -76,18 +76,35 @@ export class RpcClient {
         this.transport.openStream();
     }
 
-    /** Sends a request and resolves with its result; rejects with an RpcError for an error answer. */
-    request(method: string, params: Params = {}, timeoutMs = DEFAULT_REQUEST_TIMEOUT_MS): Promise<unknown> {
+    /**
+     * Sends a request and resolves with its result; rejects with an RpcError for an error answer.
+     * `signal` stops waiting: the request rejects with the signal's reason and the server is told (notifications/cancelled).
+     */
+    request(method: string, params: Params = {}, timeoutMs = DEFAULT_REQUEST_TIMEOUT_MS, signal?: AbortSignal): Promise<unknown> {
         if (this.isClosed) {
             return Promise.reject(connectionClosed());
         }
+        if (signal?.aborted) {
+            return Promise.reject(signal.reason as Error);
+        }
         const id = this.nextId++;
+        const giveUp = (error: Error, reason: string) => {
+            const pending = this.settle(id);
+            if (pending) {
+                pending.reject(error);
+                this.notify(Methods.cancelled, { requestId: id, reason }).catch(err => this.options.onError?.(`cannot send the cancellation: ${String(err)}`));
+            }
+        };
         return new Promise((resolve, reject) => {
-            const timer = setTimeout(() => {
-                this.settle(id)?.reject(new RpcError(RpcErrorCodes.RequestTimeout, 'Request timed out', { timeout: timeoutMs }));
-                this.notify(Methods.cancelled, { requestId: id, reason: 'Request timed out' }).catch(err => this.options.onError?.(`cannot send the cancellation: ${String(err)}`));
-            }, timeoutMs);
-            this.pending.set(id, { resolve, reject, timer });
+            const onAbort = () => giveUp(signal!.reason as Error, 'Cancelled by the user');
+            signal?.addEventListener('abort', onAbort, { once: true });
+            const timer = setTimeout(() => giveUp(new RpcError(RpcErrorCodes.RequestTimeout, 'Request timed out', { timeout: timeoutMs }), 'Request timed out'), timeoutMs);
+            const forget = () => signal?.removeEventListener('abort', onAbort);
+            this.pending.set(id, {
+                resolve: value => (forget(), resolve(value)),
+                reject: err => (forget(), reject(err)),
+                timer,
+            });
             const message: JsonRpcRequest = { jsonrpc: '2.0', id, method, params };
             this.transport.send(message).then(
                 // The reply ended without the answer: the server hung up on this request.

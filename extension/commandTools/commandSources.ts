@@ -33,6 +33,8 @@ export interface MergedCommands {
     origins: Map<string, string>;
     /** Entries left out and why, one line each (for the log). */
     problems: string[];
+    /** How many workspace entries Restricted Mode holds back (the view and Run Tool say so). */
+    waitingForTrust: number;
 }
 
 /** The entries of a workspace commands file's text: `{"tools": [...]}`, as the server's file. */
@@ -59,6 +61,7 @@ export function mergeCommands(sources: readonly CommandSource[], folders: readon
     const byName = new Map<string, Record<string, unknown>>();
     const origins = new Map<string, string>();
     const problems: string[] = [];
+    let waitingForTrust = 0;
     for (const source of sources) {
         const entries = source.entries;
         if (entries === undefined || (Array.isArray(entries) && entries.length === 0)) {
@@ -70,6 +73,7 @@ export function mergeCommands(sources: readonly CommandSource[], folders: readon
         }
         if (source.fromWorkspace && !trusted) {
             problems.push(`${source.label}: ${entries.length} command(s) wait for workspace trust`);
+            waitingForTrust += entries.length;
             continue;
         }
         if (folders.length === 0 || source.base === undefined) {
@@ -90,7 +94,7 @@ export function mergeCommands(sources: readonly CommandSource[], folders: readon
             origins.set(name, source.label);
         });
     }
-    return { content: { roots: [...folders], tools: [...byName.values()] }, origins, problems };
+    return { content: { roots: [...folders], tools: [...byName.values()] }, origins, problems, waitingForTrust };
 }
 
 /** The entry with its cwd made absolute, or why it is left out. */

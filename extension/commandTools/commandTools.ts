@@ -43,7 +43,7 @@ export class CommandTools extends Disposable {
     /** The workspace files polled as well as watched (see watchFolders). */
     private readonly polled = new Set<string>();
     private readonly changed = this.register(new vscode.EventEmitter<void>());
-    /** The merged set was rewritten. */
+    /** The merged set was rewritten, or the count waiting for trust changed. */
     readonly onDidChange = this.changed.event;
 
     constructor(
@@ -100,6 +100,11 @@ export class CommandTools extends Disposable {
      */
     hasOutput(toolName: string): boolean {
         return this.logging.has(toolName);
+    }
+
+    /** How many commands the workspace declares that wait for workspace trust (0 when trusted). */
+    get waitingForTrust(): number {
+        return this.merged?.waitingForTrust ?? 0;
     }
 
     /** The tasks.json labels served as tools now (none unless exposed and trusted). */
@@ -184,8 +189,12 @@ export class CommandTools extends Disposable {
             }
         }
         const text = commandsFileText(merged.content);
+        const trustChanged = merged.waitingForTrust !== (this.merged?.waitingForTrust ?? 0);
         this.merged = merged;
         if (text === this.text) {
+            if (trustChanged) {
+                this.changed.fire();
+            }
             return;
         }
         for (const problem of merged.problems) {

@@ -138,9 +138,9 @@ export class OwnerConnection extends Disposable {
         return task.taskId;
     }
 
-    /** Calls a tool and waits for its result (no task). */
-    async callTool(name: string, args: Record<string, unknown>): Promise<CallToolResult> {
-        return asToolResult(await this.require().request(Methods.toolsCall, { name, arguments: args }, TOOL_TIMEOUT_MS), 'tools/call result');
+    /** Calls a tool and waits for its result (no task); `signal` stops waiting and tells the server. */
+    async callTool(name: string, args: Record<string, unknown>, signal?: AbortSignal): Promise<CallToolResult> {
+        return asToolResult(await this.require().request(Methods.toolsCall, { name, arguments: args }, TOOL_TIMEOUT_MS, signal), 'tools/call result');
     }
 
     private require(): RpcClient {

@@ -3,6 +3,10 @@ import { Disposable } from '../lifecycle';
 import type { TaskModel } from '../tasks/taskModel';
 import type { TaskView } from '../tasks/taskView';
 import { toTreeItem } from './taskTreeItem';
+import { isTrustNotice, trustNoticeItem, type TrustNotice } from './trustNotice';
+
+/** A row of the Tasks view: a task, or the Restricted Mode notice above them. */
+export type TasksRow = TaskView | TrustNotice;
 
 const STRUCTURE_DEBOUNCE_MS = 15;
 const TICK_MS = 1000;
@@ -12,7 +16,7 @@ const TICK_MS = 1000;
  * row shows changed: a redraw closes the tooltip under the mouse. Tasks appearing, vanishing or
  * changing group re-sort the roots once per short burst, never per notification.
  */
-export class TasksTreeProvider extends Disposable implements vscode.TreeDataProvider<TaskView> {
+export class TasksTreeProvider extends Disposable implements vscode.TreeDataProvider<TasksRow> {
     private readonly changed = this.register(new vscode.EventEmitter<TaskView | TaskView[] | undefined>());
     readonly onDidChangeTreeData = this.changed.event;
     private structureTimer?: NodeJS.Timeout;
@@ -25,10 +29,14 @@ export class TasksTreeProvider extends Disposable implements vscode.TreeDataProv
     /** After each once-a-second check: the rows it redrew (often none). */
     readonly onDidTick = this.ticked.event;
 
-    /** `hasOutput`: whether a task runs a command whose output Show Output can show (its row offers it). */
+    /**
+     * `hasOutput`: whether a task runs a command whose output Show Output can show (its row offers it).
+     * `waitingForTrust`: how many workspace commands Restricted Mode holds back (a row above the tasks says so).
+     */
     constructor(
         private readonly model: TaskModel,
         private readonly hasOutput: (view: TaskView) => boolean = () => false,
+        private readonly waitingForTrust: () => number = () => 0,
     ) {
         super();
         this.register(
@@ -60,18 +68,30 @@ export class TasksTreeProvider extends Disposable implements vscode.TreeDataProv
         });
     }
 
-    getTreeItem(view: TaskView): vscode.TreeItem {
+    getTreeItem(row: TasksRow): vscode.TreeItem {
+        if (isTrustNotice(row)) {
+            return trustNoticeItem(row);
+        }
+        const view = row;
         const item = this.item(view);
         this.drawn.set(view.taskId, rowText(item));
         return item;
     }
 
-    getChildren(view?: TaskView): TaskView[] {
-        return view ? this.model.children(view.taskId) : this.model.roots();
+    getChildren(): TasksRow[];
+    getChildren(row: TaskView): TaskView[];
+    getChildren(row?: TasksRow): TasksRow[];
+    getChildren(row?: TasksRow): TasksRow[] {
+        if (row) {
+            return isTrustNotice(row) ? [] : this.model.children(row.taskId);
+        }
+        const waiting = this.waitingForTrust();
+        const notice: TasksRow[] = waiting > 0 ? [{ kind: 'trustNotice', count: waiting }] : [];
+        return [...notice, ...this.model.roots()];
     }
 
-    getParent(view: TaskView): TaskView | undefined {
-        return view.parentTaskId ? this.model.get(view.parentTaskId) : undefined;
+    getParent(row: TasksRow): TaskView | undefined {
+        return !isTrustNotice(row) && row.parentTaskId ? this.model.get(row.parentTaskId) : undefined;
     }
 
     refresh(): void {

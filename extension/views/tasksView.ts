@@ -2,23 +2,32 @@ import * as vscode from 'vscode';
 import { Views } from '../constants';
 import type { TaskModel } from '../tasks/taskModel';
 import type { TaskView } from '../tasks/taskView';
-import { TasksTreeProvider } from './tasksTreeProvider';
+import { TasksTreeProvider, type TasksRow } from './tasksTreeProvider';
+import { isTrustNotice } from './trustNotice';
 
 export interface TasksViewParts {
     tree: TasksTreeProvider;
-    treeView: vscode.TreeView<TaskView>;
+    treeView: vscode.TreeView<TasksRow>;
+    /** The selected tasks (the Restricted Mode notice is no task). */
+    selection: { readonly selection: readonly TaskView[]; onDidChangeSelection(listener: () => void): vscode.Disposable };
 }
 
 /** The Tasks view, with a badge counting the tasks that wait for an answer. */
-export function registerTasksView(context: vscode.ExtensionContext, model: TaskModel, hasOutput?: (view: TaskView) => boolean): TasksViewParts {
-    const tree = new TasksTreeProvider(model, hasOutput);
+export function registerTasksView(context: vscode.ExtensionContext, model: TaskModel, hasOutput?: (view: TaskView) => boolean, waitingForTrust?: () => number): TasksViewParts {
+    const tree = new TasksTreeProvider(model, hasOutput, waitingForTrust);
     const treeView = vscode.window.createTreeView(Views.tasks, { treeDataProvider: tree, showCollapseAll: true });
     const badge = model.onDidChange(() => {
         const waiting = model.running().filter(view => view.status === 'input_required').length;
         treeView.badge = waiting > 0 ? { value: waiting, tooltip: vscode.l10n.t('{0} task(s) need input', waiting) } : undefined;
     });
     context.subscriptions.push(tree, treeView, badge, showWorkInProgress(model));
-    return { tree, treeView };
+    const selection = {
+        get selection(): readonly TaskView[] {
+            return treeView.selection.filter((row): row is TaskView => !isTrustNotice(row));
+        },
+        onDidChangeSelection: (listener: () => void) => treeView.onDidChangeSelection(listener),
+    };
+    return { tree, treeView, selection };
 }
 
 /**

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import * as vscode from 'vscode';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { McpTasksTestApi } from '../../extension/api';
-import { invoke, ownerClient, readyOverHttp, startInVsCode, toolNamed, waitFor } from './util';
+import { askUi, invoke, ownerClient, readyOverHttp, startInVsCode, toolNamed, waitFor } from './util';
 
 // Workspace trust in a real VS Code: run.mjs starts this host with trust on, and the fixture folder
 // (test/integration/fixtures/untrusted) opens in Restricted Mode. It declares a command tool in its
@@ -13,6 +13,23 @@ import { invoke, ownerClient, readyOverHttp, startInVsCode, toolNamed, waitFor }
 const USER_TOOL = 'user_echo';
 const WORKSPACE_TOOLS = ['ws_file_echo', 'ws_setting_echo'];
 const ALL = [USER_TOOL, ...WORKSPACE_TOOLS].sort();
+/**
+ * What the Tasks view's first row and the Run Tool picker say in Restricted Mode: the command in
+ * .vscode/mcp-tasks.json (VS Code hides a restricted setting's workspace value until trust, so the
+ * workspace settings' command cannot be counted before then).
+ */
+const WAITING = '1 command waits for trust';
+
+interface DrawnRows {
+    rows: { label: string; description: string; visibleLabel: string }[];
+}
+interface TitleActionReport {
+    quickInput?: { title: string; choices: { label: string; description: string }[] };
+}
+
+function trustEditorOpen(): boolean {
+    return vscode.window.tabGroups.all.some(group => group.tabs.some(tab => tab.label === 'Workspace Trust'));
+}
 
 /** The command tools of the fixture that the server lists (tools/list on its owner connection). */
 async function servedCommandTools(client: Client): Promise<string[]> {
@@ -57,6 +74,32 @@ describe('an untrusted workspace', () => {
         assert.equal(toolNamed(USER_TOOL), undefined);
     });
 
+    it('the Tasks view and the Run Tool picker say how many commands wait for trust, and open Manage Workspace Trust', async () => {
+        assert.equal(api.testing.commandTools.waitingForTrust, 1);
+        await vscode.commands.executeCommand('mcpTasks.tasks.focus');
+        const drawn = await askUi<DrawnRows>('ui-read-rows trust-waiting', 'rows-trust-waiting.json');
+        assert.deepEqual(drawn.rows[0], { ...drawn.rows[0], label: WAITING, description: 'Restricted Mode' });
+        assert.equal(drawn.rows[0]?.visibleLabel, WAITING, 'the words fit the default sidebar');
+
+        // Run Tool from the view's title bar, as a user opens it: the notice is the picker's first row.
+        const picker = await askUi<TitleActionReport>('ui-title-action Run Tool :: trust-waiting', 'title-action-trust-waiting.json');
+        const first = picker.quickInput?.choices[0];
+        assert.equal(picker.quickInput?.title, 'MCP Tasks: Run Tool');
+        assert.match(first?.label ?? '', new RegExp(`${WAITING}$`));
+        assert.equal(first?.description, 'Manage Workspace Trust');
+
+        // A click on the view's row opens the Workspace Trust editor.
+        await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+        assert.equal(trustEditorOpen(), false);
+        const click = vscode.window.setStatusBarMessage(`ui-row-click ${WAITING}`);
+        try {
+            await waitFor('the Workspace Trust editor', () => trustEditorOpen() || undefined, 30_000);
+        } finally {
+            click.dispose();
+        }
+        await askUi('ui-shot trust-waiting-manage', 'trust-waiting-manage.png');
+    });
+
     it('granting trust in the Workspace Trust editor serves the workspace tools, which VS Code then lists and runs', async function () {
         // Trust also starts the built-in extensions Restricted Mode held back: on a busy machine the
         // extension host is seen unresponsive for half a minute.
@@ -81,5 +124,8 @@ describe('an untrusted workspace', () => {
         await waitFor('the command tools in vscode.lm.tools', () => (ALL.every(name => toolNamed(name)) ? true : undefined), 60_000, 250);
         assert.match(await invoke(toolNamed('ws_file_echo')!, {}), /ws_file_echo ran/);
         assert.match(await invoke(toolNamed('ws_setting_echo')!, {}), /ws_setting_echo ran/);
+        // Nothing waits any more: the notice row is gone.
+        assert.equal(api.testing.commandTools.waitingForTrust, 0);
+        assert.ok(!api.testing.tree.getChildren().some(row => !('taskId' in row)), 'no Restricted Mode row once trusted');
     });
 });

@@ -387,6 +387,25 @@ export function createUiDriver(shotsDir, log = line => console.log(line), { repo
         await rowAction(row, title).click();
     }
 
+    /** The suite asks "ui-row-click <row text>": the driver clicks that row of the Tasks view once (its own command runs). */
+    async function rowClickOnRequest(page) {
+        const request = page.locator('.part.statusbar .statusbar-item', { hasText: /ui-row-click .+/ }).first();
+        if (!(await request.isVisible().catch(() => false)) || (await page.locator(QUICK_INPUT).isVisible().catch(() => false))) {
+            return;
+        }
+        const [, text] = /ui-row-click (.+)$/.exec(((await request.textContent()) ?? '').trim()) ?? [];
+        if (!text || done.has(`row-click-${text}`)) {
+            return;
+        }
+        const row = taskRow(page, text);
+        if (!(await row.isVisible().catch(() => false))) {
+            return;
+        }
+        done.add(`row-click-${text}`);
+        log(`[ui] clicking the row "${text}"`);
+        await row.click();
+    }
+
     /**
      * The suite asks "ui-copilot-respond <file> confirm|decline" for a task whose question VS Code's
      * own MCP client asks: the driver clicks the row's Respond, reads the Notifications Center that
@@ -780,7 +799,7 @@ export function createUiDriver(shotsDir, log = line => console.log(line), { repo
             });
         }
         while (!page.isClosed()) {
-            for (const step of [answerPrompt, readmeImagesOnRequest, rowTwiceOnRequest, titleActionOnRequest, notificationsOnRequest, shotOnRequest, respondOnRequest, copilotRespondOnRequest, rowActionOnRequest, readRowsOnRequest, readRowMenuOnRequest, trustOnRequest, resultOnRequest, readToolApprovals, allowSampling, cancelFromTree, photographDeploy]) {
+            for (const step of [answerPrompt, readmeImagesOnRequest, rowTwiceOnRequest, titleActionOnRequest, notificationsOnRequest, shotOnRequest, respondOnRequest, copilotRespondOnRequest, rowActionOnRequest, rowClickOnRequest, readRowsOnRequest, readRowMenuOnRequest, trustOnRequest, resultOnRequest, readToolApprovals, allowSampling, cancelFromTree, photographDeploy]) {
                 try {
                     await step(page);
                 } catch (err) {

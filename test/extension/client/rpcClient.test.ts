@@ -152,6 +152,24 @@ describe('RpcClient against dist/server.js --http', () => {
         }
     });
 
+    it('stops waiting for a call when its signal aborts, with the abort reason, and the connection keeps serving', LIMIT, async () => {
+        const rpc = client(server.url);
+        await rpc.connect();
+        try {
+            const stop = new AbortController();
+            // A direct call that would run for a minute: only the abort can end it within the test's limit.
+            const call = rpc.request(Methods.toolsCall, { name: 'slow_compute', arguments: { seconds: 60, label: 'rpc-abort' } }, 120_000, stop.signal);
+            const reason = new Error('stopped by the user');
+            stop.abort(reason);
+            await assert.rejects(call, err => err === reason);
+            await assert.rejects(rpc.request(Methods.toolsList, {}, 10_000, stop.signal), err => err === reason, 'an aborted signal refuses at once');
+            const result = (await rpc.request(Methods.toolsCall, { name: 'greet', arguments: { name: 'Ada' } })) as { content: { text: string }[] };
+            assert.equal(result.content[0]!.text, 'Hello, Ada!');
+        } finally {
+            rpc.close();
+        }
+    });
+
     it('refuses a wrong token with a clear error and stays closed', LIMIT, async () => {
         const rpc = client(server.url, { token: 'not-the-token' });
         await assert.rejects(rpc.connect(), /HTTP 401 from the MCP Tasks server: Unauthorized: a valid Authorization: Bearer token is required/);
