@@ -20,6 +20,8 @@ export const Commands = {
     runAgain: 'mcpTasks.runAgain',
     resetSamplingConsent: 'mcpTasks.resetSamplingConsent',
     showOutput: 'mcpTasks.showOutput',
+    /** Show Output for the task whose result the active tab shows (the result's title-bar button). */
+    showResultOutput: 'mcpTasks.showResultOutput',
 } as const;
 
 /** VS Code's own command that opens the chat; `{ query, isPartialQuery }` (chatActions.ts, IChatViewOpenOptions). */

@@ -19,6 +19,7 @@ import { ContextKeyTracker } from './views/contextKeys';
 import { ResultDocuments } from './views/resultDocuments';
 import { registerStatusBar } from './views/statusBar';
 import { registerTasksView } from './views/tasksView';
+import { ResultOutputButton } from './views/resultOutputButton';
 
 let server: ServerController | undefined;
 
@@ -48,18 +49,20 @@ export function activate(context: vscode.ExtensionContext): McpTasksApi {
     context.subscriptions.push(owner);
 
     server = registerServer(context, logger, config, owner, commandTools.launch, () => untilStopAllowed(model));
-    const { tree, treeView, selection } = registerTasksView(context, model, view => commandTools.hasOutput(view.toolName), () => commandTools.waitingForTrust);
+    const { tree, treeView, selection } = registerTasksView(context, model, view => commandTools.hasOutput(view.toolName) || vscodeTasks.hasTerminal(view.taskId), () => commandTools.waitingForTrust);
     // A command tool declared since a row was drawn gives its rows Show Output.
     context.subscriptions.push(commandTools.onDidChange(() => tree.refresh()));
     const statusBar = registerStatusBar(context, model, server);
     const results = new ResultDocuments();
     const outputs = new OutputDocuments(commandTools.launch.logDir, model);
     context.subscriptions.push(outputs);
-    registerShowOutput(context, model, outputs);
+    registerShowOutput(context, model, outputs, vscodeTasks);
+    const resultOutput = new ResultOutputButton(results, model, view => outputs.hasOutput(view) || vscodeTasks.hasTerminal(view.taskId));
+    context.subscriptions.push(resultOutput);
     const startedHere = new Set<string>();
     const executedCommands: { command: string; args: unknown[] }[] = [];
     const completions = new CompletionNotifier(model, startedHere, treeView, commandRunner(context, executedCommands));
-    context.subscriptions.push(results, completions, new ContextKeyTracker({ model, server: owner, selection, problem: server }));
+    context.subscriptions.push(results, completions, new ContextKeyTracker({ model, server: owner, selection, problem: server, activeResult: resultOutput }));
     registerCommands(context, { logger, server, owner, model, results, pendingInputs, startedHere, resetSamplingConsent: () => sampling.resetConsent(), selected: () => selection.selection[0], runsCommand: name => commandTools.hasOutput(name), waitingForTrust: () => commandTools.waitingForTrust });
 
     logger.scoped('extension').info(`activated in ${Date.now() - started} ms (transport: ${server.mode.transport})`);

@@ -96,13 +96,19 @@ export class OutputDocuments extends Disposable implements vscode.TextDocumentCo
     }
 }
 
-/** The sidebar's Show Output on a task row (or, from the palette, a pick among command tasks). */
-export function registerShowOutput(context: vscode.ExtensionContext, model: TaskModel, outputs: OutputDocuments): void {
+/** Where a tasks.json task's output is: its terminal (see VsCodeTaskJobs). */
+export interface TaskTerminals {
+    hasTerminal(taskId: string): boolean;
+    showTerminal(taskId: string): boolean;
+}
+
+/** The sidebar's Show Output on a task row (or, from the palette, a pick among command tasks): a command's log, or a tasks.json task's terminal. */
+export function registerShowOutput(context: vscode.ExtensionContext, model: TaskModel, outputs: OutputDocuments, terminals?: TaskTerminals): void {
     context.subscriptions.push(
         vscode.commands.registerCommand(Commands.showOutput, async (view?: TaskView) => {
             let target = view;
             if (!target) {
-                const candidates = model.all().filter(candidate => outputs.hasOutput(candidate));
+                const candidates = model.all().filter(candidate => outputs.hasOutput(candidate) || terminals?.hasTerminal(candidate.taskId));
                 const picked = await vscode.window.showQuickPick(
                     candidates.map(candidate => ({ label: taskLabel(candidate), detail: candidate.taskId, view: candidate })),
                     { placeHolder: vscode.l10n.t('Show the output of which command task?') },
@@ -110,6 +116,9 @@ export function registerShowOutput(context: vscode.ExtensionContext, model: Task
                 target = picked?.view;
             }
             if (!target) {
+                return undefined;
+            }
+            if (terminals?.showTerminal(target.taskId)) {
                 return undefined;
             }
             if (isTerminal(target.status) && !outputs.hasOutput(target)) {

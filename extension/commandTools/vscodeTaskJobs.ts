@@ -14,8 +14,17 @@ export interface OwnerJobRunner {
 /** How long after a task's end its process's exit code may still arrive. */
 const PROCESS_END_GRACE_MS = 1000;
 
+/** How long a cancelled task gets to stop on Ctrl+C (its terminal then stays) before it is terminated (which closes it). */
+const INTERRUPT_GRACE_MS = 3000;
+
+/** What a terminal receives for Ctrl+C: the terminal's line discipline makes it SIGINT for the task's processes. */
+const CTRL_C = '\x03';
+
 interface Job {
     label: string;
+    taskId: string;
+    /** The terminal the task runs in, once looked up: it outlives the task, and Show Output brings it back. */
+    terminal?: vscode.Terminal;
     execution: vscode.TaskExecution;
     started: number;
     cancelRequested: boolean;
@@ -53,7 +62,7 @@ export class VsCodeTaskJobs extends Disposable implements OwnerJobRunner {
         );
     }
 
-    async start({ kind, key }: OwnerJobStart): Promise<{ ref: string }> {
+    async start({ kind, key, taskId }: OwnerJobStart): Promise<{ ref: string }> {
         if (kind !== VSCODE_TASK_JOB || !this.exposed().has(key)) {
             throw new Error(`The VS Code task "${key}" is not exposed as a tool (mcpTasks.exposeVsCodeTasks, workspace trust)`);
         }
@@ -66,6 +75,7 @@ export class VsCodeTaskJobs extends Disposable implements OwnerJobRunner {
         let resolveEnded!: () => void;
         const job: Job = {
             label: key,
+            taskId,
             execution,
             started: Date.now(),
             cancelRequested: false,
@@ -76,6 +86,8 @@ export class VsCodeTaskJobs extends Disposable implements OwnerJobRunner {
                     return;
                 }
                 job.state = outcome(job, exitCode);
+                // Looked up while its name is still this task's: a later task may reuse (and rename) it.
+                this.terminalOf(job);
                 this.log.info(`[vscode-task] "${key}" ${job.state.status}${exitCode === undefined ? '' : ` (exit ${exitCode})`}`);
                 resolveEnded();
             },
@@ -100,13 +112,69 @@ export class VsCodeTaskJobs extends Disposable implements OwnerJobRunner {
         return job.state;
     }
 
+    /**
+     * Stops the task as Ctrl+C in its terminal does, so the terminal and what the task printed stay
+     * (Show Output brings them back); a task that ignores Ctrl+C is terminated after a grace period.
+     */
     async cancel(ref: string): Promise<void> {
         const job = this.require(ref);
-        if (job.state.status === 'working') {
-            job.cancelRequested = true;
-            job.execution.terminate();
-            await job.ended;
+        if (job.state.status !== 'working') {
+            return;
         }
+        job.cancelRequested = true;
+        const terminal = this.terminalOf(job);
+        if (terminal && terminal.exitStatus === undefined) {
+            terminal.sendText(CTRL_C, false);
+            let timer: NodeJS.Timeout | undefined;
+            const stopped = await Promise.race([job.ended.then(() => true), new Promise<boolean>(resolve => (timer = setTimeout(() => resolve(false), INTERRUPT_GRACE_MS)))]);
+            clearTimeout(timer);
+            if (stopped) {
+                return;
+            }
+            this.log.info(`[vscode-task] "${job.label}" did not stop on Ctrl+C within ${INTERRUPT_GRACE_MS / 1000} s; terminating it`);
+        }
+        job.execution.terminate();
+        await job.ended;
+    }
+
+    /** Whether the task `taskId` ran here and its terminal is still open (Show Output can bring it back). */
+    hasTerminal(taskId: string): boolean {
+        const job = this.jobOfTask(taskId);
+        return job !== undefined && this.terminalOf(job) !== undefined;
+    }
+
+    /** Shows the terminal of the task `taskId` (what it printed, kept after a cancel); false when there is none. */
+    showTerminal(taskId: string): boolean {
+        const job = this.jobOfTask(taskId);
+        const terminal = job && this.terminalOf(job);
+        terminal?.show(false);
+        return terminal !== undefined;
+    }
+
+    /**
+     * The open terminal of `job`. VS Code names a task's terminal after the task (with its folder in a
+     * multi-root workspace) and gives no other link from an execution to it; it is remembered once found.
+     */
+    private terminalOf(job: Job): vscode.Terminal | undefined {
+        if (job.terminal && vscode.window.terminals.includes(job.terminal)) {
+            return job.terminal;
+        }
+        if (job.terminal) {
+            // Closed by the user: nothing to show any more.
+            return undefined;
+        }
+        const named = vscode.window.terminals.filter(terminal => terminal.name === job.label || terminal.name.startsWith(`${job.label} (`));
+        job.terminal = named.at(-1);
+        return job.terminal;
+    }
+
+    private jobOfTask(taskId: string): Job | undefined {
+        for (const job of this.jobs.values()) {
+            if (job.taskId === taskId) {
+                return job;
+            }
+        }
+        return undefined;
     }
 
     /** The running jobs' labels and refs (tests check a cancel reached VS Code). */
@@ -135,7 +203,7 @@ export class VsCodeTaskJobs extends Disposable implements OwnerJobRunner {
 function outcome(job: Job, exitCode: number | undefined): OwnerJobStatus {
     const seconds = ((Date.now() - job.started) / 1000).toFixed(1);
     if (job.cancelRequested) {
-        return { status: 'cancelled', statusMessage: `VS Code task "${job.label}" terminated` };
+        return { status: 'cancelled', statusMessage: `VS Code task "${job.label}" stopped; its terminal keeps its output` };
     }
     const structuredContent = { label: job.label, exitCode: exitCode ?? null, durationMs: Date.now() - job.started };
     if (exitCode === 0) {

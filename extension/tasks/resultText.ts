@@ -8,12 +8,12 @@ export interface ResultLike {
     isError?: boolean;
 }
 
-/** What the result view knows beyond the result: how the task ended, and the link that opens its output. */
+/** What the result view knows beyond the result: how the task ended, and whether its tab opens the output. */
 export interface ResultContext {
     /** How a cancelled task ended, in words (see endedInWords); replaces the tool's own "Task cancelled: …" line. */
     ended?: string;
-    /** A `command:` URI that opens the task's full output (Show Output). */
-    outputLink?: string;
+    /** The result's tab offers Show Output in its title bar (a task's result): a "Full log" line points there. */
+    outputButton?: boolean;
 }
 
 /** The facts about a finished task that say how it ended. */
@@ -79,8 +79,9 @@ export function formatResult(title: string, taskId: string | undefined, status: 
             lines.push(`_[${l10n.t({ message: '{0} content', args: [kind], comment: ['{0} is a content type such as "image image/png"'] })}]_`, '');
         }
     }
-    if (hasLog && context.outputLink) {
-        lines.push(`[${l10n.t('Open the full log')}](${context.outputLink})`, '');
+    if (hasLog && context.outputButton) {
+        // A Markdown preview runs no command: link: the way to the log is the tab's own button.
+        lines.push(`_${l10n.t('The full log opens with Show Output in this tab’s title bar.')}_`, '');
     }
     if (result.structuredContent !== undefined) {
         lines.push(`## ${l10n.t('Structured content')}`, '', '```json', JSON.stringify(withoutShownSummary(result), null, 2), '```', '');

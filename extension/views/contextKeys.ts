@@ -1,5 +1,5 @@
 // The one place that sets the `when`-clause context keys package.json uses, from the task model,
-// the server connection and the tree's selection. A key is sent to VS Code only when it changes.
+// the server connection, the tree's selection and the active result tab. A key is sent to VS Code only when it changes.
 import * as vscode from 'vscode';
 import { Disposable } from '../lifecycle';
 import type { TaskModel } from '../tasks/taskModel';
@@ -19,6 +19,8 @@ export const ContextKeys = {
     serverProblem: 'mcpTasks.serverProblem',
     /** The focused row's state: its contextValue without the output facet (task.running, task.input, task.done, task.done.step, task.lost), or '' with none. */
     selectedState: 'mcpTasks.selectedState',
+    /** The active tab shows a task's result and that task has output: the result's title bar offers Show Output. */
+    resultHasOutput: 'mcpTasks.resultHasOutput',
 } as const;
 
 type Values = Record<(typeof ContextKeys)[keyof typeof ContextKeys], boolean | string>;
@@ -30,6 +32,8 @@ export interface ContextSources {
     selection: { readonly selection: readonly TaskView[]; onDidChangeSelection(listener: () => void): vscode.Disposable };
     /** The server controller's problem, if any (none: never a problem). */
     problem?: { readonly problem: string | undefined; onDidChangeProblem(listener: (problem: string | undefined) => void): vscode.Disposable };
+    /** The result the active tab shows, if any (none: never one with output). */
+    activeResult?: { readonly hasOutput: boolean; onDidChange(listener: () => void): vscode.Disposable };
 }
 
 const setContext: SetContext = (key, value) => vscode.commands.executeCommand('setContext', key, value);
@@ -48,6 +52,9 @@ export class ContextKeyTracker extends Disposable {
         if (sources.problem) {
             this.register(sources.problem.onDidChangeProblem(() => this.update()));
         }
+        if (sources.activeResult) {
+            this.register(sources.activeResult.onDidChange(() => this.update()));
+        }
         this.update();
     }
 
@@ -63,6 +70,7 @@ export class ContextKeyTracker extends Disposable {
             [ContextKeys.serverProblem]: this.sources.problem?.problem !== undefined,
             // The row may have changed state since it was selected: read it from the model.
             [ContextKeys.selectedState]: selected ? contextValueOf(this.sources.model.get(selected.taskId) ?? selected) : '',
+            [ContextKeys.resultHasOutput]: this.sources.activeResult?.hasOutput ?? false,
         };
     }
 

@@ -97,7 +97,7 @@ describe('command tools in VS Code', () => {
         assert.match(reopened.getText(), /line 1\/40[\s\S]*line 40\/40/);
     });
 
-    it("Show Result keeps a command's output lines", async () => {
+    it("Show Result keeps a command's output lines, and its title bar's Show Output opens the full log", async () => {
         const before = new Set(api.testing.model.all().map(view => view.taskId));
         await invoke(toolNamed('it_lines')!, { count: 3, every: 0 });
         const view = await waitFor('the it_lines task', () => taskOf(api, 'it_lines', before));
@@ -105,9 +105,17 @@ describe('command tools in VS Code', () => {
         await vscode.commands.executeCommand('workbench.action.closeAllEditors');
         await vscode.commands.executeCommand('mcpTasks.showResult', api.testing.model.get(view.taskId));
         await waitFor('the rendered result', () => resultPreviewTab(taskLabel(view)));
-        const drawn = await askUi<{ pre: string[] }>('ui-result command-output', 'result-command-output.json');
+        const drawn = await askUi<{ pre: string[]; text: string }>('ui-result command-output', 'result-command-output.json');
         // The digest's lines stay lines, in a preformatted block.
         assert.ok(drawn.pre.some(block => /line 1\/3\n[\s\S]*line 3\/3\n/.test(block)), JSON.stringify(drawn.pre));
+        assert.match(drawn.text, /The full log opens with Show Output in this tab’s title bar/);
+        // The result's way to the full log: Show Output in its title bar, clicked as a user does, opens the task's output.
+        await askUi('ui-editor-action Show Output :: result-show-output', 'editor-action-result-show-output.json');
+        const output = await waitFor('the output view of that task', () => {
+            const uri = vscode.window.activeTextEditor?.document.uri;
+            return uri?.scheme === 'mcp-tasks-output' && uri.query === view.taskId ? vscode.window.activeTextEditor : undefined;
+        });
+        assert.match(output!.document.getText(), /line 1\/3[\s\S]*line 3\/3/);
         await vscode.commands.executeCommand('workbench.action.closeAllEditors');
     });
 
@@ -147,7 +155,8 @@ describe('command tools in VS Code', () => {
         await call;
     });
 
-    it('a tasks.json task runs through its tool: terminal, problem matcher, exit code; cancel terminates the VS Code task', async () => {
+    it('a tasks.json task runs through its tool: terminal, problem matcher, exit code; cancel stops the VS Code task and Show Output brings back its terminal with what it printed', async function () {
+        this.timeout(240_000);
         const problemMatcher = {
             owner: 'mcp-tasks-it',
             fileLocation: ['relative', '${workspaceFolder}'],
@@ -179,6 +188,11 @@ describe('command tools in VS Code', () => {
 
         const started: { name: string; pid: number }[] = [];
         const listener = vscode.tasks.onDidStartTaskProcess(event => started.push({ name: event.execution.task.name, pid: event.processId }));
+        // The terminal drawn as DOM text (not WebGL), so the UI driver can read what it shows.
+        const terminalSettings = vscode.workspace.getConfiguration('terminal.integrated');
+        await terminalSettings.update('gpuAcceleration', 'off', vscode.ConfigurationTarget.Global);
+        let reads = 0;
+        const terminalText = async () => (await askUi<{ text: string }>(`ui-terminal vscode-task-${++reads}`, `terminal-vscode-task-${reads}.json`)).text;
         try {
             const before = new Set(api.testing.model.all().map(view => view.taskId));
             const call = invoke(toolNamed('vscode_task_it_wait')!, {}).catch((err: Error) => err.message);
@@ -188,14 +202,25 @@ describe('command tools in VS Code', () => {
             const pid = (await waitFor('the VS Code task process', () => started.find(s => s.name === 'it_wait'), 30_000)).pid;
             assert.ok(vscode.tasks.taskExecutions.some(execution => execution.task.name === 'it_wait'), 'VS Code runs the task');
             assert.ok(processRunning(pid));
+            // What it prints, as its terminal shows it, before the cancel.
+            await waitFor('its pids in its terminal', async () => (/pids \[\d+,\d+,\d+\]/.test(await terminalText()) ? true : undefined), 60_000, 250);
             await vscode.commands.executeCommand('mcpTasks.cancelTask', api.testing.model.get(view.taskId));
             await waitFor('cancelled', () => api.testing.model.get(view.taskId)?.status === 'cancelled' || undefined, 30_000, 50);
             await waitFor('the VS Code task terminated', () => !vscode.tasks.taskExecutions.some(execution => execution.task.name === 'it_wait') || undefined, 30_000, 50);
             await waitFor('its process gone', () => !processRunning(pid) || undefined, 30_000, 50);
             assert.deepEqual(api.testing.vscodeTasks.running(), []);
             await call;
+            // What it printed stays: its row offers Show Output, which brings its terminal back.
+            const cancelled = api.testing.model.get(view.taskId)!;
+            assert.match(String(api.testing.tree.getTreeItem(cancelled).contextValue), /\.output/);
+            await vscode.commands.executeCommand('workbench.action.closePanel');
+            await vscode.commands.executeCommand('mcpTasks.showOutput', cancelled);
+            await waitFor('its terminal shown', () => (/^it_wait\b/.test(vscode.window.activeTerminal?.name ?? '') ? true : undefined), 10_000, 50);
+            const shown = await askUi<{ text: string }>('ui-terminal vscode-task-cancelled', 'terminal-vscode-task-cancelled.json');
+            assert.match(shown.text, /pids \[\d+,\d+,\d+\][\s\S]*Terminal will be reused/, `the terminal still shows what the task printed: ${JSON.stringify(shown)}`);
         } finally {
             listener.dispose();
+            await terminalSettings.update('gpuAcceleration', undefined, vscode.ConfigurationTarget.Global);
         }
     });
 });

@@ -774,6 +774,63 @@ export function createUiDriver(shotsDir, log = line => console.log(line), { repo
         writeReport(`result-${name}.json`, drawn ?? { text: '', pre: [], links: [] });
     }
 
+    /**
+     * The suite asks "ui-editor-action <title> :: <tag>": the driver photographs the workbench
+     * (editor-action-<tag>.png) and clicks that action in the active editor's title bar, as a user does.
+     */
+    async function editorActionOnRequest(page) {
+        const request = page.locator('.part.statusbar .statusbar-item', { hasText: /ui-editor-action .+ :: \S+/ }).first();
+        if (!(await request.isVisible().catch(() => false))) {
+            return;
+        }
+        const [, title, tag] = /ui-editor-action (.+?) :: (\S+)/.exec(((await request.textContent()) ?? '').trim()) ?? [];
+        if (!tag || done.has(`editor-action-${tag}`)) {
+            return;
+        }
+        const button = page.locator('.part.editor .editor-group-container.active .editor-actions').getByRole('button', { name: new RegExp(`^${title}`) }).first();
+        if (!(await button.isVisible().catch(() => false))) {
+            return;
+        }
+        done.add(`editor-action-${tag}`);
+        await button.hover();
+        await shot(page, `editor-action-${tag}`);
+        log(`[ui] clicking ${title} in the editor's title bar`);
+        await button.click();
+        writeReport(`editor-action-${tag}.json`, { clicked: title });
+    }
+
+    /**
+     * The suite asks "ui-terminal <tag>": the driver writes terminal-<tag>.json with the text of the
+     * terminal the panel shows (its drawn rows) and photographs the workbench (terminal-<tag>.png).
+     */
+    async function terminalOnRequest(page) {
+        const request = page.locator('.part.statusbar .statusbar-item', { hasText: /ui-terminal \S+/ }).first();
+        if (!(await request.isVisible().catch(() => false))) {
+            return;
+        }
+        const [, tag] = /ui-terminal (\S+)/.exec((await request.textContent()) ?? '') ?? [];
+        if (!tag || done.has(`terminal-${tag}`)) {
+            return;
+        }
+        const terminal = page.locator('.part.panel .xterm').filter({ visible: true }).first();
+        if (!(await terminal.isVisible().catch(() => false))) {
+            return;
+        }
+        done.add(`terminal-${tag}`);
+        // The DOM renderer draws rows as text (no GPU here); the screen reader's buffer is the other place it shows.
+        const { text, from } = await terminal.evaluate(element => {
+            const rows = element.querySelector('.xterm-rows');
+            if (rows && rows.textContent.trim()) {
+                return { text: [...rows.children].map(row => row.textContent).join('\n'), from: 'rows' };
+            }
+            const a11y = element.querySelector('.xterm-accessibility-tree, .xterm-accessibility');
+            return { text: a11y?.textContent ?? '', from: a11y ? 'accessibility' : 'none' };
+        });
+        await shot(page, `terminal-${tag}`);
+        writeReport(`terminal-${tag}.json`, { text, from });
+        log(`[ui] the terminal shows ${text.split('\n').filter(Boolean).length} line(s) (read from its ${from})`);
+    }
+
     /** The suite asks "ui-shot <name>": the driver photographs the workbench (workbench <name>.png). */
     async function shotOnRequest(page) {
         const request = page.locator('.part.statusbar .statusbar-item', { hasText: /ui-shot \S+/ }).first();
@@ -799,7 +856,7 @@ export function createUiDriver(shotsDir, log = line => console.log(line), { repo
             });
         }
         while (!page.isClosed()) {
-            for (const step of [answerPrompt, readmeImagesOnRequest, rowTwiceOnRequest, titleActionOnRequest, notificationsOnRequest, shotOnRequest, respondOnRequest, copilotRespondOnRequest, rowActionOnRequest, rowClickOnRequest, readRowsOnRequest, readRowMenuOnRequest, trustOnRequest, resultOnRequest, readToolApprovals, allowSampling, cancelFromTree, photographDeploy]) {
+            for (const step of [answerPrompt, readmeImagesOnRequest, rowTwiceOnRequest, titleActionOnRequest, notificationsOnRequest, shotOnRequest, respondOnRequest, copilotRespondOnRequest, rowActionOnRequest, rowClickOnRequest, terminalOnRequest, editorActionOnRequest, readRowsOnRequest, readRowMenuOnRequest, trustOnRequest, resultOnRequest, readToolApprovals, allowSampling, cancelFromTree, photographDeploy]) {
                 try {
                     await step(page);
                 } catch (err) {

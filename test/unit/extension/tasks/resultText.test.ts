@@ -2,8 +2,6 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { endedInWords, formatResult } from '../../../../extension/tasks/resultText';
 
-const LINK = 'mcp-tasks-output:/build.log?t1';
-
 describe('Show Result: output reads like output', () => {
     it('keeps the lines of a text result in a preformatted block', () => {
         const haiku = 'an old silent pond\na frog jumps into the pond\nsplash! silence again';
@@ -16,10 +14,10 @@ describe('Show Result: output reads like output', () => {
         assert.match(md, /````text\na\n```\nb\n````/);
     });
 
-    it('links "Full log" to Show Output', () => {
+    it('points a "Full log" line to the Show Output button of its tab', () => {
         const text = 'Exit 1 after 2 s\nLast lines:\n  1 boom\nFull log (1 line, 1 KB): /tmp/x.log.';
-        const md = formatResult('build', 't1', 'failed', { content: [{ type: 'text', text }], isError: true }, { outputLink: LINK });
-        assert.ok(md.includes(`](${LINK})`), md);
+        const md = formatResult('build', 't1', 'failed', { content: [{ type: 'text', text }], isError: true }, { outputButton: true });
+        assert.match(md, /^_The full log opens with Show Output in this tab’s title bar\._$/m);
         assert.match(md, /— ⚠ the tool reported an error/);
     });
 
@@ -31,9 +29,9 @@ describe('Show Result: output reads like output', () => {
         assert.match(md, /"exitCode": 0/);
     });
 
-    it('no log, no link', () => {
-        const md = formatResult('haiku', 't1', 'completed', { content: [{ type: 'text', text: 'x' }] }, { outputLink: LINK });
-        assert.ok(!md.includes(LINK));
+    it('no log, no pointer to it', () => {
+        const md = formatResult('haiku', 't1', 'completed', { content: [{ type: 'text', text: 'x' }] }, { outputButton: true });
+        assert.doesNotMatch(md, /full log/i);
     });
 
     it('a cancelled result says how it ended, not "the tool reported an error"', () => {

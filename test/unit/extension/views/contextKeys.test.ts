@@ -40,6 +40,7 @@ describe('ContextKeyTracker', () => {
             [ContextKeys.serverRunning, false],
             [ContextKeys.serverProblem, false],
             [ContextKeys.selectedState, ''],
+            [ContextKeys.resultHasOutput, false],
         ]));
     });
 
@@ -87,6 +88,19 @@ describe('ContextKeyTracker', () => {
         selection.selection = [];
         selection.changed.fire();
         assert.equal(last(ContextKeys.selectedState), '');
+    });
+
+    it("offers the result's Show Output while the active tab shows a result whose task has output", () => {
+        const changed = new EventEmitter<void>();
+        const activeResult = { hasOutput: false, onDidChange: changed.event };
+        new ContextKeyTracker({ model, server, selection, activeResult }, (key, value) => sent.push([key, value]));
+        assert.equal(last(ContextKeys.resultHasOutput), false);
+        activeResult.hasOutput = true;
+        changed.fire();
+        assert.equal(last(ContextKeys.resultHasOutput), true);
+        activeResult.hasOutput = false;
+        changed.fire();
+        assert.equal(last(ContextKeys.resultHasOutput), false);
     });
 
     it('sends a key only when its value changes', () => {
