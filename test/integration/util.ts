@@ -117,16 +117,17 @@ export interface ShownNotification {
  * `click` asks the driver to press that button on a notification offering it.
  */
 export async function readNotifications(tag: string, wanted: (note: ShownNotification) => boolean, timeoutMs = 20_000, click?: string): Promise<{ found?: ShownNotification; all: ShownNotification[] }> {
-    const until = Date.now() + timeoutMs;
-    for (let attempt = 0; ; attempt++) {
+    let attempt = 0;
+    let all: ShownNotification[] = [];
+    const read = async () => {
         const name = attempt === 0 ? tag : `${tag}-${attempt}`;
-        const all = await askUi<ShownNotification[]>(`ui-notifications ${name}${click ? ` :: ${click}` : ''}`, `notifications-${name}.json`);
-        const found = all.find(wanted);
-        if (found || Date.now() >= until) {
-            return { found, all };
-        }
-        await new Promise(resolve => setTimeout(resolve, 500));
-    }
+        attempt++;
+        all = await askUi<ShownNotification[]>(`ui-notifications ${name}${click ? ` :: ${click}` : ''}`, `notifications-${name}.json`);
+        return all.find(wanted);
+    };
+    // Read again through the suites' one waiter until `wanted` finds one; a timeout leaves the last read.
+    const found = await waitFor(`a notification for ${tag}`, read, timeoutMs, 500).catch(() => undefined);
+    return { found, all };
 }
 
 /** Our tools as VS Code's MCP client registered them (names like mcp_<server>_<tool>). */

@@ -2,7 +2,7 @@ import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import type { McpTasksTestApi } from '../../extension/api';
 import type { TaskView } from '../../extension/tasks/taskView';
-import { readNotifications, readyOverHttp, resultPreviewTab, waitFor } from './util';
+import { readNotifications, readyOverHttp, resultPreviewTab, waitFor, type ShownNotification } from './util';
 
 // Run Tool's "Wait for the result" (mode 'wait') on a tool that can run as a task: its run is a row
 // of the Tasks view, a progress notification follows it, and that notification's Cancel cancels the task.
@@ -36,9 +36,11 @@ describe('Run Tool: Wait for the result', () => {
         const view = await waitFor('the run as a row of the Tasks view', () => findTask(label), 10_000, 50);
         await waitFor('progress from the task', () => ((api.testing.model.get(view.taskId)?.progress?.progress ?? 0) >= 2 ? true : undefined), 30_000, 100);
         // As a user sees it in the Notifications Center: the percent and the task's words, and Cancel, which the driver clicks.
-        const { found } = await readNotifications('wait-for-result', note => /Running Demo: Slow Compute/.test(note.message) && /\d+% · wait-cancel: \d+\/90 s/.test(note.message), 30_000, 'Cancel');
-        assert.ok(found, 'the progress notification with the percent and the task’s message');
+        const progress = (note: ShownNotification) => /Running Demo: Slow Compute/.test(note.message) && /\d+% · wait-cancel: \d+\/90 s/.test(note.message);
+        const { found, all } = await readNotifications('wait-for-result', progress, 30_000);
+        assert.ok(found, `the progress notification with the percent and the task’s message: ${JSON.stringify(all)}`);
         assert.ok(found.buttons.includes('Cancel'), `buttons: ${found.buttons.join(', ')}`);
+        await readNotifications('wait-for-result-cancel', progress, 10_000, 'Cancel');
         await waitFor('the task cancelled', () => (api.testing.model.get(view.taskId)?.status === 'cancelled' ? true : undefined), 30_000, 100);
         assert.equal(await run, view.taskId);
         const uri = (await vscode.commands.executeCommand('mcpTasks.showResult', api.testing.model.get(view.taskId))) as vscode.Uri;
