@@ -96,15 +96,16 @@ export class RpcClient {
             }
         };
         return new Promise((resolve, reject) => {
-            const onAbort = () => giveUp(signal!.reason as Error, 'Cancelled by the user');
-            signal?.addEventListener('abort', onAbort, { once: true });
             const timer = setTimeout(() => giveUp(new RpcError(RpcErrorCodes.RequestTimeout, 'Request timed out', { timeout: timeoutMs }), 'Request timed out'), timeoutMs);
-            const forget = () => signal?.removeEventListener('abort', onAbort);
-            this.pending.set(id, {
-                resolve: value => (forget(), resolve(value)),
-                reject: err => (forget(), reject(err)),
-                timer,
-            });
+            if (!signal) {
+                // The usual request (tasks/get, tools/list): no listener to add or remove.
+                this.pending.set(id, { resolve, reject, timer });
+            } else {
+                const onAbort = () => giveUp(signal.reason as Error, 'Cancelled by the user');
+                signal.addEventListener('abort', onAbort, { once: true });
+                const forget = () => signal.removeEventListener('abort', onAbort);
+                this.pending.set(id, { resolve: value => (forget(), resolve(value)), reject: err => (forget(), reject(err)), timer });
+            }
             const message: JsonRpcRequest = { jsonrpc: '2.0', id, method, params };
             this.transport.send(message).then(
                 // The reply ended without the answer: the server hung up on this request.
