@@ -1,5 +1,6 @@
 import * as assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import * as vscode from 'vscode';
 import type { McpTasksTestApi } from '../../extension/api';
@@ -14,6 +15,8 @@ import { askUi, invoke, readyOverHttp, resultPreviewTab, startInVsCode, toolName
 
 const FIXTURES = resolve(__dirname, '../../../test/integration/fixtures/commands');
 const node = process.execPath;
+/** The file it_gated waits for before its last line (lines.js). */
+const gate = join(tmpdir(), `mcp-tasks-it-gate-${process.pid}`);
 
 function taskOf(api: McpTasksTestApi, toolName: string, exclude: ReadonlySet<string> = new Set()): TaskView | undefined {
     return api.testing.model.all().find(view => view.toolName === toolName && !exclude.has(view.taskId));
@@ -54,11 +57,17 @@ describe('command tools in VS Code', () => {
                         command: [node, join(FIXTURES, 'lines.js'), '{count}', '{every}'],
                         parameters: { count: { type: 'number', description: 'How many lines' }, every: { type: 'number', description: 'Milliseconds between lines' } },
                     },
+                    {
+                        name: 'it_gated',
+                        description: 'Prints numbered lines and holds the last one until the test opens its gate.',
+                        command: [node, join(FIXTURES, 'lines.js'), '{count}', '0', gate],
+                        parameters: { count: { type: 'number', description: 'How many lines' } },
+                    },
                     { name: 'it_tree', description: 'Starts grandchildren and waits.', command: [node, join(FIXTURES, 'tree.js')], killGraceMs: 1000 },
                 ],
             }),
         );
-        await waitFor('the workspace command tools in vscode.lm.tools', () => toolNamed('it_lines') && toolNamed('it_tree'), 60_000, 250);
+        await waitFor('the workspace command tools in vscode.lm.tools', () => toolNamed('it_lines') && toolNamed('it_gated') && toolNamed('it_tree'), 60_000, 250);
         await vscode.commands.executeCommand('mcpTasks.tasks.focus');
     });
 
@@ -66,6 +75,7 @@ describe('command tools in VS Code', () => {
         await vscode.workspace.getConfiguration('mcpTasks').update('exposeVsCodeTasks', undefined, vscode.ConfigurationTarget.Global);
         rmSync(join(dotVscode, 'mcp-tasks.json'), { force: true });
         rmSync(join(dotVscode, 'tasks.json'), { force: true });
+        rmSync(gate, { force: true });
         if (createdDotVscode) {
             rmSync(dotVscode, { recursive: true, force: true });
         }
@@ -82,14 +92,16 @@ describe('command tools in VS Code', () => {
 
     it('Show Output follows the log live while the command runs, and keeps it after the end', async () => {
         const before = new Set(api.testing.model.all().map(view => view.taskId));
-        const call = invoke(toolNamed('it_lines')!, { count: 40, every: 100 });
-        const view = await waitFor('the it_lines task in the sidebar', () => taskOf(api, 'it_lines', before));
+        rmSync(gate, { force: true });
+        const call = invoke(toolNamed('it_gated')!, { count: 40 });
+        const view = await waitFor('the it_gated task in the sidebar', () => taskOf(api, 'it_gated', before));
         const editor = (await vscode.commands.executeCommand<vscode.TextEditor>('mcpTasks.showOutput', view))!;
         assert.equal(editor.document.uri.scheme, 'mcp-tasks-output');
-        // A few lines in, and the command still running: the view is live, not a snapshot at the end.
-        await waitFor('live lines in the output view', () => /line 3\/40/.test(editor.document.getText()) || undefined, 30_000, 50);
+        // The command holds its last line until the gate opens: the view shows lines while it still runs.
+        await waitFor('live lines in the output view', () => /line 39\/40/.test(editor.document.getText()) || undefined, 30_000, 50);
         assert.equal(api.testing.model.get(view.taskId)?.status, 'working', 'the task still runs while its lines show');
         assert.ok(!/line 40\/40/.test(editor.document.getText()));
+        writeFileSync(gate, '');
         await call;
         await waitFor('the last line in the output view', () => /line 40\/40/.test(editor.document.getText()) || undefined, 30_000, 50);
         assert.equal(api.testing.model.get(view.taskId)?.status, 'completed');
