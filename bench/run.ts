@@ -25,6 +25,8 @@ import {
     type Metrics,
     type Settings,
 } from './lib/experiments.js';
+import { gatewayMemory, gatewaySkipReason, gatewayVsDirect } from './lib/gatewayExperiment.js';
+import { GATEWAY_HEADERS, gatewayLines, gatewayRows } from './lib/gatewayRows.js';
 import { redisSkipReason, redisVersion, redisVsMemory } from './lib/redisExperiment.js';
 import { inTurn } from './lib/load.js';
 import { REDIS_HEADERS, redisLines, redisRows } from './lib/redisRows.js';
@@ -70,6 +72,15 @@ const EXPERIMENTS: Experiment[] = [
         runTogether: revisionVsSession,
     },
     { id: 'redis', title: 'Redis store vs in-memory store (ours both times)', kinds: ['ours', 'redis'], timeoutMs: 120_000, skip: redisSkipReason, run: redisVsMemory },
+    {
+        id: 'gateway',
+        title: 'gateway: server-everything’s echo through ours (--wrap) vs directly, over stdio',
+        kinds: ['gateway', 'direct'],
+        timeoutMs: 120_000,
+        skip: gatewaySkipReason,
+        runTogether: gatewayVsDirect,
+    },
+    { id: 'gatewaymem', title: 'gateway: memory per wrapped running task', kinds: ['gateway'], rounds: 1, timeoutMs: 150_000, skip: gatewaySkipReason, run: ctx => gatewayMemory(ctx) },
 ];
 
 function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
@@ -200,6 +211,16 @@ function generatedBlock(run: Run): string {
                   markdownTable(revisionLines(results, revisionRows(settings)), REVISION_HEADERS),
               ]
             : []),
+        ...(results.has('gateway') || results.has('gatewaymem')
+            ? [
+                  '',
+                  '### Gateway',
+                  '',
+                  `Ours as a gateway (\`node dist/server.js --stdio --wrap -- node <server-everything> stdio\`, and \`--http\` for memory) in front of @modelcontextprotocol/server-everything, against that server called directly over the same transport. Throughput: both side by side, taken in turns, medians of ${rounds} round(s); CPU/call adds the downstream's CPU to the gateway's. Memory: the gateway's RSS slope over running task-augmented calls of trigger-long-running-operation (the downstream's memory not counted), one run.`,
+                  '',
+                  markdownTable(gatewayLines(results, gatewayRows(settings).filter(row => results.has(row.exp))), GATEWAY_HEADERS),
+              ]
+            : []),
         failures.length ? `\nFailures:\n${failures.map(f => `- ${f}`).join('\n')}` : '',
         '',
         '<details><summary>Every run (main metric of each row, in run order)</summary>',
@@ -283,6 +304,11 @@ async function main(): Promise<void> {
         if (results.has('redis')) {
             log('');
             log(consoleTable(redisLines(results, redisRows(settings)), REDIS_HEADERS));
+        }
+        const gatewayShown = gatewayRows(settings).filter(row => results.has(row.exp));
+        if (gatewayShown.length) {
+            log('');
+            log(consoleTable(gatewayLines(results, gatewayShown), GATEWAY_HEADERS));
         }
         log(`\n${seconds.toFixed(0)} s; load average now ${loadavg().map(v => v.toFixed(2)).join(' ')}`);
         for (const failure of failures) {

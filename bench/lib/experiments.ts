@@ -25,6 +25,8 @@ export interface Settings {
     redis: { warmupMs: number; windowMs: number; resultSamples: number; cancelSamples: number; listTasks: number };
     /** The HTTP memory experiment stops adding tasks after this long (ticking tasks can saturate the server). */
     memoryBudgetMs: number;
+    /** Running wrapped tasks at which the gateway's RSS is read (gatewayExperiment.ts). */
+    gatewayTaskPoints: number[];
     /** The in-process heap probe: from, to. */
     heapPoints: [number, number];
     resultSamples: { ours: number; baseline: number };

@@ -26,7 +26,7 @@ Options:
   --quick               smaller sizes and shorter windows (under 1 min instead of under 5)
   --only ID,ID          run only these experiments: client, http, stdio, result, cancel,
                         progress, memory, heap, commands, stops, coldstart, extension,
-                        revision, redis
+                        revision, redis, gateway, gatewaymem
   --client node-http|fetch
                         the HTTP client: node:http keep-alive agent (default) or fetch (undici)
   --rounds N            alternation rounds per experiment (default 2; 1 with --quick)
@@ -93,6 +93,7 @@ export function settingsFor(quick: boolean, client: Settings['client']): Setting
               memoryPoints: [1000, 2000],
               memoryBudgetMs: 10_000,
               heapPoints: [1000, 4000],
+              gatewayTaskPoints: [500, 1000, 1500],
               resultSamples: { ours: 24, baseline: 16 },
               cancelSamples: 30,
               coldStarts: 1,
@@ -114,6 +115,7 @@ export function settingsFor(quick: boolean, client: Settings['client']): Setting
               memoryPoints: [10_000, 20_000, 30_000, 40_000, 50_000, 60_000, 70_000, 80_000, 90_000, 100_000],
               memoryBudgetMs: 25_000,
               heapPoints: [10_000, 100_000],
+              gatewayTaskPoints: [1000, 2000, 3000, 4000, 5000],
               resultSamples: { ours: 100, baseline: 32 },
               cancelSamples: 100,
               coldStarts: 6,

@@ -13,7 +13,8 @@ export const OURS_JS = join(ROOT, 'dist/server.js');
 
 /** `redis` is ours with its tasks in a redis-server (`Programs.redis`), for the store comparison. */
 /** `v2`: ours again, driven by a 2026-07-28 client (the revision experiment). */
-export type Kind = 'ours' | 'baseline' | 'floor' | 'redis' | 'v2';
+/** `gateway` and `direct`: ours wrapping server-everything, and server-everything alone (gatewayExperiment.ts starts both). */
+export type Kind = 'ours' | 'baseline' | 'floor' | 'redis' | 'v2' | 'gateway' | 'direct';
 
 export interface Programs {
     /** Our server bundle (dist/server.js unless --ours names another build). */
@@ -145,6 +146,9 @@ export function httpCommand(kind: Kind, programs: Programs, args: string[] = [])
             return [programs.baseline, '--http', '--port', '0', ...(programs.baselineIsOurs ? oursFlags(programs.baseline) : [])];
         case 'floor':
             return [programs.httpFloor, '--port', '0'];
+        case 'gateway':
+        case 'direct':
+            throw new Error('gatewayExperiment.ts starts the gateway kinds itself');
     }
 }
 
@@ -159,6 +163,9 @@ export function stdioCommand(kind: Kind, programs: Programs): string[] {
             return [programs.stdioEcho];
         case 'redis':
             throw new Error('the Redis store is measured over HTTP only');
+        case 'gateway':
+        case 'direct':
+            throw new Error('gatewayExperiment.ts starts the gateway kinds itself');
     }
 }
 
