@@ -7,8 +7,10 @@ import type { Clock, ClockTimer } from '../clock.js';
 import { errorMessage, type Logger } from '../log.js';
 import { RpcError } from '../rpc/errors.js';
 import { SERVER_VERSION } from '../version.js';
+import { LeanStdioTransport } from './leanStdio.js';
 import { CallsInFlight } from './callsInFlight.js';
 import type { DownstreamSpec } from './config.js';
+import { DirectRequests } from './directRequests.js';
 
 /** Restart delays after a downstream dies: doubling from the first, capped at the last. */
 export const RESTART_BACKOFF_MS = { first: 1000, max: 30_000 } as const;
@@ -43,6 +45,8 @@ export class Downstream {
     /** Hears the notifications every client of ours hears too: prompt and resource list changes, resource updates, log messages. */
     onNotification?: (method: string, params: Record<string, unknown>) => void;
     private client?: sdk.Client;
+    /** The lean path for plain calls on the same connection as `client`. */
+    private direct?: DirectRequests;
     private attempt = 0;
     private upSince = 0;
     private restartTimer?: ClockTimer;
@@ -127,12 +131,26 @@ export class Downstream {
             return;
         }
         this.client = client;
+        this.direct = new DirectRequests(transport);
         this.capabilities = client.getServerCapabilities() as Record<string, unknown> | undefined;
         this.instructions = client.getInstructions();
         this.state = 'up';
         this.upSince = this.clock.now();
         const info = client.getServerVersion();
         this.log.info(`[${this.name}] connected (${info?.name ?? 'unnamed server'} ${info?.version ?? ''}, ${this.tools.length} tools)`);
+    }
+
+    /**
+     * A plain tools/call on the live connection through the lean path (DirectRequests: what it
+     * saves is said there); call it right after connected(), which says why there is none.
+     */
+    callTool(params: Record<string, unknown>, signal: AbortSignal): Promise<Record<string, unknown>> {
+        return this.connectedDirect().request('tools/call', params, signal);
+    }
+
+    private connectedDirect(): DirectRequests {
+        this.connected();
+        return this.direct!;
     }
 
     /** A progress token for one downstream request, whose updates go to `listener` until the returned `end` runs. */
@@ -153,6 +171,7 @@ export class Downstream {
         this.clock.clearTimeout(this.restartTimer);
         const client = this.client;
         this.client = undefined;
+        this.direct = undefined;
         await client?.close().catch(() => undefined);
     }
 
@@ -161,7 +180,7 @@ export class Downstream {
         if (spec.kind === 'http') {
             return new sdk.StreamableHTTPClientTransport(new URL(spec.url), { requestInit: { headers: spec.headers } });
         }
-        const transport = new sdk.StdioClientTransport({ command: spec.command, args: spec.args, env: spec.env ? { ...process.env, ...spec.env } as Record<string, string> : undefined, cwd: spec.cwd, stderr: 'pipe' });
+        const transport = new LeanStdioTransport({ command: spec.command, args: spec.args, env: spec.env ? { ...process.env, ...spec.env } as Record<string, string> : undefined, cwd: spec.cwd, stderr: 'pipe' });
         const stderr = transport.stderr;
         if (stderr) {
             createInterface({ input: stderr as unknown as NodeJS.ReadableStream, crlfDelay: Infinity }).on('line', line => this.log.info(`[${this.name}] ${line.length > MAX_LOG_LINE ? `${line.slice(0, MAX_LOG_LINE)}… (${line.length} chars)` : line}`));
@@ -187,6 +206,7 @@ export class Downstream {
             return;
         }
         this.client = undefined;
+        this.direct = undefined;
         this.lastExit = this.spec.kind === 'stdio' ? 'its process exited' : 'its connection closed';
         this.log.warn(`[${this.name}] stopped: ${this.lastExit}; running calls through it fail`);
         if (this.clock.now() - this.upSince >= STABLE_AFTER_MS) {

@@ -38,10 +38,7 @@ export async function callDownstream(downstream: Downstream, toolName: string, a
         }
         const route = downstream.progressToken(relay.onProgress);
         progress = route;
-        return (await client.request({ method: 'tools/call', params: { name: toolName, arguments: args, _meta: { progressToken: route.token } } }, PASSED_ON, {
-            signal: ctx.signal,
-            timeout: NO_TIMEOUT,
-        })) as CallToolResult;
+        return (await downstream.callTool({ name: toolName, arguments: args, _meta: { progressToken: route.token } }, ctx.signal)) as CallToolResult;
     } catch (err) {
         if (ctx.signal.aborted) {
             throw ctx.signal.reason;
