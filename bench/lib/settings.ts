@@ -115,7 +115,7 @@ export function settingsFor(quick: boolean, client: Settings['client']): Setting
               memoryPoints: [10_000, 20_000, 30_000, 40_000, 50_000, 60_000, 70_000, 80_000, 90_000, 100_000],
               memoryBudgetMs: 25_000,
               heapPoints: [10_000, 100_000],
-              gatewayTaskPoints: [1000, 2000, 3000, 4000, 5000],
+              gatewayTaskPoints: [2000, 4000, 6000, 8000],
               resultSamples: { ours: 100, baseline: 32 },
               cancelSamples: 100,
               coldStarts: 6,
