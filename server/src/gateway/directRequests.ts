@@ -1,5 +1,4 @@
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { ToolContext } from '../tools/types.js';
 import { ErrorCode, McpError } from './sdkClient.js';
 
 interface Pending {
@@ -50,25 +49,39 @@ export class DirectRequests {
     /**
      * Sends a request and resolves with its result, or rejects with the downstream's error (an
      * McpError, as the Client would), with McpError ConnectionClosed when the connection ends
-     * first, or with the stop reason once `stopped` rejects (the downstream then hears
-     * notifications/cancelled, as the Client would send it). `stopped` rejects when the call is
-     * stopped and may stay pending forever otherwise (see untilStopped).
+     * first, or with the signal's reason once it aborts (the downstream then hears
+     * notifications/cancelled, as the Client would send it).
      */
-    request(method: string, params: Record<string, unknown>, stopped: Promise<unknown>): Promise<Record<string, unknown>> {
+    request(method: string, params: Record<string, unknown>, signal: AbortSignal): Promise<Record<string, unknown>> {
         if (this.closed) {
             return Promise.reject(new McpError(ErrorCode.ConnectionClosed, 'Connection closed'));
         }
+        if (signal.aborted) {
+            return Promise.reject(signal.reason);
+        }
         const id = `${ID_PREFIX}${++this.next}`;
         return new Promise((resolve, reject) => {
-            this.pending.set(id, { resolve, reject });
-            stopped.then(undefined, (reason: unknown) => {
+            const onAbort = () => {
                 if (this.pending.delete(id)) {
-                    this.transport.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id, reason: String(reason) } }).catch(() => undefined);
-                    reject(reason);
+                    this.transport.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id, reason: String(signal.reason) } }).catch(() => undefined);
+                    reject(signal.reason);
                 }
+            };
+            signal.addEventListener('abort', onAbort, { once: true });
+            const done = () => signal.removeEventListener('abort', onAbort);
+            this.pending.set(id, {
+                resolve: result => {
+                    done();
+                    resolve(result);
+                },
+                reject: err => {
+                    done();
+                    reject(err);
+                },
             });
             this.transport.send({ jsonrpc: '2.0', id, method, params }).catch((err: unknown) => {
                 if (this.pending.delete(id)) {
+                    done();
                     reject(err);
                 }
             });
@@ -94,37 +107,5 @@ function settle(waiter: Pending, message: { result?: unknown; error?: { code?: u
         waiter.resolve(message.result as Record<string, unknown>);
     } else {
         waiter.reject(new Error('its answer carried no result object'));
-    }
-}
-
-/** setTimeout's largest delay. */
-const LONGEST_SLEEP_MS = 2 ** 31 - 1;
-
-/**
- * A promise that rejects with the stop reason when the call of `ctx` is stopped (cancelled,
- * expired, shut down) and stays pending otherwise. A task waits in its own sleep, which needs no
- * AbortController or signal listener (about a kilobyte each per running task); a plain call's
- * signal dies with its request, so a listener there is what it costs anyway.
- */
-export function untilStopped(ctx: ToolContext): Promise<never> {
-    const stopped = ctx.taskId === undefined ? onAbort(ctx.signal) : sleepOn(ctx);
-    // Handled here too: a request that never went out leaves nobody else listening.
-    stopped.catch(() => undefined);
-    return stopped;
-}
-
-function onAbort(signal: AbortSignal): Promise<never> {
-    return new Promise((_, reject) => {
-        if (signal.aborted) {
-            reject(signal.reason);
-        } else {
-            signal.addEventListener('abort', () => reject(signal.reason), { once: true });
-        }
-    });
-}
-
-async function sleepOn(ctx: ToolContext): Promise<never> {
-    for (;;) {
-        await ctx.sleep(LONGEST_SLEEP_MS);
     }
 }

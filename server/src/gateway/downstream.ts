@@ -144,8 +144,8 @@ export class Downstream {
      * A plain tools/call on the live connection through the lean path (DirectRequests: what it
      * saves is said there); call it right after connected(), which says why there is none.
      */
-    callTool(params: Record<string, unknown>, stopped: Promise<unknown>): Promise<Record<string, unknown>> {
-        return this.connectedDirect().request('tools/call', params, stopped);
+    callTool(params: Record<string, unknown>, signal: AbortSignal): Promise<Record<string, unknown>> {
+        return this.connectedDirect().request('tools/call', params, signal);
     }
 
     private connectedDirect(): DirectRequests {

@@ -2,7 +2,6 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { errorMessage } from '../log.js';
 import { textResult, type CallToolResult, type ToolContext } from '../tools/types.js';
 import { asRpcError, isConnectionClosed, type Downstream } from './downstream.js';
-import { untilStopped } from './directRequests.js';
 import { ProgressRelay } from './progressRelay.js';
 import { CancelTaskResultSchema, CreateTaskResultSchema, GetTaskResultSchema, ResultSchema } from './sdkClient.js';
 
@@ -39,7 +38,7 @@ export async function callDownstream(downstream: Downstream, toolName: string, a
         }
         const route = downstream.progressToken(relay.onProgress);
         progress = route;
-        return (await downstream.callTool({ name: toolName, arguments: args, _meta: { progressToken: route.token } }, untilStopped(ctx))) as CallToolResult;
+        return (await downstream.callTool({ name: toolName, arguments: args, _meta: { progressToken: route.token } }, ctx.signal)) as CallToolResult;
     } catch (err) {
         if (ctx.signal.aborted) {
             throw ctx.signal.reason;

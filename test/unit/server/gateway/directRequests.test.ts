@@ -29,7 +29,8 @@ async function connected() {
     return { client, server, direct: new DirectRequests(clientSide), toClient, seen, clientSide };
 }
 
-const never = new Promise<never>(() => undefined);
+/** A call nobody stops. */
+const never = new AbortController().signal;
 
 describe('DirectRequests', () => {
     it('answers a call itself; the Client sees none of its responses and its own requests still work', async () => {
@@ -54,12 +55,11 @@ describe('DirectRequests', () => {
 
     it('a stop rejects with its reason at once and tells the downstream', async () => {
         const { client, direct, seen } = await connected();
-        let stop!: (reason: Error) => void;
-        const stopped = new Promise<never>((_, reject) => (stop = reject));
-        const call = direct.request('tools/call', { name: 'wait', arguments: {} }, stopped);
+        const stop = new AbortController();
+        const call = direct.request('tools/call', { name: 'wait', arguments: {} }, stop.signal);
         await new Promise(resolve => setTimeout(resolve, 10));
         const reason = new Error('cancelled by the host');
-        stop(reason);
+        stop.abort(reason);
         await assert.rejects(call, err => err === reason);
         for (let i = 0; i < 50 && seen.cancelled.length === 0; i++) {
             await new Promise(resolve => setTimeout(resolve, 10));
