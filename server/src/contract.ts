@@ -143,6 +143,11 @@ export interface TaskInfo extends TaskFlags {
     worker?: string;
     /** The value of the tool's key argument (a label, topic, file, job id) that names this invocation. */
     keyArgument?: string;
+    /**
+     * When the client that started this live task stopped waiting for it (ISO time): it missed
+     * several polls in a row (VS Code when its chat request is stopped). Gone when it polls again.
+     */
+    stoppedWaitingAt?: string;
 }
 
 /**

@@ -14,4 +14,5 @@ export const DEFAULT_LIMITS: Required<RuntimeLimits> = {
     maxSubtaskDepth: 4,
     maxChildrenPerTask: 16,
     abandonAfterMs: 0,
+    stoppedWaiting: 'off',
 };

@@ -67,6 +67,9 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
     if (options.abandonAfterMs > 0 && options.abandonAfterMs < 5 * options.pollIntervalMs) {
         throw new Error(`--abandon-after must be at least 5 poll intervals (${(5 * options.pollIntervalMs) / 1000}s): a client polling on time must never look gone`);
     }
+    if (options.stoppedWaiting !== 'off' && options.storeUrl) {
+        throw new Error('--stopped-waiting is not supported with --store redis');
+    }
     if (options.abandonAfterMs > 0 && options.storeUrl) {
         // Polls reach whichever replica serves them; a replica would count only those it sees.
         throw new Error('--abandon-after is not supported with --store redis');

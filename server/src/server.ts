@@ -69,6 +69,7 @@ export class TasksServer {
             maxSubtaskDepth: options.maxSubtaskDepth ?? DEFAULT_LIMITS.maxSubtaskDepth,
             maxChildrenPerTask: options.maxChildrenPerTask ?? DEFAULT_LIMITS.maxChildrenPerTask,
             abandonAfterMs: options.abandonAfterMs ?? DEFAULT_LIMITS.abandonAfterMs,
+            stoppedWaiting: options.stoppedWaiting ?? DEFAULT_LIMITS.stoppedWaiting,
         };
         if (limits.defaultTtlMs > limits.maxTtlMs) {
             limits.defaultTtlMs = limits.maxTtlMs;

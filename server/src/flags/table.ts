@@ -256,6 +256,19 @@ export const FLAGS = [
             "Background tasks (`start_<tool>`) and the owner's view are not counted. Not with `--store redis`.",
     },
     {
+        name: 'stopped-waiting',
+        key: 'stoppedWaiting',
+        type: 'choice',
+        arg: 'off|keep|cancel',
+        choices: ['off', 'keep', 'cancel'],
+        default: DEFAULT_LIMITS.stoppedWaiting,
+        group: 'Tasks',
+        help:
+            'What happens to the task of a task-augmented `tools/call` once its client misses 4 polls in a row (no `tasks/get`, no waiting `tasks/result`): ' +
+            "VS Code sends nothing when a chat request is stopped, its polls just end. `cancel`: cancel it at once; `keep`: it runs on, marked in the owner's view " +
+            '(`--abandon-after` no longer ends it) until it finishes or the owner cancels it; `off`: not watched. Background tasks are not counted. Not with `--store redis`.',
+    },
+    {
         name: 'no-task-tools',
         key: 'taskTools',
         type: 'off',

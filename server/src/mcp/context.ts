@@ -5,7 +5,7 @@ import type { Transport } from '../rpc/transport.js';
 import type { ClientIdentity } from '../tasks/hub.js';
 import type { TaskRecord } from '../tasks/types.js';
 import type { TaskRuntime } from '../tasks/runtime.js';
-import type { KeyArguments } from '../tasks/wire.js';
+import type { KeyArguments, OwnerFacts } from '../tasks/wire.js';
 import type { ToolDefinition } from '../tools/types.js';
 import type { ClientHub } from '../tasks/hub.js';
 import type { TaskTool, TaskTools } from './taskTools.js';
@@ -123,6 +123,6 @@ export interface Revision {
 }
 
 /** Owners see each task's info (tool, arguments, key argument); other clients see the spec's Task. */
-export function ownerView(ctx: RequestContext): KeyArguments | undefined {
-    return ctx.identity.isOwner ? ctx.services.tools : undefined;
+export function ownerView(ctx: RequestContext): OwnerFacts | undefined {
+    return ctx.identity.isOwner ? ctx.services.runtime.ownerFacts : undefined;
 }

@@ -5,8 +5,14 @@ interface Followed {
     seenAt: number;
     /** Its tasks/result requests still open: a client waiting on one is following the task. */
     waiting: number;
-    /** How long it may go unasked. */
+    /** How long it may go unasked before it is abandoned; 0: never. */
     afterMs: number;
+    /** How long it may go unasked before its client counts as no longer waiting (missed polls); 0: not watched for that. */
+    stoppedAfterMs: number;
+    /** When the client was seen to stop waiting; undefined while it waits. */
+    stoppedAt?: number;
+    /** The owner keeps it running once its client stopped waiting: no abandonment then. */
+    kept?: boolean;
 }
 
 /**
@@ -26,6 +32,8 @@ export class AbandonWatch {
         readonly afterMs: number,
         private readonly clock: Clock,
         private readonly onAbandoned: (taskId: string, afterMs: number) => void,
+        /** The client stopped waiting (`stopped`), or came back; the runtime decides what that does. */
+        private readonly onStoppedWaiting: (taskId: string, stopped: boolean, afterMs: number) => void = noop,
     ) {}
 
     /** How often the sweep looks: a tenth of the shortest window, so a task goes at most 10 % late. */
@@ -33,14 +41,18 @@ export class AbandonWatch {
         return sweepFor(this.afterMs);
     }
 
-    /** Watches a task, for `afterMs` without a question (default: the server's window). */
-    watch(taskId: string, afterMs = this.afterMs): void {
-        this.tasks.set(taskId, { seenAt: this.clock.now(), waiting: 0, afterMs });
-        if (this.timer && sweepFor(afterMs) < this.timerMs) {
+    /**
+     * Watches a task, for `afterMs` without a question (default: the server's window), and for
+     * `stoppedAfterMs` (a few missed polls) before its client counts as no longer waiting.
+     */
+    watch(taskId: string, afterMs = this.afterMs, stoppedAfterMs = 0): void {
+        this.tasks.set(taskId, { seenAt: this.clock.now(), waiting: 0, afterMs, stoppedAfterMs });
+        const sweepMs = sweepOf({ afterMs, stoppedAfterMs });
+        if (this.timer && sweepMs < this.timerMs) {
             this.stop();
         }
         if (!this.timer) {
-            this.timerMs = Math.min(sweepFor(afterMs), ...[...this.tasks.values()].map(task => sweepFor(task.afterMs)));
+            this.timerMs = Math.min(sweepMs, ...[...this.tasks.values()].map(sweepOf));
             this.timer = this.clock.setInterval(() => this.sweep(), this.timerMs, true);
         }
     }
@@ -50,6 +62,20 @@ export class AbandonWatch {
         const followed = this.tasks.get(taskId);
         if (followed) {
             followed.seenAt = this.clock.now();
+            this.back(taskId, followed);
+        }
+    }
+
+    /** When the task's client was seen to stop waiting (epoch ms), if it has. */
+    stoppedAt(taskId: string): number | undefined {
+        return this.tasks.get(taskId)?.stoppedAt;
+    }
+
+    /** The task runs on after its client stopped waiting: it is no longer abandoned. */
+    keep(taskId: string): void {
+        const followed = this.tasks.get(taskId);
+        if (followed) {
+            followed.kept = true;
         }
     }
 
@@ -60,6 +86,7 @@ export class AbandonWatch {
             return noop;
         }
         followed.waiting++;
+        this.back(taskId, followed);
         return () => {
             followed.waiting--;
             followed.seenAt = this.clock.now();
@@ -81,12 +108,32 @@ export class AbandonWatch {
     private sweep(): void {
         const now = this.clock.now();
         for (const [taskId, followed] of [...this.tasks]) {
-            if (followed.waiting === 0 && followed.seenAt <= now - followed.afterMs) {
+            if (followed.waiting > 0) {
+                continue;
+            }
+            if (followed.afterMs > 0 && !followed.kept && followed.seenAt <= now - followed.afterMs) {
                 this.forget(taskId);
                 this.onAbandoned(taskId, followed.afterMs);
+            } else if (followed.stoppedAfterMs > 0 && followed.stoppedAt === undefined && followed.seenAt <= now - followed.stoppedAfterMs) {
+                followed.stoppedAt = now;
+                this.onStoppedWaiting(taskId, true, followed.stoppedAfterMs);
             }
         }
     }
+
+    /** A client that had stopped waiting asks again: it waits after all. */
+    private back(taskId: string, followed: Followed): void {
+        if (followed.stoppedAt !== undefined) {
+            followed.stoppedAt = undefined;
+            this.onStoppedWaiting(taskId, false, followed.stoppedAfterMs);
+        }
+    }
+}
+
+/** The sweep a task needs: a tenth of its shortest window, so nothing is noticed more than 10 % late. */
+function sweepOf(task: Pick<Followed, 'afterMs' | 'stoppedAfterMs'>): number {
+    const windows = [task.afterMs, task.stoppedAfterMs].filter(ms => ms > 0);
+    return sweepFor(windows.length ? Math.min(...windows) : 0);
 }
 
 function sweepFor(afterMs: number): number {

@@ -1,7 +1,7 @@
 import type { ClientHub } from './hub.js';
 import type { TaskEvent, TaskRecord } from './types.js';
 import { Methods } from '../contract.js';
-import { relatedTaskMeta, toWireTask, type KeyArguments } from './wire.js';
+import { relatedTaskMeta, toWireTask, type OwnerFacts } from './wire.js';
 
 export const OWNER_PROGRESS_METHOD = Methods.ownerProgress;
 export const TASK_STATUS_METHOD = Methods.taskStatus;
@@ -10,7 +10,7 @@ export const TASK_STATUS_METHOD = Methods.taskStatus;
  * A status change goes to the task's client (not for its creation: the client has the
  * CreateTaskResult) and to every owner, whose wire form carries the extra task info.
  */
-export function notifyStatus(hub: ClientHub, tools: KeyArguments, task: TaskRecord, created: boolean): void {
+export function notifyStatus(hub: ClientHub, tools: OwnerFacts, task: TaskRecord, created: boolean): void {
     if (!created) {
         let wire: Record<string, unknown> | undefined;
         for (const link of hub.linksFor(task.clientKey)) {
@@ -20,6 +20,11 @@ export function notifyStatus(hub: ClientHub, tools: KeyArguments, task: TaskReco
             }
         }
     }
+    notifyOwners(hub, tools, task);
+}
+
+/** A change only the owner's view shows (its client stopped waiting, or came back): the task as it is, to every owner. */
+export function notifyOwners(hub: ClientHub, tools: OwnerFacts, task: TaskRecord): void {
     let ownerWire: Record<string, unknown> | undefined;
     for (const owner of hub.owners()) {
         ownerWire ??= toWireTask(task, tools);

@@ -4,7 +4,8 @@ import { ToolRegistry } from '../tools/registry.js';
 import { textResult, type ToolDefinition } from '../tools/types.js';
 import { systemClock, type Clock } from '../clock.js';
 import type { ClientHub, ClientIdentity } from './hub.js';
-import { notifyProgress, notifyStatus } from './notifier.js';
+import { notifyOwners, notifyProgress, notifyStatus } from './notifier.js';
+import type { OwnerFacts } from './wire.js';
 import { cancelledOutcome } from './outcomes.js';
 import { TaskRun, type ChildOptions, type RunHost, type StopStatus } from './taskRun.js';
 import { copyFlags } from './records.js';
@@ -35,7 +36,22 @@ export interface RuntimeLimits {
     maxChildrenPerTask: number;
     /** Cancel a task-augmented call's task its client stopped following this long ago; 0 = never. */
     abandonAfterMs?: number;
+    /**
+     * When a task-augmented call's client misses STOPPED_AFTER_POLLS polls in a row (VS Code when
+     * its chat request is stopped: it sends nothing, its polls just end): `cancel` the task at once,
+     * `keep` it running for the owner (marked, and no longer abandoned), or `off`: not watched for that.
+     */
+    stoppedWaiting?: StoppedWaitingAction;
 }
+
+export type StoppedWaitingAction = 'off' | 'keep' | 'cancel';
+
+/**
+ * Polls a client may miss before it counts as no longer waiting, plus one for a late timer. VS Code
+ * sends nothing when a call is cancelled between polls (its poll in flight, if any, gets a
+ * notifications/cancelled, but so does one a status notification overtakes): silence is the signal.
+ */
+export const STOPPED_AFTER_POLLS = 4;
 
 /** How to create a task; its flags (TaskFlags: background, chat) are kept with it. A background task is never abandoned. */
 export interface CreateTaskOptions extends TaskFlags {
@@ -85,6 +101,12 @@ export class TaskRuntime implements RunHost {
         }
     }
 
+    /** What the owner's view of a task adds to the record: the tool's key argument, whether its client still waits. */
+    readonly ownerFacts: OwnerFacts = {
+        keyArgumentOf: toolName => this.tools.keyArgumentOf(toolName),
+        stoppedWaitingAt: taskId => this.stoppedWaitingAt(taskId),
+    };
+
     get runningCount(): number {
         return this.runs.size;
     }
@@ -117,8 +139,9 @@ export class TaskRuntime implements RunHost {
         this.runs.set(record.taskId, run);
         // A tool's own window (a command's maxUnpolledMs) applies in the background too.
         const unpolledMs = tool.maxUnpolledMs ?? (options.background ? 0 : (this.limits.abandonAfterMs ?? 0));
-        if (unpolledMs > 0 && !parent && !client.isOwner) {
-            (this.abandon ??= this.abandonWatch()).watch(record.taskId, unpolledMs);
+        const stoppedMs = this.watchesStopped && !options.background && !options.statelessCapabilities ? STOPPED_AFTER_POLLS * this.limits.pollIntervalMs : 0;
+        if ((unpolledMs > 0 || stoppedMs > 0) && !parent && !client.isOwner) {
+            (this.abandon ??= this.abandonWatch()).watch(record.taskId, unpolledMs, stoppedMs);
         }
         if (options.statelessCapabilities) {
             this.inputs.adopt(record.taskId, options.statelessCapabilities, record.ttl);
@@ -243,8 +266,51 @@ export class TaskRuntime implements RunHost {
         }
     }
 
+    /** When the task's own client stopped waiting for it (ISO time), while it runs and that is so. */
+    stoppedWaitingAt(taskId: string): string | undefined {
+        const at = this.abandon?.stoppedAt(taskId);
+        return at === undefined ? undefined : new Date(at).toISOString();
+    }
+
+    private get watchesStopped(): boolean {
+        return (this.limits.stoppedWaiting ?? 'off') !== 'off';
+    }
+
     private abandonWatch(): AbandonWatch {
-        return new AbandonWatch(this.limits.abandonAfterMs ?? 0, this.clock, (taskId, afterMs) => this.abandoned(taskId, afterMs));
+        return new AbandonWatch(
+            this.limits.abandonAfterMs ?? 0,
+            this.clock,
+            (taskId, afterMs) => this.abandoned(taskId, afterMs),
+            (taskId, stopped, afterMs) => this.stoppedWaiting(taskId, stopped, afterMs),
+        );
+    }
+
+    /**
+     * The task's client stopped polling it (or came back): with `cancel` it is cancelled at once,
+     * as an abandoned one; with `keep` it runs on, the owner's view told (TaskInfo.stoppedWaitingAt).
+     */
+    private stoppedWaiting(taskId: string, stopped: boolean, afterMs: number): void {
+        const run = this.runs.get(taskId);
+        if (!run) {
+            return;
+        }
+        if (stopped && this.limits.stoppedWaiting === 'cancel') {
+            this.abandon?.forget(taskId);
+            this.abandoned(taskId, afterMs);
+            return;
+        }
+        if (stopped) {
+            this.abandon?.keep(taskId);
+            this.log.info(`[tasks] ${taskId} (${run.record.toolName}): its client stopped waiting for it; it keeps running`);
+        }
+        this.store.get(taskId).then(
+            record => {
+                if (record && !isTerminal(record.status)) {
+                    notifyOwners(this.hub, this.ownerFacts, record);
+                }
+            },
+            err => this.log.warn(`[tasks] reading ${taskId} failed: ${errorMessage(err)}`),
+        );
     }
 
     /** Nobody followed the task for its window: it is cancelled, saying so. */
@@ -300,7 +366,7 @@ export class TaskRuntime implements RunHost {
                     this.endedElsewhere(task.taskId, task.status, task.statusMessage);
                 }
                 this.waiters.wake(task.taskId);
-                notifyStatus(this.hub, this.tools, task, event.created === true);
+                notifyStatus(this.hub, this.ownerFacts, task, event.created === true);
                 break;
             }
             case 'deleted':

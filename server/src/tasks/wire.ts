@@ -9,10 +9,19 @@ export interface KeyArguments {
     keyArgumentOf(toolName: string): string | undefined;
 }
 
+/** What the owner's view adds to a record: the key argument, and (from the runtime) whether the task's client still waits. */
+export interface OwnerFacts extends KeyArguments {
+    stoppedWaitingAt?(taskId: string): string | undefined;
+}
+
 /** The owner's view of what a task runs and for whom. */
-export function taskInfo(record: TaskRecord, tools: KeyArguments): TaskInfo {
+export function taskInfo(record: TaskRecord, tools: OwnerFacts): TaskInfo {
     const info: TaskInfo = { toolName: record.toolName, args: record.args, clientName: record.clientName, worker: record.worker };
     copyFlags(record, info);
+    const stoppedAt = tools.stoppedWaitingAt?.(record.taskId);
+    if (stoppedAt !== undefined) {
+        info.stoppedWaitingAt = stoppedAt;
+    }
     const keyName = tools.keyArgumentOf(record.toolName);
     const value = keyName === undefined ? undefined : record.args[keyName];
     if ((typeof value === 'string' && value !== '') || typeof value === 'number') {
@@ -25,7 +34,7 @@ export function taskInfo(record: TaskRecord, tools: KeyArguments): TaskInfo {
  * The Task object as the spec defines it, plus namespaced `_meta`. `owner` is given only when the
  * task goes to an owner, whose wire form carries the task info.
  */
-export function toWireTask(record: TaskRecord, owner?: KeyArguments): Record<string, unknown> {
+export function toWireTask(record: TaskRecord, owner?: OwnerFacts): Record<string, unknown> {
     const task: Record<string, unknown> = {
         taskId: record.taskId,
         status: record.status,
@@ -41,7 +50,7 @@ export function toWireTask(record: TaskRecord, owner?: KeyArguments): Record<str
  * What both revisions' task objects end with: the status message, and `_meta` with the parent
  * task and (for the owner) the task info. Shared so the two wire forms cannot drift apart.
  */
-export function withTaskTail(task: Record<string, unknown>, record: TaskRecord, owner?: KeyArguments): Record<string, unknown> {
+export function withTaskTail(task: Record<string, unknown>, record: TaskRecord, owner?: OwnerFacts): Record<string, unknown> {
     if (record.statusMessage !== undefined) {
         task.statusMessage = record.statusMessage;
     }

@@ -154,7 +154,7 @@ export const SESSION_REVISION: Revision = {
 };
 
 async function ownerTask(ctx: RequestContext, record: TaskRecord): Promise<Record<string, unknown>> {
-    const task = toWireTask(record, ctx.services.tools);
+    const task = toWireTask(record, ctx.services.runtime.ownerFacts);
     if (record.status === 'input_required') {
         const { requests } = await ctx.services.runtime.inputs.open(record.taskId, true);
         if (requests && Object.keys(requests).length > 0) {
