@@ -17,6 +17,8 @@ export interface ExtensionConfig {
     demoTools: boolean;
     /** Cancel a chat's task once VS Code stops polling it this long (a duration, or "off"). */
     abandonAfter: string;
+    /** When VS Code stops polling a chat's task: cancel it at once, or keep it running for the user. */
+    stoppedWaiting: 'cancel' | 'keep';
     /** Preferred model for sampling (matched against family, name, id); empty = first available. */
     samplingModel?: string;
     /** Where the command tools are (filled in by registerServer, not read from settings). */
@@ -34,12 +36,13 @@ export function readConfig(): ExtensionConfig {
         taskTools: cfg.get<boolean>(Settings.taskTools, settingDefault('taskTools')),
         demoTools: cfg.get<boolean>(Settings.demoTools, settingDefault('demoTools')),
         abandonAfter: cfg.get<string>(Settings.abandonAfter, settingDefault('abandonAfter')),
+        stoppedWaiting: cfg.get<string>(Settings.stoppedWaiting, settingDefault('stoppedWaiting')) === 'keep' ? 'keep' : 'cancel',
         samplingModel: cfg.get<string>(Settings.samplingModel, '') || undefined,
     };
 }
 
 /** The settings a server is launched with: a change to any of them means a new server. */
-const LAUNCH_SETTINGS = ['transport', 'defaultTtl', 'maxTtl', 'maxTasksPerClient', 'logLevel', 'taskTools', 'demoTools', 'abandonAfter'] as const satisfies readonly (keyof ExtensionConfig)[];
+const LAUNCH_SETTINGS = ['transport', 'defaultTtl', 'maxTtl', 'maxTasksPerClient', 'logLevel', 'taskTools', 'demoTools', 'abandonAfter', 'stoppedWaiting'] as const satisfies readonly (keyof ExtensionConfig)[];
 
 export function launchSettingsChanged(previous: ExtensionConfig, next: ExtensionConfig): boolean {
     return LAUNCH_SETTINGS.some(key => previous[key] !== next[key]);

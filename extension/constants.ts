@@ -59,6 +59,7 @@ export const Settings = {
     logLevel: 'server.logLevel',
     taskTools: 'server.taskTools',
     abandonAfter: 'server.abandonAfter',
+    stoppedWaiting: 'server.stoppedWaiting',
     samplingModel: 'sampling.model',
     commands: 'commands',
     exposeVsCodeTasks: 'exposeVsCodeTasks',

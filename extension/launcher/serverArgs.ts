@@ -11,6 +11,8 @@ export interface LimitSettings {
     demoTools: boolean;
     /** A duration, or "off" (or empty, or 0) for never. */
     abandonAfter: string;
+    /** What the server does once a chat's task is no longer polled (--stopped-waiting): the extension always has it watched. */
+    stoppedWaiting: 'cancel' | 'keep';
     /** The command tools' merged file and log folder (not a setting: the extension fills it in). */
     commands?: { file: string; logDir: string };
 }
@@ -24,12 +26,16 @@ export const SETTING_FLAGS = {
     taskTools: 'no-task-tools',
     demoTools: 'no-demo-tools',
     abandonAfter: 'abandon-after',
+    stoppedWaiting: 'stopped-waiting',
 } as const satisfies Record<Exclude<keyof LimitSettings, 'commands'>, FlagName>;
 
 type LaunchSetting = keyof typeof SETTING_FLAGS;
 
-/** Where the extension departs from the server's default: a stopped chat's tasks are cancelled. */
-const EXTENSION_DEFAULTS: Partial<Record<LaunchSetting, string>> = { abandonAfter: '30s' };
+/**
+ * Where the extension departs from the server's defaults: a stopped chat's tasks are cancelled, at
+ * once when VS Code's polls stop (VS Code never sends tasks/cancel), else after abandonAfter.
+ */
+const EXTENSION_DEFAULTS: Partial<Record<LaunchSetting, string>> = { abandonAfter: '30s', stoppedWaiting: 'cancel' };
 
 /** A launch setting's default: the server flag's (package.json's settings say the same; a test checks). */
 export function settingDefault<S extends LaunchSetting>(setting: S): LimitSettings[S] {

@@ -31,6 +31,7 @@ export const FLAG_SETTINGS: Readonly<Record<string, string>> = {
     '--max-tasks-per-client': `${SETTINGS_SECTION}.${Settings.maxTasksPerClient}`,
     '--log-level': `${SETTINGS_SECTION}.${Settings.logLevel}`,
     '--abandon-after': `${SETTINGS_SECTION}.${Settings.abandonAfter}`,
+    '--stopped-waiting': `${SETTINGS_SECTION}.${Settings.stoppedWaiting}`,
     '--no-task-tools': `${SETTINGS_SECTION}.${Settings.taskTools}`,
     '--no-demo-tools': `${SETTINGS_SECTION}.${Settings.demoTools}`,
 };

@@ -207,6 +207,7 @@ export class TaskModel {
         existing.lastUpdatedAt = incoming.lastUpdatedAt;
         existing.ttl = incoming.ttl;
         existing.lost = false;
+        existing.stoppedWaitingAt = incoming.stoppedWaitingAt;
         if (incoming.toolName !== 'task') {
             existing.toolName = incoming.toolName;
             existing.args = incoming.args;

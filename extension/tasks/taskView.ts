@@ -31,6 +31,8 @@ export interface TaskView {
     progress?: TaskProgress;
     /** The server process that ran it died: its outcome will never come. */
     lost?: boolean;
+    /** When the client that started this live task stopped waiting for it (it stopped polling: Copilot's call was cancelled). */
+    stoppedWaitingAt?: string;
 }
 
 /** Reads a Task as the server sends it to the owner (status notification, tasks/get, tasks/list). */
@@ -56,6 +58,7 @@ export function fromWire(wire: Record<string, unknown>): TaskView | undefined {
         background: info.background === true || undefined,
         chat: info.chat === true || undefined,
         parentTaskId: typeof parent === 'string' ? parent : undefined,
+        stoppedWaitingAt: typeof info.stoppedWaitingAt === 'string' && !isTerminal(wire.status as TaskStatus) ? info.stoppedWaitingAt : undefined,
     };
 }
 
@@ -84,7 +87,7 @@ export function toolTitle(toolName: string): string {
 /** A task of a server that is gone: unfinished ones are lost, finished ones are history. */
 function lostOrStatus(view: TaskView): string {
     if (!view.lost) {
-        return statusText(view.status);
+        return view.stoppedWaitingAt && !isTerminal(view.status) ? stoppedWaitingText(view.clientName) : statusText(view.status);
     }
     return isTerminal(view.status)
         ? l10n.t({ message: '{0} on a previous server', args: [statusText(view.status)], comment: ['{0} is a task status such as "completed"'] })
@@ -172,6 +175,9 @@ export function taskDescription(view: TaskView, now: number, opts: { tool?: bool
     // (confirm_delete's "Confirmed" or "Declined") tells apart results that look alike: visible without hovering.
     if ((view.status === 'failed' || view.status === 'completed') && view.statusMessage) {
         parts.push(view.statusMessage);
+    } else if (view.status === 'cancelled' && view.statusMessage && STOPPED_WAITING.test(view.statusMessage)) {
+        // Not the user's own cancel: say whose leaving ended it.
+        parts.push(stoppedWaitingText(view.clientName));
     }
     const started = Date.parse(view.createdAt);
     const ended = isTerminal(view.status) ? Date.parse(view.lastUpdatedAt) : now;
@@ -184,6 +190,18 @@ export function taskDescription(view: TaskView, now: number, opts: { tool?: bool
     return parts.join(' · ');
 }
 
+/** statusInWords' wording of the server's message for a task cancelled because its caller stopped polling it. */
+const STOPPED_WAITING = /stopped waiting for it/i;
+
+/** A live task whose caller stopped polling it: who stopped waiting, in words (the row's status). */
+export function stoppedWaitingText(clientName: string | undefined): string {
+    return isCopilot(clientName) ? l10n.t('Copilot stopped waiting') : l10n.t('Its client stopped waiting');
+}
+
+function isCopilot(clientName: string | undefined): boolean {
+    return !!clientName && /visual studio code|vscode|code-server|copilot/i.test(clientName);
+}
+
 export type ClientKind = 'copilot' | 'editor' | 'other';
 
 /** Who started a task, from the client name it gave in initialize. */
@@ -191,7 +209,7 @@ export function clientKind(clientName: string | undefined, ownClientName: string
     if (clientName === ownClientName) {
         return 'editor';
     }
-    if (clientName && /visual studio code|vscode|code-server|copilot/i.test(clientName)) {
+    if (isCopilot(clientName)) {
         return 'copilot';
     }
     return 'other';

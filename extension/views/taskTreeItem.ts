@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import { Commands, ContextValues } from '../constants';
 import { OWN_CLIENT_NAME } from '../owner/ownerConnection';
-import { clientKind, clientKindText, isTerminal, rowLabel, statusText, taskDescription, taskLabel, type TaskView } from '../tasks/taskView';
+import { clientKind, clientKindText, isTerminal, rowLabel, statusText, stoppedWaitingText, taskDescription, taskLabel, type TaskView } from '../tasks/taskView';
 
 const ICONS: Record<TaskView['status'], vscode.ThemeIcon> = {
     working: new vscode.ThemeIcon('sync~spin'),
@@ -65,15 +65,19 @@ function tooltip(view: TaskView): vscode.MarkdownString {
     if (view.parentTaskId) {
         md.appendMarkdown(`| ${vscode.l10n.t({ message: 'Parent', comment: ['The task that started this one'] })} | \`${view.parentTaskId}\` |\n`);
     }
-    if (!isTerminal(view.status) && !view.lost) {
-        md.appendMarkdown(`\n_${vscode.l10n.t({ message: 'Stopping the chat request does not stop this task: use **Cancel** here.', comment: ['Markdown; "Cancel" is the button on the task\'s row'] })}_`);
+    if (view.stoppedWaitingAt && !isTerminal(view.status) && !view.lost) {
+        md.appendMarkdown(
+            `\n_${vscode.l10n.t({ message: 'Nobody waits for its result any more: **Cancel** here stops it now.', comment: ['Markdown; "Cancel" is the button on the task\'s row'] })}_`,
+        );
+    } else if (!isTerminal(view.status) && !view.lost) {
+        md.appendMarkdown(`\n_${vscode.l10n.t({ message: '**Cancel** here stops it now (a stopped chat request stops it only once VS Code has not asked about it for a while).', comment: ['Markdown; "Cancel" is the button on the task\'s row'] })}_`);
     }
     return md;
 }
 
 function lostText(view: TaskView): string {
     if (!view.lost) {
-        return statusText(view.status);
+        return view.stoppedWaitingAt && !isTerminal(view.status) ? stoppedWaitingText(view.clientName) : statusText(view.status);
     }
     return isTerminal(view.status)
         ? vscode.l10n.t({ message: '{0} on a previous server: its result went with that server', args: [statusText(view.status)], comment: ['{0} is a task status such as "completed"'] })

@@ -1,54 +1,118 @@
 import * as assert from 'node:assert/strict';
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import * as vscode from 'vscode';
 import type { McpTasksTestApi } from '../../extension/api';
+import type { TaskView } from '../../extension/tasks/taskView';
+import { processRunning } from '../../server/src/commands/group';
 import { readRows } from './drawnRows';
-import { activateWithHooks, invoke, setTransport, startInVsCode, waitFor } from './util';
+import { invoke, readyOverHttp, startInVsCode, toolNamed, waitFor } from './util';
 
+const FIXTURES = resolve(__dirname, '../../../test/integration/fixtures/commands');
 const server = () => vscode.workspace.getConfiguration('mcpTasks.server');
 
-/** A Copilot call whose token is cancelled: VS Code's MCP client sends the server nothing, its polls just end. */
+/**
+ * A Copilot call whose token is cancelled: VS Code's MCP client sends the server nothing, its
+ * polls just end. The server notices the missed polls: the row says "Copilot stopped waiting"
+ * (4 s) and offers Cancel; with the default the work (a declared command's whole process tree)
+ * is stopped (10 s), with `keep` it runs until the user's Cancel. Each wait is on a state the test can see, never a fixed sleep.
+ */
 describe('a Copilot call that stops waiting', () => {
     let api: McpTasksTestApi;
-    let tools: Map<string, vscode.LanguageModelToolInformation>;
+    let dotVscode: string;
+    let createdDotVscode = false;
+
+    /** Starts it_hold through VS Code's MCP client, then cancels the call's token once its processes run. */
+    async function callAndStop(): Promise<{ view: TaskView; pids: number[] }> {
+        const before = new Set(api.testing.model.all().map(task => task.taskId));
+        const source = new vscode.CancellationTokenSource();
+        const call = invoke(toolNamed('it_hold')!, {}, source.token).then(
+            () => 'resolved',
+            (err: Error) => err.message,
+        );
+        const view = await waitFor('the it_hold task in the tree', () => api.testing.model.all().find(task => task.toolName === 'it_hold' && !before.has(task.taskId)), 30_000, 50);
+        const editor = (await vscode.commands.executeCommand<vscode.TextEditor>('mcpTasks.showOutput', view))!;
+        const pids = JSON.parse(await waitFor('the pids line', () => /pids (\[[\d,]+\])/.exec(editor.document.getText())?.[1], 30_000, 50)) as number[];
+        await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+        assert.ok(pids.every(processRunning), 'the command and its grandchildren run');
+        source.cancel();
+        assert.match(await call, /Canceled/);
+        return { view, pids };
+    }
+
+    /** The server restarts after a launch setting changes: wait for the new one, and for VS Code to list the command tool from it. */
+    async function restarted(before: number | undefined): Promise<void> {
+        await waitFor('the server restarted', () => {
+            const { pid } = api.serverState();
+            return pid && pid !== before && api.testing.owner.connected && !api.testing.settingsWaiting() ? true : undefined;
+        }, 60_000, 100);
+        await waitFor('it_hold from the new server', async () => {
+            await vscode.commands.executeCommand('workbench.mcp.startServer', '*', { waitForLiveTools: true, autoTrustChanges: true });
+            return toolNamed('it_hold');
+        }, 60_000, 1000);
+    }
 
     before(async () => {
-        api = await activateWithHooks();
-        await setTransport('http');
-        // The shortest window the server takes (5 poll intervals), so the test need not wait 30 s.
-        await server().update('abandonAfter', '5s', vscode.ConfigurationTarget.Global);
-        // A running server restarts with it (after the settings check); one that was not running starts with it.
-        await new Promise(resolve => setTimeout(resolve, 2000));
-        await api.ensureServer();
-        await waitFor('the owner connection', () => (api.testing.owner.connected ? true : undefined), 30_000);
-        tools = await startInVsCode(60_000, api);
+        api = await readyOverHttp();
+        await startInVsCode(60_000, api);
+        const folder = vscode.workspace.workspaceFolders![0]!.uri.fsPath;
+        dotVscode = join(folder, '.vscode');
+        createdDotVscode = !existsSync(dotVscode);
+        mkdirSync(dotVscode, { recursive: true });
+        writeFileSync(
+            join(dotVscode, 'mcp-tasks.json'),
+            JSON.stringify({ tools: [{ name: 'it_hold', description: 'Starts grandchildren and waits.', command: [process.execPath, join(FIXTURES, 'tree.js')], killGraceMs: 1000 }] }),
+        );
+        await waitFor('it_hold in vscode.lm.tools', () => toolNamed('it_hold'), 60_000, 250);
         await vscode.commands.executeCommand('mcpTasks.tasks.focus');
     });
 
     after(async () => {
-        // The next suite must not meet the restart this causes: wait for the new server.
-        const before = api.serverState().pid;
-        await server().update('abandonAfter', undefined, vscode.ConfigurationTarget.Global);
-        await waitFor('the server restarted with the default', () => {
-            const { pid } = api.serverState();
-            return pid && pid !== before && api.testing.owner.connected && !api.testing.settingsWaiting() ? true : undefined;
-        }, 30_000, 100);
+        rmSync(join(dotVscode, 'mcp-tasks.json'), { force: true });
+        if (createdDotVscode) {
+            rmSync(dotVscode, { recursive: true, force: true });
+        }
+        if (server().inspect('stoppedWaiting')?.globalValue !== undefined) {
+            // The next suite must not meet the restart this causes: wait for the new server.
+            const before = api.serverState().pid;
+            await server().update('stoppedWaiting', undefined, vscode.ConfigurationTarget.Global);
+            await waitFor('the server restarted with the default', () => {
+                const { pid } = api.serverState();
+                return pid && pid !== before && api.testing.owner.connected && !api.testing.settingsWaiting() ? true : undefined;
+            }, 60_000, 100);
+        }
+        await waitFor('the command tools gone', () => (api.testing.commandTools.tools.size === 0 ? true : (api.testing.commandTools.update(), undefined)), 30_000);
     });
 
-    it('its row says in words that Copilot stopped waiting, not which protocol methods it no longer called', async () => {
-        const { model } = api.testing;
-        const label = 'copilot-stopped';
-        const source = new vscode.CancellationTokenSource();
-        const call = invoke(tools.get('slow_compute')!, { seconds: 60, label }, source.token).then(
-            () => 'resolved',
-            (err: Error) => err.message,
-        );
-        const view = await waitFor('the task in the tree', () => model.all().find(task => task.args.label === label), 10_000, 50);
-        source.cancel();
-        assert.match(await call, /Canceled/);
-        await waitFor('the task cancelled for its caller', () => (view.status === 'cancelled' ? true : undefined), 20_000, 100);
-        assert.equal(view.statusMessage, 'Cancelled: Copilot stopped waiting for it (no check for 5 s)');
-        const drawn = await readRows('copilot-stopped', rows => rows.rows.some(row => row.label === label && row.description.startsWith('cancelled')));
-        assert.ok(drawn.rows.some(row => row.label === label));
-        assert.match(String(api.testing.tree.getTreeItem(view).tooltip instanceof vscode.MarkdownString ? (api.testing.tree.getTreeItem(view).tooltip as vscode.MarkdownString).value : ''), /Copilot stopped waiting for it/);
+    it('by default the work is stopped once the polls have stayed away (10 s): the command and its grandchildren are gone, and the row says Copilot stopped waiting', async () => {
+        const { view, pids } = await callAndStop();
+        // Well inside --abandon-after's 30 s: what ends it is the missed polls (10 s).
+        await waitFor('the task cancelled once its polls stopped', () => (view.status === 'cancelled' ? true : undefined), 20_000, 100);
+        assert.equal(view.statusMessage, 'Cancelled: Copilot stopped waiting for it (no check for 10 s)');
+        assert.deepEqual(pids.filter(processRunning), [], 'the whole process tree was stopped with the task');
+        const drawn = await readRows('copilot-stopped', rows => rows.rows.some(row => row.label === 'it_hold' && row.description.startsWith('cancelled · Copilot stopped waiting')));
+        assert.ok(drawn.rows.some(row => row.label === 'it_hold' && row.description.startsWith('cancelled · Copilot stopped waiting')), JSON.stringify(drawn.rows));
+    });
+
+    it('with stoppedWaiting "keep" the row says "Copilot stopped waiting" while the work runs on, and its Cancel stops it', async () => {
+        const before = api.serverState().pid;
+        await server().update('stoppedWaiting', 'keep', vscode.ConfigurationTarget.Global);
+        await restarted(before);
+        await vscode.commands.executeCommand('mcpTasks.clearFinished');
+        const { view, pids } = await callAndStop();
+        await waitFor('the row marked', () => (view.stoppedWaitingAt ? true : undefined), 20_000, 100);
+        assert.equal(view.status, 'working');
+        assert.ok(pids.every(processRunning), 'the work keeps running');
+        const drawn = await readRows('copilot-stopped-kept', rows => rows.rows.some(row => row.label === 'it_hold' && row.description.startsWith('Copilot stopped waiting')));
+        assert.ok(drawn.rows.some(row => row.label === 'it_hold' && row.description.startsWith('Copilot stopped waiting')), JSON.stringify(drawn.rows));
+        // The UI driver clicks the marked row's inline Cancel, as a user would.
+        const request = vscode.window.setStatusBarMessage('ui-row-action it_hold, Copilot stopped waiting :: Cancel Task');
+        try {
+            await waitFor('cancelled by the click', () => (view.status === 'cancelled' ? true : undefined), 60_000, 50);
+        } finally {
+            request.dispose();
+        }
+        assert.equal(view.statusMessage, 'Cancelled from the MCP Tasks sidebar');
+        assert.deepEqual(pids.filter(processRunning), []);
     });
 });

@@ -264,9 +264,10 @@ export const FLAGS = [
         default: DEFAULT_LIMITS.stoppedWaiting,
         group: 'Tasks',
         help:
-            'What happens to the task of a task-augmented `tools/call` once its client misses 4 polls in a row (no `tasks/get`, no waiting `tasks/result`): ' +
-            "VS Code sends nothing when a chat request is stopped, its polls just end. `cancel`: cancel it at once; `keep`: it runs on, marked in the owner's view " +
-            '(`--abandon-after` no longer ends it) until it finishes or the owner cancels it; `off`: not watched. Background tasks are not counted. Not with `--store redis`.',
+            'What happens to the task of a task-augmented `tools/call` once its client stops polling it (no `tasks/get`, no waiting `tasks/result`): ' +
+            "VS Code sends nothing when a chat request is stopped, its polls just end. After 4 missed polls the task is marked in the owner's view (cleared if polls resume); " +
+            '`cancel` also cancels it after 10 missed polls (a busy editor can stall its polls for seconds), `keep` leaves it running until it finishes, ' +
+            'the owner cancels it or `--abandon-after` (if set) ends it; `off`: not watched. Background tasks are not counted. Not with `--store redis`.',
     },
     {
         name: 'no-task-tools',

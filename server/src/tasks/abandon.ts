@@ -11,8 +11,6 @@ interface Followed {
     stoppedAfterMs: number;
     /** When the client was seen to stop waiting; undefined while it waits. */
     stoppedAt?: number;
-    /** The owner keeps it running once its client stopped waiting: no abandonment then. */
-    kept?: boolean;
 }
 
 /**
@@ -33,7 +31,7 @@ export class AbandonWatch {
         private readonly clock: Clock,
         private readonly onAbandoned: (taskId: string, afterMs: number) => void,
         /** The client stopped waiting (`stopped`), or came back; the runtime decides what that does. */
-        private readonly onStoppedWaiting: (taskId: string, stopped: boolean, afterMs: number) => void = noop,
+        private readonly onStoppedWaiting: (taskId: string, stopped: boolean) => void = noop,
     ) {}
 
     /** How often the sweep looks: a tenth of the shortest window, so a task goes at most 10 % late. */
@@ -71,13 +69,6 @@ export class AbandonWatch {
         return this.tasks.get(taskId)?.stoppedAt;
     }
 
-    /** The task runs on after its client stopped waiting: it is no longer abandoned. */
-    keep(taskId: string): void {
-        const followed = this.tasks.get(taskId);
-        if (followed) {
-            followed.kept = true;
-        }
-    }
 
     /** The creating client waits on tasks/result; the returned function ends the wait. */
     waiting(taskId: string): () => void {
@@ -111,12 +102,12 @@ export class AbandonWatch {
             if (followed.waiting > 0) {
                 continue;
             }
-            if (followed.afterMs > 0 && !followed.kept && followed.seenAt <= now - followed.afterMs) {
+            if (followed.afterMs > 0 && followed.seenAt <= now - followed.afterMs) {
                 this.forget(taskId);
                 this.onAbandoned(taskId, followed.afterMs);
             } else if (followed.stoppedAfterMs > 0 && followed.stoppedAt === undefined && followed.seenAt <= now - followed.stoppedAfterMs) {
                 followed.stoppedAt = now;
-                this.onStoppedWaiting(taskId, true, followed.stoppedAfterMs);
+                this.onStoppedWaiting(taskId, true);
             }
         }
     }
@@ -125,7 +116,7 @@ export class AbandonWatch {
     private back(taskId: string, followed: Followed): void {
         if (followed.stoppedAt !== undefined) {
             followed.stoppedAt = undefined;
-            this.onStoppedWaiting(taskId, false, followed.stoppedAfterMs);
+            this.onStoppedWaiting(taskId, false);
         }
     }
 }

@@ -38,8 +38,9 @@ export interface RuntimeLimits {
     abandonAfterMs?: number;
     /**
      * When a task-augmented call's client misses STOPPED_AFTER_POLLS polls in a row (VS Code when
-     * its chat request is stopped: it sends nothing, its polls just end): `cancel` the task at once,
-     * `keep` it running for the owner (marked, and no longer abandoned), or `off`: not watched for that.
+     * its chat request is stopped: it sends nothing, its polls just end), the task is marked for the
+     * owner; `cancel` also cancels it after STOPPED_CANCEL_POLLS, `keep` leaves it running (until
+     * abandonAfterMs, if set); `off`: not watched for that.
      */
     stoppedWaiting?: StoppedWaitingAction;
 }
@@ -47,11 +48,18 @@ export interface RuntimeLimits {
 export type StoppedWaitingAction = 'off' | 'keep' | 'cancel';
 
 /**
- * Polls a client may miss before it counts as no longer waiting, plus one for a late timer. VS Code
- * sends nothing when a call is cancelled between polls (its poll in flight, if any, gets a
- * notifications/cancelled, but so does one a status notification overtakes): silence is the signal.
+ * Polls a client may miss before it counts as no longer waiting (marked for the owner), plus one
+ * for a late timer. VS Code sends nothing when a call is cancelled between polls (its poll in
+ * flight, if any, gets a notifications/cancelled, but so does one a status notification
+ * overtakes): silence is the signal.
  */
 export const STOPPED_AFTER_POLLS = 4;
+/**
+ * Polls missed before `cancel` ends the task: longer than the mark's window, because a busy editor
+ * stalls its polls too (a real VS Code's extension host, reported unresponsive, missed 4 s of
+ * polls on a loaded machine while its call still waited); a wrong mark clears itself, a cancel does not.
+ */
+export const STOPPED_CANCEL_POLLS = 10;
 
 /** How to create a task; its flags (TaskFlags: background, chat) are kept with it. A background task is never abandoned. */
 export interface CreateTaskOptions extends TaskFlags {
@@ -138,8 +146,13 @@ export class TaskRuntime implements RunHost {
         const run = new TaskRun(this, record, parent, true, options.onProgress);
         this.runs.set(record.taskId, run);
         // A tool's own window (a command's maxUnpolledMs) applies in the background too.
-        const unpolledMs = tool.maxUnpolledMs ?? (options.background ? 0 : (this.limits.abandonAfterMs ?? 0));
-        const stoppedMs = this.watchesStopped && !options.background && !options.statelessCapabilities ? STOPPED_AFTER_POLLS * this.limits.pollIntervalMs : 0;
+        const watchStopped = this.watchesStopped && !options.background && !options.statelessCapabilities;
+        const stoppedMs = watchStopped ? STOPPED_AFTER_POLLS * this.limits.pollIntervalMs : 0;
+        let unpolledMs = tool.maxUnpolledMs ?? (options.background ? 0 : (this.limits.abandonAfterMs ?? 0));
+        if (watchStopped && this.limits.stoppedWaiting === 'cancel') {
+            // Ended as an abandoned task, after more missed polls than the mark takes.
+            unpolledMs = Math.min(unpolledMs || Infinity, STOPPED_CANCEL_POLLS * this.limits.pollIntervalMs);
+        }
         if ((unpolledMs > 0 || stoppedMs > 0) && !parent && !client.isOwner) {
             (this.abandon ??= this.abandonWatch()).watch(record.taskId, unpolledMs, stoppedMs);
         }
@@ -281,27 +294,21 @@ export class TaskRuntime implements RunHost {
             this.limits.abandonAfterMs ?? 0,
             this.clock,
             (taskId, afterMs) => this.abandoned(taskId, afterMs),
-            (taskId, stopped, afterMs) => this.stoppedWaiting(taskId, stopped, afterMs),
+            (taskId, stopped) => this.stoppedWaiting(taskId, stopped),
         );
     }
 
     /**
-     * The task's client stopped polling it (or came back): with `cancel` it is cancelled at once,
-     * as an abandoned one; with `keep` it runs on, the owner's view told (TaskInfo.stoppedWaitingAt).
+     * The task's client stopped polling it (or came back): the owner's view is told
+     * (TaskInfo.stoppedWaitingAt). What ends it is the abandonment window (short with `cancel`).
      */
-    private stoppedWaiting(taskId: string, stopped: boolean, afterMs: number): void {
+    private stoppedWaiting(taskId: string, stopped: boolean): void {
         const run = this.runs.get(taskId);
         if (!run) {
             return;
         }
-        if (stopped && this.limits.stoppedWaiting === 'cancel') {
-            this.abandon?.forget(taskId);
-            this.abandoned(taskId, afterMs);
-            return;
-        }
         if (stopped) {
-            this.abandon?.keep(taskId);
-            this.log.info(`[tasks] ${taskId} (${run.record.toolName}): its client stopped waiting for it; it keeps running`);
+            this.log.info(`[tasks] ${taskId} (${run.record.toolName}): its client stopped waiting for it (${this.limits.stoppedWaiting === 'cancel' ? 'cancelled unless it polls again soon' : 'it keeps running'})`);
         }
         this.store.get(taskId).then(
             record => {

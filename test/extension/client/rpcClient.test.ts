@@ -23,7 +23,7 @@ const OWNER_TOKEN = 'owner-secret';
 const CLIENT_TOKEN = 'client-secret';
 const SECRETS = { clientToken: CLIENT_TOKEN, ownerToken: OWNER_TOKEN };
 const quiet: ScopedLogger = { trace() {}, debug() {}, info() {}, warn() {}, error() {} };
-const limits = { defaultTtl: '1h', maxTtl: '2h', maxTasksPerClient: 20, logLevel: 'warn', taskTools: true, demoTools: true, abandonAfter: 'off' };
+const limits = { defaultTtl: '1h', maxTtl: '2h', maxTasksPerClient: 20, logLevel: 'warn', taskTools: true, demoTools: true, abandonAfter: 'off', stoppedWaiting: 'keep' as const };
 /** Reopen the GET stream at once: the test drives the drop, not the backoff (tested apart below). */
 const IMMEDIATE = { initialMs: 0, growFactor: 1.5, maxMs: 0, maxRetries: 2 };
 /** A broken reconnect fails the test instead of hanging the run. */

@@ -108,7 +108,7 @@ describe('command tools (extension)', () => {
 
     it('the server it launches serves the file and follows a change without a restart', async () => {
         const tools = create();
-        const args = stdioArgs(resolve('dist/server.js'), { defaultTtl: '1h', maxTtl: '24h', maxTasksPerClient: 10, logLevel: 'warn', taskTools: false, demoTools: true, abandonAfter: 'off', commands: tools.launch });
+        const args = stdioArgs(resolve('dist/server.js'), { defaultTtl: '1h', maxTtl: '24h', maxTasksPerClient: 10, logLevel: 'warn', taskTools: false, demoTools: true, abandonAfter: 'off', stoppedWaiting: 'keep', commands: tools.launch });
         assert.deepEqual(args.slice(-4), ['--commands', tools.launch.file, '--commands-log-dir', tools.launch.logDir]);
         const client = new Client({ name: 'cmdext-test', version: '1' });
         let changed!: () => void;

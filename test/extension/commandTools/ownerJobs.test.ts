@@ -71,7 +71,7 @@ describe('VS Code tasks as tools (extension side)', () => {
         const dir = realpathSync(mkdtempSync(join(tmpdir(), 'owner-jobs-')));
         const file = join(dir, 'commands.json');
         writeFileSync(file, JSON.stringify({ roots: [dir], tools: vscodeTaskEntries(true, [{ label: 'build', folder: dir }]).entries }));
-        const limits = { defaultTtl: '1h', maxTtl: '2h', maxTasksPerClient: 20, logLevel: 'warn', taskTools: false, demoTools: true, abandonAfter: 'off', commands: { file, logDir: dir } };
+        const limits = { defaultTtl: '1h', maxTtl: '2h', maxTasksPerClient: 20, logLevel: 'warn', taskTools: false, demoTools: true, abandonAfter: 'off', stoppedWaiting: 'keep' as const, commands: { file, logDir: dir } };
         const server = await ServerProcess.start({ command: process.execPath, args: httpArgs(resolve('dist/server.js'), limits), env: serverEnv(SECRETS), secrets: SECRETS }, quiet);
         const runner = new Runner();
         const model = new TaskModel();

@@ -22,7 +22,7 @@ import { waitUntil } from '../../support/wait.js';
 
 const SERVER_JS = resolve('dist/server.js');
 const quiet: ScopedLogger = { trace() {}, debug() {}, info() {}, warn() {}, error() {} };
-const config = (): ExtensionConfig => ({ transport: 'http', defaultTtl: '2h', maxTtl: '24h', maxTasksPerClient: 7, logLevel: 'warn', taskTools: true, demoTools: true, abandonAfter: '30s' });
+const config = (): ExtensionConfig => ({ transport: 'http', defaultTtl: '2h', maxTtl: '24h', maxTasksPerClient: 7, logLevel: 'warn', taskTools: true, demoTools: true, abandonAfter: '30s', stoppedWaiting: 'keep' });
 const asDefinition = (value: object) => value as unknown as vscode.McpServerDefinition;
 
 function alive(pid: number | undefined): boolean {
@@ -64,10 +64,10 @@ describe('launch settings', () => {
     });
 
     it('passes --abandon-after unless it is off, and --no-task-tools / --no-demo-tools when those tools are turned off', () => {
-        assert.deepEqual(limitArgs(base).slice(-2), ['--abandon-after', '30s']);
+        assert.deepEqual(limitArgs(base).slice(-4), ['--abandon-after', '30s', '--stopped-waiting', 'keep']);
         assert.ok(!limitArgs(base).includes('--no-task-tools'));
         assert.ok(!limitArgs(base).includes('--no-demo-tools'), 'demoTools true');
-        assert.deepEqual(limitArgs({ ...base, taskTools: false, demoTools: false }).slice(-4), ['--no-task-tools', '--no-demo-tools', '--abandon-after', '30s']);
+        assert.deepEqual(limitArgs({ ...base, taskTools: false, demoTools: false }).slice(-6), ['--no-task-tools', '--no-demo-tools', '--abandon-after', '30s', '--stopped-waiting', 'keep']);
         for (const off of ['off', '0', ' ']) {
             assert.ok(!limitArgs({ ...base, abandonAfter: off }).includes('--abandon-after'), JSON.stringify(off));
         }
@@ -171,7 +171,7 @@ describe('StdioMode', () => {
             const definition = mode.provide('2') as unknown as McpStdioServerDefinition;
             assert.ok(definition instanceof McpStdioServerDefinition);
             assert.equal(definition.command, process.execPath);
-            assert.deepEqual(definition.args, [SERVER_JS, '--stdio', '--default-ttl', '2h', '--max-ttl', '24h', '--max-tasks-per-client', '7', '--log-level', 'warn', '--abandon-after', '30s']);
+            assert.deepEqual(definition.args, [SERVER_JS, '--stdio', '--default-ttl', '2h', '--max-ttl', '24h', '--max-tasks-per-client', '7', '--log-level', 'warn', '--abandon-after', '30s', '--stopped-waiting', 'keep']);
             // Every other variable is a flag's, set empty so the user's environment does not reach the server.
             const set = Object.fromEntries(Object.entries(definition.env).filter(([, value]) => value !== ''));
             assert.deepEqual(set, { ELECTRON_RUN_AS_NODE: '1' }, 'the listed definition carries no secret');
@@ -194,7 +194,7 @@ describe('StdioMode', () => {
         const mode = new StdioMode(SERVER_JS, () => ({ ...config(), demoTools: false }), quiet);
         try {
             const definition = mode.provide('3') as unknown as McpStdioServerDefinition;
-            assert.deepEqual(definition.args.slice(-3), ['--no-demo-tools', '--abandon-after', '30s']);
+            assert.deepEqual(definition.args.slice(-5), ['--no-demo-tools', '--abandon-after', '30s', '--stopped-waiting', 'keep']);
         } finally {
             mode.dispose();
         }

@@ -14,7 +14,7 @@ import { FLAG_SETTINGS, inSettingWords, ServerStartError, serverReason } from '.
 
 const SERVER_JS = resolve('dist/server.js');
 const quiet: ScopedLogger = { trace() {}, debug() {}, info() {}, warn() {}, error() {} };
-const good = (): ExtensionConfig => ({ transport: 'http', defaultTtl: '1h', maxTtl: '24h', maxTasksPerClient: 7, logLevel: 'warn', taskTools: true, demoTools: true, abandonAfter: '30s' });
+const good = (): ExtensionConfig => ({ transport: 'http', defaultTtl: '1h', maxTtl: '24h', maxTasksPerClient: 7, logLevel: 'warn', taskTools: true, demoTools: true, abandonAfter: '30s', stoppedWaiting: 'keep' });
 const manifest = JSON.parse(readFileSync(resolve('package.json'), 'utf8')) as { contributes: { configuration: { properties: Record<string, unknown> }[] } };
 
 beforeEach(() => fake.reset());

@@ -20,7 +20,7 @@ import { waitUntil } from '../../support/wait.js';
 
 const SERVER_JS = resolve('dist/server.js');
 const quiet: ScopedLogger = { trace() {}, debug() {}, info() {}, warn() {}, error() {} };
-const config = (): ExtensionConfig => ({ transport: 'stdio', defaultTtl: '2h', maxTtl: '24h', maxTasksPerClient: 7, logLevel: 'warn', taskTools: true, demoTools: true, abandonAfter: 'off' });
+const config = (): ExtensionConfig => ({ transport: 'stdio', defaultTtl: '2h', maxTtl: '24h', maxTasksPerClient: 7, logLevel: 'warn', taskTools: true, demoTools: true, abandonAfter: 'off', stoppedWaiting: 'keep' });
 
 
 type Resolved = { command: string; args: string[]; env: Record<string, string> };

@@ -21,14 +21,15 @@ const settings: Omit<LimitSettings, 'commands'> = {
     taskTools: false,
     demoTools: false,
     abandonAfter: '45s',
+    stoppedWaiting: 'keep',
 };
 
 describe('launch settings as server flags', () => {
     it('every launch setting reads back through the server parser as the value it holds', () => {
         const options = parseCli(limitArgs(settings), {});
         assert.deepEqual(
-            [options.defaultTtlMs, options.maxTtlMs, options.maxTasksPerClient, options.logLevel, options.taskTools, options.demoTools, options.abandonAfterMs],
-            [7_200_000, 10_800_000, 7, 'debug', false, false, 45_000],
+            [options.defaultTtlMs, options.maxTtlMs, options.maxTasksPerClient, options.logLevel, options.taskTools, options.demoTools, options.abandonAfterMs, options.stoppedWaiting],
+            [7_200_000, 10_800_000, 7, 'debug', false, false, 45_000, 'keep'],
         );
         const defaults = parseCli(limitArgs({ ...settings, taskTools: true, demoTools: true, abandonAfter: 'off' }), {});
         assert.deepEqual([defaults.taskTools, defaults.demoTools, defaults.abandonAfterMs], [true, true, 0]);
@@ -42,6 +43,8 @@ describe('launch settings as server flags', () => {
         }
         assert.equal(settingDefault('defaultTtl'), '1h');
         assert.equal(settingDefault('abandonAfter'), '30s', "the extension's own: stopped chats' tasks are cancelled");
+        assert.equal(settingDefault('stoppedWaiting'), 'cancel', "the extension's own: VS Code never sends tasks/cancel, so a stopped call's work is stopped at once");
+        assert.equal(parseCli(limitArgs({ ...settings, stoppedWaiting: 'cancel' }), {}).stoppedWaiting, 'cancel');
     });
 
     it("a flag's variable exported in the editor's environment does not reach its server; the secrets the extension passes do", () => {

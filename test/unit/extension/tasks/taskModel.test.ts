@@ -233,6 +233,39 @@ describe('task labels and descriptions', () => {
     });
 });
 
+describe('a live task its client stopped waiting for', () => {
+    const stopped = (status: string, at?: string, client = 'Visual Studio Code') => {
+        const w = wire('s', status, { client });
+        if (at) {
+            ((w._meta as Record<string, Record<string, unknown>>)[INFO]!).stoppedWaitingAt = at;
+        }
+        return w;
+    };
+    const now = Date.parse('2026-11-29T10:00:12.000Z');
+
+    it('says so in its row, at once, and goes back to "running" when its client polls again', () => {
+        const model = new TaskModel();
+        const view = model.applyWire(stopped('working'))!;
+        assert.equal(taskDescription(view, now), 'running · <1m');
+        model.applyWire(stopped('working', '2026-11-29T10:00:10.000Z'));
+        assert.equal(view.stoppedWaitingAt, '2026-11-29T10:00:10.000Z');
+        assert.equal(taskDescription(view, now), 'Copilot stopped waiting · <1m');
+        model.applyWire(stopped('working'));
+        assert.equal(taskDescription(view, now), 'running · <1m');
+    });
+
+    it('names another client in general words, and a finished task says how it ended instead', () => {
+        assert.equal(taskDescription(fromWire(stopped('working', '2026-11-29T10:00:10.000Z', 'some-agent'))!, now), 'Its client stopped waiting · <1m');
+        assert.equal(fromWire(stopped('cancelled', '2026-11-29T10:00:10.000Z'))?.stoppedWaitingAt, undefined);
+    });
+
+    it('a task cancelled because its client stopped waiting says so in its row (the server\'s words, server/src/tasks/runtime.ts abandoned)', () => {
+        const w = { ...stopped('cancelled'), lastUpdatedAt: '2026-11-29T10:00:05.000Z', statusMessage: 'Cancelled: the client that started this task stopped following it (no tasks/get or tasks/result for 4 s)' };
+        assert.equal(taskDescription(fromWire(w)!, now), 'cancelled · Copilot stopped waiting · 5s');
+        assert.equal(taskDescription(fromWire({ ...w, statusMessage: 'Cancelled from the MCP Tasks sidebar' })!, now), 'cancelled · 5s');
+    });
+});
+
 describe('status messages in words', () => {
     it("says the caller stopped waiting where the server names the methods it no longer called", () => {
         const message = 'Cancelled: the client that started this task stopped following it (no tasks/get or tasks/result for 30 s)';

@@ -88,6 +88,13 @@ describe('row actions', () => {
         }
     });
 
+    it('a live task Copilot stopped waiting for still offers Cancel inline, for a command too', () => {
+        for (const output of [false, true]) {
+            const actions = rowActions(contextValueOf(view('working', { stoppedWaitingAt: '2026-12-02T08:00:00.000Z', clientName: 'Visual Studio Code' }), output));
+            assert.ok(actions.some(action => action.startsWith('mcpTasks.cancelTask@inline')), `output ${output}: ${actions.join(', ')}`);
+        }
+    });
+
     it('Run Again never takes the inline slot Cancel had: a second click on Cancel lands on something harmless', () => {
         /** The inline buttons as VS Code lays them out, left to right (by the order in their group). */
         const inline = (contextValue: string) =>

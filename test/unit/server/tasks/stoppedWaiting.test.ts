@@ -1,7 +1,7 @@
 /**
  * stoppedWaiting (--stopped-waiting): a task-augmented call's client that misses STOPPED_AFTER_POLLS
- * polls in a row has stopped waiting. `cancel` cancels the task then; `keep` marks it for the
- * owner's view (TaskInfo.stoppedWaitingAt), keeps it from abandonment, and clears the mark when the
+ * polls in a row has stopped waiting: the task is marked for the owner's view. `cancel` cancels it
+ * after STOPPED_CANCEL_POLLS; `keep` keeps it marked in the owner's view (TaskInfo.stoppedWaitingAt) until --abandon-after, and clears the mark when the
  * client polls again. Virtual clock.
  */
 import assert from 'node:assert/strict';
@@ -9,7 +9,7 @@ import { describe, it } from 'node:test';
 import { createLogger } from '../../../../server/src/log.js';
 import { ClientHub } from '../../../../server/src/tasks/hub.js';
 import { MemoryTaskStore } from '../../../../server/src/tasks/memoryStore.js';
-import { STOPPED_AFTER_POLLS, TaskRuntime, type StoppedWaitingAction } from '../../../../server/src/tasks/runtime.js';
+import { STOPPED_AFTER_POLLS, STOPPED_CANCEL_POLLS, TaskRuntime, type StoppedWaitingAction } from '../../../../server/src/tasks/runtime.js';
 import { taskInfo } from '../../../../server/src/tasks/wire.js';
 import { ToolRegistry } from '../../../../server/src/tools/registry.js';
 import { ManualClock, settled } from '../../../support/manualClock.js';
@@ -17,6 +17,7 @@ import { nap } from '../../../support/napTool.js';
 
 const POLL_MS = 1000;
 const WINDOW_MS = STOPPED_AFTER_POLLS * POLL_MS;
+const CANCEL_MS = STOPPED_CANCEL_POLLS * POLL_MS;
 const LIMITS = { defaultTtlMs: 3_600_000, maxTtlMs: 86_400_000, maxTasksPerClient: 100, pollIntervalMs: POLL_MS, maxSubtaskDepth: 4, maxChildrenPerTask: 16, abandonAfterMs: 30_000 };
 const CLIENT = { clientKey: 'c', isOwner: false };
 const HOUR = 3_600_000;
@@ -38,19 +39,21 @@ function setup(stoppedWaiting: StoppedWaitingAction) {
 }
 
 describe('a client that stops waiting (virtual clock)', () => {
-    it('cancel: the task is cancelled within the window after the last poll, not while polls come on time', async () => {
-        const { clock, store, start, poll } = setup('cancel');
+    it('cancel: the task is marked after a few missed polls and cancelled after more, not while polls come on time', async () => {
+        const { clock, store, start, poll, mark } = setup('cancel');
         const task = await start();
         await poll(task.taskId, 60);
         assert.equal((await store.get(task.taskId))?.status, 'working', 'a minute of polls on time keeps it');
-        await clock.tick(WINDOW_MS - POLL_MS);
-        assert.equal((await store.get(task.taskId))?.status, 'working', 'still inside the window');
-        await clock.tick(POLL_MS + WINDOW_MS / 10);
+        assert.equal(await mark(task.taskId), undefined);
+        await clock.tick(WINDOW_MS + WINDOW_MS / 10);
+        assert.ok(await mark(task.taskId), 'marked once the polls stopped');
+        assert.equal((await store.get(task.taskId))?.status, 'working', 'a stalled editor gets longer before the cancel');
+        await clock.tick(CANCEL_MS - WINDOW_MS);
         const ended = await settled(async () => ((await store.get(task.taskId))?.status === 'cancelled' ? store.get(task.taskId) : undefined), 'the task cancelled');
-        assert.match(ended!.statusMessage ?? '', /stopped following it \(no tasks\/get or tasks\/result for 4 s\)/);
+        assert.match(ended!.statusMessage ?? '', /stopped following it \(no tasks\/get or tasks\/result for 10 s\)/);
     });
 
-    it('keep: marks the task, keeps it past --abandon-after, and clears the mark when the client polls again', async () => {
+    it('keep: marks the task, keeps it running, clears the mark when the client polls again, and leaves the end to --abandon-after', async () => {
         const { clock, store, runtime, start, mark, poll } = setup('keep');
         const task = await start();
         await poll(task.taskId, 5);
@@ -58,10 +61,11 @@ describe('a client that stops waiting (virtual clock)', () => {
         await clock.tick(WINDOW_MS + WINDOW_MS / 10);
         const at = await mark(task.taskId);
         assert.ok(at && !Number.isNaN(Date.parse(at)), 'marked with the time it was noticed');
-        await clock.tick(10 * LIMITS.abandonAfterMs);
-        assert.equal((await store.get(task.taskId))?.status, 'working', 'kept: not abandoned');
+        assert.equal((await store.get(task.taskId))?.status, 'working', 'kept running');
         await runtime.get(CLIENT, task.taskId);
         assert.equal(await mark(task.taskId), undefined, 'the client waits again');
+        await clock.tick(LIMITS.abandonAfterMs + LIMITS.abandonAfterMs / 10);
+        assert.equal((await store.get(task.taskId))?.status, 'cancelled', 'abandoned once nobody asked for --abandon-after');
     });
 
     it('off, and background tasks: never marked', async () => {
