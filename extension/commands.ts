@@ -8,7 +8,7 @@ import type { PendingInputs } from './tasks/pendingInputs';
 import { respondRoute } from './tasks/respondRoute';
 import type { TaskModel } from './tasks/taskModel';
 import { endedInWords } from './tasks/resultText';
-import { clientKind, isTerminal, statusText, taskLabel, type TaskView } from './tasks/taskView';
+import { clientKind, isTerminal, statusText, taskLabel, UNKNOWN_TOOL, type TaskView } from './tasks/taskView';
 import type { ResultDocuments } from './views/resultDocuments';
 import { runTool } from './runTool';
 import { runToolPreset } from './runToolPreset';
@@ -71,9 +71,11 @@ export function registerCommands(context: vscode.ExtensionContext, deps: Command
         return view && fits(view) ? view : undefined;
     };
     const cancellable = (v: TaskView) => !v.lost && !isTerminal(v.status);
-    const finished = (v: TaskView) => !v.lost && isTerminal(v.status);
-    // A sub-task's tool is its parent's internal step: only a top-level task runs again alone.
-    const rerunnable = (v: TaskView) => finished(v) && !v.parentTaskId;
+    // A task finished on a server that is gone still shows the result kept here, if any.
+    const finished = (v: TaskView) => isTerminal(v.status);
+    // A sub-task's tool is its parent's internal step: only a top-level task runs again alone; so
+    // does one a crash cut short (lost while unfinished).
+    const rerunnable = (v: TaskView) => (isTerminal(v.status) ? !v.lost : v.lost === true) && !v.parentTaskId;
     // The log keeps English (`logged`); the user reads `shown`, in the display language.
     const report = (logged: string, shown: string) => (err: unknown) => {
         deps.logger.scoped('commands').error(`${logged}: ${(err as Error).message}`);
@@ -114,6 +116,12 @@ export function registerCommands(context: vscode.ExtensionContext, deps: Command
             if (!target) {
                 return undefined;
             }
+            if (target.lost && !owner.hasResult(target.taskId)) {
+                void vscode.window.showInformationMessage(
+                    vscode.l10n.t({ message: 'The result of {0} went with the server that stopped: it was not opened before.', args: [taskLabel(target)], comment: ['{0} is a task'] }),
+                );
+                return undefined;
+            }
             try {
                 const result = await owner.result(target.taskId);
                 const ended = endedInWords({
@@ -131,12 +139,18 @@ export function registerCommands(context: vscode.ExtensionContext, deps: Command
         // The same tool with the same arguments, as a new task started here: a finished row's Rerun.
         vscode.commands.registerCommand(Commands.runAgain, async (view?: TaskView) => {
             // A click on a row that has just finished was meant for the button there before (Cancel).
-            if (view && model.justChanged(view.taskId)) {
+            // (A lost row offers Run Again only in its menu and in the crash notice: no slot to mistake.)
+            if (view && !view.lost && model.justChanged(view.taskId)) {
                 deps.logger.scoped('commands').info(`Run Again on ${taskLabel(view)} ignored: the row changed state a moment ago`);
                 return undefined;
             }
             const target = view ?? selected(rerunnable) ?? (await pickTask(model, rerunnable, vscode.l10n.t('Run which task again?')));
             if (!target) {
+                return undefined;
+            }
+            if (target.toolName === UNKNOWN_TOOL) {
+                // The server never said what it ran (an owner view without task info).
+                void vscode.window.showInformationMessage(vscode.l10n.t({ message: 'MCP Tasks does not know which tool {0} ran, so it cannot run it again.', args: [target.taskId], comment: ['{0} is a task id'] }));
                 return undefined;
             }
             return runTool(deps, { name: target.toolName, args: target.args, mode: 'task' }).catch(err => {

@@ -40,6 +40,8 @@ export const ContextValues = {
     /** A finished sub-task: its tool is its parent's internal step, so it cannot run again alone. */
     finishedStep: 'task.done.step',
     lost: 'task.lost',
+    /** A task that had finished on a server that is gone: its result is readable if the extension kept it. */
+    lostFinished: 'task.done.lost',
     /** Appended to a live or finished row's state when its task runs a command, whose output Show Output shows: "task.done.output". */
     outputFacet: '.output',
 } as const;

@@ -4,6 +4,7 @@ import { SERVER_LABEL } from '../constants';
 import { Disposable } from '../lifecycle';
 import type { ScopedLogger } from '../logger';
 import type { OwnerEndpoint } from '../owner/ownerConnection';
+import type { TaskView } from '../tasks/taskView';
 import { ServerHost } from './serverHost';
 import type { ServerMode } from './serverMode';
 
@@ -27,9 +28,10 @@ export class HttpMode extends Disposable implements ServerMode {
         serverJs: string,
         config: () => ExtensionConfig,
         log: ScopedLogger,
+        lostTasks?: () => readonly TaskView[],
     ) {
         super();
-        this.host = this.register(new ServerHost(serverJs, config, log));
+        this.host = this.register(new ServerHost(serverJs, config, log, lostTasks));
         this.register(
             this.host.onDidChange(() => {
                 this.definitionChanged.fire('server restarted');

@@ -10,6 +10,7 @@ import type { Secrets } from './serverMode';
 import { ServerProcess } from './serverProcess';
 import { ServerStartError } from './startFailure';
 import { showServerProblem } from '../errorNotice';
+import { taskLabel, type TaskView } from '../tasks/taskView';
 
 const HEALTHY_AFTER_MS = 60_000;
 
@@ -41,6 +42,8 @@ export class ServerHost extends Disposable {
         private readonly serverJs: string,
         private readonly config: () => ExtensionConfig,
         private readonly log: ScopedLogger,
+        /** The tasks still unfinished when the server went away (the owner's view of it), for the crash notice. */
+        private readonly lostTasks: () => readonly TaskView[] = () => [],
     ) {
         super();
     }
@@ -210,13 +213,33 @@ export class ServerHost extends Disposable {
             if (how === 'stopped') {
                 return;
             }
-            const after = vscode.l10n.t({ message: 'MCP Tasks server stopped unexpectedly ({0}) and was restarted. Tasks it was running are marked lost.', args: [shownWhy], comment: ['{0} is "signal …" or "code …"'] });
+            const lost = this.lostTasks();
+            const stopped = vscode.l10n.t({ message: 'MCP Tasks server stopped unexpectedly ({0}) and was restarted.', args: [shownWhy], comment: ['{0} is "signal …" or "code …"'] });
+            const after = lost.length ? `${stopped} ${lostInWords(lost)}` : stopped;
             const showLog = vscode.l10n.t('Show Log');
-            void vscode.window.showWarningMessage(after, showLog).then(choice => {
-                if (choice) {
+            const runAgain = vscode.l10n.t('Run Again');
+            void vscode.window.showWarningMessage(after, ...(lost.length ? [runAgain] : []), showLog).then(choice => {
+                if (choice === showLog) {
                     void vscode.commands.executeCommand(Commands.showLog);
+                } else if (choice === runAgain) {
+                    // Each as its own new task, with the tool and arguments the owner's view reported.
+                    for (const view of lost) {
+                        void vscode.commands.executeCommand(Commands.runAgain, view);
+                    }
                 }
             });
         });
     }
 }
+
+/** "2 tasks were lost: run_tests, build." (the first few by name). */
+function lostInWords(lost: readonly TaskView[]): string {
+    const shown = lost.slice(0, LOST_NAMED).map(taskLabel);
+    const names = lost.length > LOST_NAMED ? `${shown.join(', ')}, …` : shown.join(', ');
+    return lost.length === 1
+        ? vscode.l10n.t({ message: '1 task was lost: {0}.', args: [names], comment: ['{0} names the task'] })
+        : vscode.l10n.t({ message: '{0} tasks were lost: {1}.', args: [lost.length, names], comment: ['{0} is a number, {1} names the tasks'] });
+}
+
+/** How many lost tasks the crash notice names. */
+const LOST_NAMED = 5;

@@ -5,6 +5,8 @@ import type { OwnerJobRunner } from '../commandTools/vscodeTaskJobs';
 import { Disposable } from '../lifecycle';
 import type { ScopedLogger } from '../logger';
 import type { TaskModel } from '../tasks/taskModel';
+import { ResultCache } from '../tasks/resultCache';
+import type { TaskView } from '../tasks/taskView';
 import { OpenInputs } from './openInputs';
 import { RpcClient, type RequestHandler } from '../client/rpcClient';
 import type { StreamOptions } from '../client/streamableHttp';
@@ -40,6 +42,8 @@ export class OwnerConnection extends Disposable {
     private retryTimer?: NodeJS.Timeout;
     private attempt = 0;
     private readonly reconcileTimer: NodeJS.Timeout;
+    /** Results fetched from this and earlier servers, readable after their server is gone. */
+    private readonly results = new ResultCache<CallToolResult>();
     private readonly stateChanged = this.register(new vscode.EventEmitter<boolean>());
     /** Fires true when connected, false when the connection is lost. */
     readonly onDidChangeState = this.stateChanged.event;
@@ -127,8 +131,25 @@ export class OwnerConnection extends Disposable {
         this.model.applyWire(task);
     }
 
+    /** A finished task's result: the copy fetched before, if any (it outlives its server), else the server's. */
     async result(taskId: string): Promise<CallToolResult> {
-        return asToolResult(await this.require().request(Methods.tasksResult, { taskId }, TOOL_TIMEOUT_MS), 'tasks/result result');
+        const kept = this.results.get(taskId);
+        if (kept) {
+            return kept;
+        }
+        const result = asToolResult(await this.require().request(Methods.tasksResult, { taskId }, TOOL_TIMEOUT_MS), 'tasks/result result');
+        this.results.set(taskId, result);
+        return result;
+    }
+
+    /** Whether the extension has a finished task's result without asking the server. */
+    hasResult(taskId: string): boolean {
+        return this.results.get(taskId) !== undefined;
+    }
+
+    /** The tasks that were still unfinished when the last server went away. */
+    get lostTasks(): readonly TaskView[] {
+        return this.model.lostAtLastStop;
     }
 
     /** Starts a tool as a task and returns its id (the model learns of it at once). */

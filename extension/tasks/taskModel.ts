@@ -126,6 +126,9 @@ export class TaskModel {
         }
     }
 
+    /** The tasks (not sub-task steps) that were unfinished when the last server went away: what the crash notice names. */
+    lostAtLastStop: readonly TaskView[] = [];
+
     /**
      * The server we watched is gone (a crash, a restart, a transport switch): unfinished tasks will
      * never finish, and finished ones are history whose results went with it. Both stay listed,
@@ -133,6 +136,7 @@ export class TaskModel {
      */
     markLost(): void {
         const changed = this.all().filter(view => !view.lost);
+        this.lostAtLastStop = changed.filter(view => !isTerminal(view.status) && !view.parentTaskId);
         for (const view of changed) {
             view.lost = true;
             this.stateChangedAt.set(view.taskId, this.now());

@@ -35,6 +35,9 @@ export interface TaskView {
     stoppedWaitingAt?: string;
 }
 
+/** The tool name of a task whose owner view said nothing of what it runs. */
+export const UNKNOWN_TOOL = 'task';
+
 /** Reads a Task as the server sends it to the owner (status notification, tasks/get, tasks/list). */
 export function fromWire(wire: Record<string, unknown>): TaskView | undefined {
     if (typeof wire.taskId !== 'string' || typeof wire.status !== 'string') {
@@ -51,7 +54,7 @@ export function fromWire(wire: Record<string, unknown>): TaskView | undefined {
         createdAt: String(wire.createdAt ?? ''),
         lastUpdatedAt: String(wire.lastUpdatedAt ?? ''),
         ttl: typeof wire.ttl === 'number' ? wire.ttl : null,
-        toolName: typeof info.toolName === 'string' ? info.toolName : 'task',
+        toolName: typeof info.toolName === 'string' ? info.toolName : UNKNOWN_TOOL,
         args: info.args && typeof info.args === 'object' ? (info.args as Record<string, unknown>) : {},
         keyArgument: typeof info.keyArgument === 'string' && info.keyArgument !== '' ? info.keyArgument : undefined,
         clientName: typeof info.clientName === 'string' ? info.clientName : undefined,

@@ -15,11 +15,12 @@ const LOST_ICON = new vscode.ThemeIcon('debug-disconnect', new vscode.ThemeColor
 /**
  * The row's contextValue, which package.json's menus match: its state, plus the output facet when
  * `hasOutput` (the task runs a command, so Show Output can act). A lost task keeps no facet: its
- * server is gone.
+ * server is gone. A lost finished one is `task.done.lost`: Show Result reads the copy kept here.
  */
 export function contextValueOf(view: TaskView, hasOutput = false): string {
     if (view.lost) {
-        return ContextValues.lost;
+        // A finished one's result may be kept here (Show Result says if not); an unfinished one can run again.
+        return isTerminal(view.status) ? ContextValues.lostFinished : ContextValues.lost;
     }
     const facet = hasOutput ? ContextValues.outputFacet : '';
     if (view.status === 'working') {
@@ -43,7 +44,7 @@ export function toTreeItem(view: TaskView, hasChildren: boolean, now = Date.now(
     item.contextValue = contextValueOf(view, hasOutput);
     item.tooltip = tooltip(view);
     item.accessibilityInformation = { label: `${taskLabel(view)}, ${item.description}` };
-    if (isTerminal(view.status) && !view.lost) {
+    if (isTerminal(view.status)) {
         item.command = { command: Commands.showResult, title: vscode.l10n.t('Show Result'), arguments: [view] };
     } else if (view.status === 'input_required') {
         item.command = { command: Commands.respond, title: vscode.l10n.t('Respond'), arguments: [view] };
@@ -80,7 +81,7 @@ function lostText(view: TaskView): string {
         return view.stoppedWaitingAt && !isTerminal(view.status) ? stoppedWaitingText(view.clientName) : statusText(view.status);
     }
     return isTerminal(view.status)
-        ? vscode.l10n.t({ message: '{0} on a previous server: its result went with that server', args: [statusText(view.status)], comment: ['{0} is a task status such as "completed"'] })
+        ? vscode.l10n.t({ message: '{0} on a previous server: its result is readable if it was opened before', args: [statusText(view.status)], comment: ['{0} is a task status such as "completed"'] })
         : vscode.l10n.t('lost (the server stopped)');
 }
 

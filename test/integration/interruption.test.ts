@@ -2,7 +2,7 @@ import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { McpTasksTestApi } from '../../extension/api';
-import { listAllTasks, ownerClient, readyOverHttp, startInVsCode, waitFor } from './util';
+import { listAllTasks, ownerClient, readNotifications, readyOverHttp, startInVsCode, waitFor } from './util';
 
 /**
  * A prompt interrupted by the user (Escape, Quick Open) leaves its task waiting; Respond brings it
@@ -53,3 +53,54 @@ describe('an interrupted prompt keeps its task waiting', () => {
         });
     }
 });
+
+/**
+ * A crash interrupts the server itself: a result the extension already opened stays readable, the
+ * crash notice names the task that was lost, and its Run Again starts that task anew (same tool,
+ * same arguments) on the restarted server. The UI driver reads and clicks the notice as a user would.
+ */
+describe('after a crash', () => {
+    let api: McpTasksTestApi;
+
+    before(async () => {
+        api = await readyOverHttp();
+        await vscode.commands.executeCommand('mcpTasks.tasks.focus');
+    });
+
+    it('keeps opened results readable, names the lost task in the crash notice, and its Run Again starts it anew', async () => {
+        const { model } = api.testing;
+        const done = (await vscode.commands.executeCommand('mcpTasks.runTool', { name: 'slow_compute', args: { seconds: 1, label: 'kept' }, mode: 'task' })) as string;
+        const doneView = await waitFor('the finished task', () => (model.get(done)?.status === 'completed' ? model.get(done) : undefined), 30_000, 50);
+        // Opened once before the crash: the extension keeps that copy.
+        await vscode.commands.executeCommand('mcpTasks.showResult', doneView);
+        await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+        const doomed = (await vscode.commands.executeCommand('mcpTasks.runTool', { name: 'slow_compute', args: { seconds: 300, label: 'doomed' }, mode: 'task' })) as string;
+        await waitFor('the long task running', () => (model.get(doomed)?.status === 'working' ? true : undefined), 30_000, 50);
+
+        const { pid } = api.serverState();
+        assert.ok(pid);
+        process.kill(pid, 'SIGKILL');
+        const lostNotice = (note: { message: string }) => /1 task was lost: slow_compute: doomed\./.test(note.message);
+        const { found, all } = await readNotifications('crash-lost-tasks', lostNotice, 60_000);
+        assert.ok(found, JSON.stringify(all));
+        assert.match(found.message, /^MCP Tasks server stopped unexpectedly \(signal SIGKILL\) and was restarted\. 1 task was lost: slow_compute: doomed\.$/);
+        assert.deepEqual(found.buttons.slice(0, 2), ['Run Again', 'Show Log']);
+
+        // Its Run Again, clicked as a user would: the same tool with the same arguments, as a new task on the new server.
+        await readNotifications('crash-lost-tasks-run-again', lostNotice, 10_000, 'Run Again');
+        const again = await waitFor('the lost task started anew', () => model.all().find(view => view.taskId !== doomed && !view.lost && view.toolName === 'slow_compute' && view.args.label === 'doomed'), 60_000, 100);
+        assert.deepEqual(again.args, { seconds: 300, label: 'doomed' });
+        assert.equal(model.get(doomed)?.lost, true);
+
+        // The result opened before the crash opens again, from the copy kept here.
+        assert.equal(model.get(done)?.lost, true);
+        const uri = (await vscode.commands.executeCommand('mcpTasks.showResult', model.get(done))) as vscode.Uri | undefined;
+        assert.ok(uri, 'Show Result opened the kept result');
+        const text = (await vscode.workspace.openTextDocument(uri)).getText();
+        assert.match(text, /Computation "kept" completed after 1 seconds?\. Result: 42\./);
+        await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+        await waitFor('the owner connection again', () => api.testing.owner.connected || undefined, 30_000);
+        await vscode.commands.executeCommand('mcpTasks.cancelTask', again);
+    });
+});
+

@@ -70,7 +70,7 @@ describe('server lifecycle (http)', () => {
             const view = model.get(taskId);
             assert.equal(view?.lost, true, `${taskId} is kept, marked`);
             assert.match(String(tree.getTreeItem(view!).description), /^(completed|cancelled) on a previous server/);
-            assert.equal(tree.getTreeItem(view!).contextValue, 'task.lost', 'no Show Result for a result that went with its server');
+            assert.equal(tree.getTreeItem(view!).contextValue, 'task.done.lost', 'Show Result reads the copy kept here, or says the result went with its server');
         }
     });
 

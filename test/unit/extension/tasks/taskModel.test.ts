@@ -125,6 +125,17 @@ describe('task model', () => {
         assert.deepEqual(model.all().map(v => [v.taskId, v.lost ?? false]).sort(), [['a', true], ['b', true], ['c', false], ['d', false]]);
     });
 
+    it('remembers which tasks a lost server was still running (not their steps): the crash notice names them', () => {
+        const model = new TaskModel();
+        model.applyWire(wire('done', 'completed'));
+        model.applyWire(wire('run', 'working', { key: 'nightly' }));
+        model.applyWire(wire('step', 'working', { parent: 'run' }));
+        model.markLost();
+        assert.deepEqual(model.lostAtLastStop.map(view => view.taskId), ['run']);
+        model.markLost();
+        assert.deepEqual(model.lostAtLastStop, [], 'a second stop lost nothing new');
+    });
+
     it('clears finished and lost tasks but keeps running ones and parents of running children', () => {
         const model = new TaskModel();
         model.applyWire(wire('done', 'completed'));

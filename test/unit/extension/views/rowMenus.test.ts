@@ -95,6 +95,14 @@ describe('row actions', () => {
         }
     });
 
+    it('after a crash: an unfinished task offers Run Again (not Cancel), a finished one Show Result (from the copy kept here)', () => {
+        const lost = rowActions(contextValueOf(view('working', { lost: true }), true));
+        assert.ok(lost.includes('mcpTasks.runAgain@1_task@3') && !lost.some(action => action.startsWith('mcpTasks.cancelTask')), lost.join(', '));
+        assert.ok(!lost.includes('mcpTasks.runAgain@inline@1'), 'no inline Run Again where Cancel was');
+        const done = rowActions(contextValueOf(view('completed', { lost: true })));
+        assert.ok(done.includes('mcpTasks.showResult@1_task@1') && !done.some(action => action.startsWith('mcpTasks.runAgain')), done.join(', '));
+    });
+
     it('Run Again never takes the inline slot Cancel had: a second click on Cancel lands on something harmless', () => {
         /** The inline buttons as VS Code lays them out, left to right (by the order in their group). */
         const inline = (contextValue: string) =>
