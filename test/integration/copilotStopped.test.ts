@@ -40,12 +40,17 @@ describe('a Copilot call that stops waiting', () => {
         return { view, pids };
     }
 
-    /** The server restarts after a launch setting changes: wait for the new one, and for VS Code to list the command tool from it. */
-    async function restarted(before: number | undefined): Promise<void> {
+    /** The server restarts after a launch setting changes: wait for the new one. */
+    async function replaced(before: number | undefined): Promise<void> {
         await waitFor('the server restarted', () => {
             const { pid } = api.serverState();
             return pid && pid !== before && api.testing.owner.connected && !api.testing.settingsWaiting() ? true : undefined;
         }, 60_000, 100);
+    }
+
+    /** ...and for VS Code to list the command tool from it. */
+    async function restarted(before: number | undefined): Promise<void> {
+        await replaced(before);
         await waitFor('it_hold from the new server', async () => {
             await vscode.commands.executeCommand('workbench.mcp.startServer', '*', { waitForLiveTools: true, autoTrustChanges: true });
             return toolNamed('it_hold');
@@ -76,10 +81,7 @@ describe('a Copilot call that stops waiting', () => {
             // The next suite must not meet the restart this causes: wait for the new server.
             const before = api.serverState().pid;
             await server().update('stoppedWaiting', undefined, vscode.ConfigurationTarget.Global);
-            await waitFor('the server restarted with the default', () => {
-                const { pid } = api.serverState();
-                return pid && pid !== before && api.testing.owner.connected && !api.testing.settingsWaiting() ? true : undefined;
-            }, 60_000, 100);
+            await replaced(before);
         }
         await waitFor('the command tools gone', () => (api.testing.commandTools.tools.size === 0 ? true : (api.testing.commandTools.update(), undefined)), 30_000);
     });
