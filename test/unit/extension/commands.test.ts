@@ -21,6 +21,8 @@ describe('row commands from the keyboard', () => {
     let prompted: string[];
     /** The tasks this extension has a prompt open for. */
     let withPrompt: Set<string>;
+    /** The tasks whose result the extension kept. */
+    let kept: Set<string>;
 
     beforeEach(() => {
         fake.reset();
@@ -30,9 +32,10 @@ describe('row commands from the keyboard', () => {
         shown = [];
         prompted = [];
         withPrompt = new Set();
+        kept = new Set();
         const deps = {
             logger: { scoped: () => ({ error: () => undefined }) },
-            owner: { cancel: (id: string) => (cancelled.push(id), Promise.resolve()), result: () => Promise.resolve({ content: [] }) },
+            owner: { cancel: (id: string) => (cancelled.push(id), Promise.resolve()), result: () => Promise.resolve({ content: [] }), hasResult: (id: string) => kept.has(id) },
             model,
             results: { show: (id: string) => (shown.push(id), Promise.resolve(undefined)) },
             pendingInputs: { get: (id: string) => (withPrompt.has(id) ? { show: () => prompted.push(id) } : undefined) },
@@ -79,6 +82,20 @@ describe('row commands from the keyboard', () => {
         await run(Commands.cancelTask);
         assert.deepEqual(cancelled, []);
         assert.equal(fake.messages.filter(m => m.level === 'warning').length, 0);
+    });
+
+    it('after a crash, Show Result opens the result kept here, and says in words when none was', async () => {
+        model.applyWire(wire('opened', 'completed'));
+        model.applyWire(wire('never', 'completed'));
+        model.markLost();
+        kept.add('opened');
+        await run(Commands.showResult, model.get('opened'));
+        await run(Commands.showResult, model.get('never'));
+        assert.deepEqual(shown, ['opened']);
+        assert.deepEqual(
+            fake.messages.map(m => m.message),
+            ['The result of slow_compute: never went with the server that stopped: it was not opened before.'],
+        );
     });
 
     it('Enter shows the selected finished task, or reopens the selected prompt', async () => {
