@@ -12,7 +12,8 @@ import { MemoryTaskStore } from '../../../../server/src/tasks/memoryStore.js';
 import { STOPPED_AFTER_POLLS, STOPPED_CANCEL_POLLS, TaskRuntime, type StoppedWaitingAction } from '../../../../server/src/tasks/runtime.js';
 import { taskInfo } from '../../../../server/src/tasks/wire.js';
 import { ToolRegistry } from '../../../../server/src/tools/registry.js';
-import { ManualClock, settled } from '../../../support/manualClock.js';
+import { ManualClock } from '../../../support/manualClock.js';
+import { waitUntil } from '../../../support/wait.js';
 import { nap } from '../../../support/napTool.js';
 
 const POLL_MS = 1000;
@@ -49,7 +50,7 @@ describe('a client that stops waiting (virtual clock)', () => {
         assert.ok(await mark(task.taskId), 'marked once the polls stopped');
         assert.equal((await store.get(task.taskId))?.status, 'working', 'a stalled editor gets longer before the cancel');
         await clock.tick(CANCEL_MS - WINDOW_MS);
-        const ended = await settled(async () => ((await store.get(task.taskId))?.status === 'cancelled' ? store.get(task.taskId) : undefined), 'the task cancelled');
+        const ended = await waitUntil(async () => ((await store.get(task.taskId))?.status === 'cancelled' ? store.get(task.taskId) : undefined), 'the task cancelled');
         assert.match(ended!.statusMessage ?? '', /stopped following it \(no tasks\/get or tasks\/result for 10 s\)/);
     });
 
