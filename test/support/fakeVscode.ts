@@ -317,8 +317,34 @@ const taskProcessEnded = new EventEmitter<{ execution: unknown; exitCode: number
 const taskEnded = new EventEmitter<{ execution: unknown }>();
 
 /** VS Code's task system: the tasks it knows, what ran, and how a run ends (as the terminal would). */
+/** A terminal as a task's runner finds it (by name); `sent` records what it was sent, `onText` plays the task's reaction. */
+export interface FakeTerminal {
+    name: string;
+    exitStatus: undefined | { code: number | undefined };
+    sent: string[];
+    onText?: (text: string) => void;
+    sendText(text: string, addNewLine?: boolean): void;
+    show(preserveFocus?: boolean): void;
+}
+
+export function fakeTerminal(name: string, onText?: (text: string) => void): FakeTerminal {
+    return {
+        name,
+        exitStatus: undefined,
+        sent: [],
+        onText,
+        sendText(text: string) {
+            this.sent.push(text);
+            this.onText?.(text);
+        },
+        show() {},
+    };
+}
+
 export const fakeTasks = {
     known: [] as { name: string; source: string }[],
+    /** The open terminals (`window.terminals`). */
+    terminals: [] as FakeTerminal[],
     executed: [] as { task: { name: string }; terminated: boolean; terminate(): void }[],
     /** The task's process exited (the event VS Code fires, then its task-end event). */
     exit(execution: unknown, exitCode: number | undefined): void {
@@ -346,6 +372,9 @@ export const tasks = {
 };
 
 export const window = {
+    get terminals() {
+        return fakeTasks.terminals;
+    },
     createInputBox: () => new FakeQuickInput('input'),
     createQuickPick: () => new FakeQuickInput('pick'),
     showInformationMessage: (message: string, ...args: unknown[]) => {

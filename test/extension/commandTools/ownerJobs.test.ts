@@ -1,7 +1,7 @@
 // VS Code tasks as tools, on the extension's side of the wire: the OwnerConnection declares it runs
 // vscode-task jobs and hands the real server's ownerJob requests to its runner (here one that plays
 // VS Code's task system), and which tasks.json labels the setting exposes, under which names.
-import { fakeTasks } from '../../support/fakeVscode.js';
+import { fakeTasks, fakeTerminal } from '../../support/fakeVscode.js';
 import assert from 'node:assert/strict';
 import { mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -146,11 +146,23 @@ describe('the VS Code task runner', () => {
 
             const long = await start(runner, 'build');
             assert.deepEqual(runner.running().map(job => job.ref), [long.ref]);
+            // No terminal to interrupt: the task is terminated.
             await runner.cancel(long.ref);
             assert.equal(fakeTasks.executed[2]!.terminated, true);
             assert.equal((await runner.status(long.ref, false, new AbortController().signal)).status, 'cancelled');
             assert.deepEqual(runner.running(), []);
+
+            // Its terminal open: Ctrl+C stops it, the terminal (and what it printed) stays, nothing is terminated.
+            const interrupted = await start(runner, 'build');
+            const terminal = fakeTerminal('build', text => text === '\u0003' && fakeTasks.exit(fakeTasks.executed[3], 130));
+            fakeTasks.terminals = [terminal];
+            await runner.cancel(interrupted.ref);
+            assert.deepEqual(terminal.sent, ['\u0003']);
+            assert.equal(fakeTasks.executed[3]!.terminated, false);
+            assert.equal((await runner.status(interrupted.ref, false, new AbortController().signal)).status, 'cancelled');
+            assert.equal(runner.hasTerminal('t'), true, 'Show Output can bring the terminal back');
         } finally {
+            fakeTasks.terminals = [];
             runner.dispose();
         }
     });
