@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import type { CommandTools } from './commandTools/commandTools';
 import type { VsCodeTaskJobs } from './commandTools/vscodeTaskJobs';
+import type { WrapServers } from './wrap/wrapServers';
 import type { Transport } from './config';
 import type { OwnerConnection } from './owner/ownerConnection';
 import type { ServerController } from './launcher/serverController';
@@ -39,6 +40,8 @@ export interface TestHooks {
     readonly commandTools: CommandTools;
     /** The tasks.json tasks running as owner jobs. */
     readonly vscodeTasks: VsCodeTaskJobs;
+    /** The MCP servers this window's server wraps, and their --wrap-config file. */
+    readonly wrap: WrapServers;
     /** True while new settings wait for running tasks before they restart the server. */
     settingsWaiting(): boolean;
 }

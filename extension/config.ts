@@ -23,6 +23,10 @@ export interface ExtensionConfig {
     samplingModel?: string;
     /** Where the command tools are (filled in by registerServer, not read from settings). */
     commands?: { file: string; logDir: string };
+    /** The merged wrapped servers' config (`mcpTasks.wrap` and the workspace files), not read by readConfig. */
+    wrap?: string;
+    /** The file holding `wrap`, for --wrap-config (filled in by registerServer). */
+    wrapFile?: string;
 }
 
 export function readConfig(): ExtensionConfig {
@@ -42,7 +46,7 @@ export function readConfig(): ExtensionConfig {
 }
 
 /** The settings a server is launched with: a change to any of them means a new server. */
-const LAUNCH_SETTINGS = ['transport', 'defaultTtl', 'maxTtl', 'maxTasksPerClient', 'logLevel', 'taskTools', 'demoTools', 'abandonAfter', 'stoppedWaiting'] as const satisfies readonly (keyof ExtensionConfig)[];
+const LAUNCH_SETTINGS = ['transport', 'defaultTtl', 'maxTtl', 'maxTasksPerClient', 'logLevel', 'taskTools', 'demoTools', 'abandonAfter', 'stoppedWaiting', 'wrap'] as const satisfies readonly (keyof ExtensionConfig)[];
 
 export function launchSettingsChanged(previous: ExtensionConfig, next: ExtensionConfig): boolean {
     return LAUNCH_SETTINGS.some(key => previous[key] !== next[key]);
@@ -55,24 +59,32 @@ export interface LaunchChange {
 
 /** The current settings, re-read when they change; announces changes that need a new server. */
 export class ConfigWatcher extends Disposable {
-    private value = readConfig();
+    private value: ExtensionConfig;
     private readonly launchChanged = this.register(new vscode.EventEmitter<LaunchChange>());
     readonly onDidChangeLaunchSettings = this.launchChanged.event;
 
-    constructor() {
+    /** `wrap`: the wrapped servers' config now, and its changes (they come from files as well as settings). */
+    constructor(wrap?: { text: string | undefined; onDidChange: vscode.Event<string | undefined> }) {
         super();
+        this.value = { ...readConfig(), wrap: wrap?.text };
         this.register(
             vscode.workspace.onDidChangeConfiguration(event => {
-                if (!event.affectsConfiguration(SETTINGS_SECTION)) {
-                    return;
-                }
-                const previous = this.value;
-                this.value = readConfig();
-                if (launchSettingsChanged(previous, this.value)) {
-                    this.launchChanged.fire({ previous, current: this.value });
+                if (event.affectsConfiguration(SETTINGS_SECTION)) {
+                    this.set({ ...readConfig(), wrap: this.value.wrap });
                 }
             }),
         );
+        if (wrap) {
+            this.register(wrap.onDidChange(text => this.set({ ...this.value, wrap: text })));
+        }
+    }
+
+    private set(next: ExtensionConfig): void {
+        const previous = this.value;
+        this.value = next;
+        if (launchSettingsChanged(previous, next)) {
+            this.launchChanged.fire({ previous, current: next });
+        }
     }
 
     get current(): ExtensionConfig {

@@ -65,4 +65,5 @@ export const Settings = {
     samplingModel: 'sampling.model',
     commands: 'commands',
     exposeVsCodeTasks: 'exposeVsCodeTasks',
+    wrap: 'wrap',
 } as const;

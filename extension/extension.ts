@@ -5,6 +5,7 @@ import { registerCommands } from './commands';
 import { CommandTools } from './commandTools/commandTools';
 import { OutputDocuments, registerShowOutput } from './commandTools/outputDocuments';
 import { VsCodeTaskJobs } from './commandTools/vscodeTaskJobs';
+import { WrapServers } from './wrap/wrapServers';
 import { ConfigWatcher } from './config';
 import { SamplingResponder } from './lm/sampling';
 import { Logger } from './logger';
@@ -35,20 +36,23 @@ export function activate(context: vscode.ExtensionContext): McpTasksApi {
         l10n.config({ contents: vscode.l10n.bundle });
     }
     const logger = new Logger(context.extensionMode === vscode.ExtensionMode.Test);
-    const config = new ConfigWatcher();
-    context.subscriptions.push(logger, config);
+    context.subscriptions.push(logger);
+    const storageDir = (context.storageUri ?? context.globalStorageUri).fsPath;
 
     const model = new TaskModel();
     const pendingInputs = new PendingInputs();
     const sampling = new SamplingResponder(context.globalState, logger.scoped('sampling'), () => config.current.samplingModel);
     // Written before any server starts: the server is launched with this file and reloads it on change.
-    const commandTools = new CommandTools((context.storageUri ?? context.globalStorageUri).fsPath, logger.scoped('commands'));
+    const commandTools = new CommandTools(storageDir, logger.scoped('commands'));
     const vscodeTasks = new VsCodeTaskJobs(() => commandTools.vscodeTaskLabels, logger.scoped('commands'));
-    context.subscriptions.push(commandTools, vscodeTasks);
+    // Also written before any server starts; a change to it restarts the server, like a setting.
+    const wrap = new WrapServers(storageDir, logger.scoped('wrap'), commandTools.onDidReadFiles);
+    const config = new ConfigWatcher(wrap);
+    context.subscriptions.push(commandTools, vscodeTasks, wrap, config);
     const owner = new OwnerConnection(model, logger.scoped('owner'), createInputHandlers(model, pendingInputs, sampling), undefined, vscodeTasks);
     context.subscriptions.push(owner);
 
-    server = registerServer(context, logger, config, owner, commandTools.launch, () => untilStopAllowed(model));
+    server = registerServer(context, logger, config, owner, commandTools.launch, () => untilStopAllowed(model), wrap.file);
     const { tree, treeView, selection } = registerTasksView(context, model, view => commandTools.hasOutput(view.toolName) || vscodeTasks.hasTerminal(view.taskId), () => commandTools.waitingForTrust);
     // A command tool declared since a row was drawn gives its rows Show Output.
     context.subscriptions.push(commandTools.onDidChange(() => tree.refresh()));
@@ -66,7 +70,7 @@ export function activate(context: vscode.ExtensionContext): McpTasksApi {
     registerCommands(context, { logger, server, owner, model, results, pendingInputs, startedHere, resetSamplingConsent: () => sampling.resetConsent(), selected: () => selection.selection[0], runsCommand: name => commandTools.hasOutput(name), waitingForTrust: () => commandTools.waitingForTrust });
 
     logger.scoped('extension').info(`activated in ${Date.now() - started} ms (transport: ${server.mode.transport})`);
-    return createApi(context, server, { model, tree, treeView, statusBar, owner, pendingInputs, completions, executedCommands, commandTools, vscodeTasks });
+    return createApi(context, server, { model, tree, treeView, statusBar, owner, pendingInputs, completions, executedCommands, commandTools, vscodeTasks, wrap });
 }
 
 /** Under test, the commands the notifier runs are recorded too (the suite asserts on them; chat may be absent). */

@@ -37,18 +37,30 @@ export interface MergedCommands {
     waitingForTrust: number;
 }
 
-/** The entries of a workspace commands file's text: `{"tools": [...]}`, as the server's file. */
-export function entriesOfFile(text: string, label: string): unknown {
+/** A workspace file's object: `{"tools": [...], "wrap": {...}}`, either part optional. */
+export function parseWorkspaceFile(text: string, label: string): Record<string, unknown> {
     let doc: unknown;
     try {
         doc = JSON.parse(text);
     } catch (err) {
         throw new Error(`${label}: not valid JSON: ${(err as Error).message}`, { cause: err });
     }
-    if (typeof doc !== 'object' || doc === null || !Array.isArray((doc as { tools?: unknown }).tools)) {
-        throw new Error(`${label}: expected {"tools": [...]}`);
+    if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) {
+        throw new Error(`${label}: expected {"tools": [...]} (and/or "wrap": {...})`);
     }
-    return (doc as { tools: unknown[] }).tools;
+    return doc as Record<string, unknown>;
+}
+
+/** The command entries of a workspace file's text, as the server's file; none when it only wraps servers. */
+export function entriesOfFile(text: string, label: string): unknown {
+    const doc = parseWorkspaceFile(text, label);
+    if (doc.tools === undefined && doc.wrap !== undefined) {
+        return [];
+    }
+    if (!Array.isArray(doc.tools)) {
+        throw new Error(`${label}: expected {"tools": [...]} (and/or "wrap": {...})`);
+    }
+    return doc.tools;
 }
 
 /**

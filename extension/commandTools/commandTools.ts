@@ -45,6 +45,9 @@ export class CommandTools extends Disposable {
     private readonly changed = this.register(new vscode.EventEmitter<void>());
     /** The merged set was rewritten, or the count waiting for trust changed. */
     readonly onDidChange = this.changed.event;
+    private readonly read = this.register(new vscode.EventEmitter<void>());
+    /** The workspace files were read again (an event, a poll, trust, folders): they may have changed. */
+    readonly onDidReadFiles = this.read.event;
 
     constructor(
         storageDir: string,
@@ -191,6 +194,7 @@ export class CommandTools extends Disposable {
         const text = commandsFileText(merged.content);
         const trustChanged = merged.waitingForTrust !== (this.merged?.waitingForTrust ?? 0);
         this.merged = merged;
+        this.read.fire();
         if (text === this.text) {
             if (trustChanged) {
                 this.changed.fire();

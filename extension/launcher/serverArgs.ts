@@ -15,6 +15,8 @@ export interface LimitSettings {
     stoppedWaiting: 'cancel' | 'keep';
     /** The command tools' merged file and log folder (not a setting: the extension fills it in). */
     commands?: { file: string; logDir: string };
+    /** The wrapped servers' config file (`--wrap-config`; not a setting: the extension writes it). */
+    wrapFile?: string;
 }
 
 /** The server flag each launch setting sets, in command-line order; the names are the server's flag table's. */
@@ -27,7 +29,7 @@ export const SETTING_FLAGS = {
     demoTools: 'no-demo-tools',
     abandonAfter: 'abandon-after',
     stoppedWaiting: 'stopped-waiting',
-} as const satisfies Record<Exclude<keyof LimitSettings, 'commands'>, FlagName>;
+} as const satisfies Record<Exclude<keyof LimitSettings, 'commands' | 'wrapFile'>, FlagName>;
 
 type LaunchSetting = keyof typeof SETTING_FLAGS;
 
@@ -46,7 +48,11 @@ export function settingDefault<S extends LaunchSetting>(setting: S): LimitSettin
 
 export function limitArgs(settings: LimitSettings): string[] {
     const args = Object.entries(SETTING_FLAGS).flatMap(([setting, name]) => settingArgs(flagNamed(name), settings[setting as keyof typeof SETTING_FLAGS]));
-    return [...args, ...(settings.commands ? ['--commands', settings.commands.file, '--commands-log-dir', settings.commands.logDir] : [])];
+    return [
+        ...args,
+        ...(settings.commands ? ['--commands', settings.commands.file, '--commands-log-dir', settings.commands.logDir] : []),
+        ...(settings.wrapFile ? ['--wrap-config', settings.wrapFile] : []),
+    ];
 }
 
 /**

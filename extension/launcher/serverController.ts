@@ -166,11 +166,21 @@ export class ServerController extends Disposable {
 }
 
 /** Publishes the server to VS Code and keeps our owner connection on it. Nothing starts here. */
-export function registerServer(context: vscode.ExtensionContext, logger: Logger, config: ConfigWatcher, owner: OwnerConnection, commands?: CommandsLaunch, untilStopAllowed?: () => Promise<void>): ServerController {
+export function registerServer(
+    context: vscode.ExtensionContext,
+    logger: Logger,
+    config: ConfigWatcher,
+    owner: OwnerConnection,
+    commands?: CommandsLaunch,
+    untilStopAllowed?: () => Promise<void>,
+    wrapFile?: string,
+): ServerController {
     const serverJs = context.asAbsolutePath('dist/server.js');
-    const launch = (): ExtensionConfig => ({ ...config.current, commands });
+    // The wrap file holds config.current.wrap (WrapServers writes it before the change is announced).
+    const files = (settings: ExtensionConfig): ExtensionConfig => ({ ...settings, commands, wrapFile: settings.wrap === undefined ? undefined : wrapFile });
+    const launch = (): ExtensionConfig => files(config.current);
     // The server's own parser judges the settings (both transports pass the same limit flags).
-    const checkSettings: SettingsCheck = settings => ServerProcess.check({ command: process.execPath, args: httpArgs(serverJs, { ...settings, commands }), env: baseEnv() }, logger.scoped('server'));
+    const checkSettings: SettingsCheck = settings => ServerProcess.check({ command: process.execPath, args: httpArgs(serverJs, files(settings)), env: baseEnv() }, logger.scoped('server'));
     // Each mode makes fresh credentials for every server it launches.
     const createMode: ModeFactory = transport =>
         transport === 'http' ? new HttpMode(serverJs, launch, logger.scoped('server'), () => owner.lostTasks) : new StdioMode(serverJs, launch, logger.scoped('stdio'));

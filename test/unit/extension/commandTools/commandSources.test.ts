@@ -84,5 +84,8 @@ describe('command sources', () => {
         assert.deepEqual(entriesOfFile('{"tools": [{"name": "a"}]}', 'f'), [{ name: 'a' }]);
         assert.throws(() => entriesOfFile('{"tools": [', 'f.json'), /^Error: f\.json: not valid JSON/);
         assert.throws(() => entriesOfFile('[]', 'f.json'), /f\.json: expected \{"tools": \[\.\.\.\]\}/);
+        assert.throws(() => entriesOfFile('{}', 'f.json'), /f\.json: expected \{"tools": \[\.\.\.\]\}/);
+        // A file that only wraps servers declares no commands.
+        assert.deepEqual(entriesOfFile('{"wrap": {}}', 'f'), []);
     });
 });
