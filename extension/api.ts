@@ -40,8 +40,10 @@ export interface TestHooks {
     readonly commandTools: CommandTools;
     /** The tasks.json tasks running as owner jobs. */
     readonly vscodeTasks: VsCodeTaskJobs;
-    /** The MCP servers this window's server wraps, and their --wrap-config file. */
+    /** The MCP servers this window's server wraps. */
     readonly wrap: WrapServers;
+    /** The folder of the extension's log files (the MCP Tasks channel's lines, the server's stderr among them). */
+    readonly logDir: string;
     /** True while new settings wait for running tasks before they restart the server. */
     settingsWaiting(): boolean;
 }

@@ -52,7 +52,7 @@ export function activate(context: vscode.ExtensionContext): McpTasksApi {
     const owner = new OwnerConnection(model, logger.scoped('owner'), createInputHandlers(model, pendingInputs, sampling), undefined, vscodeTasks);
     context.subscriptions.push(owner);
 
-    server = registerServer(context, logger, config, owner, commandTools.launch, () => untilStopAllowed(model), wrap.file);
+    server = registerServer(context, logger, config, owner, commandTools.launch, () => untilStopAllowed(model), text => wrap.launchFile(text));
     const { tree, treeView, selection } = registerTasksView(context, model, view => commandTools.hasOutput(view.toolName) || vscodeTasks.hasTerminal(view.taskId), () => commandTools.waitingForTrust);
     // A command tool declared since a row was drawn gives its rows Show Output.
     context.subscriptions.push(commandTools.onDidChange(() => tree.refresh()));
@@ -70,7 +70,7 @@ export function activate(context: vscode.ExtensionContext): McpTasksApi {
     registerCommands(context, { logger, server, owner, model, results, pendingInputs, startedHere, resetSamplingConsent: () => sampling.resetConsent(), selected: () => selection.selection[0], runsCommand: name => commandTools.hasOutput(name), waitingForTrust: () => commandTools.waitingForTrust });
 
     logger.scoped('extension').info(`activated in ${Date.now() - started} ms (transport: ${server.mode.transport})`);
-    return createApi(context, server, { model, tree, treeView, statusBar, owner, pendingInputs, completions, executedCommands, commandTools, vscodeTasks, wrap });
+    return createApi(context, server, { model, tree, treeView, statusBar, owner, pendingInputs, completions, executedCommands, commandTools, vscodeTasks, wrap, logDir: context.logUri.fsPath });
 }
 
 /** Under test, the commands the notifier runs are recorded too (the suite asserts on them; chat may be absent). */

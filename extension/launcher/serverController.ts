@@ -173,11 +173,11 @@ export function registerServer(
     owner: OwnerConnection,
     commands?: CommandsLaunch,
     untilStopAllowed?: () => Promise<void>,
-    wrapFile?: string,
+    /** Writes the wrapped servers' config a launch uses; its file, or undefined for none. */
+    wrapFile: (text: string | undefined) => string | undefined = () => undefined,
 ): ServerController {
     const serverJs = context.asAbsolutePath('dist/server.js');
-    // The wrap file holds config.current.wrap (WrapServers writes it before the change is announced).
-    const files = (settings: ExtensionConfig): ExtensionConfig => ({ ...settings, commands, wrapFile: settings.wrap === undefined ? undefined : wrapFile });
+    const files = (settings: ExtensionConfig): ExtensionConfig => ({ ...settings, commands, wrapFile: wrapFile(settings.wrap) });
     const launch = (): ExtensionConfig => files(config.current);
     // The server's own parser judges the settings (both transports pass the same limit flags).
     const checkSettings: SettingsCheck = settings => ServerProcess.check({ command: process.execPath, args: httpArgs(serverJs, files(settings)), env: baseEnv() }, logger.scoped('server'));

@@ -11,14 +11,14 @@ import { mergeWrap, problemText, type WrapSource } from './wrapSources';
 
 /**
  * The MCP servers this window's server wraps: `mcpTasks.wrap` (user or machine settings) and each
- * folder's `.vscode/mcp-tasks.json` "wrap" (trusted only), merged into one `--wrap-config` file,
- * written 0600 in the extension's storage and removed when the extension stops. The server reads
- * the file once, at start: a change reaches it as a restart (`onDidChange` gives the new text to
- * the settings, where it counts as a launch setting).
+ * folder's `.vscode/mcp-tasks.json` "wrap" (trusted only), merged into one config. The server reads
+ * it once, at start, so a change reaches it as a restart: `onDidChange` gives the new text to the
+ * settings, where it counts as a launch setting, and each launch writes the text it launches with
+ * (`launchFile`), so a restart still queued never finds a newer file, or none.
  */
 export class WrapServers extends Disposable {
-    /** The `--wrap-config` file; it exists while `text` is set. */
-    readonly file: string;
+    /** The `--wrap-config` file, in the extension's storage, readable by this user only (it may hold tokens); removed on stop. */
+    private readonly file: string;
     private current: string | undefined;
     private readonly shown = new Set<string>();
     /** Each workspace file's "wrap" as last read without an error: an edit half-way through restarts nothing. */
@@ -54,7 +54,7 @@ export class WrapServers extends Disposable {
         return this.current;
     }
 
-    /** Reads every source again; rewrites the file and fires when the merged config changed. */
+    /** Reads every source again; fires when the merged config changed. */
     update(): void {
         const folders = (vscode.workspace.workspaceFolders ?? []).filter(folder => folder.uri.scheme === 'file').map(folder => folder.uri.fsPath);
         const merged = mergeWrap(this.sources(folders), vscode.workspace.isTrusted, { userHome: homedir(), env: process.env, pathSeparator: sep });
@@ -70,17 +70,22 @@ export class WrapServers extends Disposable {
                 void showWrapProblem(line, problem.source.endsWith('mcp-tasks.json') ? vscode.Uri.file(problem.source) : `${SETTINGS_SECTION}.${Settings.wrap}`);
             }
         }
-        if (merged.text === undefined) {
-            rmSync(this.file, { force: true });
-        } else {
-            // Written whole and renamed into place, readable by this user only (it may hold tokens).
-            const temp = `${this.file}.tmp`;
-            writeFileSync(temp, merged.text, { mode: 0o600 });
-            renameSync(temp, this.file);
-        }
         this.current = merged.text;
         this.log.info(`${merged.origins.size} wrapped server(s): ${[...merged.origins.keys()].join(', ') || 'none'}`);
         this.changed.fire(merged.text);
+    }
+
+    /** Writes `text` for a server about to be launched (or checked) with it: the file for --wrap-config, or none. */
+    launchFile(text: string | undefined): string | undefined {
+        if (text === undefined) {
+            rmSync(this.file, { force: true });
+            return undefined;
+        }
+        // Written whole and renamed into place: a server never reads half a file.
+        const temp = `${this.file}.tmp`;
+        writeFileSync(temp, text, { mode: 0o600 });
+        renameSync(temp, this.file);
+        return this.file;
     }
 
     private sources(folders: string[]): WrapSource[] {

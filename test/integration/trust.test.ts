@@ -1,10 +1,11 @@
 import * as assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { McpTasksTestApi } from '../../extension/api';
 import { askUi, invoke, ownerClient, readyOverHttp, startInVsCode, toolNamed, waitFor } from './util';
+import { everything } from './wrapped';
 
 // Workspace trust in a real VS Code: run.mjs starts this host with trust on, and the fixture folder
 // (test/integration/fixtures/untrusted) opens in Restricted Mode. It declares a command tool in its
@@ -63,6 +64,22 @@ describe('an untrusted workspace', () => {
         await waitFor('the user command tool on the server', async () => ((await servedCommandTools(client)).includes(USER_TOOL) ? true : undefined), 30_000);
         assert.deepEqual(await servedCommandTools(client), [USER_TOOL]);
         assert.deepEqual([...api.testing.commandTools.tools.keys()], [USER_TOOL]);
+    });
+
+    it('a "wrap" entry in the folder\'s .vscode/mcp-tasks.json is not served before trust', async () => {
+        const file = join(folder, '.vscode', 'mcp-tasks.json');
+        const original = readFileSync(file, 'utf8');
+        const wrap = { 'ws-everything': { ...everything(), args: ['${workspaceFolder}/../../../../node_modules/@modelcontextprotocol/server-everything/dist/index.js', 'stdio'] } };
+        writeFileSync(file, JSON.stringify({ ...JSON.parse(original), wrap }, null, 2));
+        try {
+            // Read now, as the file's watcher would: the entry waits for trust, so nothing is wrapped.
+            api.testing.wrap.update();
+            assert.equal(api.testing.wrap.text, undefined);
+            assert.ok(!(await client.listTools()).tools.some(tool => tool.name === 'get-sum'), 'no wrapped tool on the server');
+        } finally {
+            writeFileSync(file, original);
+            api.testing.wrap.update();
+        }
     });
 
     it("VS Code's MCP client starts no server of ours before trust: it would ask for trust first", async () => {

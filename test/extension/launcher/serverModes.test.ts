@@ -87,7 +87,21 @@ describe('launch settings', () => {
         fake.setSetting('demoTools', false);
         assert.equal(watcher.current.demoTools, false);
         assert.equal(seen.length, 2, 'turning the demo tools off needs a new server');
-        assert.deepEqual(watcher.current, readConfig());
+        assert.deepEqual(watcher.current, { ...readConfig(), wrap: undefined });
+        watcher.dispose();
+    });
+
+    it('a change of the wrapped servers (mcpTasks.wrap or a workspace file) is a launch change, and a settings change keeps them', () => {
+        const wrapped = new EventEmitter<string | undefined>();
+        const watcher = new ConfigWatcher({ text: undefined, onDidChange: wrapped.event as vscode.Event<string | undefined> });
+        const seen: string[] = [];
+        watcher.onDidChangeLaunchSettings(({ previous, current }) => seen.push(`${previous.wrap}→${current.wrap}`));
+        wrapped.fire('{"servers":{"a":{}}}');
+        wrapped.fire('{"servers":{"a":{}}}');
+        fake.setSetting('sampling.model', 'gpt-4o-mini');
+        assert.equal(watcher.current.wrap, '{"servers":{"a":{}}}');
+        wrapped.fire(undefined);
+        assert.deepEqual(seen, ['undefined→{"servers":{"a":{}}}', '{"servers":{"a":{}}}→undefined']);
         watcher.dispose();
     });
 });

@@ -1,0 +1,104 @@
+import * as assert from 'node:assert/strict';
+import { mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import * as vscode from 'vscode';
+import type { McpTasksTestApi } from '../../extension/api';
+import { progressPercent } from '../../extension/tasks/taskView';
+import { readRows } from './drawnRows';
+import { invoke, readyOverHttp, startInVsCode, waitFor } from './util';
+import { everything, logHas, servedTools, setWrap, waitForTools } from './wrapped';
+
+const LONG = 'trigger-long-running-operation';
+
+/** Whether the UI driver wrote a screenshot `<prefix>*.png` at or after `since` (readRows may retry under a suffixed tag). */
+function screenshotSince(prefix: string, since: number): true | undefined {
+    const dir = process.env.MCP_TASKS_UI_DIR;
+    assert.ok(dir, 'this suite needs the Playwright UI driver of the code-server host');
+    return readdirSync(dir).some(file => file.startsWith(prefix) && file.endsWith('.png') && statSync(join(dir, file)).mtimeMs >= since) || undefined;
+}
+
+/**
+ * The gateway inside VS Code: a server moved from mcp.json to mcpTasks.wrap (the pinned
+ * server-everything, a real process) is served by our server, Copilot's path (vscode.lm.invokeTool)
+ * calls its long tool as a task, the sidebar shows it with progress, and Cancel there cancels the
+ * downstream call. Needs the Playwright UI driver (it reads and photographs the drawn rows).
+ */
+describe('a wrapped MCP server (mcpTasks.wrap) in VS Code', () => {
+    let api: McpTasksTestApi;
+
+    before(async function () {
+        this.timeout(240_000);
+        api = await readyOverHttp();
+        await vscode.commands.executeCommand('mcpTasks.tasks.focus');
+    });
+
+    after(async function () {
+        this.timeout(240_000);
+        // The other suites want the demonstration tools back (a wrapping server leaves them out).
+        await vscode.workspace.getConfiguration('mcpTasks').update('wrap', undefined, vscode.ConfigurationTarget.Global);
+        await startInVsCode(120_000, api);
+    });
+
+    it("Copilot calls its long tool as a task: the sidebar row shows progress, and Cancel there cancels the downstream call", async function () {
+        this.timeout(300_000);
+        const tools = await setWrap(api, { everything: everything(['echo']) }, [LONG, 'echo']);
+        assert.match(api.testing.wrap.text ?? '', /"everything"/);
+        const { model, tree } = api.testing;
+        const before = new Set(model.all().map(view => view.taskId));
+        // 60 steps over 120 s: progress every 2 s, and the call is far from done when cancelled.
+        const settled = invoke(tools.get(LONG)!, { duration: 120, steps: 60 }).then(
+            () => 'resolved',
+            (err: Error) => `rejected: ${err.message}`,
+        );
+        const view = await waitFor('the wrapped call as a task in the sidebar', () => model.all().find(v => v.toolName === LONG && !before.has(v.taskId)), 60_000, 50);
+        assert.equal(view.status, 'working');
+        await waitFor('progress from the wrapped server', () => ((progressPercent(view.progress) ?? 0) > 0 ? true : undefined), 30_000, 100);
+        // Named by its tool (it has no key argument), with the wrapped server's progress.
+        assert.equal(String(tree.getTreeItem(view).label), LONG);
+        assert.match(String(tree.getTreeItem(view).description), /^running · \d+% · (<1m|\d+m)$/);
+        // The row as drawn, with its progress; the driver photographs it (rows-gateway-progress.png) before Cancel.
+        const label = String(tree.getTreeItem(view).label);
+        const since = Date.now();
+        const drawn = await readRows('gateway-progress', shown => shown.rows.some(row => row.label === label && /^running · \d+%/.test(row.description)));
+        await waitFor('the screenshot of the running row', () => screenshotSince('rows-gateway-progress', since), 30_000, 100);
+        const row = drawn.rows.find(candidate => candidate.label === label);
+        assert.ok(row, `a row "${label}" in ${JSON.stringify(drawn.rows.map(r => r.label))}`);
+        assert.match(row.description, /^running · \d+% · (<1m|\d+m)$/);
+
+        await vscode.commands.executeCommand('mcpTasks.cancelTask', view);
+        await waitFor('cancelled', () => (view.status === 'cancelled' ? true : undefined), 15_000, 20);
+        assert.equal(view.statusMessage, 'Cancelled from the MCP Tasks sidebar');
+        assert.match(await settled, /rejected/);
+        // The downstream call was aborted (which sends it notifications/cancelled) at once, not left to run out its 120 s.
+        await waitFor('the gateway to log the downstream cancel', () => (logHas(api, new RegExp(`\\[everything\\] ${LONG}: cancelled; sent the wrapped server notifications/cancelled`)) ? true : undefined), 30_000, 500);
+        const progressAtCancel = view.progress?.progress;
+        // The wrapped server's later progress (it ticks every 2 s) no longer reaches the task.
+        await new Promise(resolve => setTimeout(resolve, 4500));
+        assert.equal(view.progress?.progress, progressAtCancel);
+        await readRows('gateway-cancelled', shown => shown.rows.some(r => r.label === label && /^cancelled/.test(r.description)));
+    });
+
+    it("a trusted workspace's .vscode/mcp-tasks.json \"wrap\" entry is served", async function () {
+        this.timeout(300_000);
+        const folder = vscode.workspace.workspaceFolders![0]!.uri.fsPath;
+        assert.equal(vscode.workspace.isTrusted, true);
+        const dotVscode = join(folder, '.vscode');
+        const file = join(dotVscode, 'mcp-tasks.json');
+        const made = mkdirSync(dotVscode, { recursive: true });
+        // Nothing in user settings: the file's entry alone, its path written with ${workspaceFolder}.
+        await vscode.workspace.getConfiguration('mcpTasks').update('wrap', undefined, vscode.ConfigurationTarget.Global);
+        const entry = { ...everything(), args: ['${workspaceFolder}/../../../../node_modules/@modelcontextprotocol/server-everything/dist/index.js', 'stdio'] };
+        writeFileSync(file, JSON.stringify({ wrap: { 'ws-everything': entry } }));
+        try {
+            const tools = await waitForTools(api, ['get-sum']);
+            assert.deepEqual([...api.testing.wrap.text!.matchAll(/"([\w-]+)": \{\n\s+"type"/g)].map(match => match[1]), ['ws-everything']);
+            assert.match(await invoke(tools.get('get-sum')!, { a: 2, b: 3 }), /5/);
+        } finally {
+            rmSync(file, { force: true });
+        }
+        await waitFor('the file entry to be dropped', async () => (!(await servedTools(api)).includes('get-sum') ? true : undefined), 90_000, 500);
+        if (made) {
+            rmSync(made, { recursive: true, force: true });
+        }
+    });
+});
