@@ -5,7 +5,9 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { CreateTaskResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { McpTasksTestApi } from '../../extension/api';
 import type { TaskView } from '../../extension/tasks/taskView';
-import { readyOverHttp, waitFor } from './util';
+import * as vscode from 'vscode';
+import { invoke, readyOverHttp, startInVsCode, waitFor } from './util';
+import { everything, setWrap } from './wrapped';
 
 /** Sidebar speed, measured in the real extension host (npm run bench:extension; not part of npm test). */
 describe('sidebar benchmark', () => {
@@ -79,5 +81,59 @@ describe('sidebar benchmark', () => {
             model.remove(`synthetic-${i}`);
         }
         assert.ok(runs[5]! < 1000);
+    });
+});
+
+/**
+ * What a wrapped quick tool costs as a task: server-everything's `echo` through the gateway, called
+ * the way Copilot calls it (vscode.lm.invokeTool), offered as a task (taskSupport optional: VS Code
+ * then calls it as one and polls) and kept plain (in `sync`). The figures choose the default for
+ * wrapped tools (docs/GATEWAY.md).
+ */
+describe('wrapped echo through the gateway: as a task vs plain', () => {
+    let api: McpTasksTestApi;
+
+    before(async function () {
+        this.timeout(240_000);
+        api = await readyOverHttp();
+    });
+
+    after(async function () {
+        this.timeout(240_000);
+        await vscode.workspace.getConfiguration('mcpTasks').update('wrap', undefined, vscode.ConfigurationTarget.Global);
+        await startInVsCode(120_000, api);
+    });
+
+    /** 20 timed calls after 2 that warm the path up; the median, printed with the p90. */
+    async function median(what: string, tool: vscode.LanguageModelToolInformation, input: (i: number) => object): Promise<number> {
+        const samples: number[] = [];
+        for (let i = 0; i < 22; i++) {
+            const started = performance.now();
+            await invoke(tool, input(i));
+            if (i >= 2) {
+                samples.push(performance.now() - started);
+            }
+        }
+        samples.sort((a, b) => a - b);
+        const middle = samples[Math.floor(samples.length / 2)]!;
+        console.log(`[bench] ${what} via vscode.lm.invokeTool: median ${middle.toFixed(1)} ms, p90 ${samples[Math.floor(samples.length * 0.9)]!.toFixed(1)} ms (n=${samples.length})`);
+        return middle;
+    }
+
+    it('reference: our own quick task tool (slow_compute, 0 s) as a task', async function () {
+        this.timeout(120_000);
+        const tools = await startInVsCode(60_000, api);
+        await median('our slow_compute {seconds: 0} as a task', tools.get('slow_compute')!, i => ({ seconds: 0, label: `bench-ref-${i}` }));
+    });
+
+    it('vscode.lm.invokeTool of echo, 20 calls each way', async function () {
+        this.timeout(300_000);
+        // Two copies of the server: their tools collide, so each is named <server>_<tool>.
+        const tools = await setWrap(api, { task: everything(), plain: everything(['echo']) }, ['task_echo', 'plain_echo']);
+        const medians: Record<string, number> = {};
+        for (const name of ['plain_echo', 'task_echo']) {
+            medians[name] = await median(`wrapped ${name}`, tools.get(name)!, i => ({ message: `bench ${i}` }));
+        }
+        console.log(`[bench] wrapped echo: as a task ${medians.task_echo!.toFixed(0)} ms vs plain ${medians.plain_echo!.toFixed(0)} ms (+${(medians.task_echo! - medians.plain_echo!).toFixed(0)} ms per call)`);
     });
 });
