@@ -1,6 +1,9 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
-import { activateExtension, askUi, EXTENSION_ID, invoke, processAlive, startInVsCode, unresolvedManifestStrings, waitFor } from './util';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { activateExtension, askUi, EXTENSION_ID, invoke, processAlive, startInVsCode, toolNamed, unresolvedManifestStrings, waitFor } from './util';
+import { everything } from './wrapped';
 
 /** Runs against the packaged .vsix, installed with `code-server --install-extension` as a user would. */
 describe('the installed .vsix', () => {
@@ -24,6 +27,31 @@ describe('the installed .vsix', () => {
         const tools = await startInVsCode();
         assert.equal(await invoke(tools.get('greet')!, { name: 'vsix' }), 'Hello, vsix!');
         await assert.rejects(invoke(tools.get('failing_job')!, {}), /Job failed/);
+    });
+
+    it("wraps an MCP server with the gateway's SDK client it ships (dist/gateway-client.js: nothing installed at run time)", async function () {
+        this.timeout(300_000);
+        const ext = vscode.extensions.getExtension(EXTENSION_ID)!;
+        assert.ok(existsSync(join(ext.extensionPath, 'dist', 'gateway-client.js')), 'dist/gateway-client.js is in the .vsix');
+        // An installed extension gives no test hooks: VS Code's own tool list is the observable.
+        const api = await activateExtension();
+        const settings = vscode.workspace.getConfiguration('mcpTasks');
+        try {
+            await settings.update('wrap', { everything: everything(['get-sum']) }, vscode.ConfigurationTarget.Global);
+            const sum = await waitFor(
+                'the wrapped get-sum in vscode.lm.tools',
+                async () => {
+                    await vscode.commands.executeCommand('workbench.mcp.startServer', '*', { waitForLiveTools: true, autoTrustChanges: true });
+                    return toolNamed('get-sum');
+                },
+                120_000,
+                1000,
+            );
+            assert.match(await invoke(sum, { a: 2, b: 3 }), /5/);
+        } finally {
+            await settings.update('wrap', undefined, vscode.ConfigurationTarget.Global);
+            await startInVsCode(120_000, api);
+        }
     });
 
     it('ships the sidebar view and its commands', async () => {

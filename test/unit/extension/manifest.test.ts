@@ -117,6 +117,8 @@ describe('package.nls.json', () => {
         assert.equal(raw.l10n, './l10n');
         assert.ok(shipped.includes('!package.nls.json'), 'package.nls.json is in the .vscodeignore allowlist');
         assert.ok(shipped.includes('!l10n/*.json'), 'l10n/ is in the .vscodeignore allowlist');
+        // The server loads the gateway's MCP client from beside it when mcpTasks.wrap is set.
+        assert.ok(shipped.includes('!dist/gateway-client.js'), 'dist/gateway-client.js is in the .vscodeignore allowlist');
         assert.ok(existsSync(join(root, 'l10n/bundle.l10n.json')));
     });
 });
