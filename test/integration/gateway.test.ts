@@ -5,8 +5,8 @@ import * as vscode from 'vscode';
 import type { McpTasksTestApi } from '../../extension/api';
 import { progressPercent } from '../../extension/tasks/taskView';
 import { readRows } from './drawnRows';
-import { invoke, readyOverHttp, startInVsCode, waitFor } from './util';
-import { everything, logHas, servedTools, setWrap, waitForTools } from './wrapped';
+import { invoke, readNotifications, readyOverHttp, startInVsCode, waitFor } from './util';
+import { everything, logHas, restarted, servedTools, setWrap, waitForTools } from './wrapped';
 
 const LONG = 'trigger-long-running-operation';
 
@@ -78,6 +78,18 @@ describe('a wrapped MCP server (mcpTasks.wrap) in VS Code', () => {
         await readRows('gateway-cancelled', shown => shown.rows.some(r => r.label === label && /^cancelled/.test(r.description)));
     });
 
+    it('a malformed entry is named in a notification with Open Settings, and the other servers are served', async function () {
+        this.timeout(300_000);
+        const tools = await setWrap(api, { good: everything(), bad: { type: 'sse', url: 'http://127.0.0.1:1/sse' } }, ['get-sum']);
+        assert.match(await invoke(tools.get('get-sum')!, { a: 2, b: 3 }), /5/);
+        const { found, all } = await readNotifications('wrap-problem', note => note.message.includes('server "bad"'));
+        assert.ok(found, `a notification about "bad" among ${JSON.stringify(all.map(note => note.message))}`);
+        assert.match(found.message, /MCP Tasks does not wrap this server: user settings \(mcpTasks\.wrap\): server "bad": type "sse" is not supported; use "stdio" \(command\) or "http" \(url\)/);
+        assert.ok(found.buttons.includes('Open Settings'), `its buttons: ${found.buttons.join(', ')}`);
+        await vscode.commands.executeCommand('notifications.clearAll');
+        await vscode.commands.executeCommand('notifications.hideList');
+    });
+
     it("a trusted workspace's .vscode/mcp-tasks.json \"wrap\" entry is served", async function () {
         this.timeout(300_000);
         const folder = vscode.workspace.workspaceFolders![0]!.uri.fsPath;
@@ -86,10 +98,12 @@ describe('a wrapped MCP server (mcpTasks.wrap) in VS Code', () => {
         const file = join(dotVscode, 'mcp-tasks.json');
         const made = mkdirSync(dotVscode, { recursive: true });
         // Nothing in user settings: the file's entry alone, its path written with ${workspaceFolder}.
-        await vscode.workspace.getConfiguration('mcpTasks').update('wrap', undefined, vscode.ConfigurationTarget.Global);
+        // The server restarts without the setting's servers first, so no restart is still queued when the file's is served.
+        await restarted(api, () => vscode.workspace.getConfiguration('mcpTasks').update('wrap', undefined, vscode.ConfigurationTarget.Global));
+        assert.ok(!(await servedTools(api)).includes('get-sum'), 'nothing wrapped');
         const entry = { ...everything(), args: ['${workspaceFolder}/../../../../node_modules/@modelcontextprotocol/server-everything/dist/index.js', 'stdio'] };
-        writeFileSync(file, JSON.stringify({ wrap: { 'ws-everything': entry } }));
         try {
+            await restarted(api, () => writeFileSync(file, JSON.stringify({ wrap: { 'ws-everything': entry } })));
             const tools = await waitForTools(api, ['get-sum']);
             assert.deepEqual([...api.testing.wrap.text!.matchAll(/"([\w-]+)": \{\n\s+"type"/g)].map(match => match[1]), ['ws-everything']);
             assert.match(await invoke(tools.get('get-sum')!, { a: 2, b: 3 }), /5/);

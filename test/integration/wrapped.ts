@@ -27,8 +27,21 @@ export async function servedTools(api: McpTasksTestApi): Promise<string[]> {
  * lists `tools` and VS Code's MCP client has them (it is told to start the server again).
  */
 export async function setWrap(api: McpTasksTestApi, servers: Record<string, unknown> | undefined, tools: string[]): Promise<Map<string, vscode.LanguageModelToolInformation>> {
-    await vscode.workspace.getConfiguration('mcpTasks').update('wrap', servers, vscode.ConfigurationTarget.Global);
+    await restarted(api, () => vscode.workspace.getConfiguration('mcpTasks').update('wrap', servers, vscode.ConfigurationTarget.Global));
     return waitForTools(api, tools);
+}
+
+/**
+ * Makes one change that restarts the server and waits for the new server: the old one may list
+ * the same tools (server-everything under another name), so its tools prove nothing.
+ */
+export async function restarted(api: McpTasksTestApi, change: () => unknown): Promise<void> {
+    const before = await waitFor('the running server', () => api.serverState().pid);
+    await change();
+    await waitFor('the restarted server', () => {
+        const pid = api.serverState().pid;
+        return pid !== undefined && pid !== before && api.testing.owner.connected ? true : undefined;
+    }, 90_000, 200);
 }
 
 /** Waits until the server lists `tools` and VS Code's MCP client has them. */
