@@ -92,6 +92,8 @@ describe('--defer-after for our own tools, command tools, and a host that cancel
         controller.abort(new Error('host gave up'));
         await assert.rejects(call, /host gave up/);
         await wrapped.log.waitFor(/\[misbehaving\] hang: cancel received/);
+        // The gateway's own line for it (the real VS Code suite reads it for server-everything, which logs nothing).
+        await wrapped.log.waitFor(/\[misbehaving\] hang: cancelled; sent the wrapped server notifications\/cancelled/);
         const listed = await wrapped.client.callTool({ name: 'list_tasks', arguments: {} });
         assert.deepEqual((listed.structuredContent as { tasks: unknown[] }).tasks, []);
     });
