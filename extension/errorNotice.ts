@@ -62,8 +62,8 @@ export async function showServerProblem(message: string, setting?: string, resta
  * A wrapped server's entry that is wrong (`message` names it and says what is wrong): it is left
  * out and the others are served. Offers the place to fix it: the setting, or the workspace file.
  */
-export async function showWrapProblem(message: string, where: string | vscode.Uri): Promise<void> {
-    const open = typeof where === 'string' ? vscode.l10n.t('Open Settings') : vscode.l10n.t('Open File');
+export async function showWrapProblem(message: string, where: { setting: string } | { file: string }): Promise<void> {
+    const open = 'setting' in where ? vscode.l10n.t('Open Settings') : vscode.l10n.t('Open File');
     const choice = await vscode.window.showErrorMessage(
         vscode.l10n.t({ message: 'MCP Tasks does not wrap this server: {0}. The other servers are served.', args: [message], comment: ['{0} names the entry (its source and name) and what is wrong with it'] }),
         open,
@@ -71,5 +71,5 @@ export async function showWrapProblem(message: string, where: string | vscode.Ur
     if (choice !== open) {
         return;
     }
-    await (typeof where === 'string' ? vscode.commands.executeCommand(OPEN_SETTINGS_COMMAND, where) : vscode.window.showTextDocument(where));
+    await ('setting' in where ? vscode.commands.executeCommand(OPEN_SETTINGS_COMMAND, where.setting) : vscode.window.showTextDocument(vscode.Uri.file(where.file)));
 }

@@ -67,7 +67,7 @@ export class WrapServers extends Disposable {
             // An entry that is wrong gets one notification per distinct problem; waiting for trust or a replaced name is only logged.
             if (problem.entry !== undefined && !problem.message.startsWith('replaces') && !this.shown.has(line)) {
                 this.shown.add(line);
-                void showWrapProblem(line, problem.source.endsWith('mcp-tasks.json') ? vscode.Uri.file(problem.source) : `${SETTINGS_SECTION}.${Settings.wrap}`);
+                void showWrapProblem(line, problem.source.endsWith('mcp-tasks.json') ? { file: problem.source } : { setting: `${SETTINGS_SECTION}.${Settings.wrap}` });
             }
         }
         this.current = merged.text;
