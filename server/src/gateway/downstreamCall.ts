@@ -41,7 +41,7 @@ export async function callDownstream(downstream: Downstream, toolName: string, a
         return (await downstream.callTool({ name: toolName, arguments: args, _meta: { progressToken: route.token } }, ctx.signal)) as CallToolResult;
     } catch (err) {
         if (ctx.signal.aborted) {
-            // Aborting the request is what made the SDK send the downstream notifications/cancelled.
+            // Aborting the call is what sent the downstream notifications/cancelled.
             ctx.log.info(`[${downstream.name}] ${toolName}: cancelled; sent the wrapped server notifications/cancelled`);
             throw ctx.signal.reason;
         }
