@@ -35,7 +35,7 @@ describe('wrapped servers (mcpTasks.wrap and .vscode/mcp-tasks.json "wrap")', ()
         try {
             const wrapFile = join(dir, 'wrap.json');
             writeFileSync(wrapFile, merged.text!);
-            const options = parseCli(limitArgs({ defaultTtl: '1h', maxTtl: '24h', maxTasksPerClient: 100, logLevel: 'info', taskTools: true, demoTools: true, abandonAfter: 'off', wrapFile }), {});
+            const options = parseCli(limitArgs({ defaultTtl: '1h', maxTtl: '24h', maxTasksPerClient: 100, logLevel: 'info', taskTools: true, demoTools: true, abandonAfter: 'off', stoppedWaiting: 'cancel', wrapFile }), {});
             assert.deepEqual(
                 options.wrap.map(spec => [spec.name, spec.kind, spec.sync]),
                 [
