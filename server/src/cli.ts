@@ -83,6 +83,7 @@ async function start(options: CliOptions, log: Logger): Promise<Started | undefi
                   clock: systemClock,
                   log,
                   serverSecrets: serverSecrets(options),
+                  taskTools: options.taskTools,
                   // Read only when an owner job starts, long after core exists.
                   hub: () => core.hub,
                   taken: name => takenName(name, [...fixtures, ...demo.tools], options.taskTools),

@@ -29,6 +29,8 @@ export interface CommandsFileOptions {
     taken?(name: string): string | undefined;
     /** The server's own credentials: hidden from every command's output. */
     serverSecrets?: readonly string[];
+    /** Whether the task tools (read_output among them) are served: only then do results and descriptions name read_output. */
+    taskTools?: boolean;
     /** Called with the new tool set after each good reload. */
     onChange(tools: ToolDefinition[]): void;
 }
@@ -113,7 +115,7 @@ export class CommandsFile {
             }
             return !why && !cwd;
         });
-        return specs.map(spec => commandTool(spec, { clock, logs: this.logs, limits: this.limits, env: process.env, hub: this.options.hub, serverSecrets: this.options.serverSecrets }));
+        return specs.map(spec => commandTool(spec, { clock, logs: this.logs, limits: this.limits, env: process.env, hub: this.options.hub, serverSecrets: this.options.serverSecrets, readOutput: this.options.taskTools === true }));
     }
 }
 

@@ -29,6 +29,8 @@ export interface RunDeps {
     env: NodeJS.ProcessEnv;
     /** The server's own credentials (its tokens): hidden from output even when a command reads them elsewhere. */
     serverSecrets?: readonly string[];
+    /** Whether the server offers read_output (its task tools are on): only then do results and descriptions name it. */
+    readOutput?: boolean;
 }
 
 /**
@@ -43,6 +45,8 @@ export async function runCommand(spec: CommandSpec, args: Record<string, unknown
     const env = { ...commandEnv(deps.env, spec.env), [RUN_MARKER]: marker };
     const secrets = secretValues(env, spec.env, [...serverSecretsOf(deps.env), ...(deps.serverSecrets ?? [])]);
     const logEntry = deps.logs.create(spec.name, ctx.taskId);
+    // A plain call that goes on as a task (--defer-after): read_output reads this log by that task.
+    ctx.onDeferred?.(taskId => deps.logs.share(taskId, logEntry));
     opened?.(logEntry);
     const logPath = logEntry.path;
     const started = deps.clock.now();
@@ -107,7 +111,7 @@ export async function runCommand(spec: CommandSpec, args: Record<string, unknown
         // Before the result, so a client sees the final line as progress first (still within the rate).
         await throttle.dispose();
         const stopped = ctx.signal.aborted;
-        const facts = { spec, argv, end, timedOut, stopped, durationMs: deps.clock.now() - started, logPath, taskId: ctx.taskId, tail: () => output.text() };
+        const facts = { spec, argv, end, timedOut, stopped, durationMs: deps.clock.now() - started, logPath, taskId: deps.readOutput ? ctx.taskId : undefined, tail: () => output.text() };
         const described = await commandResult(facts);
         deps.logs.ended(logEntry, ctx.ttl ?? INLINE_LOG_KEEP_MS);
         // Read again: a stop that came while the digest was made (the command had ended) still gets it.

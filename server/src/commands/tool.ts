@@ -38,7 +38,7 @@ export function commandTool(spec: CommandSpec, deps: CommandDeps): ToolDefinitio
     return {
         name: spec.name,
         title: spec.title,
-        description: commandDescription(spec),
+        description: commandDescription(spec, deps.readOutput === true),
         inputSchema,
         outputSchema: commandOutputSchema,
         annotations: spec.annotations,
@@ -56,17 +56,19 @@ export function commandTool(spec: CommandSpec, deps: CommandDeps): ToolDefinitio
                 }
             }
             const argv = buildArgv(spec, args);
-            const follow = (log: Parameters<typeof deps.logs.share>[1]) => ctx.taskId !== undefined && deps.logs.share(ctx.taskId, log);
+            const follow = (log: Parameters<typeof deps.logs.share>[1]) =>
+                ctx.taskId !== undefined ? deps.logs.share(ctx.taskId, log) : ctx.onDeferred?.(taskId => deps.logs.share(taskId, log));
             return deps.limits.run(spec, argv, ctx, opened => runCommand(spec, args, ctx, deps, opened), follow);
         },
     };
 }
 
-/** What the model reads about a command: the author's words, how long it takes, what it runs and where. */
-function commandDescription(spec: CommandSpec): string {
+/** What the model reads about a command: the author's words, how long it takes, what it runs and where (read_output only when it exists). */
+function commandDescription(spec: CommandSpec, readOutput: boolean): string {
     const expected = spec.expectedDurationMs === undefined ? '' : ` Usually takes ${durationText(spec.expectedDurationMs)}.`;
     const limit = spec.timeoutMs === undefined ? '' : ` Stopped after ${durationText(spec.timeoutMs).replace('about ', '')}.`;
-    return `${spec.description}\n\nRuns: ${displayCommand(spec.command)} (in ${spec.cwd}).${expected}${limit} The result sums up the output (failing lines first) and names the full log; read_output reads any part of it, also while it runs.`;
+    const read = readOutput ? '; read_output reads any part of it, also while it runs' : '';
+    return `${spec.description}\n\nRuns: ${displayCommand(spec.command)} (in ${spec.cwd}).${expected}${limit} The result sums up the output (failing lines first) and names the full log${read}.`;
 }
 
 /** Cancel comes first and is the default, so Enter in any client runs nothing. */

@@ -376,8 +376,8 @@ export const FLAGS = [
         off: true,
         group: 'Gateway',
         help:
-            'A plain `tools/call` (no `task`) of a task-capable tool still running after DUR answers with an ordinary result saying the work goes on as task X ' +
-            '(`get_task`, `cancel_task` follow it), `structuredContent` `{taskId, status, next}`; `0` turns it off. 50 s is under the 60 s at which Claude Code, Copilot CLI and Copilot for Eclipse give up.',
+            'A plain `tools/call` (no `task`; from a 2026-07-28 client, one without the tasks extension) of a task-capable tool still running after DUR answers with an ordinary result saying the work goes on as task X ' +
+            "(`get_task`, `cancel_task` follow it; `read_output` reads a command's log), `structuredContent` `{taskId, status, next}`; `0` turns it off. 50 s is under the 60 s at which Claude Code, Copilot CLI and Copilot for Eclipse give up.",
     },
 
     // Other

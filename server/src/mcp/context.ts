@@ -46,7 +46,7 @@ export interface McpServices {
     capabilities?: Record<string, unknown>;
     /** Methods a front adds to the table (methods.ts), served like the built-in ones; a built-in name wins. */
     methods?: ReadonlyMap<string, Method>;
-    /** A plain call of a task-capable tool still running after this many ms goes on as a task (session/defer.ts); 0 or absent = never. */
+    /** A plain call of a task-capable tool still running after this many ms goes on as a task (defer.ts); 0 or absent = never. */
     deferAfterMs?: number;
 }
 

@@ -66,6 +66,11 @@ export interface ToolContext {
     input?(requests: Record<string, { method: string; params: Record<string, unknown> }>): Promise<Record<string, unknown>>;
     /** 2026-07-28 plain calls only: the capabilities the request declared. */
     readonly clientCapabilities?: Record<string, unknown>;
+    /**
+     * Plain calls that --defer-after may turn into a task: `listener` gets the task's id if this
+     * call goes on as one (a command then ties its log to it, for read_output). Absent elsewhere.
+     */
+    onDeferred?(listener: (taskId: string) => void): void;
 }
 
 export interface SpawnOptions {

@@ -165,6 +165,30 @@ async function startHeld(call: (name: string, args: Record<string, unknown>) => 
     return { taskId, pid: Number(/: ready (\d+)/.exec(text)![1]) };
 }
 
+describe('with --no-task-tools nothing names read_output (it does not exist)', () => {
+    it("a command's description and its digest say where the full log is, not read_output", async () => {
+        const dir = realpathSync(mkdtempSync(join(tmpdir(), 'cmd-no-task-tools-')));
+        const file = join(dir, 'commands.json');
+        writeFileSync(file, JSON.stringify(COMMANDS));
+        const client = new Client({ name: 'no-task-tools', version: '1' });
+        await client.connect(new StdioClientTransport({ command: node, args: [SERVER_JS, '--stdio', '--no-task-tools', '--commands', file], stderr: 'pipe' }));
+        try {
+            const { tools } = await client.listTools();
+            assert.ok(!tools.some(tool => tool.name === 'read_output'));
+            const suiteTool = tools.find(tool => tool.name === 'suite')!;
+            assert.match(suiteTool.description!, /names the full log\./);
+            assert.doesNotMatch(suiteTool.description!, /read_output/);
+            const { task } = await client.request({ method: 'tools/call', params: { name: 'suite', arguments: { count: 1200, failAt: 537 }, task: {} } }, CreateTaskResultSchema);
+            const first = textOf(await client.request({ method: 'tasks/result', params: { taskId: task.taskId } }, CallToolResultSchema));
+            assert.match(first, /Full log \(1208 lines, [\d.]+ KB\): .*suite-.*\.log; open it for the rest\./);
+            assert.doesNotMatch(first, /read_output/);
+        } finally {
+            await client.close();
+            rmSync(dir, { recursive: true, force: true });
+        }
+    });
+});
+
 describe('background command tasks end with their client', () => {
     it('stdio: the client closing stdin stops the server and the job; the log folder the server made goes too', async () => {
         const dir = realpathSync(mkdtempSync(join(tmpdir(), 'cmd-stdio-gone-')));

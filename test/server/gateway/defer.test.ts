@@ -40,6 +40,7 @@ describe('--defer-after in front of server-everything', { timeout: 120_000 }, ()
         assert.match(deferred.next, new RegExp(`continues in the background as task ${deferred.taskId}`));
         assert.match(deferred.next, /get_task/);
         assert.match(deferred.next, /cancel_task/);
+        assert.doesNotMatch(deferred.next, /read_output/, 'a wrapped tool keeps no output log');
         assert.equal(textOf(answer), deferred.next);
         const done = await waitForEnd(gateway, deferred.taskId);
         assert.equal((done.structuredContent as { status: string }).status, 'completed');
@@ -68,10 +69,12 @@ describe('--defer-after for our own tools, command tools, and a host that cancel
         await wrapped?.close();
     });
 
-    it('defers a command tool, and cancel_task stops its process', async () => {
+    it('defers a command tool, names read_output, which reads its log, and cancel_task stops its process', async () => {
         const answer = await own.client.callTool({ name: 'nap', arguments: {} });
         const { taskId, next } = answer.structuredContent as unknown as Deferred;
         assert.match(next, /continues in the background as task/);
+        assert.match(next, new RegExp(`read_output with task_id "${taskId}"`));
+        await waitUntil(async () => /ready \d+/.test(textOf(await own.client.callTool({ name: 'read_output', arguments: { task_id: taskId } }))), 'the deferred command log read by its task');
         await own.client.callTool({ name: 'cancel_task', arguments: { task_id: taskId } });
         assert.equal(((await waitForEnd(own, taskId)).structuredContent as { status: string }).status, 'cancelled');
     });

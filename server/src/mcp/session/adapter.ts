@@ -10,7 +10,7 @@ import { textResult, type CallToolResult, type ToolContext, type ToolDefinition 
 import { CallContext } from '../callContext.js';
 import { ownerView, type Params, type PushChannel, type RequestContext, type Result, type Revision } from '../context.js';
 import { startToolName, type TaskTool, type TaskTools } from '../taskTools.js';
-import { deferAfterFor, runDeferrable } from './defer.js';
+import { deferAfterFor, runDeferrable } from '../defer.js';
 
 /**
  * A call in a 2025-11-25 session asks its client directly: a request on the call's response

@@ -1,10 +1,11 @@
 import { ErrorCodes, methodNotFound, RpcError } from '../../rpc/errors.js';
 import { optionalObject, progressTokenOf } from '../../rpc/params.js';
 import { isTerminal } from '../../tasks/types.js';
-import type { ToolDefinition } from '../../tools/types.js';
+import type { CallToolResult, ToolContext, ToolDefinition } from '../../tools/types.js';
 import { ownerView, type Params, type RequestContext, type Revision } from '../context.js';
+import { deferAfterFor, runDeferrable } from '../defer.js';
 import { hasTasksExtension, requireTasksExtension } from './envelope.js';
-import { inRound, runPlainCall, type PausableCall } from './rounds.js';
+import { inRound, runPlainCall, type PausableCall, type RoundCallContext } from './rounds.js';
 import { createTaskResult, detailedTask } from './taskView.js';
 
 /** How long a client may reuse tools/list and server/discover (SEP-2549); a changed list is announced anyway. */
@@ -42,6 +43,9 @@ function pausable(ctx: RequestContext, tool: ToolDefinition, args: Record<string
     const { runtime, log, requestStates } = ctx.services;
     return { tool, args, params, envelope: ctx.envelope!, clientKey: ctx.identity.clientKey, states: requestStates, log, clock: runtime.clock, progressToken: progressTokenOf(params) };
 }
+
+/** A deferrable call's tool code; a throw is made the tool's error result by runPlainCall (or fails its task, once deferred). */
+const runTool = (tool: ToolDefinition, args: Record<string, unknown>, ctx: ToolContext): Promise<CallToolResult> => tool.run!(args, ctx);
 
 async function startTask(ctx: RequestContext, tool: ToolDefinition, args: Record<string, unknown>, params: Params): Promise<Record<string, unknown>> {
     let taskArgs = args;
@@ -96,13 +100,18 @@ export const STATELESS_REVISION: Revision = {
 
     startTask,
 
-    /** Not async: a plain call's promise is the tool's own, one microtask hop from its answer. */
+    /**
+     * Not async: a plain call's promise is the tool's own, one microtask hop from its answer. One
+     * still running after --defer-after goes on as a task (defer.ts), as in a session.
+     */
     runInRequest(ctx, tool, args, params) {
         const call = pausable(ctx, tool, args, params);
         if (tool.external) {
             throw new RpcError(ErrorCodes.InternalError, `Tool ${tool.name} has no inline form`);
         }
-        return runPlainCall(call, ctx.reply, ctx.abort);
+        const deferAfterMs = deferAfterFor(ctx, tool);
+        const start = deferAfterMs === undefined ? undefined : (round: RoundCallContext) => runDeferrable(ctx, tool, args, round, deferAfterMs, runTool);
+        return runPlainCall(call, ctx.reply, ctx.abort, start);
     },
 
     taskView: (ctx, record) => detailedTask(ctx.services.runtime, record, ownerView(ctx), 'complete'),

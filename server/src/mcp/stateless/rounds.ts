@@ -139,19 +139,22 @@ function endRound(call: PausableCall, round: InputRound, abort: RequestAbort): R
     return { resultType: 'input_required', inputRequests: Object.fromEntries(round.asked), requestState: call.states.seal(state) };
 }
 
+/** Runs the call's tool in its round's context (the deferral hook wraps it: defer.ts). */
+export type StartCall = (round: RoundCallContext) => Promise<CallToolResult>;
+
 /**
  * A plain tools/call of a 2026-07-28 client: the tool runs in the request, pausing for input as
  * SEP-2322 describes. As inRound, but the round exists only once the tool asks: a tool that never
  * does (greet) costs one context and one promise. Not an async function: each await
  * and each async return is a microtask hop more per call. A bad requestState throws before the tool runs.
  */
-export function runPlainCall(call: PausableCall, reply: Transport, abort: RequestAbort): Promise<Record<string, unknown>> {
+export function runPlainCall(call: PausableCall, reply: Transport, abort: RequestAbort, start?: StartCall): Promise<Record<string, unknown>> {
     const ctx = new RoundCallContext(call, answersOf(call), abort, reply);
     // Settles with the tool's result, or with nothing when the round ends on an unanswered question.
     // A throw from run() (not a rejection) rejects it too: that is how an executor behaves.
     return new Promise<CallToolResult | undefined>((resolve, reject) => {
         ctx.endRound = resolve;
-        call.tool.run!(call.args, ctx).then(resolve, reject);
+        (start ? start(ctx) : call.tool.run!(call.args, ctx)).then(resolve, reject);
     }).then(
         value => {
             const round = ctx.round;
@@ -170,7 +173,7 @@ export function runPlainCall(call: PausableCall, reply: Transport, abort: Reques
 }
 
 /** How a plain 2026-07-28 call asks: each question goes into the call's round (made on the first). */
-class RoundCallContext extends CallContext {
+export class RoundCallContext extends CallContext {
     protected readonly notATask = '';
     /** Created when the tool first asks (or reads `input`); undefined for a tool that never does. */
     round?: InputRound;
@@ -192,6 +195,11 @@ class RoundCallContext extends CallContext {
 
     get clientCapabilities(): Record<string, unknown> {
         return this.call.envelope.capabilities;
+    }
+
+    /** It asked something not answered yet: the call answers input_required this turn. */
+    get endingRound(): boolean {
+        return this.round !== undefined && this.round.asked.size > 0;
     }
 
     async elicit(params: Parameters<ToolContext['elicit']>[0]) {

@@ -1,13 +1,20 @@
-import { errorMessage, type Logger } from '../../log.js';
-import type { RequestAbort } from '../../rpc/requestAbort.js';
-import { sleep, type CallToolResult, type ToolContext, type ToolDefinition } from '../../tools/types.js';
-import type { RequestContext } from '../context.js';
-import { MAX_WAIT_SECONDS } from '../taskTools.js';
+import { errorMessage, type Logger } from '../log.js';
+import type { RequestAbort } from '../rpc/requestAbort.js';
+import { sleep, type CallToolResult, type ToolContext, type ToolDefinition } from '../tools/types.js';
+import type { RequestContext } from './context.js';
+import { MAX_WAIT_SECONDS } from './taskTools.js';
 
-/** What a call in its request reports and asks through (its request's stream and progress token). */
-export type RequestChannel = Pick<ToolContext, 'progress' | 'elicit' | 'createMessage' | 'spawn'>;
+/**
+ * What a call in its request reports and asks through, whichever revision serves it: a
+ * 2025-11-25 session's request stream (session/adapter.ts), or a 2026-07-28 call's round
+ * (stateless/rounds.ts), which alone has `input` and `clientCapabilities`.
+ */
+export interface RequestChannel extends Pick<ToolContext, 'progress' | 'elicit' | 'createMessage' | 'spawn' | 'input' | 'clientCapabilities'> {
+    /** A 2026-07-28 call that asked something not answered yet: it answers input_required this turn, so it is not deferred. */
+    readonly endingRound?: boolean;
+}
 
-/** Runs a tool's code with a context; a throw (other than a protocol error) is the tool's error result. */
+/** Runs a tool's code with a context. */
 export type RunTool = (tool: ToolDefinition, args: Record<string, unknown>, ctx: ToolContext) => Promise<CallToolResult>;
 
 /** Whether a plain call of `tool` may be deferred: only where a model can follow the task (get_task), and only for code we run (not external jobs). */
@@ -17,14 +24,13 @@ export function deferAfterFor(ctx: RequestContext, tool: ToolDefinition): number
 }
 
 /**
- * The plain-call hook of --defer-after: a `tools/call` without `task` of a task-capable tool that
- * is still running after `deferAfterMs` is answered with an ordinary result saying the work goes on
- * as task X, and the work goes on as that task (the host's own timeout, 60 s in most, would
- * otherwise lose it). Until then it is an inline call like any other: its progress and questions
- * go on the request, and a host that cancels cancels the work. Calls that end in time cost one
- * timer and one AbortController, nothing else: the task is created only when the time is up.
- *
- * Called from the session adapter's plain-call path (session/adapter.ts).
+ * The plain-call hook of --defer-after, the one place that decides it for both revisions: a
+ * `tools/call` without `task` (2025-11-25) or without the tasks extension (2026-07-28) of a
+ * task-capable tool that is still running after `deferAfterMs` is answered with an ordinary result
+ * saying the work goes on as task X, and the work goes on as that task (the host's own timeout, 60 s
+ * in most, would otherwise lose it). Until then it is an inline call like any other: its progress
+ * and questions go on the request, and a host that cancels cancels the work. Calls that end in time
+ * cost one timer and one AbortController, nothing else: the task is created only when the time is up.
  */
 export function runDeferrable(ctx: RequestContext, tool: ToolDefinition, args: Record<string, unknown>, channel: RequestChannel, deferAfterMs: number, run: RunTool): Promise<CallToolResult> {
     return new DeferrableCall(ctx, tool, args, channel, deferAfterMs, run).result;
@@ -37,6 +43,9 @@ class DeferrableCall implements ToolContext {
     /** The task's run, once the call was deferred: progress and questions go through it from then on. */
     private task?: ToolContext;
     private settled = false;
+    /** What the tool asked to settle before a stopped task's end is recorded (passed on once it is a task). */
+    private held?: Promise<unknown>;
+    private onTask?: ((taskId: string) => void)[];
     private readonly onRequestAbort = () => this.controller.abort(this.abort.signal.reason);
 
     private readonly abort: RequestAbort;
@@ -51,7 +60,7 @@ class DeferrableCall implements ToolContext {
     ) {
         const abort = (this.abort = ctx.abort);
         abort.signal.addEventListener('abort', this.onRequestAbort, { once: true });
-        ctx.services.log.debug(`[session] tools/call ${tool.name} running inline (deferred after ${deferAfterMs} ms)`);
+        ctx.services.log.debug(`[${ctx.revision.name}] tools/call ${tool.name} running inline (deferred after ${deferAfterMs} ms)`);
         const work = run(tool, args, this);
         const { clock } = ctx.services.runtime;
         let timer: ReturnType<typeof clock.setTimeout> | undefined;
@@ -80,6 +89,19 @@ class DeferrableCall implements ToolContext {
         return this.task?.taskId;
     }
 
+    get ttl(): number | undefined {
+        return this.task?.ttl;
+    }
+
+    /** Only while the call is in its request (a 2026-07-28 round): a task asks one question at a time. */
+    get input(): ToolContext['input'] {
+        return this.task ? undefined : this.channel.input;
+    }
+
+    get clientCapabilities(): Record<string, unknown> | undefined {
+        return this.task ? undefined : this.channel.clientCapabilities;
+    }
+
     sleep(ms: number): Promise<void> {
         return sleep(ms, this.controller.signal);
     }
@@ -100,19 +122,42 @@ class DeferrableCall implements ToolContext {
         return (this.task ?? this.channel).spawn(...args);
     }
 
+    holdEnd(work: Promise<unknown>): void {
+        this.held = this.held ? Promise.all([this.held, work]) : work;
+        this.task?.holdEnd?.(work);
+    }
+
+    annotateStop(result: CallToolResult): void {
+        this.task?.annotateStop?.(result);
+    }
+
+    conclude(message: string): void {
+        this.task?.conclude?.(message);
+    }
+
+    onDeferred(listener: (taskId: string) => void): void {
+        (this.onTask ??= []).push(listener);
+    }
+
     /** Time is up: the running work becomes a background task of the caller, and the call answers with its id. */
     private async defer(work: Promise<CallToolResult>): Promise<CallToolResult> {
         const { runtime, log } = this.ctx.services;
-        // From here the host's cancel of this request no longer reaches the work; the task's does.
-        this.abort.signal.removeEventListener('abort', this.onRequestAbort);
-        if (this.controller.signal.aborted) {
+        if (this.controller.signal.aborted || this.channel.endingRound) {
             return work;
         }
+        // From here the host's cancel of this request no longer reaches the work; the task's does.
+        this.abort.signal.removeEventListener('abort', this.onRequestAbort);
         const adopt: ToolDefinition = {
             ...this.tool,
             run: (_args, task) => {
                 this.task = task;
                 task.signal.addEventListener('abort', () => this.controller.abort(task.signal.reason), { once: true });
+                if (this.held) {
+                    task.holdEnd?.(this.held);
+                }
+                for (const listener of this.onTask ?? []) {
+                    listener(task.taskId!);
+                }
                 return work;
             },
         };
@@ -121,7 +166,7 @@ class DeferrableCall implements ToolContext {
             taskId = (await runtime.createTask(this.ctx.identity, adopt, this.args, { background: true })).taskId;
         } catch (err) {
             // No task (a limit, shutdown): the call stays what it was, tied to the request.
-            log.warn(`[session] could not defer ${this.tool.name}: ${errorMessage(err)}; it goes on inline`);
+            log.warn(`[${this.ctx.revision.name}] could not defer ${this.tool.name}: ${errorMessage(err)}; it goes on inline`);
             this.abort.signal.addEventListener('abort', this.onRequestAbort, { once: true });
             return work;
         }
@@ -129,11 +174,20 @@ class DeferrableCall implements ToolContext {
             // It ended while the task was being made (the task has its outcome too): answer with it.
             return work;
         }
-        log.info(`[session] tools/call ${this.tool.name} still running after the defer time: answered, it goes on as task ${taskId}`);
-        // Not read_output: a command's log is opened (and tied to a task id) when it starts, inline here.
-        const next =
-            `${this.tool.name} is still running; it continues in the background as task ${taskId}. ` +
-            `Call get_task with task_id "${taskId}" (wait_seconds up to ${MAX_WAIT_SECONDS}) for its progress and result, and cancel_task to stop it.`;
-        return { content: [{ type: 'text', text: next }], structuredContent: { taskId, status: 'working', next } };
+        log.info(`[${this.ctx.revision.name}] tools/call ${this.tool.name} still running after the defer time: answered, it goes on as task ${taskId}`);
+        return deferredAnswer(this.tool, taskId);
     }
+}
+
+/**
+ * What a deferred call answers: the same words in the text (hosts that show it) and in
+ * `structuredContent.next` (Claude Code shows only that of a successful result). Only tools that
+ * exist are named: deferral needs the task tools, and a command's log is read with read_output.
+ */
+function deferredAnswer(tool: ToolDefinition, taskId: string): CallToolResult {
+    const output = tool.output ? `, read_output with task_id "${taskId}" for its output so far` : '';
+    const next =
+        `${tool.name} is still running; it continues in the background as task ${taskId}. ` +
+        `Call get_task with task_id "${taskId}" (wait_seconds up to ${MAX_WAIT_SECONDS}) for its progress and result${output}, and cancel_task to stop it.`;
+    return { content: [{ type: 'text', text: next }], structuredContent: { taskId, status: 'working', next } };
 }

@@ -1,0 +1,103 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { LogTail, SERVER_JS, textOf, TRANSPORTS, type TransportKind } from '../../support/helpers.js';
+import { waitUntil } from '../../support/wait.js';
+import { httpGateway, wrapEverything, type HttpGateway } from './gatewayHelpers.js';
+
+// --defer-after for a 2026-07-28 client that does not declare the tasks extension (every plain
+// tools/call of such a client, as most hosts send): the official client (@modelcontextprotocol/client
+// 2.x, pinned to 2026-07-28) gets the ordinary result that names the task, over stdio and HTTP, and
+// follows the work with get_task, read_output and cancel_task. The tools never end before the
+// defer time (a 3 s operation, a command that runs until stopped), so nothing here races the clock.
+
+type ClientModule = typeof import('@modelcontextprotocol/client');
+type Client = InstanceType<ClientModule['Client']>;
+type Json = Record<string, unknown>;
+const V2 = '2026-07-28';
+
+interface Deferred {
+    taskId: string;
+    status: string;
+    next: string;
+}
+
+function commandsFile(): string {
+    const dir = mkdtempSync(join(tmpdir(), 'defer-stateless-'));
+    const file = join(dir, 'commands.json');
+    const sleeper = resolve(__dirname, '../fixtures/commands/sleep.js');
+    writeFileSync(file, JSON.stringify({ tools: [{ name: 'nap', description: 'Says it is ready, then runs until stopped.', command: [process.execPath, sleeper] }] }));
+    return file;
+}
+
+/** The official client, pinned to 2026-07-28, on a gateway process over `kind`; it declares no tasks extension. */
+async function v2Client(kind: TransportKind, args: string[]): Promise<{ client: Client; log: LogTail; close(): Promise<void> }> {
+    const sdk: ClientModule = await import('@modelcontextprotocol/client');
+    const client = new sdk.Client({ name: 'defer-v2', version: '1' }, { capabilities: {}, versionNegotiation: { mode: { pin: V2 } } } as never);
+    if (kind === 'http') {
+        const gateway: HttpGateway = await httpGateway(args);
+        await client.connect(new sdk.StreamableHTTPClientTransport(new URL(gateway.url)));
+        return { client, log: gateway.log, close: async () => (await client.close(), await gateway.stop()) };
+    }
+    const { StdioClientTransport } = await import('@modelcontextprotocol/client/stdio');
+    const transport = new StdioClientTransport({ command: process.execPath, args: [SERVER_JS, '--stdio', '--log-level', 'debug', ...args], stderr: 'pipe' });
+    const log = new LogTail();
+    log.attach(transport.stderr as unknown as NodeJS.ReadableStream);
+    await client.connect(transport);
+    return { client, log, close: () => client.close() };
+}
+
+for (const kind of TRANSPORTS) {
+    describe(`--defer-after for a 2026-07-28 client without the tasks extension (${kind})`, { timeout: 120_000 }, () => {
+        let client: Client;
+        let log: LogTail;
+        let close: () => Promise<void>;
+
+        before(async () => {
+            ({ client, log, close } = await v2Client(kind, ['--defer-after', '300ms', '--commands', commandsFile(), ...wrapEverything()]));
+            assert.equal(client.getProtocolEra(), 'modern');
+        });
+
+        after(() => close?.());
+
+        const call = (name: string, args: Json) => client.callTool({ name, arguments: args }) as Promise<Json>;
+        const status = async (taskId: string) => ((await call('get_task', { task_id: taskId })).structuredContent as { status: string }).status;
+
+        it('answers a wrapped tool still running after DUR with the task that continues it; get_task follows it to its result', async () => {
+            const answer = await call('trigger-long-running-operation', { duration: 3, steps: 3 });
+            assert.notEqual(answer.isError, true);
+            const deferred = answer.structuredContent as unknown as Deferred;
+            assert.equal(deferred.status, 'working');
+            assert.match(deferred.next, new RegExp(`continues in the background as task ${deferred.taskId}`));
+            assert.match(deferred.next, /get_task.*cancel_task/);
+            assert.doesNotMatch(deferred.next, /read_output/, 'a wrapped tool keeps no output log');
+            assert.equal(textOf(answer), deferred.next);
+            await log.waitFor(/\[stateless\] tools\/call trigger-long-running-operation still running after the defer time/);
+            const done = await waitUntil(async () => {
+                const got = await call('get_task', { task_id: deferred.taskId, wait_seconds: 5 });
+                return (got.structuredContent as { status: string }).status === 'completed' ? got : undefined;
+            }, 'the deferred task to complete');
+            assert.match(textOf(done), /Long running operation completed\. Duration: 3 seconds/);
+        });
+
+        it('a deferred command names read_output, which reads its log while it runs; cancel_task stops it', async () => {
+            const answer = await call('nap', {});
+            const { taskId, next } = answer.structuredContent as unknown as Deferred;
+            assert.match(next, new RegExp(`read_output with task_id "${taskId}"`));
+            assert.equal(textOf(answer), next);
+            const read = await waitUntil(async () => {
+                const got = textOf(await call('read_output', { task_id: taskId }));
+                return /ready \d+/.test(got) ? got : undefined;
+            }, 'the command to say it is ready');
+            assert.match(read, new RegExp(`^Task ${taskId} \\(nap, still running\\)`));
+            await call('cancel_task', { task_id: taskId });
+            await waitUntil(async () => (await status(taskId)) === 'cancelled', 'the deferred command to be cancelled');
+        });
+
+        it('a call that ends before DUR answers as usual', async () => {
+            assert.equal(textOf(await call('echo', { message: 'quick' })), 'Echo: quick');
+        });
+    });
+}
