@@ -118,6 +118,7 @@ async function start(options: CliOptions, log: Logger): Promise<Started | undefi
         logger: log,
         methods: gateway?.passThrough.table(),
         capabilities: gateway?.passThrough.capabilities(),
+        resourceSubscriptions: gateway?.passThrough.subscriptions,
     });
     if (gateway) {
         gateway.onToolsChanged = () => core.setTools(allTools());

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createLogger, type Logger } from './log.js';
 import { TaskTools } from './mcp/taskTools.js';
-import type { McpServices, Method, ServerInfo } from './mcp/context.js';
+import type { McpServices, Method, ResourceSubscriber, ServerInfo } from './mcp/context.js';
 import { McpSession, type SessionChannel } from './mcp/session/session.js';
 import type { Clock } from './clock.js';
 import { newSecret } from './contract.js';
@@ -39,12 +39,14 @@ export interface TasksServerOptions extends Partial<RuntimeLimits> {
      * launch by default. Replicas behind one endpoint need the same key to accept each other's.
      */
     requestStateKey?: string;
-    /** Answer a plain call of a task-capable tool still running after this many ms with "continues as task X" (see mcp/session/defer.ts); off unless given. */
+    /** Answer a plain call of a task-capable tool still running after this many ms with "continues as task X" (see mcp/defer.ts); off unless given. */
     deferAfterMs?: number;
     /** Methods a front adds (the gateway's prompts, resources, completions, logging), served by both revisions. */
     methods?: ReadonlyMap<string, Method>;
     /** Capabilities those methods add to what initialize and server/discover declare. */
     capabilities?: Record<string, unknown>;
+    /** Where those resources are subscribed to for a 2026-07-28 subscriptions/listen that names URIs. */
+    resourceSubscriptions?: ResourceSubscriber;
 }
 
 /** The transport-independent core: one runtime and store, any number of sessions. */
@@ -90,6 +92,7 @@ export class TasksServer {
             deferAfterMs: options.deferAfterMs,
             methods: options.methods,
             capabilities: options.capabilities,
+            resourceSubscriptions: options.resourceSubscriptions,
         };
     }
 

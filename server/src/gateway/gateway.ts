@@ -34,7 +34,7 @@ export class Gateway {
         for (const downstream of this.downstreams) {
             downstream.onNotification = (method, params) => this.onNotification?.(method, params);
         }
-        this.passThrough = new PassThrough(this.downstreams);
+        this.passThrough = new PassThrough(this.downstreams, options.log);
     }
 
     /** Starts every downstream; resolves once each has connected or failed its first attempt (it then retries on its own). */

@@ -1,8 +1,10 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Prompt } from '@modelcontextprotocol/sdk/types.js';
 import { invalidParams } from '../rpc/errors.js';
+import type { Logger } from '../log.js';
 import type { Method } from '../mcp/context.js';
 import type { Downstream } from './downstream.js';
+import { ResourceSubscriptions } from './resourceSubscriptions.js';
 import { ResultSchema } from './sdkClient.js';
 
 type Json = Record<string, unknown>;
@@ -21,18 +23,24 @@ export type PassThroughHandler = (params: Json | undefined, signal: AbortSignal)
 export class PassThrough {
     /** Method → handler; each method is one registration in the request path. */
     readonly methods: ReadonlyMap<string, PassThroughHandler>;
+    /** Who wants which resource's updates, in either revision (a 2026-07-28 listener holds its URIs here). */
+    readonly subscriptions: ResourceSubscriptions;
     private promptOwners = new Map<string, { downstream: Downstream; name: string }>();
     private resourceOwners = new Map<string, Downstream>();
 
-    constructor(private readonly downstreams: readonly Downstream[]) {
+    constructor(
+        private readonly downstreams: readonly Downstream[],
+        log: Logger,
+    ) {
+        this.subscriptions = new ResourceSubscriptions((method, params, signal) => this.forwardByUri(method, params, signal ?? NO_SIGNAL), log);
         this.methods = new Map<string, PassThroughHandler>([
             ['prompts/list', () => this.listPrompts()],
             ['prompts/get', (params, signal) => this.getPrompt(params, signal)],
             ['resources/list', () => this.listResources('resources/list', 'resources')],
             ['resources/templates/list', () => this.listResources('resources/templates/list', 'resourceTemplates')],
             ['resources/read', (params, signal) => this.forwardByUri('resources/read', params, signal)],
-            ['resources/subscribe', (params, signal) => this.forwardByUri('resources/subscribe', params, signal)],
-            ['resources/unsubscribe', (params, signal) => this.forwardByUri('resources/unsubscribe', params, signal)],
+            ['resources/subscribe', (params, signal) => this.subscriptions.subscribe(params, signal)],
+            ['resources/unsubscribe', (params, signal) => this.subscriptions.unsubscribe(params, signal)],
             ['completion/complete', (params, signal) => this.complete(params, signal)],
             ['logging/setLevel', (params, signal) => this.setLevel(params, signal)],
         ]);
@@ -66,10 +74,11 @@ export class PassThrough {
     table(): Map<string, Method> {
         const table = new Map<string, Method>();
         for (const name of this.methods.keys()) {
+            const shape = CACHEABLE.has(name) ? 'cacheable' : 'complete';
             table.set(name, {
                 handler: (ctx, params) => {
                     const forward = this.handler(name);
-                    return forward ? forward(params, ctx.abort.signal).then(result => ctx.revision.complete(result)) : ctx.revision.missing(name);
+                    return forward ? forward(params, ctx.abort.signal).then(result => ctx.revision[shape](result)) : ctx.revision.missing(name);
                 },
                 only: name === 'logging/setLevel' ? 'session' : undefined,
             });
@@ -188,6 +197,10 @@ export class PassThrough {
 
 /** Results forwarded as they come (any result object): the host validates what it reads. */
 const anyResult = ResultSchema;
+/** The results a 2026-07-28 client may cache, which say for how long (SEP-2549). */
+const CACHEABLE = new Set(['prompts/list', 'resources/list', 'resources/templates/list', 'resources/read']);
+/** For a request no client waits on (an unsubscribe once the last listener left). */
+const NO_SIGNAL = new AbortController().signal;
 
 /** The first of `candidates` that answers without an error; the last error if none does. */
 async function firstAnswer(candidates: readonly Downstream[], method: string, params: Json | undefined, signal: AbortSignal, none: string): Promise<Json> {

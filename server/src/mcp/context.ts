@@ -48,6 +48,14 @@ export interface McpServices {
     methods?: ReadonlyMap<string, Method>;
     /** A plain call of a task-capable tool still running after this many ms goes on as a task (defer.ts); 0 or absent = never. */
     deferAfterMs?: number;
+    /** Where a front's resources are subscribed to (the gateway's), for the URIs a 2026-07-28 listener names. */
+    resourceSubscriptions?: ResourceSubscriber;
+}
+
+/** A front's resource subscriptions, held by a subscriptions/listen stream while it is open. */
+export interface ResourceSubscriber {
+    /** Subscribes to `uri` until the returned release is called; rejects when no server serves it. */
+    hold(uri: string, signal: AbortSignal): Promise<() => void>;
 }
 
 /** One entry of the method table: its handler, and the revisions that have the method (both unless named). */
@@ -106,6 +114,8 @@ export interface Revision {
     admit(ctx: RequestContext, method: string): void;
     /** A complete result as this revision sends it. */
     complete(result: Record<string, unknown>): Record<string, unknown>;
+    /** A complete result a client may cache (a list, a resource read): 2026-07-28 says for how long (SEP-2549). */
+    cacheable(result: Record<string, unknown>): Record<string, unknown>;
     /** The tools/list result for these tools. */
     toolListing(tools: Record<string, unknown>[]): Record<string, unknown>;
     /** A task tool (start_<tool>, get_task...) is called: it is never a task. */

@@ -3,9 +3,9 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { LogTail, SERVER_JS, textOf, TRANSPORTS, type TransportKind } from '../../support/helpers.js';
+import { textOf, TRANSPORTS, type LogTail } from '../../support/helpers.js';
 import { waitUntil } from '../../support/wait.js';
-import { httpGateway, wrapEverything, type HttpGateway } from './gatewayHelpers.js';
+import { v2Gateway, wrapEverything, type V2Client } from './gatewayHelpers.js';
 
 // --defer-after for a 2026-07-28 client that does not declare the tasks extension (every plain
 // tools/call of such a client, as most hosts send): the official client (@modelcontextprotocol/client
@@ -13,10 +13,7 @@ import { httpGateway, wrapEverything, type HttpGateway } from './gatewayHelpers.
 // follows the work with get_task, read_output and cancel_task. The tools never end before the
 // defer time (a 3 s operation, a command that runs until stopped), so nothing here races the clock.
 
-type ClientModule = typeof import('@modelcontextprotocol/client');
-type Client = InstanceType<ClientModule['Client']>;
 type Json = Record<string, unknown>;
-const V2 = '2026-07-28';
 
 interface Deferred {
     taskId: string;
@@ -32,31 +29,14 @@ function commandsFile(): string {
     return file;
 }
 
-/** The official client, pinned to 2026-07-28, on a gateway process over `kind`; it declares no tasks extension. */
-async function v2Client(kind: TransportKind, args: string[]): Promise<{ client: Client; log: LogTail; close(): Promise<void> }> {
-    const sdk: ClientModule = await import('@modelcontextprotocol/client');
-    const client = new sdk.Client({ name: 'defer-v2', version: '1' }, { capabilities: {}, versionNegotiation: { mode: { pin: V2 } } } as never);
-    if (kind === 'http') {
-        const gateway: HttpGateway = await httpGateway(args);
-        await client.connect(new sdk.StreamableHTTPClientTransport(new URL(gateway.url)));
-        return { client, log: gateway.log, close: async () => (await client.close(), await gateway.stop()) };
-    }
-    const { StdioClientTransport } = await import('@modelcontextprotocol/client/stdio');
-    const transport = new StdioClientTransport({ command: process.execPath, args: [SERVER_JS, '--stdio', '--log-level', 'debug', ...args], stderr: 'pipe' });
-    const log = new LogTail();
-    log.attach(transport.stderr as unknown as NodeJS.ReadableStream);
-    await client.connect(transport);
-    return { client, log, close: () => client.close() };
-}
-
 for (const kind of TRANSPORTS) {
     describe(`--defer-after for a 2026-07-28 client without the tasks extension (${kind})`, { timeout: 120_000 }, () => {
-        let client: Client;
+        let client: V2Client;
         let log: LogTail;
         let close: () => Promise<void>;
 
         before(async () => {
-            ({ client, log, close } = await v2Client(kind, ['--defer-after', '300ms', '--commands', commandsFile(), ...wrapEverything()]));
+            ({ client, log, close } = await v2Gateway(kind, ['--defer-after', '300ms', '--commands', commandsFile(), ...wrapEverything()]));
             assert.equal(client.getProtocolEra(), 'modern');
         });
 

@@ -7,7 +7,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { ClientCapabilities } from '@modelcontextprotocol/sdk/types.js';
-import { LogTail, SERVER_JS } from '../../support/helpers.js';
+import { LogTail, SERVER_JS, type TransportKind } from '../../support/helpers.js';
 
 const ROOT = resolve(__dirname, '../../..');
 /** The reference server from npm (a pinned devDependency), run as its own process. */
@@ -19,6 +19,9 @@ export const MISBEHAVING = resolve(__dirname, '../fixtures/gateway/misbehaving.m
 
 export const wrapEverything = () => ['--wrap', '--', process.execPath, EVERYTHING, 'stdio'];
 export const wrapMisbehaving = () => ['--wrap', '--', process.execPath, MISBEHAVING];
+/** Our own MCP server whose prompts and resources change when told (the notification tests). */
+export const CHANGING = resolve(__dirname, '../fixtures/gateway/changing.mjs');
+export const wrapChanging = () => ['--wrap', '--', process.execPath, CHANGING];
 
 export interface Gateway {
     client: Client;
@@ -105,4 +108,28 @@ export async function everythingOverHttp(): Promise<{ url: string; log: LogTail;
             }
         },
     };
+}
+
+type ClientModule = typeof import('@modelcontextprotocol/client');
+/** The official 2.x client (ESM only: the suites import it dynamically). */
+export type V2Client = InstanceType<ClientModule['Client']>;
+
+/**
+ * A gateway process on `kind` with the official client (@modelcontextprotocol/client 2.x) pinned
+ * to 2026-07-28 on it, declaring `capabilities` (no tasks extension unless given).
+ */
+export async function v2Gateway(kind: TransportKind, args: string[], capabilities: Record<string, unknown> = {}): Promise<{ client: V2Client; log: LogTail; close(): Promise<void> }> {
+    const sdk: ClientModule = await import('@modelcontextprotocol/client');
+    const client = new sdk.Client({ name: 'gateway-v2', version: '1' }, { capabilities, versionNegotiation: { mode: { pin: '2026-07-28' } } } as never);
+    if (kind === 'http') {
+        const gateway = await httpGateway(args);
+        await client.connect(new sdk.StreamableHTTPClientTransport(new URL(gateway.url)));
+        return { client, log: gateway.log, close: async () => (await client.close(), await gateway.stop()) };
+    }
+    const { StdioClientTransport } = await import('@modelcontextprotocol/client/stdio');
+    const transport = new StdioClientTransport({ command: process.execPath, args: [SERVER_JS, '--stdio', '--log-level', 'debug', ...args], stderr: 'pipe' });
+    const log = new LogTail();
+    log.attach(transport.stderr as unknown as NodeJS.ReadableStream);
+    await client.connect(transport);
+    return { client, log, close: () => client.close() };
 }

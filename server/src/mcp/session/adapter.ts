@@ -97,6 +97,8 @@ export const SESSION_REVISION: Revision = {
 
     complete: result => result,
 
+    cacheable: result => result,
+
     toolListing: tools => ({ tools }),
 
     callTaskTool(ctx, taskTools: TaskTools, tool: TaskTool, params) {

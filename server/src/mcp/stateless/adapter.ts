@@ -83,6 +83,9 @@ export const STATELESS_REVISION: Revision = {
 
     complete: result => ({ resultType: 'complete', ...result }),
 
+    /** The result's own caching hints when it has them (a 2026-07-28 server behind the gateway), else not cached: a 2025-11-25 server says nothing of how long its answer holds. */
+    cacheable: result => ({ resultType: 'complete', ttlMs: 0, cacheScope: 'private', ...result }),
+
     toolListing: tools => ({ resultType: 'complete', tools: tools.map(withoutExecution), ttlMs: LIST_TTL_MS, cacheScope: 'public' }),
 
     async callTaskTool(ctx, taskTools, tool, params) {
