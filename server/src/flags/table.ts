@@ -377,7 +377,8 @@ export const FLAGS = [
         group: 'Gateway',
         help:
             'A plain `tools/call` (no `task`; from a 2026-07-28 client, one without the tasks extension) of a task-capable tool still running after DUR answers with an ordinary result saying the work goes on as task X ' +
-            "(`get_task`, `cancel_task` follow it; `read_output` reads a command's log), `structuredContent` `{taskId, status, next}`; `0` turns it off. 50 s is under the 60 s at which Claude Code, Copilot CLI and Copilot for Eclipse give up.",
+            "(`get_task`, `cancel_task` follow it; `read_output` reads a command's log), `structuredContent` `{taskId, status, next}` " +
+            '(for a tool with an output schema, which clients check a success against, an error result saying so instead); `0` turns it off. 50 s is under the 60 s at which Claude Code, Copilot CLI and Copilot for Eclipse give up.',
     },
 
     // Other

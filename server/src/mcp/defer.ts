@@ -1,5 +1,6 @@
 import { errorMessage, type Logger } from '../log.js';
 import type { RequestAbort } from '../rpc/requestAbort.js';
+import { relatedTaskMeta } from '../tasks/wire.js';
 import { sleep, type CallToolResult, type ToolContext, type ToolDefinition } from '../tools/types.js';
 import type { RequestContext } from './context.js';
 import { MAX_WAIT_SECONDS } from './taskTools.js';
@@ -181,13 +182,20 @@ class DeferrableCall implements ToolContext {
 
 /**
  * What a deferred call answers: the same words in the text (hosts that show it) and in
- * `structuredContent.next` (Claude Code shows only that of a successful result). Only tools that
- * exist are named: deferral needs the task tools, and a command's log is read with read_output.
+ * `structuredContent.next` (Claude Code shows only that of a successful result), and the task in
+ * `_meta` (related-task). Only tools that exist are named: deferral needs the task tools, and a
+ * command's log is read with read_output. A tool with an output schema (commands, some wrapped
+ * tools) cannot answer `{taskId, status, next}` as a success: clients check that against the
+ * schema and refuse it (both SDKs do). So its answer is an error without structuredContent, which
+ * no client checks, and whose first block, all a host shows of an error, says it all.
  */
 function deferredAnswer(tool: ToolDefinition, taskId: string): CallToolResult {
+    const schema = tool.outputSchema !== undefined || tool.jsonOutputSchema !== undefined;
     const output = tool.output ? `, read_output with task_id "${taskId}" for its output so far` : '';
     const next =
-        `${tool.name} is still running; it continues in the background as task ${taskId}. ` +
+        `${tool.name} is still running${schema ? ' (not a failure)' : ''}; it continues in the background as task ${taskId}. ` +
         `Call get_task with task_id "${taskId}" (wait_seconds up to ${MAX_WAIT_SECONDS}) for its progress and result${output}, and cancel_task to stop it.`;
-    return { content: [{ type: 'text', text: next }], structuredContent: { taskId, status: 'working', next } };
+    const content: CallToolResult['content'] = [{ type: 'text', text: next }];
+    const _meta = relatedTaskMeta(taskId);
+    return schema ? { content, isError: true, _meta } : { content, structuredContent: { taskId, status: 'working', next }, _meta };
 }

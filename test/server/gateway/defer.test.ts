@@ -16,6 +16,11 @@ interface Deferred {
     next: string;
 }
 
+/** The task a deferred answer names in its `_meta` (every deferral answer has it; a tool with an output schema has no structuredContent). */
+function deferredTaskId(answer: { _meta?: Record<string, unknown> }): string {
+    return (answer._meta?.['io.modelcontextprotocol/related-task'] as { taskId: string }).taskId;
+}
+
 async function waitForEnd(gateway: Gateway, taskId: string) {
     return waitUntil(async () => {
         const got = await gateway.client.callTool({ name: 'get_task', arguments: { task_id: taskId, wait_seconds: 5 } });
@@ -42,6 +47,7 @@ describe('--defer-after in front of server-everything', { timeout: 120_000 }, ()
         assert.match(deferred.next, /cancel_task/);
         assert.doesNotMatch(deferred.next, /read_output/, 'a wrapped tool keeps no output log');
         assert.equal(textOf(answer), deferred.next);
+        assert.equal(deferredTaskId(answer), deferred.taskId);
         const done = await waitForEnd(gateway, deferred.taskId);
         assert.equal((done.structuredContent as { status: string }).status, 'completed');
         assert.match(textOf(done), /Long running operation completed\. Duration: 2 seconds/);
@@ -70,9 +76,15 @@ describe('--defer-after for our own tools, command tools, and a host that cancel
     });
 
     it('defers a command tool, names read_output, which reads its log, and cancel_task stops its process', async () => {
+        // Listed first, as hosts do: the SDK client then checks a successful result against the command's output schema.
+        await own.client.listTools();
         const answer = await own.client.callTool({ name: 'nap', arguments: {} });
-        const { taskId, next } = answer.structuredContent as unknown as Deferred;
-        assert.match(next, /continues in the background as task/);
+        // A success would be checked against the command's output schema (and refused): an error without structuredContent is not.
+        assert.equal(answer.isError, true);
+        assert.equal(answer.structuredContent, undefined);
+        const taskId = deferredTaskId(answer);
+        const next = textOf(answer);
+        assert.match(next, new RegExp(`^nap is still running \\(not a failure\\); it continues in the background as task ${taskId}\\.`));
         assert.match(next, new RegExp(`read_output with task_id "${taskId}"`));
         await waitUntil(async () => /ready \d+/.test(textOf(await own.client.callTool({ name: 'read_output', arguments: { task_id: taskId } }))), 'the deferred command log read by its task');
         await own.client.callTool({ name: 'cancel_task', arguments: { task_id: taskId } });
@@ -80,8 +92,10 @@ describe('--defer-after for our own tools, command tools, and a host that cancel
     });
 
     it('defers a demo tool, and cancel_task stops the work', async () => {
+        await own.client.listTools();
         const answer = await own.client.callTool({ name: 'slow_compute', arguments: { seconds: 60, label: 'deferred' } });
-        const { taskId } = answer.structuredContent as unknown as Deferred;
+        const taskId = deferredTaskId(answer);
+        assert.match(textOf(answer), new RegExp(`continues in the background as task ${taskId}`));
         const cancelled = await own.client.callTool({ name: 'cancel_task', arguments: { task_id: taskId } });
         assert.equal((cancelled.structuredContent as { status: string }).status, 'cancelled');
         assert.equal(((await waitForEnd(own, taskId)).structuredContent as { status: string }).status, 'cancelled');

@@ -63,10 +63,16 @@ for (const kind of TRANSPORTS) {
         });
 
         it('a deferred command names read_output, which reads its log while it runs; cancel_task stops it', async () => {
+            // Listed first, as hosts do: the client then checks a successful result against the command's output schema.
+            assert.ok((await client.listTools()).tools.find(tool => tool.name === 'nap')?.outputSchema);
             const answer = await call('nap', {});
-            const { taskId, next } = answer.structuredContent as unknown as Deferred;
+            // A success would be checked against the command's output schema (and refused): an error without structuredContent is not.
+            assert.equal(answer.isError, true);
+            assert.equal(answer.structuredContent, undefined);
+            const taskId = ((answer._meta as Json)['io.modelcontextprotocol/related-task'] as { taskId: string }).taskId;
+            const next = textOf(answer);
+            assert.match(next, new RegExp(`^nap is still running \\(not a failure\\); it continues in the background as task ${taskId}\\.`));
             assert.match(next, new RegExp(`read_output with task_id "${taskId}"`));
-            assert.equal(textOf(answer), next);
             const read = await waitUntil(async () => {
                 const got = textOf(await call('read_output', { task_id: taskId }));
                 return /ready \d+/.test(got) ? got : undefined;
