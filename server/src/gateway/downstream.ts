@@ -44,6 +44,8 @@ export class Downstream {
     lastExit?: string;
     /** Hears the notifications every client of ours hears too: prompt and resource list changes, resource updates, log messages. */
     onNotification?: (method: string, params: Record<string, unknown>) => void;
+    /** Called on each connection, the first and every one after a restart (which forgets what the server was told). */
+    onConnected?: () => void;
     private client?: sdk.Client;
     /** The lean path for plain calls on the same connection as `client`. */
     private direct?: DirectRequests;
@@ -138,6 +140,7 @@ export class Downstream {
         this.upSince = this.clock.now();
         const info = client.getServerVersion();
         this.log.info(`[${this.name}] connected (${info?.name ?? 'unnamed server'} ${info?.version ?? ''}, ${this.tools.length} tools)`);
+        this.onConnected?.();
     }
 
     /**

@@ -31,10 +31,12 @@ export class Gateway {
         private readonly options: GatewayOptions,
     ) {
         this.downstreams = specs.map(spec => new Downstream(spec, options.log, options.clock, () => this.onToolsChanged?.()));
+        this.passThrough = new PassThrough(this.downstreams, options.log);
         for (const downstream of this.downstreams) {
             downstream.onNotification = (method, params) => this.onNotification?.(method, params);
+            // A restarted server has forgotten its subscriptions: the clients still want their updates.
+            downstream.onConnected = () => this.passThrough.subscriptions.renew();
         }
-        this.passThrough = new PassThrough(this.downstreams, options.log);
     }
 
     /** Starts every downstream; resolves once each has connected or failed its first attempt (it then retries on its own). */

@@ -71,6 +71,13 @@ export class ResourceSubscriptions implements ResourceSubscriber {
         };
     }
 
+    /** Subscribes again to every URI someone holds (a wrapped server came back from a restart, having forgotten them). */
+    renew(): void {
+        for (const uri of this.held.keys()) {
+            this.forward('resources/subscribe', { uri }).catch(err => this.log.debug(`[gateway] resources/subscribe ${uri} again: ${errorMessage(err)}`));
+        }
+    }
+
     private entry(uri: string): Holders {
         let holders = this.held.get(uri);
         if (!holders) {

@@ -81,5 +81,20 @@ for (const kind of TRANSPORTS) {
             await subscription.close();
             await log.waitFor(/unsubscribe: changing:\/\/a/);
         });
+
+        it('a wrapped server that restarts is subscribed again: the listener goes on getting its updates', async () => {
+            const seen = collect(client, ['notifications/resources/updated']);
+            const count = (pattern: RegExp) => log.lines.filter(line => pattern.test(line)).length;
+            const subscribes = () => count(/\] subscribe: changing:\/\/c$/);
+            const subscription = await client.listen({ resourceSubscriptions: ['changing://c'] });
+            await waitUntil(() => subscribes() === 1, 'the first subscribe', { on: log.changes });
+            const connections = count(/\[changing\] connected/);
+            await client.callTool({ name: 'exit', arguments: {} });
+            await waitUntil(() => count(/\[changing\] connected/) > connections, 'the wrapped server back', { on: log.changes });
+            await waitUntil(() => subscribes() === 2, 'the subscribe sent again', { on: log.changes });
+            await client.callTool({ name: 'touch', arguments: { uris: ['changing://c'] } });
+            await waitUntil(() => seen.some(n => n.params.uri === 'changing://c'), 'the update after the restart');
+            await subscription.close();
+        });
     });
 }

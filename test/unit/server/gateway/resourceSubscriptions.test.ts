@@ -54,6 +54,19 @@ describe('resource subscriptions shared by listeners and sessions', () => {
         assert.deepEqual(sent, ['resources/subscribe res://a', 'resources/unsubscribe res://a']);
     });
 
+    it('renews what is still held (a restarted server forgot it), and only that', async () => {
+        const { sent, subs } = subscriptions();
+        await subs.subscribe({ uri: 'res://session' }, signal);
+        const release = await subs.hold('res://listener', signal);
+        (await subs.hold('res://gone', signal))();
+        await turn();
+        sent.length = 0;
+        subs.renew();
+        await turn();
+        assert.deepEqual(sent.sort(), ['resources/subscribe res://listener', 'resources/subscribe res://session']);
+        release();
+    });
+
     it('a URI no server takes is refused to the listener and not held', async () => {
         const { sent, subs } = subscriptions(['res://gone']);
         await assert.rejects(subs.hold('res://gone', signal), /Unknown resource: res:\/\/gone/);
