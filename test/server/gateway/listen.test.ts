@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { TRANSPORTS, type LogTail } from '../../support/helpers.js';
+import { StdioLines } from '../../support/lightRpc.js';
+import { meta } from '../../support/stateless.js';
 import { waitUntil } from '../../support/wait.js';
 import { v2Gateway, wrapChanging, wrapEverything, type V2Client } from './gatewayHelpers.js';
 
@@ -98,3 +100,17 @@ for (const kind of TRANSPORTS) {
         });
     });
 }
+
+describe('subscriptions/listen refuses a malformed resourceSubscriptions', { timeout: 60_000 }, () => {
+    it('answers -32602 saying what it must be, and the server goes on', async () => {
+        const server = StdioLines.start(wrapChanging());
+        try {
+            const bad = await server.call(1, 'subscriptions/listen', { notifications: { resourceSubscriptions: 'changing://a' }, _meta: meta() });
+            assert.equal(bad.error?.code, -32602);
+            assert.match(bad.error!.message, /notifications\.resourceSubscriptions must be an array of at most 1000 resource URI strings/);
+            assert.ok((await server.call(2, 'server/discover', { _meta: meta() })).result);
+        } finally {
+            server.kill();
+        }
+    });
+});
