@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { isConsent, safeConfirmSchema, type SafeConfirm } from './safeConfirm.js';
+import { choseSafe, isConsent, safeConfirmSchema, type SafeConfirm } from './safeConfirm.js';
 import { defineTool, textResult } from './types.js';
 
 export const confirmDeleteTool = defineTool({
@@ -21,8 +21,9 @@ export const confirmDeleteTool = defineTool({
         const question = deleteQuestion(filename);
         const answer = await ctx.elicit({ mode: 'form', message: `Delete '${filename}'? This cannot be undone.`, requestedSchema: safeConfirmSchema(question) });
         const confirmed = isConsent(question, answer);
-        // How the user answered, in words for the task's row (the result says the same of any answer but Delete).
-        ctx.conclude?.(confirmed ? 'Confirmed' : answer.action === 'cancel' ? 'Dismissed' : 'Declined');
+        // How the user answered, in words for the task's row (the result says the same of any answer but Delete):
+        // choosing Keep is not declining the question, and the row says which of the two it was.
+        ctx.conclude?.(confirmed ? 'Confirmed' : choseSafe(question, answer) ? 'Kept the file' : answer.action === 'cancel' ? 'Dismissed' : 'Declined');
         return textResult(confirmed ? `Confirmed: would delete '${filename}' (demo: nothing deleted)` : 'Deletion cancelled');
     },
 });

@@ -51,3 +51,8 @@ export function isConsent(question: SafeConfirm, answer: ElicitResult): boolean 
     const value = answer.content?.[question.key];
     return answer.action === 'accept' && (value === question.unsafe.value || (value === true && question.yesMeansUnsafe === true));
 }
+
+/** True for an accepted answer that names the safe value: the user chose to change nothing (not a decline). */
+export function choseSafe(question: SafeConfirm, answer: ElicitResult): boolean {
+    return answer.action === 'accept' && answer.content?.[question.key] === question.safe.value;
+}

@@ -50,7 +50,7 @@ export interface ToolContext {
     annotateStop?(result: CallToolResult): void;
     /**
      * Tasks only: the outcome in a few words for the person following the task ("Confirmed",
-     * "Declined"), which the task keeps as its final statusMessage if it completes (task lists
+     * "Kept the file"), which the task keeps as its final statusMessage if it completes (task lists
      * and the editor's row show it). The last call counts. A failure's message is the result's
      * text, unless the tool concluded (a short account of a long result: VS Code shows only the
      * message of a failed task); a cancellation says why. Absent in inline calls, whose result is all there is.

@@ -52,7 +52,7 @@ for (const kind of TRANSPORTS) {
         // The answer, the result text, and the outcome the completed task keeps as its statusMessage.
         const answers: [string, ElicitResult, string, string][] = [
             ['accept with delete', { action: 'accept', content: { confirm: 'delete' } }, "Confirmed: would delete 'x' (demo: nothing deleted)", 'Confirmed'],
-            ['accept with keep', { action: 'accept', content: { confirm: 'keep' } }, 'Deletion cancelled', 'Declined'],
+            ['accept with keep', { action: 'accept', content: { confirm: 'keep' } }, 'Deletion cancelled', 'Kept the file'],
             // A client written for the seed's boolean question answers true: that is consent; false, or any other value, is not.
             ['accept with true (the seed\'s boolean answer)', { action: 'accept', content: { confirm: true } }, "Confirmed: would delete 'x' (demo: nothing deleted)", 'Confirmed'],
             ['accept with false', { action: 'accept', content: { confirm: false } }, 'Deletion cancelled', 'Declined'],
