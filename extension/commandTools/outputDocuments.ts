@@ -4,6 +4,7 @@ import { Disposable } from '../lifecycle';
 import type { TaskModel } from '../tasks/taskModel';
 import { isTerminal, taskLabel, type TaskView } from '../tasks/taskView';
 import { findLogFile, readLogTail, sizeOf } from './outputLog';
+import { outputFileName } from './outputTitle';
 
 /** How often an open output view looks for new lines. */
 const FOLLOW_MS = 250;
@@ -17,7 +18,7 @@ interface Followed {
 
 /**
  * Read-only documents that follow a command task's log file while it runs
- * (mcp-tasks-output:/<label>.log?<taskId>), and keep showing it after the task ends: the log
+ * (mcp-tasks-output:/<label> <start time>.log?<taskId>), and keep showing it after the task ends: the log
  * file stays where the server wrote it.
  */
 export class OutputDocuments extends Disposable implements vscode.TextDocumentContentProvider {
@@ -57,13 +58,18 @@ export class OutputDocuments extends Disposable implements vscode.TextDocumentCo
     }
 
     async show(view: TaskView): Promise<vscode.TextEditor> {
-        const uri = vscode.Uri.from({ scheme: OUTPUT_SCHEME, path: `/${taskLabel(view).replace(/[^\w.-]+/g, '_')}.log`, query: view.taskId });
-        const entry: Followed = this.followed.get(view.taskId) ?? { uri, toolName: view.toolName, size: -1 };
+        const entry: Followed = this.followed.get(view.taskId) ?? { uri: this.uriFor(view), toolName: view.toolName, size: -1 };
         this.followed.set(view.taskId, entry);
         this.check(view.taskId, entry);
         this.ensureTimer();
-        const doc = await vscode.workspace.openTextDocument(uri);
+        const doc = await vscode.workspace.openTextDocument(entry.uri);
         return vscode.window.showTextDocument(doc, { preview: false });
+    }
+
+    /** A new document's URI, its name distinct from the other runs' open documents (the tab shows it). */
+    private uriFor(view: TaskView): vscode.Uri {
+        const taken = new Set([...this.followed.values()].map(other => other.uri.path.slice(1)));
+        return vscode.Uri.from({ scheme: OUTPUT_SCHEME, path: `/${outputFileName(taskLabel(view), view.createdAt, taken)}`, query: view.taskId });
     }
 
     /** Re-reads a followed log that grew; true while it may still grow. */

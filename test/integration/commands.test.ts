@@ -109,6 +109,29 @@ describe('command tools in VS Code', () => {
         assert.match(reopened.getText(), /line 1\/40[\s\S]*line 40\/40/);
     });
 
+    it('two runs of one command show their output in two tabs with distinct titles', async () => {
+        const before = new Set(api.testing.model.all().map(view => view.taskId));
+        await invoke(toolNamed('it_lines')!, { count: 1, every: 0 });
+        await invoke(toolNamed('it_lines')!, { count: 2, every: 0 });
+        const runs = api.testing.model.all().filter(view => view.toolName === 'it_lines' && !before.has(view.taskId));
+        assert.equal(runs.length, 2);
+        await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+        for (const run of runs) {
+            await vscode.commands.executeCommand('mcpTasks.showOutput', run);
+        }
+        const titles = vscode.window.tabGroups.all
+            .flatMap(group => group.tabs)
+            .filter(tab => tab.input instanceof vscode.TabInputText && tab.input.uri.scheme === 'mcp-tasks-output')
+            .map(tab => tab.label);
+        assert.equal(titles.length, 2, titles.join(' | '));
+        assert.notEqual(titles[0], titles[1], 'each tab says which run it is');
+        for (const title of titles) {
+            assert.match(title, / \d\d\.\d\d\.\d\d( \(\d+\))?\.log$/, 'the run and the time it started');
+        }
+        await askUi('ui-shot output-tabs-two-runs', 'output-tabs-two-runs.png');
+        await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+    });
+
     it("Show Result keeps a command's output lines, and its title bar's Show Output opens the full log", async () => {
         const before = new Set(api.testing.model.all().map(view => view.taskId));
         await invoke(toolNamed('it_lines')!, { count: 3, every: 0 });
