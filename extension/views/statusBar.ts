@@ -4,6 +4,7 @@ import { Disposable } from '../lifecycle';
 import type { ServerController } from '../launcher/serverController';
 import type { TaskModel } from '../tasks/taskModel';
 import { progressPercent, taskLabel, type TaskView } from '../tasks/taskView';
+import { countRunning, countText, problemLabel, runningLabel } from './statusText';
 
 /**
  * Hidden when idle. While tasks run: a spinner, the count and the latest progress; a task that
@@ -41,6 +42,11 @@ export class TasksStatusBar extends Disposable {
         return this.item.text;
     }
 
+    /** What a screen reader says for the item. */
+    get accessibleLabel(): string | undefined {
+        return this.item.accessibilityInformation?.label;
+    }
+
     /** Whether the item shows (its text stays when hidden). */
     get visible(): boolean {
         return this.shown;
@@ -62,6 +68,7 @@ export class TasksStatusBar extends Disposable {
             this.item.tooltip = vscode.l10n.t({ message: '{0} — click to open the log', args: [this.serverProblem], comment: ['{0} describes a server problem'] });
             this.item.command = Commands.showLog;
             this.item.backgroundColor = new vscode.ThemeColor('statusBarItem.errorBackground');
+            this.item.accessibilityInformation = { label: problemLabel(this.serverProblem) };
             this.setVisible(true);
             return;
         }
@@ -70,10 +77,11 @@ export class TasksStatusBar extends Disposable {
             this.setVisible(false);
             return;
         }
+        const counted = countRunning(running);
         const waiting = running.filter(view => view.status === 'input_required');
         const latest = this.latest && running.includes(this.latest) ? this.latest : running.find(view => view.progress);
         const percent = progressPercent(latest?.progress);
-        const count = running.length === 1 ? vscode.l10n.t('1 task') : vscode.l10n.t('{0} tasks', running.length);
+        const count = countText(counted);
         const detail =
             waiting.length > 0
                 ? ` · ${vscode.l10n.t({ message: '{0} needs input', args: [waiting.length], comment: ['{0} is a number of tasks waiting for an answer'] })}`
@@ -82,6 +90,8 @@ export class TasksStatusBar extends Disposable {
                   : '';
         this.item.text = `${waiting.length > 0 ? '$(bell-dot)' : '$(sync~spin)'} ${count}${detail}`;
         this.item.backgroundColor = waiting.length > 0 ? new vscode.ThemeColor('statusBarItem.warningBackground') : undefined;
+        // Without it a screen reader reads the text's icon names ("sync~spin") and, on hover, the tooltip's Markdown.
+        this.item.accessibilityInformation = { label: runningLabel(running, latest) };
         const lines = running.map(view => {
             const p = progressPercent(view.progress);
             return `${view.status === 'input_required' ? '$(bell-dot)' : '$(sync~spin)'} ${taskLabel(view)}${p !== undefined ? ` — ${p}%` : ''}`;

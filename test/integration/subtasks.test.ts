@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import type { McpTasksTestApi } from '../../extension/api';
-import { readyOverHttp, uiArtifact, waitFor } from './util';
+import { askUi, readyOverHttp, uiArtifact, waitFor } from './util';
 
 describe('sub-tasks in the sidebar', () => {
     let api: McpTasksTestApi;
@@ -26,6 +26,12 @@ describe('sub-tasks in the sidebar', () => {
         assert.equal(tree.getTreeItem(parent).collapsibleState, vscode.TreeItemCollapsibleState.Expanded);
         // The UI driver (when there is one) photographs the nested tree before the cancel.
         await uiArtifact('tree-subtasks.png', since);
+        // One deploy is one task in the status bar, its sub-tasks its steps; a screen reader hears plain words.
+        const bar = api.testing.statusBar;
+        await waitFor('the status bar to count one task of two steps', () => (/\b1 task \(2 steps\)/.test(bar.text) ? true : undefined), 10_000, 50);
+        assert.match(bar.accessibleLabel ?? '', /^MCP Tasks: 1 task \(2 steps\) running\b/);
+        assert.doesNotMatch(bar.accessibleLabel ?? '', /\$\(|\*\*|\n/, 'no icon names or Markdown');
+        await askUi('ui-shot statusbar-deploy-one-task', 'statusbar-deploy-one-task.png');
 
         await vscode.commands.executeCommand('mcpTasks.cancelTask', parent);
         await waitFor('the parent cancelled', () => parent.status === 'cancelled', 5000, 20);
