@@ -1,6 +1,7 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import type { McpTasksTestApi } from '../../extension/api';
+import { isTerminal } from '../../extension/tasks/taskView';
 import { askUi, readyOverHttp, waitFor } from './util';
 
 interface QuickInputReport {
@@ -53,5 +54,22 @@ describe("the Tasks view's title bar", () => {
         } finally {
             await commands.update('commands', undefined, vscode.ConfigurationTarget.Global);
         }
+    });
+
+    it('keeps its buttons in place when finished tasks come and go (Clear Finished greys out, it does not vanish)', async () => {
+        const { model } = api.testing;
+        type Button = { name: string; left: number; enabled: boolean };
+        await vscode.commands.executeCommand('mcpTasks.clearFinished');
+        await waitFor('no finished task', () => (model.all().some(view => view.lost || isTerminal(view.status)) ? undefined : true));
+        const before = await askUi<Button[]>('ui-title-buttons no-finished', 'title-buttons-no-finished.json');
+        const taskId = (await vscode.commands.executeCommand('mcpTasks.runTool', { name: 'slow_compute', args: { seconds: 0.2, label: 'title-bar' }, mode: 'task' })) as string;
+        await waitFor('the task to complete', () => (model.get(taskId)?.status === 'completed' ? true : undefined), 10_000, 50);
+        const after = await askUi<Button[]>('ui-title-buttons one-finished', 'title-buttons-one-finished.json');
+        const place = (buttons: Button[]) => buttons.map(({ name, left }) => ({ name, left }));
+        assert.deepEqual(place(after), place(before), 'the same buttons at the same places');
+        const clear = (buttons: Button[]) => buttons.find(button => /^Clear Finished/.test(button.name));
+        assert.equal(clear(before)?.enabled, false, JSON.stringify(before));
+        assert.equal(clear(after)?.enabled, true, JSON.stringify(after));
+        assert.ok(before.some(button => /^Refresh/.test(button.name)), 'Refresh is there too');
     });
 });

@@ -592,6 +592,34 @@ export function createUiDriver(shotsDir, log = line => console.log(line), { repo
     }
 
     /**
+     * The suite asks "ui-title-buttons <tag>": the driver hovers the Tasks view's title bar, writes
+     * title-buttons-<tag>.json (each button's name, left edge and whether it is enabled) and photographs the sidebar.
+     */
+    async function titleButtonsOnRequest(page) {
+        const request = page.locator('.part.statusbar .statusbar-item', { hasText: /ui-title-buttons \S+/ }).first();
+        if (!(await request.isVisible().catch(() => false))) {
+            return;
+        }
+        const [, tag] = /ui-title-buttons (\S+)/.exec(((await request.textContent()) ?? '').trim()) ?? [];
+        if (!tag || done.has(`title-buttons-${tag}`)) {
+            return;
+        }
+        done.add(`title-buttons-${tag}`);
+        const header = page.locator('.part.sidebar .composite.title').first();
+        await header.hover();
+        await delay(300);
+        const buttons = await header.locator('.actions-container .action-item .action-label').evaluateAll(labels =>
+            labels.map(label => ({
+                name: label.getAttribute('aria-label') ?? '',
+                left: Math.round(label.getBoundingClientRect().left),
+                enabled: !label.classList.contains('disabled') && label.getAttribute('aria-disabled') !== 'true',
+            })),
+        );
+        await shot(page, `title-buttons-${tag}`, page.locator('.part.sidebar'));
+        writeReport(`title-buttons-${tag}.json`, buttons);
+    }
+
+    /**
      * The suite asks "ui-notifications <tag>" (or "ui-notifications <tag> :: <button>"): the driver opens the
      * Notifications Center, writes notifications-<tag>.json with its items, photographs the workbench,
      * clicks that button on the newest item offering it (if asked), and closes the center.
@@ -856,7 +884,7 @@ export function createUiDriver(shotsDir, log = line => console.log(line), { repo
             });
         }
         while (!page.isClosed()) {
-            for (const step of [answerPrompt, readmeImagesOnRequest, rowTwiceOnRequest, titleActionOnRequest, notificationsOnRequest, shotOnRequest, respondOnRequest, copilotRespondOnRequest, rowActionOnRequest, rowClickOnRequest, terminalOnRequest, editorActionOnRequest, readRowsOnRequest, readRowMenuOnRequest, trustOnRequest, resultOnRequest, readToolApprovals, allowSampling, cancelFromTree, photographDeploy]) {
+            for (const step of [answerPrompt, readmeImagesOnRequest, rowTwiceOnRequest, titleActionOnRequest, titleButtonsOnRequest, notificationsOnRequest, shotOnRequest, respondOnRequest, copilotRespondOnRequest, rowActionOnRequest, rowClickOnRequest, terminalOnRequest, editorActionOnRequest, readRowsOnRequest, readRowMenuOnRequest, trustOnRequest, resultOnRequest, readToolApprovals, allowSampling, cancelFromTree, photographDeploy]) {
                 try {
                     await step(page);
                 } catch (err) {

@@ -185,6 +185,23 @@ describe('package.json manifest', () => {
         assert.equal(palette.get('mcpTasks.restartServer'), 'mcpTasks.serverRunning || mcpTasks.serverProblem');
     });
 
+    it("keeps the view's title-bar buttons in place: they show whenever the view does, and grey out (enablement) when they cannot act", () => {
+        // The title bar is right-aligned: a button that appeared would push the others under the pointer.
+        const title = manifest.contributes.menus['view/title'] as { command: string; when?: string; group?: string }[];
+        const buttons = title.filter(item => item.group?.startsWith('navigation'));
+        assert.deepEqual(
+            buttons.map(item => item.command),
+            ['mcpTasks.runTool', 'mcpTasks.clearFinished', 'mcpTasks.refresh'],
+        );
+        for (const item of buttons) {
+            assert.equal(item.when, 'view == mcpTasks.tasks', `${item.command} comes and goes`);
+        }
+        const enablement = new Map((manifest.contributes.commands as { command: string; enablement?: string }[]).map(c => [c.command, c.enablement]));
+        assert.equal(enablement.get('mcpTasks.clearFinished'), 'mcpTasks.hasFinished');
+        assert.equal(enablement.get('mcpTasks.refresh'), 'mcpTasks.serverRunning');
+        assert.equal(enablement.get('mcpTasks.runTool'), undefined);
+    });
+
     it('orders every setting, Transport first, in titled sections named for their keys', () => {
         const ordered = [...settings()].map(([key, schema]) => {
             assert.equal(typeof schema.order, 'number', `${key} has no order`);
