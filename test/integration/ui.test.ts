@@ -1,6 +1,6 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
-import { activateWithHooks, invoke, setTransport, startInVsCode, uiArtifact, waitFor } from './util';
+import { activateWithHooks, askUi, invoke, setTransport, startInVsCode, uiArtifact, waitFor } from './util';
 
 /** Needs the Playwright UI driver of the code-server host (test/integration/uiDriver.mjs). */
 describe('sidebar UI (Playwright drives the real workbench)', () => {
@@ -19,5 +19,12 @@ describe('sidebar UI (Playwright drives the real workbench)', () => {
         // The driver photographs the finished row before the suite moves on.
         await uiArtifact('tree-finished.png', since, true);
     });
-});
 
+    it('the walkthrough page shows its whole description (the page clips it at three lines)', async () => {
+        await vscode.commands.executeCommand('workbench.action.openWalkthrough', 'mcp-tasks.mcp-tasks#gettingStarted', false);
+        const drawn = await askUi<{ text: string; clipped: boolean; width: number }>('ui-walkthrough getting-started', 'walkthrough-getting-started.json');
+        assert.match(drawn.text, /MCP tools/, JSON.stringify(drawn));
+        assert.equal(drawn.clipped, false, `the description is cut: ${JSON.stringify(drawn)}`);
+        await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
+    });
+});

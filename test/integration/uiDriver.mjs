@@ -620,6 +620,31 @@ export function createUiDriver(shotsDir, log = line => console.log(line), { repo
     }
 
     /**
+     * The suite opens a walkthrough and asks "ui-walkthrough <tag>": the driver reads its description as the
+     * page draws it (its text, and whether the page clips it: it shows at most three lines), writes
+     * walkthrough-<tag>.json and photographs the page.
+     */
+    async function walkthroughOnRequest(page) {
+        const request = page.locator('.part.statusbar .statusbar-item', { hasText: /ui-walkthrough \S+/ }).first();
+        if (!(await request.isVisible().catch(() => false))) {
+            return;
+        }
+        const [, tag] = /ui-walkthrough (\S+)/.exec(((await request.textContent()) ?? '').trim()) ?? [];
+        if (!tag || done.has(`walkthrough-${tag}`)) {
+            return;
+        }
+        done.add(`walkthrough-${tag}`);
+        const description = page.locator('.gettingStartedContainer .category-description[x-category-description-for]').first();
+        await description.waitFor({ timeout: 15_000 }).catch(() => log('[ui] no walkthrough description'));
+        await delay(500);
+        const read = await description
+            .evaluate(el => ({ text: el.textContent ?? '', clipped: el.scrollHeight > el.clientHeight + 1 || el.scrollWidth > el.clientWidth + 1, width: el.clientWidth }))
+            .catch(() => ({ text: '', clipped: true, width: 0 }));
+        await shot(page, `walkthrough-${tag}`);
+        writeReport(`walkthrough-${tag}.json`, read);
+    }
+
+    /**
      * The suite asks "ui-notifications <tag>" (or "ui-notifications <tag> :: <button>"): the driver opens the
      * Notifications Center, writes notifications-<tag>.json with its items, photographs the workbench,
      * clicks that button on the newest item offering it (if asked), and closes the center.
@@ -884,7 +909,7 @@ export function createUiDriver(shotsDir, log = line => console.log(line), { repo
             });
         }
         while (!page.isClosed()) {
-            for (const step of [answerPrompt, readmeImagesOnRequest, rowTwiceOnRequest, titleActionOnRequest, titleButtonsOnRequest, notificationsOnRequest, shotOnRequest, respondOnRequest, copilotRespondOnRequest, rowActionOnRequest, rowClickOnRequest, terminalOnRequest, editorActionOnRequest, readRowsOnRequest, readRowMenuOnRequest, trustOnRequest, resultOnRequest, readToolApprovals, allowSampling, cancelFromTree, photographDeploy]) {
+            for (const step of [answerPrompt, readmeImagesOnRequest, rowTwiceOnRequest, titleActionOnRequest, titleButtonsOnRequest, walkthroughOnRequest, notificationsOnRequest, shotOnRequest, respondOnRequest, copilotRespondOnRequest, rowActionOnRequest, rowClickOnRequest, terminalOnRequest, editorActionOnRequest, readRowsOnRequest, readRowMenuOnRequest, trustOnRequest, resultOnRequest, readToolApprovals, allowSampling, cancelFromTree, photographDeploy]) {
                 try {
                     await step(page);
                 } catch (err) {

@@ -202,6 +202,12 @@ describe('package.json manifest', () => {
         assert.equal(enablement.get('mcpTasks.runTool'), undefined);
     });
 
+    it("keeps the walkthrough's description short enough for its page (which clips it at three lines of a narrow column)", () => {
+        const nls = JSON.parse(readFileSync(join(root, 'package.nls.json'), 'utf8')) as Record<string, string>;
+        const description = nls['walkthrough.gettingStarted.description']!;
+        assert.ok(description.length <= 60, `${description.length} characters: ${description}`);
+    });
+
     it('orders every setting, Transport first, in titled sections named for their keys', () => {
         const ordered = [...settings()].map(([key, schema]) => {
             assert.equal(typeof schema.order, 'number', `${key} has no order`);
