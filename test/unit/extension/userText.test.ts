@@ -1,13 +1,16 @@
-// The words a user reads: no protocol terms in the runtime bundle or the manifest's strings, and
-// every l10n.t call in extension/ fills each {n} placeholder its message has (an unfilled one shows
-// as a literal "{0}", as Run Tool's "the server has no tool named {0}" once did).
+// The words a user reads: no protocol terms or internal client names in the runtime bundle or the
+// manifest's strings, no placeholder in the manifest's (VS Code fills none there), and every l10n.t
+// call, in extension/ and in the built dist/extension.js, fills each {n} placeholder its message has
+// (an unfilled one shows as a literal "{0}", as Run Tool's "the server has no tool named {0}" once did).
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { describe, it } from 'node:test';
 import ts from 'typescript';
 
 const root = resolve(__dirname, '../../..');
+/** The name our own connection gives in initialize (read from the source: its module needs vscode). */
+const OWN_CLIENT_NAME = /export const OWN_CLIENT_NAME = '([^']+)'/.exec(readFileSync(join(root, 'extension/owner/ownerConnection.ts'), 'utf8'))![1]!;
 
 /** Protocol words a person should never read: result fields, method names, JSON-RPC codes and terms. */
 const PROTOCOL_TERMS: [RegExp, string][] = [
@@ -18,6 +21,10 @@ const PROTOCOL_TERMS: [RegExp, string][] = [
     [/(^|[^\w-])-32\d{3}\b/, 'a JSON-RPC error code'],
     [/JSON-?RPC|jsonrpc/i, 'JSON-RPC'],
     [/\binput_required\b|\bpollInterval\b|\bprogressToken\b/, 'a wire field or status'],
+    // The name our own connection gives the server in initialize: VS Code showed it in its language model
+    // consent question ("Allow MCP Tasks for VS Code to use …"). Users know the extension as "MCP Tasks".
+    [new RegExp(OWN_CLIENT_NAME), 'the internal name of our own MCP client'],
+    [/\b(raw-cli|mcp-tasks-owner|mcp-tasks-gateway)\b/, 'an internal client name'],
 ];
 
 function protocolTerms(text: string): string[] {
@@ -45,12 +52,15 @@ interface L10nCall {
 
 const isText = (node: ts.Node | undefined): node is ts.StringLiteral | ts.NoSubstitutionTemplateLiteral => !!node && (ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node));
 
-/** Every `l10n.t(...)` / `vscode.l10n.t(...)` in a file, with its message and the number of arguments it passes. */
+/**
+ * Every `l10n.t(...)` / `vscode.l10n.t(...)` in a file, with its message and the number of arguments it passes.
+ * In the built bundle esbuild numbers the names it imports (`l10n2.t`, `vscode9.l10n.t`).
+ */
 function l10nCalls(path: string): L10nCall[] {
-    const source = ts.createSourceFile(path, readFileSync(path, 'utf8'), ts.ScriptTarget.Latest, true);
+    const source = ts.createSourceFile(path, readFileSync(path, 'utf8'), ts.ScriptTarget.Latest, true, path.endsWith('.js') ? ts.ScriptKind.JS : ts.ScriptKind.TS);
     const calls: L10nCall[] = [];
     const visit = (node: ts.Node): void => {
-        if (ts.isCallExpression(node) && /(^|\.)l10n\.t$/.test(node.expression.getText(source))) {
+        if (ts.isCallExpression(node) && /(^|\.)l10n\d*\.t$/.test(node.expression.getText(source))) {
             const where = `${relative(root, path)}:${source.getLineAndCharacterOfPosition(node.getStart(source)).line + 1}`;
             const [first, ...rest] = node.arguments;
             if (isText(first)) {
@@ -84,8 +94,13 @@ describe('what a user reads', () => {
         });
     }
 
+    it('package.nls.json has no {n} placeholder (VS Code fills none in the manifest: it would show as is)', () => {
+        const found = messagesOf('package.nls.json').filter(([, message]) => /\{\d+\}/.test(message)).map(([key]) => key);
+        assert.deepEqual(found, []);
+    });
+
     it('the scan finds each kind of protocol term', () => {
-        for (const text of ['reported an error (isError)', 'no tasks/get for 30 s', 'MCP error -32602: bad', 'a JSON-RPC error', 'status input_required']) {
+        for (const text of ['reported an error (isError)', 'no tasks/get for 30 s', 'tasks/result', 'MCP error -32602: bad', 'a JSON-RPC error', 'status input_required', `Allow ${OWN_CLIENT_NAME} to use the model?`]) {
             assert.notDeepEqual(protocolTerms(text), [], text);
         }
         assert.deepEqual(protocolTerms('Cancelled by you; the tool reported an error after 32 s (-3 °C)'), []);
@@ -98,8 +113,8 @@ describe('what a user reads', () => {
         assert.ok(calls.some(call => call.message === 'the server has no tool named {0}'));
     });
 
-    it('every l10n.t call fills each placeholder of its message, and passes no argument it does not show', () => {
-        const wrong = calls.flatMap(call => {
+    function unfilled(calls: L10nCall[]): string[] {
+        return calls.flatMap(call => {
             const used = [...call.message.matchAll(/\{(\d+)\}/g)].map(match => Number(match[1]));
             const needed = used.length === 0 ? 0 : Math.max(...used) + 1;
             if (call.args === undefined) {
@@ -107,6 +122,22 @@ describe('what a user reads', () => {
             }
             return call.args === needed ? [] : [`${call.where}: "${call.message}" needs ${needed} argument(s), gets ${call.args}`];
         });
-        assert.deepEqual(wrong, []);
+    }
+
+    it('every l10n.t call fills each placeholder of its message, and passes no argument it does not show', () => {
+        assert.deepEqual(unfilled(calls), []);
+    });
+
+    it('the check finds a call that leaves a placeholder unfilled', () => {
+        assert.deepEqual(unfilled([{ where: 'x.ts:1', message: 'the server has no tool named {0}', args: 0 }]), ['x.ts:1: "the server has no tool named {0}" needs 1 argument(s), gets 0']);
+    });
+
+    it('so does every l10n.t call in the built dist/extension.js (code bundled from outside extension/ included)', () => {
+        const bundle = join(root, 'dist/extension.js');
+        assert.ok(existsSync(bundle), 'dist/extension.js is missing: run npm run build first');
+        const built = l10nCalls(bundle);
+        // The development build keeps the names; a minified one would hide the calls from this scan.
+        assert.ok(built.length >= calls.length, `found ${built.length} calls in the bundle, ${calls.length} in extension/: run npm run build (not the production build)`);
+        assert.deepEqual(unfilled(built), []);
     });
 });
