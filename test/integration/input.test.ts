@@ -5,7 +5,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CallToolResultSchema, CreateTaskResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { McpTasksTestApi } from '../../extension/api';
-import { readyOverHttp, startInVsCode, uiArtifact, waitFor } from './util';
+import { readRows } from './drawnRows';
+import { askUi, readyOverHttp, startInVsCode, uiArtifact, waitFor } from './util';
 
 /** Prompts are answered by the Playwright UI driver, which acts on the file names in their titles. */
 describe('elicitation and sampling answered in VS Code', () => {
@@ -42,6 +43,21 @@ describe('elicitation and sampling answered in VS Code', () => {
             assert.match(choices.Decline ?? '', /refused the request/);
             assert.deepEqual(seen.active, { label: 'Keep the file', description: 'keep' }, 'the prompt opens on the safe choice, so Enter keeps the file');
         }
+    });
+
+    it("confirm_delete: the row says which the user chose, 'Kept the file' or 'Declined'", async () => {
+        const { model } = api.testing;
+        const outcomes: Record<string, string> = {};
+        for (const filename of ['ui-keep.txt', 'ui-decline.txt']) {
+            assert.equal(await runTask('confirm_delete', { filename }), 'Deletion cancelled');
+            const view = await waitFor(`the ${filename} task`, () => model.all().find(v => v.toolName === 'confirm_delete' && v.keyArgument === filename && v.status === 'completed'), 10_000, 50);
+            outcomes[filename] = view.statusMessage ?? '';
+        }
+        assert.deepEqual(outcomes, { 'ui-keep.txt': 'Kept the file', 'ui-decline.txt': 'Declined' });
+        await vscode.commands.executeCommand('mcpTasks.tasks.focus');
+        const drawn = await readRows('keep-decline', view => view.rows.some(row => /Kept the file/.test(row.description)) && view.rows.some(row => /Declined/.test(row.description)));
+        assert.ok(drawn.rows.some(row => /^completed · Kept the file/.test(row.visibleDescription)), JSON.stringify(drawn.rows));
+        await askUi('ui-shot rows-kept-and-declined', 'rows-kept-and-declined.png');
     });
 
     it('write_haiku: sampling is answered by a VS Code language model', async () => {

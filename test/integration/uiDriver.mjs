@@ -118,6 +118,11 @@ export function createUiDriver(shotsDir, log = line => console.log(line), { repo
             log(`[ui] answering Delete on the reopened "${title}"`);
             await chooseByTyping(widget, input, 'Delete');
             await page.keyboard.press('Enter');
+        } else if (/ui-keep|ui-decline/.test(title)) {
+            const choice = /ui-keep/.test(title) ? 'Keep the file' : 'Decline';
+            log(`[ui] answering ${choice} on "${title}"`);
+            await chooseByTyping(widget, input, choice);
+            await page.keyboard.press('Enter');
         } else if (/ui-yes|ui-raw/.test(title)) {
             log(`[ui] answering Delete on "${title}"`);
             if (!done.has('prompt')) {
