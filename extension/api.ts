@@ -9,6 +9,7 @@ import type { PendingInputs } from './tasks/pendingInputs';
 import type { TaskModel } from './tasks/taskModel';
 import type { CompletionNotifier } from './views/completionNotifier';
 import type { TasksStatusBar } from './views/statusBar';
+import type { RowRun } from './commands';
 import type { TasksRow, TasksTreeProvider } from './views/tasksTreeProvider';
 
 /** What `activate` returns: for other extensions that want to find the server. */
@@ -36,6 +37,8 @@ export interface TestHooks {
     readonly completions: CompletionNotifier;
     /** Commands the notifier ran, in order. */
     readonly executedCommands: readonly { command: string; args: unknown[] }[];
+    /** Each Run Again clicked on a row, and whether the row's settle guard ignored it. */
+    readonly rowRuns: readonly RowRun[];
     /** The command tools this window serves, and the file and log folder it hands the server. */
     readonly commandTools: CommandTools;
     /** The tasks.json tasks running as owner jobs. */

@@ -31,6 +31,13 @@ export interface CommandDeps {
     runsCommand?(toolName: string): boolean;
     /** How many workspace commands wait for workspace trust: Run Tool says so above the tools. */
     waitingForTrust?(): number;
+    /** Each Run Again on a row, and whether the settle guard ignored it (the integration suite waits on it instead of sleeping). */
+    rowRuns?: RowRun[];
+}
+
+export interface RowRun {
+    taskId: string;
+    ignored: boolean;
 }
 
 /** Lets a command run from the palette (no argument) by picking a task. */
@@ -140,7 +147,11 @@ export function registerCommands(context: vscode.ExtensionContext, deps: Command
         vscode.commands.registerCommand(Commands.runAgain, async (view?: TaskView) => {
             // A click on a row that has just finished was meant for the button there before (Cancel).
             // (A lost row offers Run Again only in its menu and in the crash notice: no slot to mistake.)
-            if (view && !view.lost && model.justChanged(view.taskId)) {
+            const ignored = view !== undefined && !view.lost && model.justChanged(view.taskId);
+            if (view) {
+                deps.rowRuns?.push({ taskId: view.taskId, ignored });
+            }
+            if (ignored) {
                 deps.logger.scoped('commands').info(`Run Again on ${taskLabel(view)} ignored: the row changed state a moment ago`);
                 return undefined;
             }

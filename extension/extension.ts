@@ -1,7 +1,7 @@
 import * as l10n from '@vscode/l10n';
 import * as vscode from 'vscode';
 import { createApi, type McpTasksApi } from './api';
-import { registerCommands } from './commands';
+import { registerCommands, type RowRun } from './commands';
 import { CommandTools } from './commandTools/commandTools';
 import { OutputDocuments, registerShowOutput } from './commandTools/outputDocuments';
 import { VsCodeTaskJobs } from './commandTools/vscodeTaskJobs';
@@ -67,10 +67,12 @@ export function activate(context: vscode.ExtensionContext): McpTasksApi {
     const executedCommands: { command: string; args: unknown[] }[] = [];
     const completions = new CompletionNotifier(model, startedHere, treeView, commandRunner(context, executedCommands));
     context.subscriptions.push(results, completions, new ContextKeyTracker({ model, server: owner, selection, problem: server, activeResult: resultOutput }));
-    registerCommands(context, { logger, server, owner, model, results, pendingInputs, startedHere, resetSamplingConsent: () => sampling.resetConsent(), selected: () => selection.selection[0], runsCommand: name => commandTools.hasOutput(name), waitingForTrust: () => commandTools.waitingForTrust });
+    // Kept only under test: the suite reads it; a user's clicks need no record.
+    const rowRuns: RowRun[] | undefined = context.extensionMode === vscode.ExtensionMode.Test ? [] : undefined;
+    registerCommands(context, { logger, server, owner, model, results, pendingInputs, startedHere, resetSamplingConsent: () => sampling.resetConsent(), selected: () => selection.selection[0], runsCommand: name => commandTools.hasOutput(name), waitingForTrust: () => commandTools.waitingForTrust, rowRuns });
 
     logger.scoped('extension').info(`activated in ${Date.now() - started} ms (transport: ${server.mode.transport})`);
-    return createApi(context, server, { model, tree, treeView, statusBar, owner, pendingInputs, completions, executedCommands, commandTools, vscodeTasks, wrap, logDir: context.logUri.fsPath });
+    return createApi(context, server, { model, tree, treeView, statusBar, owner, pendingInputs, completions, executedCommands, rowRuns: rowRuns ?? [], commandTools, vscodeTasks, wrap, logDir: context.logUri.fsPath });
 }
 
 /** Under test, the commands the notifier runs are recorded too (the suite asserts on them; chat may be absent). */

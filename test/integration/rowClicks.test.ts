@@ -17,15 +17,18 @@ describe('inline clicks on a row that changes under the pointer', () => {
         const label = 'double-cancel';
         const taskId = (await vscode.commands.executeCommand('mcpTasks.runTool', { name: 'slow_compute', args: { seconds: 60, label }, mode: 'task' })) as string;
         await waitFor('the row running', () => (model.get(taskId)?.status === 'working' ? true : undefined), 10_000, 50);
-        // Let the row's own appearance settle first: a real user aims at a row that has been there a while.
-        await new Promise(resolve => setTimeout(resolve, 1500));
+        // A real user aims at a row that has been there a while: wait until its buttons are trusted (the settle guard).
+        await waitFor('the row settled', () => (model.justChanged(taskId) ? undefined : true), 10_000, 50);
         const report = await askUi<{ secondClickOn: string }>(`ui-row-twice ${label} :: Cancel Task :: 500`, `row-twice-${label}.json`);
         await waitFor('cancelled', () => (model.get(taskId)?.status === 'cancelled' ? true : undefined), 10_000, 50);
-        // Whatever the second click hit, give a re-run the time it would take to show.
-        await new Promise(resolve => setTimeout(resolve, 3000));
+        // A second click that hit Run Again reaches the extension before the driver reports: wait until it was handled.
+        if (/Run Again/.test(report.secondClickOn)) {
+            await waitFor('the click on Run Again handled', () => api.testing.rowRuns.find(run => run.taskId === taskId), 10_000, 50);
+        }
         const runs = model.all().filter(view => view.toolName === 'slow_compute' && view.args.label === label);
         assert.deepEqual(runs.map(view => view.taskId), [taskId], `the second click (on "${report.secondClickOn}") started another run`);
         assert.doesNotMatch(report.secondClickOn, /Run Again/, 'Run Again appeared where Cancel was');
+        assert.deepEqual(api.testing.rowRuns.filter(run => run.taskId === taskId && !run.ignored), [], 'no Run Again on this row went through');
         // The result it may have opened is harmless; close it for the next suite.
         await vscode.commands.executeCommand('workbench.action.closeAllEditors');
     });
