@@ -69,6 +69,8 @@ describe('the installed .vsix', () => {
         const images = await askUi<{ alt: string; scheme: string; drawn: boolean }[]>('ui-readme-images vsix', 'readme-images-vsix.json');
         assert.ok(images.length >= 2, `the README's images: ${JSON.stringify(images)}`);
         assert.deepEqual(images.filter(image => !image.drawn), [], 'every image draws (not its alt text)');
+        // The page keeps only https: sources (a relative or data: one loses its src): the repository's URL.
+        assert.deepEqual(images.map(image => image.scheme), images.map(() => 'https'));
         await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
     });
 });
