@@ -27,4 +27,13 @@ describe('sidebar UI (Playwright drives the real workbench)', () => {
         assert.equal(drawn.clipped, false, `the description is cut: ${JSON.stringify(drawn)}`);
         await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
     });
+
+    it('Help: Open Walkthrough… shows its whole description (the picker cuts a long one with "…")', async () => {
+        // The command waits for the pick: the driver reads the row, then closes the picker.
+        const picking = vscode.commands.executeCommand('welcome.showAllWalkthroughs');
+        const drawn = await askUi<{ text: string; clipped: boolean; width: number }>('ui-walkthrough-pick Get Started with MCP Tasks', 'walkthrough-pick.json');
+        await picking;
+        assert.match(drawn.text, /MCP tools/, JSON.stringify(drawn));
+        assert.equal(drawn.clipped, false, `the description is cut: ${JSON.stringify(drawn)}`);
+    });
 });
