@@ -6,8 +6,8 @@ export const confirmDeleteTool = defineTool({
     name: 'confirm_delete',
     title: 'Demo: Confirm Delete',
     description:
-        'Demonstration tool: asks the user, through an MCP elicitation form, to confirm deleting the named file, and then deletes nothing (no file is touched, whatever the answer). ' +
-        'Runs as a task that waits in "input_required" until the user answers. Use it only to demonstrate or test questions asked during a task; ' +
+        'Demonstration tool: asks the user, through a question in their editor, to confirm deleting the named file, and then deletes nothing (no file is touched, whatever the answer). ' +
+        'Runs as a task that waits for the user\'s answer. Use it only to demonstrate or test questions asked during a task; ' +
         'do not call it when the user asks to delete a real file. ' +
         'If the user confirms it returns "Confirmed: would delete" and the file name, with "(demo: nothing deleted)"; otherwise "Deletion cancelled".',
     inputSchema: z.object({

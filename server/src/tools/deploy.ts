@@ -29,10 +29,10 @@ export const deployTool = defineTool({
     description:
         'Demonstration tool: pretends to deploy an application and deploys nothing (nothing is built, tested or pushed, nothing leaves this machine); its steps only wait. ' +
         'Must be run as a task; it starts three sub-tasks, build (about 3 s) and test (about 2 s) at once, then push (about 1 s), ' +
-        'each listed by tasks/list as a child of the deploy task, and reports combined progress in seconds of work done. ' +
+        'each listed as a sub-task of the deploy, and reports combined progress in seconds of work done. ' +
         'Use it only to demonstrate or test sub-tasks: fan-out and join, failure propagation, and cascade cancellation (cancelling the deploy cancels its steps); ' +
         'do not call it when the user asks to deploy or ship a real application. ' +
-        'Returns a summary of each step and its duration, plus structured content { app, steps: [{ step, status, seconds }] }; if a step fails or is cancelled, the others are stopped and the task fails, naming that step.',
+        'Returns a summary of each step and its duration, plus the same as data { app, steps: [{ step, status, seconds }] }; if a step fails or is cancelled, the others are stopped and the task fails, naming that step.',
     inputSchema: z.object({
         app: z.string().min(1).max(200).default('demo').describe('The application to deploy, e.g. "web-frontend".'),
         fail: z

@@ -24,7 +24,7 @@ export const slowComputeTool = defineTool({
     description:
         'Demonstration tool: waits the given number of seconds, reporting progress once per second, then returns the fixed value 42; it computes nothing. ' +
         'Runs as a background task when the client supports tasks (it can be watched and cancelled), otherwise waits inline. ' +
-        'Use it only to demonstrate or test long-running work and tasks; do not call it for a real computation or calculation. Returns a sentence naming the label and the seconds waited, ending "Result: 42.", and the value as structured content.',
+        'Use it only to demonstrate or test long-running work and tasks; do not call it for a real computation or calculation. Returns a sentence naming the label and the seconds waited, ending "Result: 42.", and the value as data.',
     inputSchema: INPUT,
     outputSchema: z.object({
         // VS Code hands the model only the structured content when there is some, so it repeats the text.

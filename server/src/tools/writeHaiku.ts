@@ -6,8 +6,8 @@ export const writeHaikuTool = defineTool({
     name: 'write_haiku',
     title: 'Demo: Write Haiku',
     description:
-        "Demonstration tool: asks the client's language model (MCP sampling) for a haiku about a topic and returns the model's reply, to show sampling from inside a task. " +
-        'Runs as a task that waits in "input_required" while the model answers. Use it only to demonstrate or test sampling; ' +
+        "Demonstration tool: asks the editor's language model for a haiku about a topic and returns the model's reply, to show a task asking a language model. " +
+        'Runs as a task that waits while the model answers. Use it only to demonstrate or test a task that asks a language model; ' +
         'do not call it for a real request for a poem (write the poem yourself). Returns "Haiku about", the topic, and the poem.',
     inputSchema: z.object({
         topic: z.string().min(1).max(500).default('nature').describe('What the haiku is about, e.g. "autumn rain".'),

@@ -49,6 +49,13 @@ describe('tool metadata in tools/list', () => {
         }
     });
 
+    it("words every description so a user can follow it too: VS Code's approval dialog shows it as is", () => {
+        // No protocol method, status, field or mechanism name (the dialog's reader is the user, not the protocol).
+        const terms = /\btasks\/\w+|\binput_required\b|\belicitation\b|\bsampling\b|\bstructured ?content\b|\bisError\b|JSON-?RPC|-32\d{3}/i;
+        const found = tools.filter(tool => terms.test(tool.description ?? '')).map(tool => `${tool.name}: ${terms.exec(tool.description ?? '')![0]}`);
+        assert.deepEqual(found, []);
+    });
+
     it('gives every tool a title, also as annotations.title', () => {
         for (const tool of tools) {
             assert.ok(tool.title && tool.title.trim().length >= 5, `${tool.name} has a title`);
