@@ -129,7 +129,7 @@ describe("Respond on a question VS Code's own MCP client asks (Copilot path)", (
 
     const runs = [
         { file: 'cp-yes.txt', answer: 'confirm', outcome: 'Confirmed', result: "Confirmed: would delete 'cp-yes.txt' (demo: nothing deleted)" },
-        { file: 'cp-no.txt', answer: 'decline', outcome: 'Declined', result: 'Deletion cancelled' },
+        { file: 'cp-no.txt', answer: 'keep', outcome: 'Kept the file', result: 'Deletion cancelled' },
     ];
     for (const { file, answer, outcome, result } of runs) {
         it(`the row's Respond opens VS Code's question in the Notifications Center; answered there (${answer}), the row says ${outcome}`, async () => {

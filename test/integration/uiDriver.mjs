@@ -412,17 +412,17 @@ export function createUiDriver(shotsDir, log = line => console.log(line), { repo
     }
 
     /**
-     * The suite asks "ui-copilot-respond <file> confirm|decline" for a task whose question VS Code's
+     * The suite asks "ui-copilot-respond <file> confirm|keep" for a task whose question VS Code's
      * own MCP client asks: the driver clicks the row's Respond, reads the Notifications Center that
      * should open on VS Code's question (copilot-respond-<file>.json), then answers there as a user
      * would: VS Code's Respond button, and the choice in the pick that follows.
      */
     async function copilotRespondOnRequest(page) {
-        const request = page.locator('.part.statusbar .statusbar-item', { hasText: /ui-copilot-respond \S+ (confirm|decline)/ }).first();
+        const request = page.locator('.part.statusbar .statusbar-item', { hasText: /ui-copilot-respond \S+ (confirm|keep)/ }).first();
         if (!(await request.isVisible().catch(() => false)) || (await page.locator(QUICK_INPUT).isVisible().catch(() => false))) {
             return;
         }
-        const [, file, answer] = /ui-copilot-respond (\S+) (confirm|decline)/.exec((await request.textContent()) ?? '') ?? [];
+        const [, file, answer] = /ui-copilot-respond (\S+) (confirm|keep)/.exec((await request.textContent()) ?? '') ?? [];
         if (!file || done.has(`copilot-${file}`)) {
             return;
         }
