@@ -28,12 +28,12 @@ describe('sidebar UI (Playwright drives the real workbench)', () => {
         await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
     });
 
-    it('Help: Open Walkthrough… shows its whole description (the picker cuts a long one with "…")', async () => {
-        // The command waits for the pick: the driver reads the row, then closes the picker.
-        const picking = vscode.commands.executeCommand('welcome.showAllWalkthroughs');
-        const drawn = await askUi<{ text: string; clipped: boolean; width: number }>('ui-walkthrough-pick Get Started with MCP Tasks', 'walkthrough-pick.json');
-        await picking;
-        assert.match(drawn.text, /MCP tools/, JSON.stringify(drawn));
-        assert.equal(drawn.clipped, false, `the description is cut: ${JSON.stringify(drawn)}`);
+    it("the Welcome page's Walkthroughs list shows the walkthrough's whole title (beside its New badge)", async () => {
+        await vscode.commands.executeCommand('workbench.action.openWalkthrough');
+        const entries = await askUi<{ title: string; clipped: boolean }[]>('ui-welcome-walkthroughs', 'welcome-walkthroughs.json');
+        const ours = entries.find(entry => /MCP Tasks/.test(entry.title));
+        assert.ok(ours, JSON.stringify(entries));
+        assert.equal(ours.clipped, false, `the title is cut: ${JSON.stringify(ours)}`);
+        await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
     });
 });

@@ -650,35 +650,28 @@ export function createUiDriver(shotsDir, log = line => console.log(line), { repo
     }
 
     /**
-     * The suite runs Help: Open Walkthrough… and asks "ui-walkthrough-pick <title>": the driver reads that
-     * walkthrough's row in the picker (its description is the row's one-line detail, cut with "…" when too
-     * long), writes walkthrough-pick.json, photographs it and closes the picker.
+     * The suite opens the Welcome page and asks "ui-welcome-walkthroughs": the driver reads each entry of its
+     * Walkthroughs list (title, and whether the title is cut), writes welcome-walkthroughs.json and photographs the page.
      */
-    async function walkthroughPickOnRequest(page) {
-        const request = page.locator('.part.statusbar .statusbar-item', { hasText: /ui-walkthrough-pick .+/ }).first();
-        if (!(await request.isVisible().catch(() => false)) || done.has('walkthrough-pick')) {
+    async function welcomeWalkthroughsOnRequest(page) {
+        const request = page.locator('.part.statusbar .statusbar-item', { hasText: /ui-welcome-walkthroughs/ }).first();
+        if (!(await request.isVisible().catch(() => false)) || done.has('welcome-walkthroughs')) {
             return;
         }
-        const [, title] = /ui-walkthrough-pick (.+)$/.exec(((await request.textContent()) ?? '').trim()) ?? [];
-        const row = page.locator(`${QUICK_INPUT} .monaco-list-row`, { hasText: title }).first();
-        if (!title || !(await row.waitFor({ timeout: 10_000 }).then(() => true, () => false))) {
+        const entries = page.locator('.gettingStartedContainer button.getting-started-category');
+        if (!(await entries.first().waitFor({ timeout: 10_000 }).then(() => true, () => false))) {
             return;
         }
-        done.add('walkthrough-pick');
-        const read = await row
-            .evaluate(el => {
-                // The description's own text element, and every box between it and the row: one that overflows cuts it.
-                const leaf = [...el.querySelectorAll('*')].find(node => node.children.length === 0 && /MCP tools/.test(node.textContent ?? ''));
-                const boxes = [];
-                for (let node = leaf; node && node !== el.parentElement; node = node.parentElement) {
-                    boxes.push(node);
-                }
-                return { text: leaf?.textContent ?? '', clipped: !leaf || boxes.some(node => node.scrollWidth > node.clientWidth + 1), width: leaf?.clientWidth ?? 0 };
-            })
-            .catch(err => ({ text: '', clipped: true, width: 0, error: String(err) }));
-        await shot(page, 'walkthrough-pick');
-        writeReport('walkthrough-pick.json', read);
-        await page.keyboard.press('Escape');
+        done.add('welcome-walkthroughs');
+        await delay(500);
+        const read = await entries.evaluateAll(buttons =>
+            buttons.map(button => {
+                const title = button.querySelector('.category-title');
+                return { title: title?.textContent ?? '', clipped: !title || title.scrollWidth > title.clientWidth + 1 || title.scrollHeight > title.clientHeight + 1 };
+            }),
+        );
+        await shot(page, 'welcome-walkthroughs');
+        writeReport('welcome-walkthroughs.json', read);
     }
 
     /**
@@ -946,7 +939,7 @@ export function createUiDriver(shotsDir, log = line => console.log(line), { repo
             });
         }
         while (!page.isClosed()) {
-            for (const step of [answerPrompt, readmeImagesOnRequest, rowTwiceOnRequest, titleActionOnRequest, titleButtonsOnRequest, walkthroughOnRequest, walkthroughPickOnRequest, notificationsOnRequest, shotOnRequest, respondOnRequest, copilotRespondOnRequest, rowActionOnRequest, rowClickOnRequest, terminalOnRequest, editorActionOnRequest, readRowsOnRequest, readRowMenuOnRequest, trustOnRequest, resultOnRequest, readToolApprovals, allowSampling, cancelFromTree, photographDeploy]) {
+            for (const step of [answerPrompt, readmeImagesOnRequest, rowTwiceOnRequest, titleActionOnRequest, titleButtonsOnRequest, walkthroughOnRequest, welcomeWalkthroughsOnRequest, notificationsOnRequest, shotOnRequest, respondOnRequest, copilotRespondOnRequest, rowActionOnRequest, rowClickOnRequest, terminalOnRequest, editorActionOnRequest, readRowsOnRequest, readRowMenuOnRequest, trustOnRequest, resultOnRequest, readToolApprovals, allowSampling, cancelFromTree, photographDeploy]) {
                 try {
                     await step(page);
                 } catch (err) {
