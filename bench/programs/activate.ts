@@ -127,13 +127,22 @@ const vscodeStub = shaped({
             return this;
         }
     },
+    // Tab kinds the result documents test with instanceof: a proxy cannot stand on instanceof's right.
+    TabInputText: class {},
+    TabInputWebview: class {},
     ExtensionMode: { Production: 1, Development: 2, Test: 3 },
     TreeItemCollapsibleState: { None: 0, Collapsed: 1, Expanded: 2 },
     StatusBarAlignment: { Left: 1, Right: 2 },
     ProgressLocation: { SourceControl: 1, Window: 10, Notification: 15 },
     QuickPickItemKind: { Separator: -1, Default: 0 },
     LogLevel: { Off: 0, Trace: 1, Debug: 2, Info: 3, Warning: 4, Error: 5 },
-    window: shaped({ createOutputChannel: outputChannel, state: { focused: true, active: true }, onDidChangeWindowState: event() }),
+    window: shaped({
+        createOutputChannel: outputChannel,
+        state: { focused: true, active: true },
+        onDidChangeWindowState: event(),
+        // No editor open at activation.
+        tabGroups: shaped({ activeTabGroup: { activeTab: undefined }, all: [], onDidChangeTabs: event(), onDidChangeTabGroups: event() }),
+    }),
     workspace: shaped({
         getConfiguration: () => shaped({ get: (_key: string, fallback?: unknown) => fallback, has: () => false, inspect: () => undefined, update: async () => undefined }),
         onDidChangeConfiguration: event(),
