@@ -16,6 +16,7 @@ import {
     type MergedCommands,
     type VsCodeTaskInfo,
 } from './commandSources';
+import { exposedTaskLabels, hiddenWorkspaceSettings } from './waitingForTrust';
 
 /** Where the server finds the command tools and writes their output. */
 export interface CommandsLaunch {
@@ -215,16 +216,23 @@ export class CommandTools extends Disposable {
 
     private sources(folders: string[]): CommandSource[] {
         const inspected = vscode.workspace.getConfiguration(SETTINGS_SECTION).inspect<unknown>(Settings.commands);
+        const trusted = vscode.workspace.isTrusted;
+        const hidden = trusted ? {} : this.hiddenSettings(folders);
         const sources: CommandSource[] = [
             { label: 'user settings (mcpTasks.commands)', fromWorkspace: false, base: folders[0], entries: inspected?.globalValue },
-            { label: 'workspace settings (mcpTasks.commands)', fromWorkspace: true, base: folders[0], entries: inspected?.workspaceValue },
+            // Untrusted, VS Code hides the workspace value: its file's entries are counted, never run (mergeCommands).
+            { label: 'workspace settings (mcpTasks.commands)', fromWorkspace: true, base: folders[0], entries: inspected?.workspaceValue ?? hidden.commands },
         ];
+        if (!trusted) {
+            // The tasks.json tasks the setting would expose once trusted: counted only (trusted, readVsCodeTasks serves them).
+            const expose = vscode.workspace.getConfiguration(SETTINGS_SECTION).inspect<unknown>(Settings.exposeVsCodeTasks);
+            const labels = exposedTaskLabels(hidden.exposeVsCodeTasks ?? expose?.globalValue, folders.map(folder => readText(join(folder, '.vscode', 'tasks.json'))));
+            sources.push({ label: 'tasks.json tasks (mcpTasks.exposeVsCodeTasks)', fromWorkspace: true, base: folders[0], entries: labels });
+        }
         for (const folder of folders) {
             const label = join(folder, WORKSPACE_COMMANDS_FILE);
-            let text: string;
-            try {
-                text = readFileSync(label, 'utf8');
-            } catch {
+            const text = readText(label);
+            if (text === undefined) {
                 continue;
             }
             try {
@@ -239,5 +247,26 @@ export class CommandTools extends Disposable {
             }
         }
         return sources;
+    }
+
+    /**
+     * The restricted settings the workspace declares, which VS Code hides until trust: read from
+     * the workspace file (several folders) or the folder's .vscode/settings.json, to count only.
+     */
+    private hiddenSettings(folders: string[]): ReturnType<typeof hiddenWorkspaceSettings> {
+        const workspaceFile = vscode.workspace.workspaceFile;
+        if (workspaceFile) {
+            return workspaceFile.scheme === 'file' ? hiddenWorkspaceSettings(readText(workspaceFile.fsPath), true) : {};
+        }
+        return folders[0] === undefined ? {} : hiddenWorkspaceSettings(readText(join(folders[0], '.vscode', 'settings.json')));
+    }
+}
+
+/** A file's text, or undefined when it cannot be read (most often: there is none). */
+function readText(file: string): string | undefined {
+    try {
+        return readFileSync(file, 'utf8');
+    } catch {
+        return undefined;
     }
 }

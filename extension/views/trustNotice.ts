@@ -29,7 +29,7 @@ export function trustNoticeItem(notice: TrustNotice): vscode.TreeItem {
     item.contextValue = 'trustNotice';
     // Read aloud whole: the row, what it is about, and what a click does.
     item.accessibilityInformation = { label: `${String(item.label)}, ${item.description}. ${vscode.l10n.t('Manage Workspace Trust')}` };
-    item.tooltip = vscode.l10n.t('This workspace declares commands (its settings, .vscode/mcp-tasks.json) that run only once you trust it. Click to manage workspace trust.');
+    item.tooltip = vscode.l10n.t('This workspace declares commands (its settings, .vscode/mcp-tasks.json, tasks.json tasks it exposes) that run only once you trust it. Click to manage workspace trust.');
     item.command = { command: MANAGE_TRUST_COMMAND, title: vscode.l10n.t('Manage Workspace Trust') };
     return item;
 }

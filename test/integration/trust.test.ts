@@ -9,17 +9,19 @@ import { everything } from './wrapped';
 
 // Workspace trust in a real VS Code: run.mjs starts this host with trust on, and the fixture folder
 // (test/integration/fixtures/untrusted) opens in Restricted Mode. It declares a command tool in its
-// .vscode/mcp-tasks.json and one in its workspace settings; user settings declare user_echo.
+// .vscode/mcp-tasks.json and one in its workspace settings, and exposes one of its tasks.json tasks
+// with its workspace settings; user settings declare user_echo.
 
 const USER_TOOL = 'user_echo';
 const WORKSPACE_TOOLS = ['ws_file_echo', 'ws_setting_echo'];
 const ALL = [USER_TOOL, ...WORKSPACE_TOOLS].sort();
 /**
  * What the Tasks view's first row and the Run Tool picker say in Restricted Mode: the command in
- * .vscode/mcp-tasks.json (VS Code hides a restricted setting's workspace value until trust, so the
- * workspace settings' command cannot be counted before then).
+ * .vscode/mcp-tasks.json, the one in the workspace settings and the tasks.json task those settings
+ * expose. VS Code hides the settings' workspace values until trust: the extension counts them from
+ * the settings file's text.
  */
-const WAITING = '1 command waits for trust';
+const WAITING = '3 commands wait for trust';
 
 interface DrawnRows {
     rows: { label: string; description: string; visibleLabel: string }[];
@@ -58,6 +60,11 @@ describe('an untrusted workspace', () => {
         // The declarations are there: only trust keeps them out.
         assert.ok(existsSync(join(folder, '.vscode', 'mcp-tasks.json')));
         assert.match(readFileSync(join(folder, '.vscode', 'settings.json'), 'utf8'), /"mcpTasks\.commands"[\s\S]*ws_setting_echo/);
+        assert.match(readFileSync(join(folder, '.vscode', 'tasks.json'), 'utf8'), /ws_build/);
+        // Why the extension reads the settings file's text to count: VS Code hides restricted settings' workspace values.
+        const settings = vscode.workspace.getConfiguration('mcpTasks');
+        assert.equal(settings.inspect('commands')?.workspaceValue, undefined);
+        assert.equal(settings.inspect('exposeVsCodeTasks')?.workspaceValue, undefined);
     });
 
     it('the server the extension launched serves the user command tool and none of the workspace ones', async () => {
@@ -92,7 +99,7 @@ describe('an untrusted workspace', () => {
     });
 
     it('the Tasks view and the Run Tool picker say how many commands wait for trust, and open Manage Workspace Trust', async () => {
-        assert.equal(api.testing.commandTools.waitingForTrust, 1);
+        assert.equal(api.testing.commandTools.waitingForTrust, 3);
         await vscode.commands.executeCommand('mcpTasks.tasks.focus');
         const drawn = await askUi<DrawnRows>('ui-read-rows trust-waiting', 'rows-trust-waiting.json');
         assert.deepEqual(drawn.rows[0], { ...drawn.rows[0], label: WAITING, description: 'Restricted Mode' });
@@ -135,7 +142,8 @@ describe('an untrusted workspace', () => {
         assert.equal(vscode.workspace.isTrusted, true);
         await waitFor('the workspace command tools on the server', async () => ((await servedCommandTools(client)).length === ALL.length ? true : undefined), 30_000, 250);
         assert.deepEqual(await servedCommandTools(client), ALL);
-        assert.deepEqual([...api.testing.commandTools.tools.keys()].sort(), ALL);
+        // The exposed tasks.json task joins them once VS Code's task system lists it (not waited for here).
+        assert.deepEqual([...api.testing.commandTools.tools.keys()].filter(name => name !== 'vscode_task_ws_build').sort(), ALL);
 
         await startInVsCode(60_000, api);
         await waitFor('the command tools in vscode.lm.tools', () => (ALL.every(name => toolNamed(name)) ? true : undefined), 60_000, 250);
