@@ -61,6 +61,28 @@ describe('command tools (extension)', () => {
         assert.deepEqual(served(tools), ['from_user', 'from_ws_settings', 'from_file']);
     });
 
+    it('untrusted: counts what VS Code hides (the settings file\'s commands, the tasks.json tasks it exposes) and runs none of it, even once trusted', () => {
+        // As in VS Code: the restricted settings' workspace values are hidden (fakeWorkspace.workspaceSettings stays empty).
+        fakeWorkspace.trusted = false;
+        fake.settings.commands = [tool('from_user')];
+        const settingsFile = join(ws, '.vscode', 'settings.json');
+        const tasksFile = join(ws, '.vscode', 'tasks.json');
+        writeFileSync(settingsFile, `{\n  // comment\n  "mcpTasks.commands": [${JSON.stringify(tool('hidden_a'))}, ${JSON.stringify(tool('hidden_b'))}],\n  "mcpTasks.exposeVsCodeTasks": true,\n}`);
+        writeFileSync(tasksFile, '{ "version": "2.0.0", "tasks": [{ "label": "build" }, { "label": "lint" },] }');
+        try {
+            const tools = create();
+            assert.deepEqual(served(tools), ['from_user']);
+            assert.equal(tools.waitingForTrust, 5, '1 of the workspace file, 2 of the settings file, 2 tasks');
+            fakeWorkspace.grantTrust();
+            assert.equal(tools.waitingForTrust, 0);
+            // Trusted, the settings come from VS Code only: the text read to count is never served.
+            assert.deepEqual(served(tools), ['from_user', 'from_file']);
+        } finally {
+            rmSync(settingsFile, { force: true });
+            rmSync(tasksFile, { force: true });
+        }
+    });
+
     it('follows the setting and the workspace file: edited, broken, deleted', () => {
         const tools = create();
         assert.deepEqual(served(tools), ['from_file']);
