@@ -89,6 +89,11 @@ export class CommandTools extends Disposable {
         this.register(tasksJson.onDidCreate(readTasks));
         this.register(tasksJson.onDidChange(readTasks));
         this.register(tasksJson.onDidDelete(readTasks));
+        // Untrusted, VS Code hides the settings file's restricted values, so its edits are followed here for the count.
+        const settingsJson = this.register(vscode.workspace.createFileSystemWatcher('**/.vscode/settings.json'));
+        this.register(settingsJson.onDidCreate(update));
+        this.register(settingsJson.onDidChange(update));
+        this.register(settingsJson.onDidDelete(update));
         void this.readVsCodeTasks();
         this.register({ dispose: () => rmSync(this.launch.file, { force: true }) });
     }

@@ -73,6 +73,10 @@ describe('command tools (extension)', () => {
             const tools = create();
             assert.deepEqual(served(tools), ['from_user']);
             assert.equal(tools.waitingForTrust, 5, '1 of the workspace file, 2 of the settings file, 2 tasks');
+            // An edit of the settings file is followed (its watcher), though VS Code reports no setting change.
+            writeFileSync(settingsFile, '{ "mcpTasks.exposeVsCodeTasks": ["lint"] }');
+            fakeWorkspace.watchers.filter(w => w.pattern.endsWith('settings.json')).at(-1)!.change.fire({});
+            assert.equal(tools.waitingForTrust, 2);
             fakeWorkspace.grantTrust();
             assert.equal(tools.waitingForTrust, 0);
             // Trusted, the settings come from VS Code only: the text read to count is never served.
