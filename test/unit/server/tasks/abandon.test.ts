@@ -25,7 +25,14 @@ function setup(abandonAfterMs = ABANDON_MS) {
     const store = new MemoryTaskStore({ clock });
     const runtime = new TaskRuntime(store, new ToolRegistry([nap]), new ClientHub(), { ...LIMITS, abandonAfterMs }, createLogger('error', () => undefined), 'w1', clock);
     const start = (background = false, client = CLIENT) => runtime.createTask(client, nap, { ms: HOUR }, { background });
-    return { clock, store, runtime, start };
+    /** `times` tasks/get calls by `caller`, one a virtual second apart. */
+    const pollEverySecond = async (times: number, caller: typeof CLIENT, taskId: string) => {
+        for (let i = 0; i < times; i++) {
+            await clock.tick(1000);
+            await runtime.get(caller, taskId);
+        }
+    };
+    return { clock, store, runtime, start, pollEverySecond };
 }
 
 describe('abandoned tasks are cancelled (virtual clock)', () => {
@@ -40,12 +47,9 @@ describe('abandoned tasks are cancelled (virtual clock)', () => {
     });
 
     it('keeps a task alive while its client polls at the poll interval, and cancels it once the polls stop', async () => {
-        const { clock, store, runtime, start } = setup();
+        const { clock, store, start, pollEverySecond } = setup();
         const task = await start();
-        for (let i = 0; i < 120; i++) {
-            await clock.tick(1000);
-            await runtime.get(CLIENT, task.taskId);
-        }
+        await pollEverySecond(120, CLIENT, task.taskId);
         assert.equal((await store.get(task.taskId))?.status, 'working', 'two minutes of polling keep it');
         await clock.tick(ABANDON_MS + ABANDON_MS / 10);
         assert.equal((await store.get(task.taskId))?.status, 'cancelled');
@@ -65,12 +69,9 @@ describe('abandoned tasks are cancelled (virtual clock)', () => {
     });
 
     it("is not kept alive by the owner's view alone", async () => {
-        const { clock, store, runtime, start } = setup();
+        const { store, start, pollEverySecond } = setup();
         const task = await start();
-        for (let i = 0; i < 40; i++) {
-            await clock.tick(1000);
-            await runtime.get(OWNER, task.taskId);
-        }
+        await pollEverySecond(40, OWNER, task.taskId);
         assert.equal((await store.get(task.taskId))?.status, 'cancelled');
     });
 
