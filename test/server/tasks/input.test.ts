@@ -289,6 +289,25 @@ async function answer(raw: RawHttp, request: Message, result: Record<string, unk
     assert.equal(res.status, 202);
 }
 
+/**
+ * Answers a request that reached both a pending tasks/result and a GET stream, then checks the
+ * tasks/result ends with `text` and that the request was delivered once across the two; closes the GET stream.
+ */
+async function answerDeliveredOnce(
+    raw: RawHttp,
+    request: Message,
+    result: Record<string, unknown>,
+    pending: ReturnType<typeof streamRequest>,
+    get: Awaited<ReturnType<typeof getStream>>,
+    text: string,
+): Promise<void> {
+    await answer(raw, request, result);
+    const messages = await pending.done;
+    assert.equal(textOf(messages[messages.length - 1]!.result as { content: unknown }), text);
+    assert.equal(messages.filter(isElicitation).length + get.messages.items.filter(isElicitation).length, 1);
+    get.close();
+}
+
 describe('input requests over raw Streamable HTTP', () => {
     let server: HttpServer;
     const closers: (() => void)[] = [];
@@ -370,11 +389,7 @@ describe('input requests over raw Streamable HTTP', () => {
         await raw.call('ping');
         assert.equal(pending.messages.items.filter(isElicitation).length, 0, 'not repeated on the tasks/result stream');
 
-        await answer(raw, request, { action: 'decline' });
-        const messages = await pending.done;
-        assert.equal(textOf(messages[messages.length - 1]!.result as { content: unknown }), 'Deletion cancelled');
-        assert.equal(messages.filter(isElicitation).length + get.messages.items.filter(isElicitation).length, 1);
-        get.close();
+        await answerDeliveredOnce(raw, request, { action: 'decline' }, pending, get, 'Deletion cancelled');
     });
 
     it('with tasks/result pending and then a GET stream opened, delivers the request once in total (tasks/result first)', async () => {
@@ -390,11 +405,7 @@ describe('input requests over raw Streamable HTTP', () => {
         await get.messages.waitFor(m => m.method === 'notifications/tasks/status' && m.params?.taskId === markerId && m.params?.status === 'completed', 'the marker on the GET stream');
         assert.equal(get.messages.items.filter(isElicitation).length, 0, 'not repeated on the GET stream');
 
-        await answer(raw, request, { action: 'accept', content: { confirm: 'delete' } });
-        const messages = await pending.done;
-        assert.equal(textOf(messages[messages.length - 1]!.result as { content: unknown }), "Confirmed: would delete 'r.txt' (demo: nothing deleted)");
-        assert.equal(messages.filter(isElicitation).length + get.messages.items.filter(isElicitation).length, 1);
-        get.close();
+        await answerDeliveredOnce(raw, request, { action: 'accept', content: { confirm: 'delete' } }, pending, get, "Confirmed: would delete 'r.txt' (demo: nothing deleted)");
     });
 
     it('cancelling withdraws a request delivered on the tasks/result stream and a late answer changes nothing', async () => {
