@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import { CallToolResultSchema, ListTasksResultSchema, type McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { Fleet } from '../support/fleet.js';
@@ -11,13 +11,12 @@ import { exchange, INITIALIZE, type JsonRpcError, RawHttp } from '../support/raw
 
 describe('bearer token (--token)', () => {
     const token = secret();
-    const fleet = new Fleet();
+    const fleet = Fleet.forSuite();
     let server: HttpServer;
 
     before(async () => {
         server = await fleet.server(['--token', token]);
     });
-    after(() => fleet.close());
 
     for (const [what, headers] of [
         ['no token', {}],
@@ -49,13 +48,12 @@ describe('bearer token (--token)', () => {
 });
 
 describe('Host and Origin checks', () => {
-    const fleet = new Fleet();
+    const fleet = Fleet.forSuite();
     let server: HttpServer;
 
     before(async () => {
         server = await fleet.server();
     });
-    after(() => fleet.close());
 
     const post = (headers: Record<string, string>) =>
         exchange(server.url, { headers: { 'content-type': 'application/json', accept: 'application/json', ...headers }, body: JSON.stringify(INITIALIZE) });
@@ -108,7 +106,7 @@ describe('Host and Origin checks', () => {
 });
 
 describe('task isolation between HTTP sessions', () => {
-    const fleet = new Fleet();
+    const fleet = Fleet.forSuite();
     let a: Connected;
     let b: Connected;
 
@@ -117,7 +115,6 @@ describe('task isolation between HTTP sessions', () => {
         a = await fleet.client(server, { name: 'client-a' });
         b = await fleet.client(server, { name: 'client-b' });
     });
-    after(() => fleet.close());
 
     it("answers B's get, result and cancel on A's task exactly like an unknown id", async () => {
         const task = await startSlowTask(a.client, 30);
@@ -156,7 +153,7 @@ describe('owner token (--owner-token)', () => {
     // A shared store binds tasks to the token, not the session: there B needs a token of its own.
     const tokenB = TEST_STORE ? secret() : token;
     const ownerToken = secret();
-    const fleet = new Fleet();
+    const fleet = Fleet.forSuite();
     let server: HttpServer;
     let a: Connected;
     let b: Connected;
@@ -168,7 +165,6 @@ describe('owner token (--owner-token)', () => {
         b = await fleet.client(server, { token: tokenB, name: 'client-b' });
         owner = await fleet.client(server, { token: ownerToken, name: 'sidebar' });
     });
-    after(() => fleet.close());
 
     it("sees, gets and cancels every client's tasks, while a client on --token sees only its own", async () => {
         const ofA = await startSlowTask(a.client, 30);
@@ -210,13 +206,12 @@ describe('owner token (--owner-token)', () => {
 });
 
 describe('task retention (--default-ttl, --max-ttl)', () => {
-    const fleet = new Fleet();
+    const fleet = Fleet.forSuite();
     let c: Connected;
 
     before(async () => {
         c = await fleet.client(await fleet.server(['--default-ttl', '1500ms', '--max-ttl', '5s']));
     });
-    after(() => fleet.close());
 
     it('clamps a requested ttl to --max-ttl and keeps smaller ones', async () => {
         const clamped = await startSlowTask(c.client, 0, 'sec', { ttl: 60_000 });
@@ -243,7 +238,7 @@ describe('task retention (--default-ttl, --max-ttl)', () => {
 });
 
 describe('live tasks per client (--max-tasks-per-client)', () => {
-    const fleet = new Fleet();
+    const fleet = Fleet.forSuite();
     let a: Connected;
     let b: Connected;
 
@@ -252,7 +247,6 @@ describe('live tasks per client (--max-tasks-per-client)', () => {
         a = await fleet.client(server);
         b = await fleet.client(server);
     });
-    after(() => fleet.close());
 
     it('refuses a third live task with an explanation, per client, until one finishes', async () => {
         const short = await startSlowTask(a.client, 1);
@@ -276,13 +270,12 @@ describe('live tasks per client (--max-tasks-per-client)', () => {
 });
 
 describe('tasks/list pagination and task ids', () => {
-    const fleet = new Fleet();
+    const fleet = Fleet.forSuite();
     let server: HttpServer;
 
     before(async () => {
         server = await fleet.server();
     });
-    after(() => fleet.close());
 
     const createMany = async (client: Client, count: number): Promise<string[]> => {
         const ids: string[] = [];

@@ -1,10 +1,27 @@
 /** Servers and clients that a suite starts in its before hook and ends in its after hook. */
+import { after } from 'node:test';
 import { connect, startHttpServer, type ClientOptions, type Connected, type HttpServer, type TransportKind } from './helpers.js';
+import { startRedis, type RedisServer } from './redisHelpers.js';
 
-/** Everything one suite started; close() ends it all, clients first, even after a before that failed halfway. */
+/** Everything one suite started; close() ends it all, clients first, Redis last, even after a before that failed halfway. */
 export class Fleet {
     private readonly servers: HttpServer[] = [];
     private readonly clients: Connected[] = [];
+    private readonly stores: RedisServer[] = [];
+
+    /** A fleet the enclosing describe closes in its after hook. */
+    static forSuite(): Fleet {
+        const fleet = new Fleet();
+        after(() => fleet.close());
+        return fleet;
+    }
+
+    /** A Redis of its own, stopped after the servers that use it. */
+    async redis(): Promise<RedisServer> {
+        const redis = await startRedis();
+        this.stores.push(redis);
+        return redis;
+    }
 
     async server(args: string[] = [], env: NodeJS.ProcessEnv = {}): Promise<HttpServer> {
         const server = await startHttpServer(args, env);
@@ -21,6 +38,7 @@ export class Fleet {
     async close(): Promise<void> {
         await Promise.all(this.clients.map(c => c.close().catch(() => undefined)));
         await Promise.all(this.servers.map(s => s.stop()));
+        await Promise.all(this.stores.map(r => r.stop()));
     }
 }
 

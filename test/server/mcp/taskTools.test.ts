@@ -179,7 +179,7 @@ for (const kind of TRANSPORTS) {
 }
 
 describe('task tools keep tasks isolated between clients (HTTP sessions)', () => {
-    const fleet = new Fleet();
+    const fleet = Fleet.forSuite();
     let alice: Connected;
     let bob: Connected;
 
@@ -188,7 +188,6 @@ describe('task tools keep tasks isolated between clients (HTTP sessions)', () =>
         alice = await fleet.client(server);
         bob = await fleet.client(server);
     });
-    after(() => fleet.close());
 
     it('another client can neither get, cancel nor list your tasks through them', async () => {
         const taskId = await start(alice.client, 'slow_compute', { seconds: 600, label: 'private' });

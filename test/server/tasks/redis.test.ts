@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import { CallToolResultSchema, type McpError } from '@modelcontextprotocol/sdk/types.js';
 import { Fleet } from '../../support/fleet.js';
 import { connect, secret, textOf, type Connected, type HttpServer } from '../../support/helpers.js';
@@ -8,7 +8,7 @@ import { Feed, waitUntil } from '../../support/wait.js';
 import { RawHttp } from '../../support/rawHttp.js';
 import { parseCli } from '../../../server/src/options.js';
 import { runCli } from '../../support/rawHelpers.js';
-import { freePort, redisSkipReason, startRedis, type RedisServer } from '../../support/redisHelpers.js';
+import { freePort, redisSkipReason, type RedisServer } from '../../support/redisHelpers.js';
 import { listAll, rejection, startSlowTask } from '../../support/taskCalls.js';
 
 const skip = redisSkipReason();
@@ -16,7 +16,7 @@ const skip = redisSkipReason();
 describe('two replicas sharing one Redis', { skip }, () => {
     const [t1, t2, t3, owner] = [secret(), secret(), secret(), secret()];
     const prefix = `replicas-${randomUUID()}:`;
-    const fleet = new Fleet();
+    const fleet = Fleet.forSuite();
     let redis: RedisServer;
     let a: HttpServer;
     let b: HttpServer;
@@ -29,12 +29,8 @@ describe('two replicas sharing one Redis', { skip }, () => {
     const client = (server: HttpServer, token: string, name = 'replica-test') => fleet.client(server, { token, name });
 
     before(async () => {
-        redis = await startRedis();
+        redis = await fleet.redis();
         [a, b] = await Promise.all([replica('replica-a'), replica('replica-b')]);
-    });
-    after(async () => {
-        await fleet.close();
-        await redis.stop();
     });
 
     it('binds tasks to the token: created on A, they are got, listed, awaited and read on B', async () => {
@@ -170,20 +166,16 @@ describe('two replicas sharing one Redis', { skip }, () => {
 describe('two replicas sharing one retention budget per token', { skip }, () => {
     const token = secret();
     const prefix = `budget-${randomUUID()}:`;
-    const fleet = new Fleet();
+    const fleet = Fleet.forSuite();
     let redis: RedisServer;
     let a: HttpServer;
     let b: HttpServer;
 
     before(async () => {
-        redis = await startRedis();
+        redis = await fleet.redis();
         const replica = (name: string) =>
             fleet.server([...['--store', redis.url, '--store-prefix', prefix, '--worker-id', name], ...['--token', token, '--max-retained-bytes-per-client', '20000']]);
         [a, b] = await Promise.all([replica('budget-a'), replica('budget-b')]);
-    });
-    after(async () => {
-        await fleet.close();
-        await redis.stop();
     });
 
     it('counts the bytes finished tasks hold on either replica against one budget, names the limit on both, and frees it when they expire', async () => {
@@ -241,19 +233,15 @@ describe('Redis availability', { skip }, () => {
 
     describe('an outage during operation', () => {
         const token = secret();
-        const fleet = new Fleet();
+        const fleet = Fleet.forSuite();
         let redis: RedisServer;
         let server: HttpServer;
         let c: Connected;
 
         before(async () => {
-            redis = await startRedis();
+            redis = await fleet.redis();
             server = await fleet.server(['--store', redis.url, '--token', token, '--worker-id', 'survivor', '--worker-lease', '10s']);
             c = await fleet.client(server, { token });
-        });
-        after(async () => {
-            await fleet.close();
-            await redis.stop();
         });
 
         it('answers -32001 while Redis is down, reconnects, writes what finished meanwhile, and loses nothing', async () => {
