@@ -111,9 +111,7 @@ describe('task isolation between HTTP sessions', () => {
     let b: Connected;
 
     before(async () => {
-        const server = await fleet.server();
-        a = await fleet.client(server, { name: 'client-a' });
-        b = await fleet.client(server, { name: 'client-b' });
+        [a, b] = await fleet.connectAll(await fleet.server(), { name: 'client-a' }, { name: 'client-b' });
     });
 
     it("answers B's get, result and cancel on A's task exactly like an unknown id", async () => {
@@ -161,9 +159,7 @@ describe('owner token (--owner-token)', () => {
 
     before(async () => {
         server = await fleet.server(['--token', token, '--token', tokenB, '--owner-token', ownerToken]);
-        a = await fleet.client(server, { token, name: 'client-a' });
-        b = await fleet.client(server, { token: tokenB, name: 'client-b' });
-        owner = await fleet.client(server, { token: ownerToken, name: 'sidebar' });
+        [a, b, owner] = await fleet.connectAll(server, { token, name: 'client-a' }, { token: tokenB, name: 'client-b' }, { token: ownerToken, name: 'sidebar' });
     });
 
     it("sees, gets and cancels every client's tasks, while a client on --token sees only its own", async () => {
@@ -243,9 +239,7 @@ describe('live tasks per client (--max-tasks-per-client)', () => {
     let b: Connected;
 
     before(async () => {
-        const server = await fleet.server(['--max-tasks-per-client', '2']);
-        a = await fleet.client(server);
-        b = await fleet.client(server);
+        [a, b] = await fleet.connectAll(await fleet.server(['--max-tasks-per-client', '2']), {}, {});
     });
 
     it('refuses a third live task with an explanation, per client, until one finishes', async () => {

@@ -35,6 +35,15 @@ export class Fleet {
         return client;
     }
 
+    /** A client on `server` for each of `options`, connected one after another. */
+    async connectAll<T extends ClientOptions[]>(server: HttpServer, ...options: T): Promise<{ [K in keyof T]: Connected }> {
+        const connected: Connected[] = [];
+        for (const each of options) {
+            connected.push(await this.client(server, each));
+        }
+        return connected as { [K in keyof T]: Connected };
+    }
+
     async close(): Promise<void> {
         await Promise.all(this.clients.map(c => c.close().catch(() => undefined)));
         await Promise.all(this.servers.map(s => s.stop()));

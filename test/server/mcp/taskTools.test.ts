@@ -184,9 +184,7 @@ describe('task tools keep tasks isolated between clients (HTTP sessions)', () =>
     let bob: Connected;
 
     before(async () => {
-        const server = await fleet.server();
-        alice = await fleet.client(server);
-        bob = await fleet.client(server);
+        [alice, bob] = await fleet.connectAll(await fleet.server(), {}, {});
     });
 
     it('another client can neither get, cancel nor list your tasks through them', async () => {

@@ -167,14 +167,13 @@ describe('two replicas sharing one retention budget per token', { skip }, () => 
     const token = secret();
     const prefix = `budget-${randomUUID()}:`;
     const fleet = Fleet.forSuite();
-    let redis: RedisServer;
     let a: HttpServer;
     let b: HttpServer;
 
     before(async () => {
-        redis = await fleet.redis();
+        const { url } = await fleet.redis();
         const replica = (name: string) =>
-            fleet.server([...['--store', redis.url, '--store-prefix', prefix, '--worker-id', name], ...['--token', token, '--max-retained-bytes-per-client', '20000']]);
+            fleet.server([...['--store', url, '--store-prefix', prefix, '--worker-id', name], ...['--token', token, '--max-retained-bytes-per-client', '20000']]);
         [a, b] = await Promise.all([replica('budget-a'), replica('budget-b')]);
     });
 
