@@ -32,6 +32,14 @@ const COMMANDS = {
     ],
 };
 
+/** A fresh folder (its real path) holding commands.json with COMMANDS. */
+function commandsFolder(prefix: string): { dir: string; file: string } {
+    const dir = realpathSync(mkdtempSync(join(tmpdir(), prefix)));
+    const file = join(dir, 'commands.json');
+    writeFileSync(file, JSON.stringify(COMMANDS));
+    return { dir, file };
+}
+
 /** Wraps a client transport to note the size of each answer, by request id. */
 function measure(transport: Transport): Map<unknown, number> {
     const sizes = new Map<unknown, number>();
@@ -53,15 +61,13 @@ type Structured = Record<string, unknown> & { summary?: string; result?: { struc
 const textOf = (result: { content: unknown }, i = 0) => ((result.content as { text?: string }[])[i]?.text ?? '') as string;
 
 describe('command results a model can read', () => {
-    const dir = realpathSync(mkdtempSync(join(tmpdir(), 'cmd-results-')));
-    const file = join(dir, 'commands.json');
+    const { dir, file } = commandsFolder('cmd-results-');
     const client = new Client({ name: 'results-test', version: '1' });
     let sizes: Map<unknown, number>;
     /** The size of the answer to the client's last request (the SDK numbers requests from 0). */
     const lastSize = () => [...sizes.values()].at(-1)!;
 
     before(async () => {
-        writeFileSync(file, JSON.stringify(COMMANDS));
         const transport = new StdioClientTransport({ command: node, args: [SERVER_JS, '--stdio', '--commands', file, '--commands-log-dir', join(dir, 'logs')], stderr: 'pipe' });
         sizes = measure(transport);
         await client.connect(transport);
@@ -167,9 +173,7 @@ async function startHeld(call: (name: string, args: Record<string, unknown>) => 
 
 describe('with --no-task-tools nothing names read_output (it does not exist)', () => {
     it("a command's description and its digest say where the full log is, not read_output", async () => {
-        const dir = realpathSync(mkdtempSync(join(tmpdir(), 'cmd-no-task-tools-')));
-        const file = join(dir, 'commands.json');
-        writeFileSync(file, JSON.stringify(COMMANDS));
+        const { dir, file } = commandsFolder('cmd-no-task-tools-');
         const client = new Client({ name: 'no-task-tools', version: '1' });
         await client.connect(new StdioClientTransport({ command: node, args: [SERVER_JS, '--stdio', '--no-task-tools', '--commands', file], stderr: 'pipe' }));
         try {
@@ -191,9 +195,7 @@ describe('with --no-task-tools nothing names read_output (it does not exist)', (
 
 describe('background command tasks end with their client', () => {
     it('stdio: the client closing stdin stops the server and the job; the log folder the server made goes too', async () => {
-        const dir = realpathSync(mkdtempSync(join(tmpdir(), 'cmd-stdio-gone-')));
-        const file = join(dir, 'commands.json');
-        writeFileSync(file, JSON.stringify(COMMANDS));
+        const { dir, file } = commandsFolder('cmd-stdio-gone-');
         const client = new Client({ name: 'leaving', version: '1' });
         const transport = new StdioClientTransport({ command: node, args: [SERVER_JS, '--stdio', '--commands', file], stderr: 'pipe' });
         const log = new LogTail();
@@ -215,11 +217,9 @@ describe('background command tasks end with their client', () => {
 describe('read_output over HTTP: the task’s own client and the owner', () => {
     let server: HttpServer;
     const [alice, bob, owner] = [secret(), secret(), secret()];
-    const dir = realpathSync(mkdtempSync(join(tmpdir(), 'cmd-owner-')));
+    const { dir, file } = commandsFolder('cmd-owner-');
 
     before(async () => {
-        const file = join(dir, 'commands.json');
-        writeFileSync(file, JSON.stringify(COMMANDS));
         server = await startHttpServer(['--token', alice, '--token', bob, '--owner-token', owner, '--commands', file, '--commands-log-dir', join(dir, 'logs')]);
     });
     after(async () => {
