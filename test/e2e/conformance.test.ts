@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { CONFORMANCE, readResults, type Check } from '../support/conformanceTool.js';
 import { startHttpServer, type HttpServer } from '../support/helpers.js';
 
 // The official MCP conformance suite (@modelcontextprotocol/conformance, a pinned devDependency)
@@ -12,8 +13,6 @@ import { startHttpServer, type HttpServer } from '../support/helpers.js';
 // speaks: every scenario 2025-11-25 requires (initialize, sessions) and every one 2026-07-28
 // requires (stateless), which includes the ten tasks-* scenarios of the tasks extension. The
 // suite has no stdio mode (it takes only --url), so this is HTTP only.
-const PACKAGE_JSON = resolve(__dirname, '../../node_modules/@modelcontextprotocol/conformance/package.json');
-const CONFORMANCE = join(dirname(PACKAGE_JSON), (JSON.parse(readFileSync(PACKAGE_JSON, 'utf8')) as { bin: Record<string, string> }).bin.conformance!);
 
 /** A scenario for a feature this server does not offer: why, and how it must fail (nothing else may fail it). */
 interface NotOffered {
@@ -59,28 +58,8 @@ const NOT_OFFERED: Record<string, Record<string, NotOffered>> = {
     },
 };
 
-interface Check {
-    id: string;
-    status: string;
-    description?: string;
-    errorMessage?: string;
-    details?: unknown;
-}
-
 let server: HttpServer;
 let out: string;
-
-/** Each scenario's checks, from the result folders (`server-<scenario>-<timestamp>/checks.json`). */
-function readResults(dir: string): Map<string, Check[]> {
-    const byScenario = new Map<string, Check[]>();
-    for (const entry of readdirSync(dir)) {
-        const scenario = /^server-(.+)-\d{4}-\d{2}-\d{2}T[\d-]+Z$/.exec(entry)?.[1];
-        if (scenario) {
-            byScenario.set(scenario, JSON.parse(readFileSync(join(dir, entry, 'checks.json'), 'utf8')) as Check[]);
-        }
-    }
-    return byScenario;
-}
 
 /** Runs the suite for one revision; the scenarios it announced, and each one's checks. */
 async function runSuite(revision: string): Promise<{ announced: number; results: Map<string, Check[]> }> {

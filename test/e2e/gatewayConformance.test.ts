@@ -1,18 +1,17 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { CONFORMANCE, readResults, type Check } from '../support/conformanceTool.js';
 import { SERVER_JS, startHttpServer, type HttpServer } from '../support/helpers.js';
 
 // Transparency: the official conformance suite (@modelcontextprotocol/conformance) run against the
 // gateway in front of our own server (--wrap -- node dist/server.js --stdio --conformance-fixtures)
 // passes every scenario it passes against that server directly, but the ones DIFFERENT names, each
 // with why. Both run side by side.
-const PACKAGE_JSON = resolve(__dirname, '../../node_modules/@modelcontextprotocol/conformance/package.json');
-const CONFORMANCE = join(dirname(PACKAGE_JSON), (JSON.parse(readFileSync(PACKAGE_JSON, 'utf8')) as { bin: Record<string, string> }).bin.conformance!);
 
 /** Scenarios the gateway may not pass though the server does, and why; any other loss fails the test. */
 const DIFFERENT: Record<string, string> = {
@@ -36,12 +35,6 @@ const DIFFERENT: Record<string, string> = {
     'tasks-request-headers': 'a tool the server runs plain is optional behind the gateway, so it becomes a task',
 };
 
-interface Check {
-    id: string;
-    status: string;
-    errorMessage?: string;
-}
-
 async function runSuite(url: string): Promise<Map<string, Check[]>> {
     const out = mkdtempSync(join(tmpdir(), 'mcp-tasks-gateway-conformance-'));
     try {
@@ -49,14 +42,7 @@ async function runSuite(url: string): Promise<Map<string, Check[]>> {
         const timer = setTimeout(() => child.kill('SIGKILL'), 280_000);
         await once(child, 'exit');
         clearTimeout(timer);
-        const byScenario = new Map<string, Check[]>();
-        for (const entry of readdirSync(out)) {
-            const scenario = /^server-(.+)-\d{4}-\d{2}-\d{2}T[\d-]+Z$/.exec(entry)?.[1];
-            if (scenario) {
-                byScenario.set(scenario, JSON.parse(readFileSync(join(out, entry, 'checks.json'), 'utf8')) as Check[]);
-            }
-        }
-        return byScenario;
+        return readResults(out);
     } finally {
         rmSync(out, { recursive: true, force: true });
     }
