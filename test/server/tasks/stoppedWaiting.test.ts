@@ -79,18 +79,31 @@ async function pollAsVsCode(s: Setup, taskId: string, times: number): Promise<vo
     }
 }
 
+/** A setup the enclosing describe starts in its before hook and closes in its after hook; read it inside a test. */
+function setupPerSuite(action: 'keep' | 'cancel'): () => Setup {
+    let s: Setup | undefined;
+    before(async () => (s = await setup(action)));
+    after(async () => s?.close());
+    return () => s!;
+}
+
+/** Starts the command as VS Code would, waits for its process, and polls on time ten times. */
+async function startPolledOnTime(s: Setup): Promise<{ taskId: string; pid: number }> {
+    const taskId = await callAsVsCode(s.client);
+    const pid = Number(await waitUntil(() => existsSync(s.pidFile) && readFileSync(s.pidFile, 'utf8'), 'the command to start'));
+    await pollAsVsCode(s, taskId, 10);
+    return { taskId, pid };
+}
+
 const ownerGet = (s: Setup, taskId: string) => s.owner.result('tasks/get', { taskId });
 
 describe('a client that stops polling (what VS Code sends when a chat request is stopped: nothing)', () => {
     describe('--stopped-waiting cancel', () => {
-        let s: Setup;
-        before(async () => (s = await setup('cancel')));
-        after(async () => s.close());
+        const setupOf = setupPerSuite('cancel');
 
         it('marks the task, then cancels it after more missed polls, saying why, and stops its process', async () => {
-            const taskId = await callAsVsCode(s.client);
-            const pid = Number(await waitUntil(() => existsSync(s.pidFile) && readFileSync(s.pidFile, 'utf8'), 'the command to start'));
-            await pollAsVsCode(s, taskId, 10);
+            const s = setupOf();
+            const { taskId, pid } = await startPolledOnTime(s);
             assert.equal((await ownerGet(s, taskId)).status, 'working', 'a client polling on time keeps it');
             // The client goes silent: no tasks/get, no tasks/cancel, no notifications/cancelled.
             const ended = await waitUntil(async () => {
@@ -104,14 +117,11 @@ describe('a client that stops polling (what VS Code sends when a chat request is
     });
 
     describe('--stopped-waiting keep', () => {
-        let s: Setup;
-        before(async () => (s = await setup('keep')));
-        after(async () => s.close());
+        const setupOf = setupPerSuite('keep');
 
         it("marks the task in the owner's view at once, keeps it running, clears the mark when polls resume, and leaves the cancel to the owner", async () => {
-            const taskId = await callAsVsCode(s.client);
-            const pid = Number(await waitUntil(() => existsSync(s.pidFile) && readFileSync(s.pidFile, 'utf8'), 'the command to start'));
-            await pollAsVsCode(s, taskId, 10);
+            const s = setupOf();
+            const { taskId, pid } = await startPolledOnTime(s);
             assert.equal(infoOf(await ownerGet(s, taskId))?.stoppedWaitingAt, undefined, 'not marked while its client polls');
 
             const marked = await waitUntil(() => s.seen.find(task => task.taskId === taskId && infoOf(task)?.stoppedWaitingAt), "the owner told that the task's client stopped waiting");
