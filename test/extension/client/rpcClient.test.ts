@@ -37,6 +37,17 @@ function client(url: string, extra: Partial<RpcClientOptions> = {}): RpcClient {
     return new RpcClient({ url, token: OWNER_TOKEN, clientInfo: { name: 'rpcClient test', version: '1' }, capabilities: {}, stream: IMMEDIATE, ...extra });
 }
 
+/** Runs `use` with a client connected to `url`, closing it afterwards whatever happens. */
+async function withConnected(url: string, use: (rpc: RpcClient) => Promise<void>): Promise<void> {
+    const rpc = client(url);
+    await rpc.connect();
+    try {
+        await use(rpc);
+    } finally {
+        rpc.close();
+    }
+}
+
 /**
  * A loopback TCP proxy that can cut every connection, and tells when an SSE GET stream is open. It
  * rewrites the Host header to the server's port, which the server checks (DNS rebinding).
@@ -125,37 +136,27 @@ describe('RpcClient against dist/server.js --http', () => {
     after(() => server.stop());
 
     it('connects as the owner, lists the tools and calls one', LIMIT, async () => {
-        const rpc = client(server.url);
-        await rpc.connect();
-        try {
+        await withConnected(server.url, async rpc => {
             assert.ok(rpc.sessionId, 'the server gave a session id');
             const { tools } = (await rpc.request(Methods.toolsList)) as { tools: { name: string }[] };
             assert.ok(tools.some(tool => tool.name === 'greet'));
             const result = (await rpc.request(Methods.toolsCall, { name: 'greet', arguments: { name: 'Ada' } })) as { content: { text: string }[] };
             assert.equal(result.content[0]!.text, 'Hello, Ada!');
-        } finally {
-            rpc.close();
-        }
+        });
     });
 
     it('turns an error answer into an RpcError with the code and the server text', LIMIT, async () => {
-        const rpc = client(server.url);
-        await rpc.connect();
-        try {
+        await withConnected(server.url, async rpc => {
             await assert.rejects(rpc.request('no/such/method'), (err: unknown) => {
                 assert.ok(err instanceof RpcError);
                 assert.equal(err.code, -32601);
                 return true;
             });
-        } finally {
-            rpc.close();
-        }
+        });
     });
 
     it('stops waiting for a call when its signal aborts, with the abort reason, and the connection keeps serving', LIMIT, async () => {
-        const rpc = client(server.url);
-        await rpc.connect();
-        try {
+        await withConnected(server.url, async rpc => {
             const stop = new AbortController();
             // A direct call that would run for a minute: only the abort can end it within the test's limit.
             const call = rpc.request(Methods.toolsCall, { name: 'slow_compute', arguments: { seconds: 60, label: 'rpc-abort' } }, 120_000, stop.signal);
@@ -165,9 +166,7 @@ describe('RpcClient against dist/server.js --http', () => {
             await assert.rejects(rpc.request(Methods.toolsList, {}, 10_000, stop.signal), err => err === reason, 'an aborted signal refuses at once');
             const result = (await rpc.request(Methods.toolsCall, { name: 'greet', arguments: { name: 'Ada' } })) as { content: { text: string }[] };
             assert.equal(result.content[0]!.text, 'Hello, Ada!');
-        } finally {
-            rpc.close();
-        }
+        });
     });
 
     it('refuses a wrong token with a clear error and stays closed', LIMIT, async () => {
