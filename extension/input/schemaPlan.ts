@@ -78,6 +78,16 @@ function optionalNumber(value: unknown): number | undefined {
     return typeof value === 'number' && Number.isFinite(value) ? value : undefined;
 }
 
+/** Copies each of `keys` that the property holds as a finite number onto the step. */
+function copyNumbers<S extends object>(step: S, property: Json, keys: (keyof S & string)[]): void {
+    for (const key of keys) {
+        const value = optionalNumber(property[key]);
+        if (value !== undefined) {
+            (step as Record<string, unknown>)[key] = value;
+        }
+    }
+}
+
 class PlanError extends Error {}
 
 export function planFromSchema(schema: unknown): PlanResult {
@@ -245,14 +255,7 @@ function multiEnumStep(base: StepBase, property: Json, fail: (what: string) => n
         return fail(l10n.t('is an array whose items are not string choices ("enum" or "anyOf" of {const, title})'));
     }
     const step: MultiEnumStep = { ...base, kind: 'multiEnum', options };
-    const minItems = optionalNumber(property.minItems);
-    const maxItems = optionalNumber(property.maxItems);
-    if (minItems !== undefined) {
-        step.minItems = minItems;
-    }
-    if (maxItems !== undefined) {
-        step.maxItems = maxItems;
-    }
+    copyNumbers(step, property, ['minItems', 'maxItems']);
     const def = property.default;
     if (Array.isArray(def) && def.every(v => typeof v === 'string' && options.some(o => o.value === v))) {
         step.default = def as string[];
@@ -262,14 +265,7 @@ function multiEnumStep(base: StepBase, property: Json, fail: (what: string) => n
 
 function stringStep(base: StepBase, property: Json, fail: (what: string) => never): StringStep {
     const step: StringStep = { ...base, kind: 'string' };
-    const minLength = optionalNumber(property.minLength);
-    const maxLength = optionalNumber(property.maxLength);
-    if (minLength !== undefined) {
-        step.minLength = minLength;
-    }
-    if (maxLength !== undefined) {
-        step.maxLength = maxLength;
-    }
+    copyNumbers(step, property, ['minLength', 'maxLength']);
     if (property.pattern !== undefined) {
         if (typeof property.pattern !== 'string' || !compilePattern(property.pattern)) {
             fail(l10n.t('has a "pattern" that is not a valid regular expression ({0})', JSON.stringify(property.pattern)));

@@ -1,6 +1,6 @@
 // The words on each prompt, kept free of `vscode` so they are unit-tested with the plan.
 import * as l10n from '@vscode/l10n';
-import { stepLabel, type PromptStep } from './schemaPlan';
+import { stepLabel, type PromptStep, type StringFormat } from './schemaPlan';
 
 const TITLE_LIMIT = 100;
 
@@ -29,26 +29,19 @@ export function fieldPrompt(step: PromptStep): string {
     return step.description ? `${name}: ${step.description}` : name;
 }
 
+/** The example an empty box shows for each checked string format (not translated: they are the formats themselves). */
+const FORMAT_PLACEHOLDERS: Record<StringFormat, string> = {
+    email: 'name@example.com',
+    uri: 'https://example.com/…',
+    date: 'YYYY-MM-DD',
+    'date-time': 'YYYY-MM-DDThh:mm:ssZ',
+};
+
 /** What an empty input box shows: the expected shape of the value. */
 export function inputPlaceholder(step: PromptStep): string {
     const parts: string[] = [];
     if (step.kind === 'string') {
-        switch (step.format) {
-            case 'email':
-                parts.push('name@example.com');
-                break;
-            case 'uri':
-                parts.push('https://example.com/…');
-                break;
-            case 'date':
-                parts.push('YYYY-MM-DD');
-                break;
-            case 'date-time':
-                parts.push('YYYY-MM-DDThh:mm:ssZ');
-                break;
-            default:
-                parts.push(lengthHint(step.minLength, step.maxLength));
-        }
+        parts.push(step.format ? FORMAT_PLACEHOLDERS[step.format] : lengthHint(step.minLength, step.maxLength));
     } else if (step.kind === 'number' || step.kind === 'integer') {
         parts.push(step.kind === 'integer' ? l10n.t('A whole number') : l10n.t('A number'), rangeHint(step));
     }
