@@ -2,7 +2,7 @@ import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { McpTasksTestApi } from '../../extension/api';
-import { listAllTasks, ownerClient, readNotifications, readyOverHttp, startInVsCode, waitFor } from './util';
+import { listAllTasks, ownerClient, readNotifications, readyOverHttp, readyWithTasksView, startInVsCode, waitFor } from './util';
 
 /**
  * A prompt interrupted by the user (Escape, Quick Open) leaves its task waiting; Respond brings it
@@ -62,10 +62,7 @@ describe('an interrupted prompt keeps its task waiting', () => {
 describe('after a crash', () => {
     let api: McpTasksTestApi;
 
-    before(async () => {
-        api = await readyOverHttp();
-        await vscode.commands.executeCommand('mcpTasks.tasks.focus');
-    });
+    before(async () => (api = await readyWithTasksView()));
 
     it('keeps opened results readable, names the lost task in the crash notice, and its Run Again starts it anew', async () => {
         const { model } = api.testing;

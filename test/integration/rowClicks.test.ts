@@ -1,16 +1,13 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import type { McpTasksTestApi } from '../../extension/api';
-import { askUi, readyOverHttp, waitFor } from './util';
+import { askUi, readyWithTasksView, waitFor } from './util';
 
 /** Needs the Playwright UI driver: clicks a row's inline buttons as a hurried user does. */
 describe('inline clicks on a row that changes under the pointer', () => {
     let api: McpTasksTestApi;
 
-    before(async () => {
-        api = await readyOverHttp();
-        await vscode.commands.executeCommand('mcpTasks.tasks.focus');
-    });
+    before(async () => (api = await readyWithTasksView()));
 
     it('a second click on Cancel half a second later does not run the task again', async () => {
         const { model } = api.testing;

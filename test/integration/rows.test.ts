@@ -2,16 +2,13 @@ import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import type { McpTasksTestApi } from '../../extension/api';
 import { readRows, rowOf } from './drawnRows';
-import { readyOverHttp, resultPreviewTab, waitFor } from './util';
+import { readyWithTasksView, resultPreviewTab, waitFor } from './util';
 
 /** Needs the Playwright UI driver: what a user sees in the sidebar, at its default width. */
 describe('task rows as drawn in the sidebar', () => {
     let api: McpTasksTestApi;
 
-    before(async () => {
-        api = await readyOverHttp();
-        await vscode.commands.executeCommand('mcpTasks.tasks.focus');
-    });
+    before(async () => (api = await readyWithTasksView()));
 
     it('a running row shows its key argument, status, progress and time in a 300 px sidebar, and the view shows a progress bar', async () => {
         const { model } = api.testing;

@@ -1,15 +1,12 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import type { McpTasksTestApi } from '../../extension/api';
-import { askUi, readyOverHttp, uiArtifact, waitFor } from './util';
+import { askUi, readyWithTasksView, uiArtifact, waitFor } from './util';
 
 describe('sub-tasks in the sidebar', () => {
     let api: McpTasksTestApi;
 
-    before(async () => {
-        api = await readyOverHttp();
-        await vscode.commands.executeCommand('mcpTasks.tasks.focus');
-    });
+    before(async () => (api = await readyWithTasksView()));
 
     it('nests build and test under deploy, and cancelling the parent from the tree cascades', async () => {
         const { model, tree } = api.testing;

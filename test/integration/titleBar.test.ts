@@ -2,7 +2,7 @@ import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import type { McpTasksTestApi } from '../../extension/api';
 import { isTerminal } from '../../extension/tasks/taskView';
-import { askUi, readyOverHttp, waitFor } from './util';
+import { askUi, readyWithTasksView, waitFor } from './util';
 
 interface QuickInputReport {
     quickInput?: { title: string; placeholder: string; choices: { label: string; description: string }[] };
@@ -17,10 +17,7 @@ interface NotificationReport {
 describe("the Tasks view's title bar", () => {
     let api: McpTasksTestApi;
 
-    before(async () => {
-        api = await readyOverHttp();
-        await vscode.commands.executeCommand('mcpTasks.tasks.focus');
-    });
+    before(async () => (api = await readyWithTasksView()));
 
     it('Run Tool… with a row selected opens the tool picker (VS Code passes the focused row to title-bar commands)', async () => {
         const { model, treeView } = api.testing;

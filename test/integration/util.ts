@@ -203,6 +203,13 @@ export async function readyOverHttp(): Promise<McpTasksTestApi> {
     return api;
 }
 
+/** Ready over HTTP with the Tasks view focused: where a test that reads or clicks the sidebar starts. */
+export async function readyWithTasksView(): Promise<McpTasksTestApi> {
+    const api = await readyOverHttp();
+    await vscode.commands.executeCommand('mcpTasks.tasks.focus');
+    return api;
+}
+
 /** The Markdown preview tab VS Code shows for a result, by the task's label. */
 export function resultPreviewTab(label: string): vscode.Tab | undefined {
     return vscode.window.tabGroups.all

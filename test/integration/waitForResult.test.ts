@@ -2,7 +2,7 @@ import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import type { McpTasksTestApi } from '../../extension/api';
 import type { TaskView } from '../../extension/tasks/taskView';
-import { readNotifications, readyOverHttp, resultPreviewTab, waitFor, type ShownNotification } from './util';
+import { readNotifications, readyWithTasksView, resultPreviewTab, type ShownNotification, waitFor } from './util';
 
 // Run Tool's "Wait for the result" (mode 'wait') on a tool that can run as a task: its run is a row
 // of the Tasks view, a progress notification follows it, and that notification's Cancel cancels the task.
@@ -12,10 +12,7 @@ describe('Run Tool: Wait for the result', () => {
 
     const findTask = (label: string): TaskView | undefined => api.testing.model.all().find(view => view.args.label === label);
 
-    before(async () => {
-        api = await readyOverHttp();
-        await vscode.commands.executeCommand('mcpTasks.tasks.focus');
-    });
+    before(async () => (api = await readyWithTasksView()));
 
     it('runs as a task in the tree and opens its result when it completes', async () => {
         const label = 'wait-done';
