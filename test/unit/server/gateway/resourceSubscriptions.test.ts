@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ResourceSubscriptions } from '../../../../server/src/gateway/resourceSubscriptions.js';
 import { createLogger } from '../../../../server/src/log.js';
+import { promisesDrained } from '../../../support/wait.js';
 
 // Who keeps a wrapped server's resource subscription: 2026-07-28 listeners (each for as long as its
 // stream is open) and 2025-11-25 sessions (until one unsubscribes). The wrapped server hears
@@ -21,8 +22,6 @@ function subscriptions(refuse: string[] = []) {
 }
 
 const signal = new AbortController().signal;
-/** A turn for the unsubscribe a release sends without waiting. */
-const turn = () => new Promise(resolve => setImmediate(resolve));
 
 describe('resource subscriptions shared by listeners and sessions', () => {
     it('subscribes once for two listeners, and unsubscribes after the second leaves', async () => {
@@ -32,10 +31,10 @@ describe('resource subscriptions shared by listeners and sessions', () => {
         assert.deepEqual(sent, ['resources/subscribe res://a']);
         first();
         first();
-        await turn();
+        await promisesDrained(); // the unsubscribe a release sends without waiting
         assert.deepEqual(sent, ['resources/subscribe res://a'], 'one listener still holds it (a second release is a no-op)');
         second();
-        await turn();
+        await promisesDrained();
         assert.deepEqual(sent, ['resources/subscribe res://a', 'resources/unsubscribe res://a']);
     });
 
@@ -44,13 +43,13 @@ describe('resource subscriptions shared by listeners and sessions', () => {
         await subs.subscribe({ uri: 'res://a' }, signal);
         const release = await subs.hold('res://a', signal);
         release();
-        await turn();
+        await promisesDrained();
         assert.deepEqual(sent, ['resources/subscribe res://a'], 'the session still wants it');
         const again = await subs.hold('res://a', signal);
         assert.deepEqual(await subs.unsubscribe({ uri: 'res://a' }, signal), {});
         assert.deepEqual(sent, ['resources/subscribe res://a'], 'the listener still wants it');
         again();
-        await turn();
+        await promisesDrained();
         assert.deepEqual(sent, ['resources/subscribe res://a', 'resources/unsubscribe res://a']);
     });
 
@@ -59,10 +58,10 @@ describe('resource subscriptions shared by listeners and sessions', () => {
         await subs.subscribe({ uri: 'res://session' }, signal);
         const release = await subs.hold('res://listener', signal);
         (await subs.hold('res://gone', signal))();
-        await turn();
+        await promisesDrained();
         sent.length = 0;
         subs.renew();
-        await turn();
+        await promisesDrained();
         assert.deepEqual(sent.sort(), ['resources/subscribe res://listener', 'resources/subscribe res://session']);
         release();
     });
