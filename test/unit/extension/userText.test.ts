@@ -7,28 +7,14 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { describe, it } from 'node:test';
 import ts from 'typescript';
+import { protocolTerms as termsIn } from '../../support/userText';
 
 const root = resolve(__dirname, '../../..');
 /** The name our own connection gives in initialize (read from the source: its module needs vscode). */
 const OWN_CLIENT_NAME = /export const OWN_CLIENT_NAME = '([^']+)'/.exec(readFileSync(join(root, 'extension/owner/ownerConnection.ts'), 'utf8'))![1]!;
 
-/** Protocol words a person should never read: result fields, method names, JSON-RPC codes and terms. */
-const PROTOCOL_TERMS: [RegExp, string][] = [
-    [/\bisError\b/, 'the isError field'],
-    [/\bstructuredContent\b/, 'the structuredContent field'],
-    [/\btasks\/(get|result|list|cancel)\b/, 'a tasks method name'],
-    [/\b(elicitation|sampling)\/create\b|\bcreateMessage\b|\btools\/call\b/, 'a method name'],
-    [/(^|[^\w-])-32\d{3}\b/, 'a JSON-RPC error code'],
-    [/JSON-?RPC|jsonrpc/i, 'JSON-RPC'],
-    [/\binput_required\b|\bpollInterval\b|\bprogressToken\b/, 'a wire field or status'],
-    // The name our own connection gives the server in initialize: VS Code showed it in its language model
-    // consent question ("Allow MCP Tasks for VS Code to use …"). Users know the extension as "MCP Tasks".
-    [new RegExp(OWN_CLIENT_NAME), 'the internal name of our own MCP client'],
-    [/\b(raw-cli|mcp-tasks-owner|mcp-tasks-gateway)\b/, 'an internal client name'],
-];
-
 function protocolTerms(text: string): string[] {
-    return PROTOCOL_TERMS.filter(([pattern]) => pattern.test(text)).map(([, what]) => what);
+    return termsIn(text, OWN_CLIENT_NAME);
 }
 
 function messagesOf(file: string): [string, string][] {
