@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import { Commands, ContextValues } from '../constants';
 import { OWN_CLIENT_NAME } from '../owner/ownerConnection';
+import { endedInWords } from '../tasks/resultText';
 import { clientKind, clientKindText, isTerminal, rowLabel, statusText, stoppedWaitingText, taskDescription, taskLabel, type TaskView } from '../tasks/taskView';
 
 const ICONS: Record<TaskView['status'], vscode.ThemeIcon> = {
@@ -55,8 +56,10 @@ export function toTreeItem(view: TaskView, hasChildren: boolean, now = Date.now(
 function tooltip(view: TaskView): vscode.MarkdownString {
     const md = new vscode.MarkdownString(undefined, true);
     md.appendMarkdown(`**${escape(taskLabel(view))}** — ${lostText(view)}\n\n`);
-    if (view.statusMessage) {
-        md.appendMarkdown(`${escape(view.statusMessage)}\n\n`);
+    // A cancelled task says who cancelled it as the result does ("Cancelled by you"), not the server's "by the client".
+    const message = endedInWords({ status: view.status, statusMessage: view.statusMessage, clientKind: clientKind(view.clientName, OWN_CLIENT_NAME), cancelledHere: false }) ?? view.statusMessage;
+    if (message) {
+        md.appendMarkdown(`${escape(message)}\n\n`);
     }
     md.appendMarkdown(`| | |\n|---|---|\n`);
     md.appendMarkdown(`| ${vscode.l10n.t('Task id')} | \`${view.taskId}\` |\n`);
