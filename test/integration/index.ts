@@ -2,8 +2,11 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import Mocha from 'mocha';
 
-/** Suites only their own pass runs: vsix against the packaged extension, trust in a host with workspace trust on, bench on request. */
-const ON_REQUEST = new Set(['vsix', 'trust', 'bench']);
+/**
+ * Suites only their own pass runs: vsix against the packaged extension, trust in a host with workspace trust on,
+ * readmeWalk in a fresh workbench of its own, bench on request.
+ */
+const ON_REQUEST = new Set(['vsix', 'trust', 'readmeWalk', 'bench']);
 
 /**
  * Entry point the test host loads (`extensionTestsPath`): runs every bundled *.test.js here,

@@ -1,16 +1,19 @@
 // Runs the integration suite inside a real VS Code (code-server + headless Chromium):
 // once against the development folder, then against the packaged .vsix as a user installs it,
-// then the trust suite in a host with workspace trust on, whose folder opens in Restricted Mode.
+// then the trust suite in a host with workspace trust on, whose folder opens in Restricted Mode,
+// then a fresh walk of the README's journeys at VS Code's default window size (readmeWalk.test.ts).
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { resolve } from 'node:path';
 import { runVsCodeTests } from '../vscode-host/run.mjs';
 import { createUiDriver } from './uiDriver.mjs';
+import { createWalkDriver } from './walkDriver.mjs';
 
 const root = resolve(import.meta.dirname, '../..');
 const suite = resolve(root, 'out/test/integration/index.js');
 const workspace = resolve(root, 'test/integration/fixtures/workspace');
 const untrusted = resolve(root, 'test/integration/fixtures/untrusted');
+const walkFolder = resolve(root, 'test/integration/fixtures/walk');
 const screenshotDir = resolve(root, 'test-results/screenshots');
 const only = process.argv.slice(2).find(a => a.startsWith('--only='))?.slice('--only='.length);
 
@@ -75,6 +78,25 @@ if (!only || only === 'trust') {
                 // A user-level command tool: served whether or not the folder is trusted.
                 'mcpTasks.commands': [{ name: 'user_echo', description: 'Prints a line; declared in user settings.', command: ['node', '-e', "console.log('user_echo ran')"] }],
             },
+        },
+    });
+}
+
+if (!only || only === 'walk') {
+    const walkShots = resolve(screenshotDir, 'walk');
+    runs.push({
+        name: 'README walk',
+        opts: {
+            extensionDevelopmentPath: root,
+            extraExtensions: [fakeModel],
+            extensionTestsPath: suite,
+            workspace: walkFolder,
+            // VS Code's default size for a window opened on a folder (DEFAULT_WORKSPACE_WINDOW_SIZE in 1.139);
+            // its sidebar then opens at its default 300 px.
+            viewport: { width: 1440, height: 900 },
+            env: { MCP_TASKS_SUITE: 'readmeWalk', MCP_TASKS_UI_DIR: walkShots },
+            onPage: createWalkDriver(walkShots),
+            settings: { 'git.openRepositoryInParentFolders': 'never' },
         },
     });
 }

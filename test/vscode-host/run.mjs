@@ -47,6 +47,7 @@ export async function screenshot(page, file) {
  * @param {string} [opts.logsDir] where to save the logs passed to codeAutomationExit
  * @param {(page, ctx) => Promise<number|void>} [opts.onPage] runs with the Playwright page once it loaded
  * @param {object} [opts.settings] extra user settings
+ * @param {{ width: number, height: number }} [opts.viewport] the page's size in CSS pixels, default 1400×900
  * @param {boolean} [opts.workspaceTrust] keep workspace trust on: the workspace opens untrusted (Restricted Mode)
  * @param {(line: string) => void} [opts.log] output sink, default stdout
  * @param {boolean} [opts.verbose] also print code-server's own log
@@ -185,7 +186,7 @@ async function startSession(opts, { log, cleanups, serverLog, settle, armTimeout
     const browser = await launchChromium({ executablePath: opts.chromiumPath, home: dirs.chromiumHome });
     await cleanups.add(() => browser.close());
     browser.on('disconnected', () => settle({ code: 1, reason: 'chromium disconnected' }));
-    const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+    const page = await browser.newPage({ viewport: opts.viewport ?? { width: 1400, height: 900 } });
     const forwarder = forwardConsole(page, log, opts.verbose);
     await cleanups.add(() => forwarder.drain());
     // Must be registered before the page loads: the workbench looks the function up

@@ -1,0 +1,217 @@
+import * as assert from 'node:assert/strict';
+import { readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import * as vscode from 'vscode';
+import type { McpTasksTestApi } from '../../extension/api';
+import { OWN_CLIENT_NAME } from '../../extension/owner/ownerConnection';
+import type { TaskView } from '../../extension/tasks/taskView';
+import { protocolTerms, RAW_PLACEHOLDER } from '../support/userText';
+import { readyWithTasksView, waitFor } from './util';
+
+/** One picture of the walk and the text a user could read on it (walkDriver.mjs). */
+interface Shot {
+    name: string;
+    texts: { where: string; text: string }[];
+    sidebarWidth: number;
+    viewport: { width: number; height: number };
+}
+
+/** An action of the walk driver (walkDriver.mjs `actions`): what the user does next. */
+type Action = { do: string; shot?: string } & Record<string, unknown>;
+
+/**
+ * A fresh walk of the journeys the extension README (and the root README's editor part) tells a user to
+ * take, in order, in a workbench of its own at VS Code's default window size (run.mjs, the "README walk"
+ * pass). The Playwright walk driver clicks and types as a user does; at each step it saves
+ * <journey>-<step>.png in test-results/screenshots/walk and the text a user can read there, which must
+ * hold no raw placeholder, protocol term, JSON-RPC word or internal client name.
+ */
+describe('a fresh walk of the README journeys', function () {
+    this.timeout(180_000);
+    let api: McpTasksTestApi;
+    let requests = 0;
+    const dir = process.env.MCP_TASKS_UI_DIR ?? '';
+
+    before(async function () {
+        if (!dir) {
+            throw new Error('the README walk needs the Playwright walk driver (node test/integration/run.mjs --only=walk)');
+        }
+        api = await readyWithTasksView();
+    });
+
+    /** Asks the walk driver to do `actions` and waits for its report: the pictures it took and their text. */
+    async function walk(name: string, actions: Action[]): Promise<Shot[]> {
+        const since = Date.now();
+        writeFileSync(join(dir, `request-${requests++}.json`), JSON.stringify({ name, actions }));
+        const report = join(dir, `${name}.json`);
+        await waitFor(`the walk driver's report ${name}.json`, () => ((statSync(report, { throwIfNoEntry: false })?.mtimeMs ?? 0) >= since ? true : undefined), 150_000, 100);
+        const { shots, errors } = JSON.parse(readFileSync(report, 'utf8')) as { shots: Shot[]; errors: string[] };
+        assert.deepEqual(errors, [], `the walk driver could not do every step of ${name}`);
+        for (const shot of shots) {
+            assert.deepEqual(findings(shot), [], `what a user reads at ${shot.name}.png`);
+        }
+        return shots;
+    }
+
+    /** What a user should not read on a picture: each finding with where it showed and the line around it. */
+    function findings(shot: Shot): string[] {
+        return shot.texts.flatMap(({ where, text }) =>
+            text.split('\n').flatMap(line => {
+                const found = [...protocolTerms(line, OWN_CLIENT_NAME), ...(RAW_PLACEHOLDER.test(line) ? ['a raw placeholder'] : [])];
+                return found.map(what => `${what} in ${where}: "${line.trim().slice(0, 200)}"`);
+            }),
+        );
+    }
+
+    /** The text of one picture; the editor draws spaces as non-breaking ones, which read as spaces here. */
+    const allText = (shots: Shot[], name: string) =>
+        (shots.find(shot => shot.name === name)?.texts ?? [])
+            .map(read => read.text)
+            .join('\n')
+            .replace(/[^\S\n]+/g, ' ');
+
+    /**
+     * Closes every editor and waits until they are gone: a tab closing takes the focus, and a quick input
+     * the next step opens meanwhile would close with it.
+     */
+    async function closeEditors(): Promise<void> {
+        await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+        await waitFor('no editor open', () => (vscode.window.tabGroups.all.every(group => group.tabs.length === 0) ? true : undefined));
+    }
+
+    function task(tool: string, keyArgument: string): TaskView | undefined {
+        return api.testing.model.all().find(view => view.toolName === tool && view.keyArgument === keyArgument && !view.lost);
+    }
+
+    const runTool: Action = { do: 'clickTitle', name: 'Run Tool', opensPrompt: true };
+
+    it('open: the Tasks view, empty, at the default window and sidebar size', async () => {
+        const [shot] = await walk('open', [{ do: 'waitText', text: 'No MCP tasks yet' }, { do: 'shot', shot: 'open-empty' }]);
+        assert.deepEqual(shot!.viewport, { width: 1440, height: 900 });
+        assert.equal(shot!.sidebarWidth, 300, "the sidebar at VS Code's default width");
+        assert.match(allText([shot!], 'open-empty'), /Run Tool…/);
+    });
+
+    it('Run Tool… from the title bar: the picker, the typed form, the run mode; progress in the row and the status bar', async () => {
+        const shots = await walk('run-tool', [
+            runTool,
+            { do: 'answer', title: 'Run Tool', choose: 'Demo: Slow Compute', shot: 'run-tool-picker' },
+            {
+                do: 'form',
+                answers: [
+                    { title: 'label|name', value: 'quarterly report', shot: 'run-tool-form-label' },
+                    { title: 'seconds|[Ss]econds', value: '20', shot: 'run-tool-form-seconds' },
+                ],
+            },
+            { do: 'answer', title: 'How should it run', choose: 'Run as task', shot: 'run-tool-mode' },
+        ]);
+        assert.match(allText(shots, 'run-tool-picker'), /Demo: Slow Compute/);
+        const view = await waitFor('the quarterly report running with progress', () => ((task('slow_compute', 'quarterly report')?.progress?.progress ?? 0) > 0 ? task('slow_compute', 'quarterly report') : undefined), 60_000);
+        const progress = await walk('progress', [
+            { do: 'shot', shot: 'progress-row' },
+            { do: 'hoverRow', row: 'quarterly report', shot: 'progress-row-tooltip' },
+            { do: 'hoverStatus', id: 'mcpTasks.status', shot: 'progress-status-bar' },
+        ]);
+        assert.match(allText(progress, 'progress-row'), /quarterly report/);
+        assert.match(allText(progress, 'progress-row'), /running · \d+%/);
+        assert.match(allText(progress, 'progress-status-bar'), /1 task · slow_compute \d+%/);
+        assert.match(allText(progress, 'progress-status-bar'), /slow_compute: quarterly report — \d+%/, "the status bar's tooltip");
+        assert.equal(view.status, 'working');
+    });
+
+    it('Cancel on the row, then Run Again', async () => {
+        const first = task('slow_compute', 'quarterly report')!;
+        await walk('cancel', [{ do: 'rowAction', row: 'quarterly report', title: 'Cancel Task' }]);
+        await waitFor('the quarterly report cancelled', () => (first.status === 'cancelled' ? true : undefined));
+        const cancelled = await walk('cancelled', [{ do: 'shot', shot: 'cancel-row' }, { do: 'hoverRow', row: 'quarterly report', shot: 'cancel-row-tooltip' }]);
+        assert.match(allText(cancelled, 'cancel-row'), /quarterly report\s*cancelled/);
+        // Who cancelled it, as the user knows it (the server's own words are "Cancelled by the client").
+        assert.match(allText(cancelled, 'cancel-row-tooltip'), /Cancelled by you/);
+        await walk('run-again', [{ do: 'rowAction', row: 'quarterly report', title: 'Run Again' }]);
+        const again = await waitFor('a second quarterly report', () => api.testing.model.all().find(view => view.keyArgument === 'quarterly report' && view.taskId !== first.taskId && view.status === 'working'));
+        await walk('run-again-row', [{ do: 'shot', shot: 'run-again-row' }]);
+        await vscode.commands.executeCommand('mcpTasks.cancelTask', again);
+        await waitFor('the second run cancelled', () => (again.status === 'cancelled' ? true : undefined));
+    });
+
+    it('a question answered through Respond: Escape hides it, Respond brings it back', async () => {
+        await walk('respond', [
+            runTool,
+            { do: 'answer', title: 'Run Tool', choose: 'Demo: Confirm Delete' },
+            { do: 'form', answers: [{ title: 'file|File', value: 'notes/old-draft.md', shot: 'respond-form' }] },
+            { do: 'escape', title: 'old-draft', shot: 'respond-question' },
+            { do: 'waitText', text: 'needs input' },
+            { do: 'shot', shot: 'respond-waiting' },
+            { do: 'hoverRow', row: 'old-draft', shot: 'respond-waiting-tooltip' },
+            { do: 'rowAction', row: 'old-draft', title: 'Respond' },
+            { do: 'answer', title: 'old-draft', choose: 'Keep the file', shot: 'respond-reopened' },
+        ]);
+        await waitFor('the file kept', () => (task('confirm_delete', 'notes/old-draft.md')?.status === 'completed' ? true : undefined));
+        const kept = await walk('respond-kept', [{ do: 'waitText', text: 'Kept the file' }, { do: 'shot', shot: 'respond-kept' }]);
+        assert.match(allText(kept, 'respond-kept'), /Kept the file/);
+    });
+
+    it('Show Result on a finished task', async () => {
+        await walk('result', [
+            runTool,
+            { do: 'answer', title: 'Run Tool', choose: 'Demo: Slow Compute' },
+            {
+                do: 'form',
+                answers: [
+                    { title: 'label|name', value: 'weekly report' },
+                    { title: 'seconds|[Ss]econds', value: '1' },
+                ],
+            },
+            { do: 'answer', title: 'How should it run', choose: 'Run as task' },
+        ]);
+        await waitFor('the weekly report done', () => (task('slow_compute', 'weekly report')?.status === 'completed' ? true : undefined), 60_000);
+        const shots = await walk('result-shown', [{ do: 'rowAction', row: 'weekly report', title: 'Show Result' }, { do: 'waitText', text: 'weekly report' }, { do: 'shot', shot: 'result-preview' }]);
+        assert.match(allText(shots, 'result-preview'), /weekly report/);
+        await closeEditors();
+    });
+
+    it("a language model request: the permission question, then the haiku's result", async () => {
+        await walk('haiku', [
+            runTool,
+            { do: 'answer', title: 'Run Tool', choose: 'Demo: Write Haiku' },
+            { do: 'form', answers: [{ title: 'topic|about', value: 'autumn rain', shot: 'haiku-form' }] },
+            { do: 'notification', has: 'autumn rain', button: 'Allow', shot: 'haiku-permission' },
+        ]);
+        await waitFor('the haiku written', () => (task('write_haiku', 'autumn rain')?.status === 'completed' ? true : undefined), 60_000);
+        const shots = await walk('haiku-result', [{ do: 'rowAction', row: 'autumn rain', title: 'Show Result' }, { do: 'waitText', text: 'Haiku about autumn rain' }, { do: 'shot', shot: 'haiku-result' }]);
+        assert.match(allText(shots, 'haiku-result'), /Haiku about autumn rain/);
+        await closeEditors();
+    });
+
+    it('a workspace command from .vscode/mcp-tasks.json, and its output', async () => {
+        await walk('command', [
+            runTool,
+            { do: 'answer', title: 'Run Tool', choose: 'run_tests', shot: 'command-picker' },
+            { do: 'form', answers: [{ title: 'filter|pattern', value: '', shot: 'command-form' }] },
+            { do: 'answer', title: 'How should it run', choose: 'Run as task' },
+        ]);
+        await waitFor('the tests run', () => (api.testing.model.all().find(view => view.toolName === 'run_tests')?.status === 'completed' ? true : undefined), 60_000);
+        const shots = await walk('command-output', [
+            { do: 'shot', shot: 'command-done' },
+            { do: 'rowMenu', row: 'run_tests', item: 'Show Output', shot: 'command-menu' },
+            { do: 'waitText', text: '5 passed' },
+            { do: 'shot', shot: 'command-output' },
+        ]);
+        assert.match(allText(shots, 'command-output'), /5 passed/);
+        await closeEditors();
+    });
+
+    it('a tasks.json task offered as a tool', async () => {
+        await walk('vscode-task', [runTool, { do: 'answer', title: 'Run Tool', choose: 'build', shot: 'vscode-task-picker' }]);
+        await waitFor('the build task done', () => (api.testing.model.all().find(view => view.toolName === 'vscode_task_build')?.status === 'completed' ? true : undefined), 60_000);
+        const shots = await walk('vscode-task-done', [{ do: 'shot', shot: 'vscode-task-row' }]);
+        // Named by the task's label, not the tool's name.
+        assert.match(allText(shots, 'vscode-task-row'), /^build\s*completed/m);
+    });
+
+    it('the walkthrough: Help → Welcome → Learn MCP Tasks', async () => {
+        await vscode.commands.executeCommand('workbench.action.openWalkthrough', 'mcp-tasks.mcp-tasks#gettingStarted', false);
+        const shots = await walk('walkthrough', [{ do: 'waitText', text: 'Learn MCP Tasks' }, { do: 'shot', shot: 'walkthrough' }]);
+        assert.match(allText(shots, 'walkthrough'), /Run MCP tools as tasks/);
+    });
+});

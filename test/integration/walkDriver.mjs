@@ -1,0 +1,282 @@
+// Drives the workbench for the README walk (readmeWalk.test.ts) as a user does, step by step, and reads
+// what a user sees at each step. The suite writes a request file (request-<seq>.json: a name and a list
+// of actions) into the walk's folder; the driver performs the actions in order, photographs the workbench
+// where an action or the request asks (<journey>-<step>.png), and writes <name>.json with the text of each
+// picture. A file, not a status bar message, carries the request: the pictures and the text stay the user's.
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
+
+const QUICK_INPUT = '.quick-input-widget';
+const TREE_ROW = '.part.sidebar .monaco-list-row';
+const HOVER = '.monaco-hover, .workbench-hover, .monaco-hover-content';
+
+/**
+ * Everything a user can read on the page right now: the rendered text of the workbench, and the
+ * accessible names, tooltips and placeholders of the elements drawn (what a screen reader says and a
+ * pointer shows). Runs in the page.
+ */
+function readPage() {
+    const drawn = el => el.getClientRects().length > 0 && getComputedStyle(el).visibility !== 'hidden';
+    const texts = [{ where: 'page', text: document.body.innerText }];
+    for (const el of document.querySelectorAll('[aria-label], [title], [placeholder], [aria-description]')) {
+        if (!drawn(el)) {
+            continue;
+        }
+        for (const attribute of ['aria-label', 'title', 'placeholder', 'aria-description']) {
+            const value = el.getAttribute(attribute);
+            if (value) {
+                texts.push({ where: `${attribute} of ${el.className && typeof el.className === 'string' ? el.className.split(' ')[0] : el.tagName.toLowerCase()}`, text: value });
+            }
+        }
+    }
+    return texts;
+}
+
+/** Whether a frame is drawn: its element, and each enclosing frame's, shows (the extension host's worker frame does not). */
+async function frameShown(frame) {
+    for (let at = frame; at.parentFrame(); at = at.parentFrame()) {
+        const element = await at.frameElement().catch(() => undefined);
+        if (!element || !(await element.isVisible().catch(() => false))) {
+            return false;
+        }
+    }
+    return true;
+}
+
+/** The page's text and that of every frame it draws (webviews: a result's preview, an extension's details). */
+async function readAll(page) {
+    const texts = await page.evaluate(readPage);
+    for (const frame of page.frames()) {
+        if (frame === page.mainFrame() || !(await frameShown(frame))) {
+            continue;
+        }
+        const text = await frame.evaluate(() => document.body?.innerText ?? '').catch(() => '');
+        if (text.trim()) {
+            texts.push({ where: `frame ${frame.url().split('?')[0].slice(0, 80)}`, text });
+        }
+    }
+    return texts;
+}
+
+export function createWalkDriver(dir, log = line => console.log(line)) {
+    // An earlier run's request files would be taken for this run's.
+    rmSync(dir, { recursive: true, force: true });
+    mkdirSync(dir, { recursive: true });
+    let next = 0;
+
+    /** Photographs the workbench as `name`.png and reads its text. */
+    async function snapshot(page, name, shots) {
+        // Let a drawing in progress (a hover fading in, a row redrawn) settle for one frame.
+        await page.evaluate(() => new Promise(resolve => requestAnimationFrame(() => resolve())));
+        await page.screenshot({ path: join(dir, `${name}.png`) }).catch(err => log(`[walk] screenshot ${name} failed: ${err.message}`));
+        const sidebar = await page.evaluate(() => Math.round(document.querySelector('.part.sidebar')?.getBoundingClientRect().width ?? 0));
+        shots.push({ name, texts: await readAll(page), sidebarWidth: sidebar, viewport: page.viewportSize() });
+        log(`[walk] ${name}.png`);
+    }
+
+    function taskRow(page, text) {
+        return page.locator(`${TREE_ROW}[aria-label*=${JSON.stringify(text)}]`).first();
+    }
+
+    /** The prompt open now (its title), once one is open whose title matches `title` (a regex source), or undefined. */
+    async function openPrompt(page, title) {
+        const widget = page.locator(QUICK_INPUT);
+        const deadline = Date.now() + 30_000;
+        while (Date.now() < deadline) {
+            if (await widget.isVisible().catch(() => false)) {
+                const shown = ((await widget.locator('.quick-input-title').textContent().catch(() => '')) ?? '').trim();
+                const placeholder = (await widget.locator('input').first().getAttribute('placeholder').catch(() => '')) ?? '';
+                // What the prompt says: its title, hint and the message under the input (which names the field).
+                const says = `${shown} ${placeholder} ${(await widget.innerText().catch(() => '')) ?? ''}`;
+                if (!title || new RegExp(title).test(says)) {
+                    return { widget, shown, says };
+                }
+            }
+            await delay(200);
+        }
+        throw new Error(`no prompt matching /${title}/ opened`);
+    }
+
+    const actions = {
+        /** Clicks an action in the Tasks view's title bar; with `opensPrompt`, again until a quick input shows (a focus change can close it at once). */
+        async clickTitle(page, { name, opensPrompt }) {
+            const header = page.locator('.part.sidebar .composite.title').first();
+            for (let attempt = 0; attempt < 3; attempt++) {
+                await header.hover();
+                await header.getByRole('button', { name: new RegExp(`^${name}`) }).first().click();
+                if (!opensPrompt || (await page.locator(QUICK_INPUT).waitFor({ timeout: 10_000 }).then(() => true, () => false))) {
+                    return;
+                }
+                log(`[walk] no prompt after ${name}; clicking again`);
+            }
+        },
+        async answer(page, { title, value, choose, shot }, shots) {
+            const { widget, shown } = await openPrompt(page, title);
+            const input = widget.locator('input').first();
+            if (shot) {
+                await snapshot(page, shot, shots);
+            }
+            if (value !== undefined) {
+                await input.fill(String(value));
+            }
+            if (choose) {
+                // Filter the pick until the row whose label starts with `choose` is the active one.
+                await input.fill(choose);
+                await widget
+                    .locator('.monaco-list-row.focused', { has: page.locator('.label-name', { hasText: new RegExp(choose.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')) }) })
+                    .first()
+                    .waitFor({ timeout: 10_000 });
+            }
+            await page.keyboard.press('Enter');
+            // Answered: the prompt closes or the next one takes its place.
+            await page.waitForFunction(
+                answered => {
+                    const open = document.querySelector('.quick-input-widget');
+                    return !open || open.offsetParent === null || open.querySelector('.quick-input-title')?.textContent?.trim() !== answered;
+                },
+                shown,
+                { timeout: 15_000 },
+            );
+        },
+        /** Answers the prompts of a form in whatever order they come: each `answers` entry answers the prompt its `title` matches. */
+        async form(page, { answers }, shots) {
+            const pending = [...answers];
+            while (pending.length > 0) {
+                const { says } = await openPrompt(page);
+                const index = pending.findIndex(answer => new RegExp(answer.title).test(says));
+                if (index < 0) {
+                    throw new Error(`a prompt no answer is for: "${says.replace(/\s+/g, ' ')}"`);
+                }
+                await actions.answer(page, pending.splice(index, 1)[0], shots);
+            }
+        },
+        async escape(page, { title, shot }, shots) {
+            const { widget } = await openPrompt(page, title);
+            if (shot) {
+                await snapshot(page, shot, shots);
+            }
+            await widget.locator('input').first().focus();
+            await page.keyboard.press('Escape');
+            await widget.waitFor({ state: 'hidden', timeout: 10_000 });
+        },
+        async rowAction(page, { row, title }) {
+            const found = taskRow(page, row);
+            await found.hover();
+            await found.getByRole('button', { name: new RegExp(`^${title}( \\(.+\\))?$`) }).click();
+            await page.mouse.move(1100, 600);
+        },
+        async rowMenu(page, { row, item, shot }, shots) {
+            await taskRow(page, row).click({ button: 'right' });
+            const menu = page.locator('.monaco-menu').first();
+            await menu.waitFor({ timeout: 10_000 });
+            if (shot) {
+                await snapshot(page, shot, shots);
+            }
+            await menu.locator('.action-item:not(.disabled) .action-label', { hasText: new RegExp(`^${item}$`) }).first().click();
+        },
+        async hoverRow(page, { row, shot }, shots) {
+            // A running row is redrawn as its progress changes, which can close its tooltip: point at it again.
+            for (let attempt = 0; attempt < 3; attempt++) {
+                await page.mouse.move(1100, 600);
+                await taskRow(page, row).locator('.label-name').first().hover();
+                if (await page.locator(HOVER).first().waitFor({ timeout: 5000 }).then(() => true, () => false)) {
+                    break;
+                }
+                log(`[walk] no tooltip over the row of ${row} yet`);
+            }
+            await snapshot(page, shot, shots);
+            await page.mouse.move(1100, 600);
+        },
+        /** Hovers the status bar item whose id ends with `id` (VS Code prefixes the extension's id). */
+        async hoverStatus(page, { id, shot }, shots) {
+            await page.locator(`.part.statusbar [id$=${JSON.stringify(id)}]`).first().hover();
+            await page.locator(HOVER).first().waitFor({ timeout: 10_000 }).catch(() => log(`[walk] no tooltip over the status bar's ${id}`));
+            await snapshot(page, shot, shots);
+            await page.mouse.move(1100, 600);
+        },
+        async clickStatus(page, { text }) {
+            await page.locator('.part.statusbar .statusbar-item', { hasText: text }).first().click();
+        },
+        /** Opens the Notifications Center (the smoke-test driver shows no toasts), photographs it, presses `button` on the item holding `has`. */
+        async notification(page, { has, button, shot }, shots) {
+            const center = page.locator('.notifications-center');
+            const bell = page.locator('[id="status.notifications"]').first();
+            const item = center.locator('.notification-list-item', { hasText: has }).first();
+            const deadline = Date.now() + 30_000;
+            while (!(await item.isVisible().catch(() => false))) {
+                if (Date.now() > deadline) {
+                    throw new Error(`no notification saying "${has}"`);
+                }
+                if (!(await center.isVisible().catch(() => false))) {
+                    await bell.click();
+                }
+                await delay(300);
+            }
+            if (shot) {
+                await snapshot(page, shot, shots);
+            }
+            if (button) {
+                await item.getByRole('button', { name: button, exact: true }).click();
+            }
+            if (await center.isVisible().catch(() => false)) {
+                await bell.click();
+            }
+        },
+        /** Waits until the workbench shows `text` somewhere (the page or a frame). */
+        async waitText(page, { text }) {
+            const deadline = Date.now() + 60_000;
+            while (Date.now() < deadline) {
+                // The editor draws spaces as non-breaking ones: compare words, not whitespace.
+                if ((await readAll(page)).some(read => read.text.replace(/\s+/g, ' ').includes(text))) {
+                    return;
+                }
+                await delay(250);
+            }
+            throw new Error(`the workbench never showed "${text}"`);
+        },
+        async key(page, { key }) {
+            await page.keyboard.press(key);
+        },
+        async shot(page, { shot }, shots) {
+            await snapshot(page, shot, shots);
+        },
+    };
+
+    async function perform(page, request) {
+        const shots = [];
+        const errors = [];
+        for (const action of request.actions) {
+            try {
+                await actions[action.do](page, action, shots);
+            } catch (err) {
+                errors.push(`${action.do} ${JSON.stringify(action)}: ${err.message.split('\n')[0]}`);
+                log(`[walk] ${errors.at(-1)}`);
+                await snapshot(page, `${request.name}-failed`, shots);
+                // Leave nothing open for the next request.
+                await page.keyboard.press('Escape').catch(() => undefined);
+                break;
+            }
+        }
+        const path = join(dir, `${request.name}.json`);
+        writeFileSync(`${path}.partial`, JSON.stringify({ shots, errors }, null, 2));
+        renameSync(`${path}.partial`, path);
+    }
+
+    /** The runner's onPage hook: performs each request as it comes, in order, until the page closes. */
+    return async function onPage(page) {
+        while (!page.isClosed()) {
+            const file = join(dir, `request-${next}.json`);
+            if (existsSync(file)) {
+                next++;
+                const request = JSON.parse(readFileSync(file, 'utf8'));
+                log(`[walk] request ${request.name}: ${request.actions.map(action => action.do).join(', ')}`);
+                await perform(page, request).catch(err => log(`[walk] ${request.name}: ${err.message}`));
+            } else {
+                // Requests arrive as files: this is how often the driver looks for the next one.
+                await delay(200);
+            }
+        }
+    };
+}
+
