@@ -83,8 +83,6 @@ describe('a fresh walk of the README journeys', function () {
         return api.testing.model.all().find(view => view.toolName === tool && view.keyArgument === keyArgument && !view.lost);
     }
 
-    const runTool: Action = { do: 'clickTitle', name: 'Run Tool', opensPrompt: true };
-
     it('open: the Tasks view, empty, at the default window and sidebar size', async () => {
         const [shot] = await walk('open', [{ do: 'waitText', text: 'No MCP tasks yet' }, { do: 'shot', shot: 'open-empty' }]);
         assert.deepEqual(shot!.viewport, { width: 1440, height: 900 });
@@ -94,8 +92,7 @@ describe('a fresh walk of the README journeys', function () {
 
     it('Run Tool… from the title bar: the picker, the typed form, the run mode; progress in the row and the status bar', async () => {
         const shots = await walk('run-tool', [
-            runTool,
-            { do: 'answer', title: 'Run Tool', choose: 'Demo: Slow Compute', shot: 'run-tool-picker' },
+            { do: 'pickTool', choose: 'Demo: Slow Compute', shot: 'run-tool-picker' },
             {
                 do: 'form',
                 answers: [
@@ -136,8 +133,7 @@ describe('a fresh walk of the README journeys', function () {
 
     it('a question answered through Respond: Escape hides it, Respond brings it back', async () => {
         await walk('respond', [
-            runTool,
-            { do: 'answer', title: 'Run Tool', choose: 'Demo: Confirm Delete' },
+            { do: 'pickTool', choose: 'Demo: Confirm Delete' },
             { do: 'form', answers: [{ title: 'file|File', value: 'notes/old-draft.md', shot: 'respond-form' }] },
             { do: 'escape', title: 'old-draft', shot: 'respond-question' },
             { do: 'waitText', text: 'needs input' },
@@ -153,8 +149,7 @@ describe('a fresh walk of the README journeys', function () {
 
     it('Show Result on a finished task', async () => {
         await walk('result', [
-            runTool,
-            { do: 'answer', title: 'Run Tool', choose: 'Demo: Slow Compute' },
+            { do: 'pickTool', choose: 'Demo: Slow Compute' },
             {
                 do: 'form',
                 answers: [
@@ -172,8 +167,7 @@ describe('a fresh walk of the README journeys', function () {
 
     it("a language model request: the permission question, then the haiku's result", async () => {
         await walk('haiku', [
-            runTool,
-            { do: 'answer', title: 'Run Tool', choose: 'Demo: Write Haiku' },
+            { do: 'pickTool', choose: 'Demo: Write Haiku' },
             { do: 'form', answers: [{ title: 'topic|about', value: 'autumn rain', shot: 'haiku-form' }] },
             { do: 'notification', has: 'autumn rain', button: 'Allow', shot: 'haiku-permission' },
         ]);
@@ -185,8 +179,7 @@ describe('a fresh walk of the README journeys', function () {
 
     it('a workspace command from .vscode/mcp-tasks.json, and its output', async () => {
         await walk('command', [
-            runTool,
-            { do: 'answer', title: 'Run Tool', choose: 'run_tests', shot: 'command-picker' },
+            { do: 'pickTool', choose: 'run_tests', shot: 'command-picker' },
             { do: 'form', answers: [{ title: 'filter|pattern', value: '', shot: 'command-form' }] },
             { do: 'answer', title: 'How should it run', choose: 'Run as task' },
         ]);
@@ -202,7 +195,7 @@ describe('a fresh walk of the README journeys', function () {
     });
 
     it('a tasks.json task offered as a tool', async () => {
-        await walk('vscode-task', [runTool, { do: 'answer', title: 'Run Tool', choose: 'build', shot: 'vscode-task-picker' }]);
+        await walk('vscode-task', [{ do: 'pickTool', choose: 'build', shot: 'vscode-task-picker' }]);
         await waitFor('the build task done', () => (api.testing.model.all().find(view => view.toolName === 'vscode_task_build')?.status === 'completed' ? true : undefined), 60_000);
         const shots = await walk('vscode-task-done', [{ do: 'shot', shot: 'vscode-task-row' }]);
         // Named by the task's label, not the tool's name.

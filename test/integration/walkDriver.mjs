@@ -139,6 +139,24 @@ export function createWalkDriver(dir, log = line => console.log(line)) {
                 { timeout: 15_000 },
             );
         },
+        /**
+         * Run Tool… in the title bar, then the tool whose label starts with `choose` in its picker. Again from
+         * the click if the picker closes before the choice (a tab closing a moment before takes the focus).
+         */
+        async pickTool(page, { choose, shot }, shots) {
+            for (let attempt = 0; ; attempt++) {
+                await actions.clickTitle(page, { name: 'Run Tool', opensPrompt: true });
+                try {
+                    await actions.answer(page, { title: 'Run Tool', choose, shot }, shots);
+                    return;
+                } catch (err) {
+                    if (attempt === 2 || (await page.locator(QUICK_INPUT).isVisible().catch(() => false))) {
+                        throw err;
+                    }
+                    log(`[walk] the tool picker closed before ${choose} was chosen; opening it again`);
+                }
+            }
+        },
         /** Answers the prompts of a form in whatever order they come: each `answers` entry answers the prompt its `title` matches. */
         async form(page, { answers }, shots) {
             const pending = [...answers];
