@@ -165,6 +165,27 @@ describe('a fresh walk of the README journeys', function () {
         await closeEditors();
     });
 
+    it('Run Tool… → Wait for the result: its progress in a notification with Cancel, then the result opens', async () => {
+        const shots = await walk('wait', [
+            { do: 'pickTool', choose: 'Demo: Slow Compute' },
+            {
+                do: 'form',
+                answers: [
+                    { title: 'label|name', value: 'monthly report' },
+                    { title: 'seconds|[Ss]econds', value: '5' },
+                ],
+            },
+            { do: 'answer', title: 'How should it run', choose: 'Wait for the result', shot: 'wait-mode' },
+            { do: 'notification', has: 'Running Demo: Slow Compute', shot: 'wait-progress' },
+            { do: 'waitText', text: 'Computation "monthly report" completed' },
+            { do: 'shot', shot: 'wait-result' },
+        ]);
+        // The Notifications Center lists the item's source, its Cancel button, then its message.
+        assert.match(allText(shots, 'wait-progress'), /Source: MCP Tasks\nCancel\nRunning Demo: Slow Compute…/);
+        assert.match(allText(shots, 'wait-result'), /monthly report/);
+        await closeEditors();
+    });
+
     it("a language model request: the permission question, then the haiku's result", async () => {
         await walk('haiku', [
             { do: 'pickTool', choose: 'Demo: Write Haiku' },
