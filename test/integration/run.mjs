@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { resolve } from 'node:path';
 import { runVsCodeTests } from '../vscode-host/run.mjs';
 import { createUiDriver } from './uiDriver.mjs';
-import { createWalkDriver } from './walkDriver.mjs';
+import { createApprovalCheck, createWalkDriver } from './walkDriver.mjs';
 
 const root = resolve(import.meta.dirname, '../..');
 const suite = resolve(root, 'out/test/integration/index.js');
@@ -96,6 +96,21 @@ if (!only || only === 'walk') {
             viewport: { width: 1440, height: 900 },
             env: { MCP_TASKS_SUITE: 'readmeWalk', MCP_TASKS_UI_DIR: walkShots },
             onPage: createWalkDriver(walkShots),
+            settings: { 'git.openRepositoryInParentFolders': 'never' },
+        },
+    });
+}
+
+if (only === 'approval') {
+    runs.push({
+        name: "VS Code's tool approval dialog",
+        opts: {
+            extensionDevelopmentPath: root,
+            extraExtensions: [resolve(root, 'test/integration/fixtures/tool-caller')],
+            // No extensionTestsPath: in a window that runs extension tests VS Code answers every dialog itself.
+            workspace: walkFolder,
+            viewport: { width: 1440, height: 900 },
+            onPage: createApprovalCheck(resolve(screenshotDir, 'walk')),
             settings: { 'git.openRepositoryInParentFolders': 'never' },
         },
     });

@@ -298,3 +298,46 @@ export function createWalkDriver(dir, log = line => console.log(line)) {
     };
 }
 
+
+/**
+ * The approval dialog check (run.mjs --only=approval), the whole test: no suite runs in that window, since
+ * VS Code answers every dialog itself in a window running extension tests. Runs the tool-caller fixture's
+ * command from the Command Palette, waits for VS Code's "Run …?" dialog for confirm_delete, photographs it
+ * (approval-dialog.png), writes what it says (approval-dialog.json), and cancels it. 0 when it showed as expected.
+ */
+export function createApprovalCheck(dir, log = line => console.log(line)) {
+    return async function onPage(page) {
+        mkdirSync(dir, { recursive: true });
+        await page.locator('.part.statusbar').waitFor({ timeout: 60_000 });
+        const widget = page.locator(QUICK_INPUT);
+        const command = widget.locator('.monaco-list-row.focused', { hasText: 'Tool Caller: Call confirm_delete' });
+        // The fixture's command is listed once its extension is up: open the palette again until it is.
+        for (let attempt = 0; !(await command.isVisible().catch(() => false)); attempt++) {
+            if (attempt === 30) {
+                log('[approval] the command never showed in the Command Palette');
+                return 1;
+            }
+            await page.keyboard.press('Escape');
+            await page.keyboard.press('F1');
+            await widget.locator('input').first().fill('>Tool Caller: Call confirm_delete');
+            await command.waitFor({ timeout: 2000 }).catch(() => undefined);
+        }
+        await page.keyboard.press('Enter');
+        const dialog = page.locator('.monaco-dialog-box');
+        if (!(await dialog.waitFor({ timeout: 120_000 }).then(() => true, () => false))) {
+            log('[approval] no dialog showed');
+            return 1;
+        }
+        await page.screenshot({ path: join(dir, 'approval-dialog.png') });
+        const read = await dialog.evaluate(box => ({
+            title: box.querySelector('.dialog-message-text')?.textContent ?? '',
+            detail: box.querySelector('.dialog-message-detail')?.textContent ?? '',
+            buttons: [...box.querySelectorAll('.dialog-buttons .monaco-button')].map(button => button.textContent?.trim() ?? ''),
+        }));
+        writeFileSync(join(dir, 'approval-dialog.json'), JSON.stringify(read, null, 2));
+        log(`[approval] "${read.title}" — ${read.detail} [${read.buttons.join(' | ')}]`);
+        await dialog.getByRole('button', { name: 'Cancel', exact: true }).click();
+        await dialog.waitFor({ state: 'hidden', timeout: 10_000 });
+        return read.title === 'Run Demo: Confirm Delete' && read.buttons.includes('Cancel') ? 0 : 1;
+    };
+}
