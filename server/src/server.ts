@@ -41,6 +41,8 @@ export interface TasksServerOptions extends Partial<RuntimeLimits> {
     requestStateKey?: string;
     /** Answer a plain call of a task-capable tool still running after this many ms with "continues as task X" (see mcp/defer.ts); off unless given. */
     deferAfterMs?: number;
+    /** False: speak 2026-07-28 only, refusing every 2025-11-25 request (initialize first) with UnsupportedProtocolVersionError. */
+    sessionProtocol?: boolean;
     /** Methods a front adds (the gateway's prompts, resources, completions, logging), served by both revisions. */
     methods?: ReadonlyMap<string, Method>;
     /** Capabilities those methods add to what initialize and server/discover declare. */
@@ -90,6 +92,7 @@ export class TasksServer {
             instructions: options.instructions,
             requestStates: new RequestStates(options.requestStateKey ?? newSecret()),
             deferAfterMs: options.deferAfterMs,
+            statelessOnly: options.sessionProtocol === false,
             methods: options.methods,
             capabilities: options.capabilities,
             resourceSubscriptions: options.resourceSubscriptions,

@@ -281,6 +281,15 @@ export const FLAGS = [
             'so models in hosts that never send `task` (Claude Code, Cursor, Codex) can use them.',
     },
     {
+        name: 'no-session-protocol',
+        key: 'sessionProtocol',
+        type: 'off',
+        group: 'Tasks',
+        help:
+            'Speak protocol 2026-07-28 only: `initialize` and every other request of a 2025-11-25 client is refused with UnsupportedProtocolVersionError (-32022) naming 2026-07-28, ' +
+            'and `server/discover` lists 2026-07-28 alone. For testing a client or a gateway against a server that speaks only the newer revision.',
+    },
+    {
         name: 'conformance-fixtures',
         key: 'conformanceFixtures',
         type: 'switch',

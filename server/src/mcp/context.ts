@@ -44,6 +44,8 @@ export interface McpServices {
     requestStates: RequestStates;
     /** Capabilities a front adds to what `initialize` and `server/discover` declare (see capabilities.ts). */
     capabilities?: Record<string, unknown>;
+    /** Refuse every 2025-11-25 request (`--no-session-protocol`): only 2026-07-28 is spoken. */
+    statelessOnly?: boolean;
     /** Methods a front adds to the table (methods.ts), served like the built-in ones; a built-in name wins. */
     methods?: ReadonlyMap<string, Method>;
     /** A plain call of a task-capable tool still running after this many ms goes on as a task (defer.ts); 0 or absent = never. */

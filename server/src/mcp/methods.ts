@@ -6,7 +6,7 @@ import { PARENT_TASK_META_KEY, relatedTaskMeta, toWireTask } from '../tasks/wire
 import { capabilitiesOf } from './capabilities.js';
 import { ownerView, type Method, type Params, type RequestContext, type Result } from './context.js';
 import { META_SERVER_INFO } from './revision.js';
-import { ADVERTISED_VERSIONS } from './stateless/envelope.js';
+import { advertisedVersions } from './stateless/envelope.js';
 import { LIST_TTL_MS } from './stateless/adapter.js';
 import { listen } from './stateless/listen.js';
 
@@ -24,7 +24,7 @@ function discover(ctx: RequestContext): Result {
     const { serverInfo, instructions } = ctx.services;
     const result: Record<string, unknown> = {
         resultType: 'complete',
-        supportedVersions: ADVERTISED_VERSIONS,
+        supportedVersions: advertisedVersions(ctx.services.statelessOnly),
         capabilities: capabilitiesOf(ctx.services, 'stateless'),
         ttlMs: LIST_TTL_MS,
         cacheScope: 'public',

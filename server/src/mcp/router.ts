@@ -7,7 +7,8 @@ import { METHODS } from './methods.js';
 import { revisionOf } from './revision.js';
 import { SESSION_REVISION } from './session/adapter.js';
 import { STATELESS_REVISION } from './stateless/adapter.js';
-import type { Envelope } from './stateless/envelope.js';
+import { advertisedVersions, unsupportedVersion, type Envelope } from './stateless/envelope.js';
+import { LATEST_PROTOCOL_VERSION } from '../rpc/protocol.js';
 
 /** Where a message came from, as far as choosing its revision goes. */
 export interface Inbound {
@@ -46,6 +47,10 @@ export function dispatch(ctx: RequestContext, method: string, params: Record<str
 
 /** A request of a 2025-11-25 session (or a pipe that has not sent initialize yet). */
 export function sessionRequest(services: McpServices, identity: ClientIdentity, push: PushChannel, request: JsonRpcRequest, reply: Transport, abort: RequestAbort): Result {
+    if (services.statelessOnly) {
+        // --no-session-protocol: a client that starts with initialize learns to speak 2026-07-28.
+        throw unsupportedVersion(request.params?.protocolVersion ?? LATEST_PROTOCOL_VERSION, advertisedVersions(true));
+    }
     return dispatch({ id: request.id, identity, revision: SESSION_REVISION, services, reply, abort, push, envelope: undefined }, request.method, request.params);
 }
 

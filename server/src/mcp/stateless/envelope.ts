@@ -47,9 +47,15 @@ export function checkVersion(envelope: Envelope): void {
     }
 }
 
+/** The versions a server lists: 2026-07-28 alone when it refuses 2025-11-25 (`--no-session-protocol`). */
+export function advertisedVersions(statelessOnly: boolean | undefined): readonly string[] {
+    return statelessOnly ? STATELESS_ONLY : ADVERTISED_VERSIONS;
+}
+const STATELESS_ONLY: readonly string[] = [STATELESS_VERSION];
+
 /** UnsupportedProtocolVersionError (-32022), listing the versions this server speaks. */
-export function unsupportedVersion(requested: unknown): RpcError {
-    return new RpcError(ErrorCodes.UnsupportedProtocolVersion, `Unsupported protocol version: ${String(requested)}`, { supported: ADVERTISED_VERSIONS, requested });
+export function unsupportedVersion(requested: unknown, supported: readonly string[] = ADVERTISED_VERSIONS): RpcError {
+    return new RpcError(ErrorCodes.UnsupportedProtocolVersion, `Unsupported protocol version: ${String(requested)}`, { supported, requested });
 }
 
 export function hasTasksExtension(envelope: Envelope): boolean {
