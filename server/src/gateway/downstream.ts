@@ -11,6 +11,7 @@ import { LeanStdioTransport } from './leanStdio.js';
 import { CallsInFlight } from './callsInFlight.js';
 import type { DownstreamSpec } from './config.js';
 import { DirectRequests } from './directRequests.js';
+import { StatelessClient } from './statelessClient.js';
 
 /** Restart delays after a downstream dies: doubling from the first, capped at the last. */
 export const RESTART_BACKOFF_MS = { first: 1000, max: 30_000 } as const;
@@ -20,6 +21,13 @@ export const STABLE_AFTER_MS = 60_000;
 const MAX_LOG_LINE = 2000;
 
 export type DownstreamState = 'starting' | 'up' | 'restarting' | 'closed';
+/** The revision a downstream speaks: 2025-11-25 (`initialize`, a session), or 2026-07-28 only (stateless). */
+export type DownstreamRevision = 'session' | 'stateless';
+
+/** What the pass-through asks of a connection: the SDK Client's `request`, which StatelessClient has too. */
+export interface Requester {
+    request(request: { method: string; params?: Record<string, unknown> }, resultSchema: typeof sdk.ResultSchema, options?: { signal?: AbortSignal }): Promise<Record<string, unknown>>;
+}
 
 interface ProgressParams {
     progress: number;
@@ -35,6 +43,12 @@ interface ProgressParams {
 export class Downstream {
     readonly calls = new CallsInFlight();
     state: DownstreamState = 'starting';
+    /**
+     * 2025-11-25 until the server refuses `initialize` with an error answer (a server that speaks
+     * only 2026-07-28 does, with UnsupportedProtocolVersionError); then 2026-07-28, kept for its
+     * restarts unless `server/discover` is refused too.
+     */
+    revision: DownstreamRevision = 'session';
     tools: Tool[] = [];
     /** What the server declared at its last connection (prompts, resources, …). */
     capabilities?: Record<string, unknown>;
@@ -47,6 +61,8 @@ export class Downstream {
     /** Called on each connection, the first and every one after a restart (which forgets what the server was told). */
     onConnected?: () => void;
     private client?: sdk.Client;
+    /** The connection of a 2026-07-28 downstream (instead of `client`). */
+    private stateless?: StatelessClient;
     /** The lean path for plain calls on the same connection as `client`. */
     private direct?: DirectRequests;
     private attempt = 0;
@@ -77,10 +93,27 @@ export class Downstream {
         throw new Error(`The wrapped MCP server "${this.name}" ${when}; try the call again in a few seconds`);
     }
 
+    /** The live 2026-07-28 connection, or the error connected() gives. */
+    statelessClient(): StatelessClient {
+        if (this.state === 'up' && this.stateless) {
+            return this.stateless;
+        }
+        this.connected();
+        throw new Error(`The wrapped MCP server "${this.name}" does not speak 2026-07-28`);
+    }
+
+    /** The live connection for forwarded requests (prompts, resources, …), whichever revision it speaks. */
+    requester(): Requester {
+        return this.revision === 'stateless' ? this.statelessClient() : this.connected();
+    }
+
     /** Connects once; a failure is logged and retried with backoff (never rejects). */
     async start(): Promise<void> {
         if (this.state === 'closed') {
             return;
+        }
+        if (this.revision === 'stateless') {
+            return this.startStateless();
         }
         const client = new sdk.Client(
             { name: 'mcp-tasks-gateway', version: SERVER_VERSION },
@@ -120,11 +153,15 @@ export class Downstream {
             await client.connect(transport);
             await this.listTools(client);
         } catch (err) {
-            this.lastExit = `could not start: ${errorMessage(err)}`;
-            this.log.error(`[${this.name}] ${this.lastExit}`);
             client.onclose = undefined;
             await client.close().catch(() => undefined);
-            this.scheduleRestart();
+            if (refused(err) && (this.state as DownstreamState) !== 'closed') {
+                // An error answer to initialize: a server that speaks only 2026-07-28 (SEP-2575) gives one.
+                this.log.info(`[${this.name}] refused initialize (${errorMessage(err)}); speaking protocol 2026-07-28 to it`);
+                this.revision = 'stateless';
+                return this.startStateless();
+            }
+            this.failedStart(err);
             return;
         }
         // Closed while connecting (the server is stopping).
@@ -136,10 +173,62 @@ export class Downstream {
         this.direct = new DirectRequests(transport);
         this.capabilities = client.getServerCapabilities() as Record<string, unknown> | undefined;
         this.instructions = client.getInstructions();
+        this.up(client.getServerVersion());
+    }
+
+    /** Connects to a server that speaks only 2026-07-28: server/discover, then its tools (statelessClient.ts). */
+    private async startStateless(): Promise<void> {
+        const transport = this.transport();
+        let link: StatelessClient | undefined;
+        try {
+            link = await StatelessClient.connect(transport, {
+                onNotification: (method, params) => this.statelessNotification(method, params),
+                onClose: () => this.closed(link),
+                onError: err => this.log.debug(`[${this.name}] ${errorMessage(err)}`),
+            });
+            this.tools = await link.listTools();
+        } catch (err) {
+            transport.onclose = undefined;
+            await transport.close().catch(() => undefined);
+            if (refused(err)) {
+                // It refused server/discover too: ask with initialize again next time.
+                this.revision = 'session';
+            }
+            this.failedStart(err);
+            return;
+        }
+        if ((this.state as DownstreamState) === 'closed') {
+            await link.close().catch(() => undefined);
+            return;
+        }
+        this.stateless = link;
+        this.capabilities = link.capabilities;
+        this.instructions = link.instructions;
+        this.onToolsChanged();
+        this.up(link.serverInfo);
+    }
+
+    /** What a 2026-07-28 downstream notifies on its requests' streams: their progress, and log messages. */
+    private statelessNotification(method: string, params: Record<string, unknown>): void {
+        if (method === 'notifications/progress') {
+            this.progressRoutes.get(String(params.progressToken))?.(params as unknown as ProgressParams);
+        } else if (method === 'notifications/message') {
+            this.onNotification?.(method, params);
+        }
+    }
+
+    private failedStart(err: unknown): void {
+        this.lastExit = `could not start: ${errorMessage(err)}`;
+        this.log.error(`[${this.name}] ${this.lastExit}`);
+        this.scheduleRestart();
+    }
+
+    private up(info: { name?: string; version?: string } | undefined): void {
         this.state = 'up';
         this.upSince = this.clock.now();
-        const info = client.getServerVersion();
-        this.log.info(`[${this.name}] connected (${info?.name ?? 'unnamed server'} ${info?.version ?? ''}, ${this.tools.length} tools)`);
+        // A 2025-11-25 server's line is as it always was; only the newer revision is named.
+        const protocol = this.revision === 'stateless' ? 'protocol 2026-07-28, ' : '';
+        this.log.info(`[${this.name}] connected (${info?.name ?? 'unnamed server'} ${info?.version ?? ''}, ${protocol}${this.tools.length} tools)`);
         this.onConnected?.();
     }
 
@@ -172,8 +261,9 @@ export class Downstream {
     async close(): Promise<void> {
         this.state = 'closed';
         this.clock.clearTimeout(this.restartTimer);
-        const client = this.client;
+        const client = this.client ?? this.stateless;
         this.client = undefined;
+        this.stateless = undefined;
         this.direct = undefined;
         await client?.close().catch(() => undefined);
     }
@@ -204,11 +294,12 @@ export class Downstream {
     }
 
     /** The connection ended: on its own (the process died), or because we closed it. */
-    private closed(client: sdk.Client): void {
-        if (this.client !== client || this.state === 'closed') {
+    private closed(connection: sdk.Client | StatelessClient | undefined): void {
+        if (connection === undefined || (this.client ?? this.stateless) !== connection || this.state === 'closed') {
             return;
         }
         this.client = undefined;
+        this.stateless = undefined;
         this.direct = undefined;
         this.lastExit = this.spec.kind === 'stdio' ? 'its process exited' : 'its connection closed';
         this.log.warn(`[${this.name}] stopped: ${this.lastExit}; running calls through it fail`);
@@ -236,6 +327,11 @@ export function asRpcError(err: unknown): RpcError | undefined {
         return undefined;
     }
     return new RpcError(err.code, err.message.replace(/^MCP error -?\d+: /, ''), err.data);
+}
+
+/** An error answer of the server's own (not a lost connection or a timeout of ours): it refused the request. */
+function refused(err: unknown): boolean {
+    return err instanceof sdk.McpError && err.code !== sdk.ErrorCode.ConnectionClosed && err.code !== sdk.ErrorCode.RequestTimeout;
 }
 
 /** Whether an error is the SDK's "connection closed" for a request that was in flight. */

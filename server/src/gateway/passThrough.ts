@@ -1,9 +1,8 @@
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Prompt } from '@modelcontextprotocol/sdk/types.js';
 import { invalidParams } from '../rpc/errors.js';
 import type { Logger } from '../log.js';
 import type { Method } from '../mcp/context.js';
-import type { Downstream } from './downstream.js';
+import type { Downstream, Requester } from './downstream.js';
 import { ResourceSubscriptions } from './resourceSubscriptions.js';
 import { ResultSchema } from './sdkClient.js';
 
@@ -92,11 +91,11 @@ export class PassThrough {
         return this.capabilities()[feature] !== undefined ? this.methods.get(method) : undefined;
     }
 
-    private offering(feature: string): { downstream: Downstream; client: Client }[] {
-        const live: { downstream: Downstream; client: Client }[] = [];
+    private offering(feature: string): { downstream: Downstream; client: Requester }[] {
+        const live: { downstream: Downstream; client: Requester }[] = [];
         for (const downstream of this.downstreams) {
             if (downstream.capabilities?.[feature] !== undefined && downstream.state === 'up') {
-                live.push({ downstream, client: downstream.connected() });
+                live.push({ downstream, client: downstream.requester() });
             }
         }
         return live;
@@ -135,7 +134,7 @@ export class PassThrough {
         if (!owner) {
             throw invalidParams(`Unknown prompt: ${name}`);
         }
-        return owner.downstream.connected().request({ method: 'prompts/get', params: { ...params, name: owner.name } }, anyResult, { signal }) as Promise<Json>;
+        return owner.downstream.requester().request({ method: 'prompts/get', params: { ...params, name: owner.name } }, anyResult, { signal }) as Promise<Json>;
     }
 
     private async listResources(method: 'resources/list' | 'resources/templates/list', key: 'resources' | 'resourceTemplates'): Promise<Json> {
@@ -177,7 +176,7 @@ export class PassThrough {
             if (!owner) {
                 throw invalidParams(`Unknown prompt: ${ref.name}`);
             }
-            return (await owner.downstream.connected().request({ method: 'completion/complete', params: { ...params, ref: { ...ref, name: owner.name } } }, anyResult, { signal })) as Json;
+            return (await owner.downstream.requester().request({ method: 'completion/complete', params: { ...params, ref: { ...ref, name: owner.name } } }, anyResult, { signal })) as Json;
         }
         // A resource template's arguments: whichever server knows the template answers.
         return firstAnswer(
@@ -207,7 +206,7 @@ async function firstAnswer(candidates: readonly Downstream[], method: string, pa
     let lastError: unknown = invalidParams(none);
     for (const downstream of candidates) {
         try {
-            return (await downstream.connected().request({ method, params: params ?? {} }, anyResult, { signal })) as Json;
+            return (await downstream.requester().request({ method, params: params ?? {} }, anyResult, { signal })) as Json;
         } catch (err) {
             lastError = err;
         }
@@ -215,7 +214,7 @@ async function firstAnswer(candidates: readonly Downstream[], method: string, pa
     throw lastError;
 }
 
-async function allPages<T>(client: Client, method: string, key: string): Promise<T[]> {
+async function allPages<T>(client: Requester, method: string, key: string): Promise<T[]> {
     const items: T[] = [];
     let cursor: string | undefined;
     do {

@@ -4,6 +4,7 @@ import type { Logger } from '../log.js';
 import type { TaskSupport, ToolDefinition } from '../tools/types.js';
 import type { Downstream } from './downstream.js';
 import { callDownstream } from './downstreamCall.js';
+import { callStateless } from './statelessCall.js';
 
 /** Any object: the downstream validates its own arguments (its schema is what tools/list shows). */
 const ANY_ARGUMENTS = z.looseObject({});
@@ -57,7 +58,8 @@ export function wrapTool(downstream: Downstream, tool: Tool, name: string): Tool
         inputSchema: ANY_ARGUMENTS,
         jsonInputSchema: tool.inputSchema as Record<string, unknown>,
         taskSupport,
-        run: (args, ctx) => callDownstream(downstream, tool.name, args, ctx, asTask),
+        // The revision is the downstream's at call time: a restart may find it speaking another.
+        run: (args, ctx) => (downstream.revision === 'stateless' ? callStateless(downstream, tool.name, args, ctx) : callDownstream(downstream, tool.name, args, ctx, asTask)),
     };
     if (tool.outputSchema) {
         definition.jsonOutputSchema = tool.outputSchema as Record<string, unknown>;

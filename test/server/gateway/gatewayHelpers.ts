@@ -8,6 +8,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { ClientCapabilities } from '@modelcontextprotocol/sdk/types.js';
 import { LogTail, SERVER_JS, type TransportKind } from '../../support/helpers.js';
+import { parseSse } from '../../support/sse.js';
 
 const ROOT = resolve(__dirname, '../../..');
 /** The reference server from npm (a pinned devDependency), run as its own process. */
@@ -132,4 +133,22 @@ export async function v2Gateway(kind: TransportKind, args: string[], capabilitie
     log.attach(transport.stderr as unknown as NodeJS.ReadableStream);
     await client.connect(transport);
     return { client, log, close: () => client.close() };
+}
+
+/** ext-tasks sends the 2026-07-28 task wire shapes itself: one POST each, with the revision's headers. */
+export function v2Dispatch(url: string) {
+    let ids = 0;
+    return async (request: unknown) => {
+        const { method, params } = request as { method: string; params?: Record<string, unknown> };
+        const name = method === 'tools/call' ? params?.name : params?.taskId;
+        const response = await fetch(url, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': method, ...(typeof name === 'string' ? { 'mcp-name': name } : {}) },
+            body: JSON.stringify({ jsonrpc: '2.0', id: `raw-${++ids}`, ...(request as Record<string, unknown>) }),
+        });
+        const text = await response.text();
+        const messages = response.headers.get('content-type')?.includes('text/event-stream') ? parseSse<Record<string, unknown>>(text) : [JSON.parse(text) as Record<string, unknown>];
+        const last = messages.at(-1)!;
+        return (last.error ? { kind: 'error', error: last.error } : { kind: 'result', result: last.result }) as never;
+    };
 }

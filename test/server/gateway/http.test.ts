@@ -7,8 +7,7 @@ import { CallToolResultSchema, CreateTaskResultSchema, ElicitRequestSchema, Prog
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { textOf } from '../../support/helpers.js';
 import { pollUntilTerminal } from '../../support/messageTap.js';
-import { parseSse } from '../../support/sse.js';
-import { EVERYTHING, everythingOverHttp, httpGateway, MEMORY, stdioGateway, type Gateway, type HttpGateway } from './gatewayHelpers.js';
+import { EVERYTHING, everythingOverHttp, httpGateway, MEMORY, stdioGateway, v2Dispatch, type Gateway, type HttpGateway } from './gatewayHelpers.js';
 
 // Both fronts and both kinds of downstream: the gateway on HTTP in front of server-everything
 // serving Streamable HTTP (each its own process), driven by the SDK's 2025-11-25 client and by the
@@ -87,24 +86,6 @@ describe('the gateway on HTTP in front of an HTTP downstream', { timeout: 120_00
         }
     });
 });
-
-/** ext-tasks sends the 2026-07-28 task wire shapes itself: one POST each, with the revision's headers. */
-function v2Dispatch(url: string) {
-    let ids = 0;
-    return async (request: unknown) => {
-        const { method, params } = request as { method: string; params?: Json };
-        const name = method === 'tools/call' ? params?.name : params?.taskId;
-        const response = await fetch(url, {
-            method: 'POST',
-            headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': V2, 'mcp-method': method, ...(typeof name === 'string' ? { 'mcp-name': name } : {}) },
-            body: JSON.stringify({ jsonrpc: '2.0', id: `raw-${++ids}`, ...(request as Json) }),
-        });
-        const text = await response.text();
-        const messages = response.headers.get('content-type')?.includes('text/event-stream') ? parseSse<Json>(text) : [JSON.parse(text) as Json];
-        const last = messages.at(-1)!;
-        return (last.error ? { kind: 'error', error: last.error } : { kind: 'result', result: last.result }) as never;
-    };
-}
 
 describe('the gateway wrapping several servers from a config file', { timeout: 120_000 }, () => {
     let gateway: Gateway;

@@ -1,0 +1,167 @@
+import { errorMessage } from '../log.js';
+import { ErrorCodes, RpcError } from '../rpc/errors.js';
+import { TASKS_EXTENSION } from '../mcp/stateless/envelope.js';
+import { textResult, type CallToolResult, type ToolContext } from '../tools/types.js';
+import { asRpcError, isConnectionClosed, type Downstream } from './downstream.js';
+import { ProgressRelay } from './progressRelay.js';
+import { ErrorCode, McpError } from './sdkClient.js';
+import { withoutResultType, type StatelessClient } from './statelessClient.js';
+
+type Json = Record<string, unknown>;
+
+/** Rounds of questions one call may take before the gateway stops answering (a server that asks forever). */
+export const MAX_INPUT_ROUNDS = 16;
+/** How often a downstream task is asked for its status, at least (its own pollIntervalMs may ask for longer). */
+const MIN_TASK_POLL_MS = 500;
+
+/**
+ * Runs a tool of a downstream that speaks only 2026-07-28 for one of our calls (a task or a plain
+ * call alike). The call goes without the tasks extension, so the downstream runs it in the request:
+ * its progress reaches our host, our cancellation becomes its `notifications/cancelled`, and an
+ * InputRequiredResult (SEP-2322) is answered by asking our host each question (as our task's input
+ * requests, or on the host's request) and retrying with the answers and the `requestState`. A tool
+ * the downstream runs only as a task (it answers -32021 naming the extension) is called again with
+ * the extension, and our call mirrors that task (mirrorTask).
+ */
+export async function callStateless(downstream: Downstream, toolName: string, args: Json, ctx: ToolContext): Promise<CallToolResult> {
+    let client: StatelessClient;
+    try {
+        client = downstream.statelessClient();
+    } catch (err) {
+        return textResult(errorMessage(err), true);
+    }
+    const relay = new ProgressRelay(ctx, downstream.clock);
+    const route = downstream.progressToken(relay.onProgress);
+    try {
+        let params: Json = { name: toolName, arguments: args, _meta: { progressToken: route.token } };
+        let tasks = false;
+        for (let round = 0; ; ) {
+            let result: Json;
+            try {
+                result = await client.call('tools/call', params, ctx.signal, tasks);
+            } catch (err) {
+                if (!tasks && needsTasksExtension(err)) {
+                    tasks = true;
+                    continue;
+                }
+                throw err;
+            }
+            if (result.resultType === 'task') {
+                return await mirrorTask(downstream, client, toolName, result, ctx, relay);
+            }
+            if (result.resultType !== 'input_required') {
+                return withoutResultType(result) as CallToolResult;
+            }
+            if (++round > MAX_INPUT_ROUNDS) {
+                throw new Error(`${toolName} on the wrapped MCP server "${downstream.name}" asked for input ${MAX_INPUT_ROUNDS} times in a row; the gateway stopped answering`);
+            }
+            const answers = await answerAll(result.inputRequests, new Set(), ctx, toolName);
+            params = { name: toolName, arguments: args, inputResponses: answers, _meta: { progressToken: route.token } };
+            if (result.requestState !== undefined) {
+                params.requestState = result.requestState;
+            }
+        }
+    } catch (err) {
+        if (ctx.signal.aborted) {
+            ctx.log.info(`[${downstream.name}] ${toolName}: cancelled; told the wrapped server`);
+            throw ctx.signal.reason;
+        }
+        if (isConnectionClosed(err)) {
+            return textResult(`The wrapped MCP server "${downstream.name}" stopped while ${toolName} was running (${downstream.lastExit ?? 'connection lost'}); it is being restarted. Call ${toolName} again once it is back.`, true);
+        }
+        throw asRpcError(err) ?? (err instanceof RpcError ? err : new Error(`${toolName} on the wrapped MCP server "${downstream.name}" failed: ${errorMessage(err)}`, { cause: err }));
+    } finally {
+        route.end();
+        relay.close();
+    }
+}
+
+/**
+ * A downstream task (SEP-2663) that our call mirrors: polled with `tasks/get` at its
+ * `pollIntervalMs` (at least MIN_TASK_POLL_MS); its status messages become our progress, each of
+ * its `inputRequests` is asked once as ours and answered with `tasks/update`, our cancel is its
+ * `tasks/cancel`, and the result or error it ends with is ours.
+ */
+async function mirrorTask(downstream: Downstream, client: StatelessClient, toolName: string, created: Json, ctx: ToolContext, relay: ProgressRelay): Promise<CallToolResult> {
+    const taskId = created.taskId;
+    if (typeof taskId !== 'string') {
+        throw new Error(`${toolName} on the wrapped MCP server "${downstream.name}" answered a task without a taskId`);
+    }
+    const cancel = () =>
+        void client.call('tasks/cancel', { taskId }, undefined, true).catch((err: unknown) => ctx.log.debug(`[${downstream.name}] tasks/cancel ${taskId}: ${errorMessage(err)}`));
+    if (ctx.signal.aborted) {
+        cancel();
+    }
+    ctx.signal.addEventListener('abort', cancel, { once: true });
+    const asked = new Set<string>();
+    let step = 0;
+    let lastMessage: string | undefined;
+    let task = created;
+    try {
+        for (;;) {
+            if (typeof task.statusMessage === 'string' && task.statusMessage !== lastMessage) {
+                lastMessage = task.statusMessage;
+                relay.onProgress({ progress: ++step, message: lastMessage });
+            }
+            switch (task.status) {
+                case 'completed':
+                    return withoutResultType((task.result as Json | undefined) ?? {}) as CallToolResult;
+                case 'failed':
+                    throw failure(task.error, toolName, downstream.name);
+                case 'cancelled':
+                    throw new Error(`${toolName} on the wrapped MCP server "${downstream.name}": its task ${taskId} was cancelled there`);
+                default: {
+                    // Questions not asked yet are asked now; answered ones wait for the server to take them.
+                    const open = Object.entries((task.inputRequests as Json | undefined) ?? {}).filter(([key]) => !asked.has(key));
+                    if (task.status === 'input_required' && open.length > 0) {
+                        const inputResponses = await answerAll(Object.fromEntries(open), asked, ctx, toolName);
+                        await client.call('tasks/update', { taskId, inputResponses }, ctx.signal, true);
+                    } else {
+                        await ctx.sleep(Math.max(typeof task.pollIntervalMs === 'number' ? task.pollIntervalMs : 0, MIN_TASK_POLL_MS));
+                    }
+                }
+            }
+            task = await client.call('tasks/get', { taskId }, ctx.signal, true);
+        }
+    } finally {
+        ctx.signal.removeEventListener('abort', cancel);
+    }
+}
+
+/**
+ * Asks our host each question of an InputRequiredResult or a task's `inputRequests` (one at a
+ * time, as a person answers them) and gives the answers by the same keys; `asked` collects the keys.
+ */
+async function answerAll(requests: unknown, asked: Set<string>, ctx: ToolContext, toolName: string): Promise<Json> {
+    const answers: Json = {};
+    for (const [key, request] of Object.entries((requests as Json | undefined) ?? {})) {
+        asked.add(key);
+        const { method, params } = (request ?? {}) as { method?: unknown; params?: unknown };
+        if (method === 'elicitation/create') {
+            answers[key] = await ctx.elicit(params as never);
+        } else if (method === 'sampling/createMessage') {
+            answers[key] = await ctx.createMessage(params as never);
+        } else {
+            throw new Error(`${toolName} asked for ${String(method)}, which the gateway cannot ask its host`);
+        }
+    }
+    return answers;
+}
+
+/** -32021 for the tasks extension: the tool runs only as a task. */
+function needsTasksExtension(err: unknown): boolean {
+    if (!(err instanceof McpError) || err.code !== ErrorCodes.MissingRequiredClientCapability) {
+        return false;
+    }
+    const required = (err.data as { requiredCapabilities?: { extensions?: Json } } | undefined)?.requiredCapabilities;
+    return required?.extensions?.[TASKS_EXTENSION] !== undefined;
+}
+
+/** A failed downstream task's JSON-RPC error, as ours. */
+function failure(error: unknown, toolName: string, server: string): Error {
+    const { code, message, data } = (error ?? {}) as { code?: unknown; message?: unknown; data?: unknown };
+    if (typeof code === 'number' && typeof message === 'string') {
+        return new RpcError(code, message, data);
+    }
+    return new McpError(ErrorCode.InternalError, `${toolName} on the wrapped MCP server "${server}" failed without saying why`);
+}

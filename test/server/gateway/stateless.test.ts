@@ -1,0 +1,166 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { CallToolResultSchema, CreateTaskResultSchema, ElicitRequestSchema, McpError, ProgressNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { SERVER_JS, textOf } from '../../support/helpers.js';
+import { pollUntilTerminal } from '../../support/messageTap.js';
+import { Feed, waitUntil } from '../../support/wait.js';
+import { httpGateway, stdioGateway, v2Dispatch, v2Gateway, type Gateway, type HttpGateway } from './gatewayHelpers.js';
+
+// A downstream that speaks only 2026-07-28: our own server with --no-session-protocol, a real
+// process that refuses initialize (-32022). The gateway finds that out at start and speaks the
+// stateless revision to it (server/discover, _meta on every request, InputRequiredResults, the
+// tasks extension for a tool that runs only as a task). Driven by the SDK's 2025-11-25 client and
+// by the official 2026-07-28 Tasks client (@modelcontextprotocol/client + ext-tasks).
+
+type Json = Record<string, unknown>;
+const V2 = '2026-07-28';
+/** Demo tools (greet, slow_compute, confirm_delete, failing_job) and the conformance fixtures (plain calls that ask through InputRequiredResults). */
+const wrapStateless = () => ['--wrap', '--', process.execPath, SERVER_JS, '--stdio', '--no-session-protocol', '--conformance-fixtures', '--no-task-tools', '--defer-after', '0', '--log-level', 'debug'];
+
+describe('a server started with --no-session-protocol', { timeout: 60_000 }, () => {
+    it('refuses initialize with UnsupportedProtocolVersionError naming 2026-07-28 only', async () => {
+        const client = new Client({ name: 'old-client', version: '1' });
+        const refused = await client.connect(new StdioClientTransport({ command: process.execPath, args: [SERVER_JS, '--stdio', '--no-session-protocol'], stderr: 'ignore' })).then(
+            () => undefined,
+            (err: unknown) => err,
+        );
+        await client.close();
+        assert.ok(refused instanceof McpError, String(refused));
+        assert.equal(refused.code, -32022);
+        assert.deepEqual((refused.data as { supported?: unknown }).supported, [V2]);
+    });
+});
+
+describe('the gateway in front of a server that speaks only 2026-07-28 (2025-11-25 client)', { timeout: 120_000 }, () => {
+    let gateway: Gateway;
+    const progress = new Feed<Json>();
+    const asked: Json[] = [];
+
+    before(async () => {
+        gateway = await stdioGateway(wrapStateless(), { elicitation: { form: {} } });
+        gateway.client.setNotificationHandler(ProgressNotificationSchema, notification => progress.push(notification.params));
+        gateway.client.setRequestHandler(ElicitRequestSchema, async request => {
+            asked.push(request.params);
+            const properties = Object.keys(((request.params as Json).requestedSchema as { properties?: Json } | undefined)?.properties ?? {});
+            return properties.includes('confirm') ? { action: 'accept', content: { confirm: 'delete' } } : { action: 'accept', content: { name: 'Ada' } };
+        });
+    });
+
+    after(() => gateway?.close());
+
+    it('detects the revision and serves the downstream tools: a plain call answers', async () => {
+        await gateway.log.waitFor(/refused initialize .*speaking protocol 2026-07-28/);
+        await gateway.log.waitFor(/connected \(mcp-tasks .*protocol 2026-07-28/);
+        const { tools } = await gateway.client.listTools();
+        const names = tools.map(tool => tool.name);
+        assert.ok(names.includes('greet') && names.includes('slow_compute') && names.includes('confirm_delete'), names.join(', '));
+        assert.equal(tools.find(tool => tool.name === 'slow_compute')?.execution?.taskSupport, 'optional');
+        assert.equal(textOf(await gateway.client.callTool({ name: 'greet', arguments: { name: 'Gateway' } })), 'Hello, Gateway!');
+    });
+
+    it('runs a call as our task: the downstream progress reaches the host under its token', async () => {
+        const { task } = await gateway.client.request(
+            { method: 'tools/call', params: { name: 'slow_compute', arguments: { seconds: 1, label: 'stateless' }, task: {}, _meta: { progressToken: 'v2-progress' } } },
+            CreateTaskResultSchema,
+        );
+        assert.equal(await pollUntilTerminal(gateway.client, task.taskId), 'completed');
+        const result = await gateway.client.request({ method: 'tasks/result', params: { taskId: task.taskId } }, CallToolResultSchema);
+        assert.match(textOf(result), /Computation "stateless" completed after 1 seconds/);
+        assert.ok(
+            progress.items.some(p => p.progressToken === 'v2-progress'),
+            JSON.stringify(progress.items),
+        );
+    });
+
+    it('cancels: our task is cancelled at once and the downstream call is cancelled there', async () => {
+        const { task } = await gateway.client.request(
+            { method: 'tools/call', params: { name: 'slow_compute', arguments: { seconds: 60, label: 'to-cancel' }, task: {}, _meta: { progressToken: 'v2-cancel' } } },
+            CreateTaskResultSchema,
+        );
+        // Running downstream before we cancel: its first progress has reached the host.
+        await waitUntil(() => progress.items.some(p => p.progressToken === 'v2-cancel'), 'the downstream call to report progress', { on: progress.changes });
+        assert.equal((await gateway.client.experimental.tasks.cancelTask(task.taskId)).status, 'cancelled');
+        assert.equal((await gateway.client.experimental.tasks.getTask(task.taskId)).status, 'cancelled');
+        // The downstream's own log line (its stderr, in ours): its slow_compute stopped.
+        await gateway.log.waitFor(/\[slow_compute\] cancelled "to-cancel"/);
+    });
+
+    it('answers an InputRequiredResult of a plain call by asking the host, then retries with the answer', async () => {
+        const before = asked.length;
+        const result = await gateway.client.callTool({ name: 'test_input_required_result_elicitation', arguments: {} });
+        assert.equal(textOf(result), 'Hello, Ada!');
+        assert.equal(asked.length, before + 1);
+        assert.match(String(asked.at(-1)?.message), /What is your name/);
+    });
+
+    it('mirrors a downstream task (a tool it runs only as a task): its input request is asked as ours and answered with tasks/update', async () => {
+        const { task } = await gateway.client.request({ method: 'tools/call', params: { name: 'confirm_delete', arguments: { filename: 'mirror.txt' }, task: {} } }, CreateTaskResultSchema);
+        assert.equal(await pollUntilTerminal(gateway.client, task.taskId), 'completed');
+        const result = await gateway.client.request({ method: 'tasks/result', params: { taskId: task.taskId } }, CallToolResultSchema);
+        assert.equal(textOf(result), "Confirmed: would delete 'mirror.txt' (demo: nothing deleted)");
+        assert.match(String(asked.at(-1)?.message), /Delete 'mirror.txt'\?/);
+    });
+
+    it('passes on a failed downstream task as a failure, and a refused request as its error', async () => {
+        const { task } = await gateway.client.request({ method: 'tools/call', params: { name: 'failing_job', arguments: {}, task: {} } }, CreateTaskResultSchema);
+        assert.equal(await pollUntilTerminal(gateway.client, task.taskId), 'failed');
+        // Arguments the downstream refuses: its -32602 (or its error result) reaches the host, and the gateway goes on.
+        const refused = await gateway.client.callTool({ name: 'greet', arguments: { name: 42 } }).then(
+            result => result,
+            (err: unknown) => err,
+        );
+        assert.ok(refused instanceof McpError ? refused.code === -32602 : (refused as { isError?: boolean }).isError === true, JSON.stringify(refused));
+        assert.equal(textOf(await gateway.client.callTool({ name: 'greet', arguments: { name: 'again' } })), 'Hello, again!');
+    });
+});
+
+describe('the gateway in front of a server that speaks only 2026-07-28 (2026-07-28 clients)', { timeout: 120_000 }, () => {
+    let gateway: HttpGateway;
+
+    before(async () => {
+        gateway = await httpGateway(wrapStateless());
+    });
+
+    after(() => gateway?.stop());
+
+    it('serves the official Tasks client over HTTP: a task with its result, and a downstream task whose question is answered through tasks/update', async () => {
+        const sdk = await import('@modelcontextprotocol/client');
+        const ext = await import('@modelcontextprotocol/ext-tasks/client');
+        const capabilities = { elicitation: { form: {} }, extensions: { 'io.modelcontextprotocol/tasks': {} } };
+        const v2 = new sdk.Client({ name: 'gateway-v2', version: '1' }, { capabilities: capabilities as never, versionNegotiation: { mode: { pin: V2 } } });
+        await v2.connect(new sdk.StreamableHTTPClientTransport(new URL(gateway.url)));
+        try {
+            const questions: unknown[] = [];
+            const session = ext.createTaskSessionFromClient(v2, {
+                endpointId: 'gateway-v2',
+                onInputRequest: async (request: unknown) => (questions.push(request), { action: 'accept', content: { confirm: 'delete' } }) as never,
+                rawDispatch: v2Dispatch(gateway.url),
+                v2RequestFraming: { protocolVersion: V2, clientInfo: { name: 'gateway-v2', version: '1' }, clientCapabilities: capabilities },
+            } as never);
+            const call = await session.callTool('slow_compute', { seconds: 0.2, label: 'v2' }, { task: { preference: 'require' } });
+            assert.equal(call.kind, 'task');
+            const { outcome } = await call.settle();
+            assert.equal(outcome.status, 'completed', JSON.stringify(outcome));
+            assert.match(textOf(ext.resultFromTaskOutcome(outcome)), /Computation "v2" completed/);
+            const confirm = await (await session.callTool('confirm_delete', { filename: 'v2.txt' }, { task: { preference: 'require' } })).settle();
+            assert.equal(confirm.outcome.status, 'completed', JSON.stringify(confirm.outcome));
+            assert.equal(textOf(ext.resultFromTaskOutcome(confirm.outcome)), "Confirmed: would delete 'v2.txt' (demo: nothing deleted)");
+            assert.equal(questions.length, 1);
+            await session.close();
+        } finally {
+            await v2.close();
+        }
+    });
+
+    it('serves a plain call of the 2026-07-28 client on stdio', async () => {
+        const { client, close } = await v2Gateway('stdio', wrapStateless());
+        try {
+            const result = await client.callTool({ name: 'greet', arguments: { name: 'stateless' } });
+            assert.equal(textOf(result as never), 'Hello, stateless!');
+        } finally {
+            await close();
+        }
+    });
+});
