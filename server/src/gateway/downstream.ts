@@ -11,7 +11,7 @@ import { LeanStdioTransport } from './leanStdio.js';
 import { CallsInFlight } from './callsInFlight.js';
 import type { DownstreamSpec } from './config.js';
 import { DirectRequests } from './directRequests.js';
-import { StatelessClient } from './statelessClient.js';
+import { StatelessClient, statelessFetch } from './statelessClient.js';
 
 /** Restart delays after a downstream dies: doubling from the first, capped at the last. */
 export const RESTART_BACKOFF_MS = { first: 1000, max: 30_000 } as const;
@@ -271,7 +271,7 @@ export class Downstream {
     private transport(): Transport {
         const { spec } = this;
         if (spec.kind === 'http') {
-            return new sdk.StreamableHTTPClientTransport(new URL(spec.url), { requestInit: { headers: spec.headers } });
+            return new sdk.StreamableHTTPClientTransport(new URL(spec.url), { requestInit: { headers: spec.headers }, fetch: this.revision === 'stateless' ? statelessFetch() : undefined });
         }
         const transport = new LeanStdioTransport({ command: spec.command, args: spec.args, env: spec.env ? { ...process.env, ...spec.env } as Record<string, string> : undefined, cwd: spec.cwd, stderr: 'pipe' });
         const stderr = transport.stderr;

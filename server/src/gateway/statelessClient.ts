@@ -135,3 +135,62 @@ export function withoutResultType(result: Json): Json {
     delete copy.resultType;
     return copy;
 }
+
+/** Visible ASCII, space and tab: what a header value may hold as it is (SEP-2243). */
+const HEADER_SAFE = /^[\x20-\x7e\t]*$/;
+
+/** Where a request's `Mcp-Name` header comes from (SEP-2243; SEP-2663 for the task methods). */
+function nameOf(method: string, params: Json | undefined): unknown {
+    switch (method) {
+        case 'tools/call':
+        case 'prompts/get':
+            return params?.name;
+        case 'resources/read':
+            return params?.uri;
+        case 'tasks/get':
+        case 'tasks/update':
+        case 'tasks/cancel':
+            return params?.taskId;
+        default:
+            return undefined;
+    }
+}
+
+/**
+ * The fetch of the SDK's Streamable HTTP transport for a 2026-07-28 downstream: each POST also
+ * says its version, method and name in the headers the revision requires (SEP-2243; the SDK 1.x
+ * transport knows only 2025-11-25's), and a JSON-RPC error the server answers with an HTTP error
+ * status (a 2026-07-28 server does, for some) is handed on as the answer it is, not as a failed POST.
+ */
+export function statelessFetch(base: typeof fetch = fetch): typeof fetch {
+    return async (url, init) => {
+        if (init?.method !== 'POST' || typeof init.body !== 'string') {
+            return base(url, init);
+        }
+        const message = JSON.parse(init.body) as { method?: unknown; params?: Json };
+        const headers = new Headers(init.headers);
+        headers.set('mcp-protocol-version', STATELESS_VERSION);
+        if (typeof message.method === 'string') {
+            headers.set('mcp-method', message.method);
+            const name = nameOf(message.method, message.params);
+            if (typeof name === 'string') {
+                headers.set('mcp-name', HEADER_SAFE.test(name) ? name : `=?base64?${Buffer.from(name, 'utf8').toString('base64')}?=`);
+            }
+        }
+        const response = await base(url, { ...init, headers });
+        if (response.ok || !response.headers.get('content-type')?.includes('application/json')) {
+            return response;
+        }
+        const text = await response.text();
+        const answer = (() => {
+            try {
+                return JSON.parse(text) as { jsonrpc?: unknown; error?: unknown };
+            } catch {
+                return undefined;
+            }
+        })();
+        // Not a JSON-RPC error: the failed POST it is.
+        const status = answer?.jsonrpc === '2.0' && answer.error !== undefined ? 200 : response.status;
+        return new Response(text, { status, headers: response.headers });
+    };
+}

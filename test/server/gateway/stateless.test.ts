@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { CallToolResultSchema, CreateTaskResultSchema, ElicitRequestSchema, McpError, ProgressNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
-import { SERVER_JS, textOf } from '../../support/helpers.js';
+import { SERVER_JS, startHttpServer, textOf, type HttpServer } from '../../support/helpers.js';
 import { pollUntilTerminal } from '../../support/messageTap.js';
 import { Feed, waitUntil } from '../../support/wait.js';
 import { httpGateway, stdioGateway, v2Dispatch, v2Gateway, type Gateway, type HttpGateway } from './gatewayHelpers.js';
@@ -162,5 +162,32 @@ describe('the gateway in front of a server that speaks only 2026-07-28 (2026-07-
         } finally {
             await close();
         }
+    });
+});
+
+describe('the gateway in front of an HTTP server that speaks only 2026-07-28', { timeout: 120_000 }, () => {
+    let downstream: HttpServer;
+    let gateway: Gateway;
+
+    before(async () => {
+        downstream = await startHttpServer(['--no-session-protocol', '--no-task-tools', '--defer-after', '0']);
+        gateway = await stdioGateway(['--wrap-url', downstream.url], { elicitation: { form: {} } });
+        gateway.client.setRequestHandler(ElicitRequestSchema, async () => ({ action: 'accept', content: { confirm: 'delete' } }));
+    });
+
+    after(async () => {
+        await gateway?.close();
+        await downstream?.stop();
+    });
+
+    it('speaks 2026-07-28 over HTTP (its headers on every POST): a plain call, a task, and a mirrored downstream task with its question', async () => {
+        await gateway.log.waitFor(/connected \(mcp-tasks .*protocol 2026-07-28/);
+        assert.equal(textOf(await gateway.client.callTool({ name: 'greet', arguments: { name: 'http' } })), 'Hello, http!');
+        const { task } = await gateway.client.request({ method: 'tools/call', params: { name: 'slow_compute', arguments: { seconds: 0.2, label: 'over-http' }, task: {} } }, CreateTaskResultSchema);
+        assert.equal(await pollUntilTerminal(gateway.client, task.taskId), 'completed');
+        assert.match(textOf(await gateway.client.request({ method: 'tasks/result', params: { taskId: task.taskId } }, CallToolResultSchema)), /"over-http" completed/);
+        const mirrored = await gateway.client.request({ method: 'tools/call', params: { name: 'confirm_delete', arguments: { filename: 'http.txt' }, task: {} } }, CreateTaskResultSchema);
+        assert.equal(await pollUntilTerminal(gateway.client, mirrored.task.taskId), 'completed');
+        assert.equal(textOf(await gateway.client.request({ method: 'tasks/result', params: { taskId: mirrored.task.taskId } }, CallToolResultSchema)), "Confirmed: would delete 'http.txt' (demo: nothing deleted)");
     });
 });
