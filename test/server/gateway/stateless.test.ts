@@ -6,6 +6,7 @@ import { CallToolResultSchema, CreateTaskResultSchema, ElicitRequestSchema, McpE
 import { SERVER_JS, startHttpServer, textOf, type HttpServer } from '../../support/helpers.js';
 import { pollUntilTerminal } from '../../support/messageTap.js';
 import { Feed, waitUntil } from '../../support/wait.js';
+import { resolve } from 'node:path';
 import { httpGateway, stdioGateway, v2Dispatch, v2Gateway, type Gateway, type HttpGateway } from './gatewayHelpers.js';
 
 // A downstream that speaks only 2026-07-28: our own server with --no-session-protocol, a real
@@ -189,5 +190,35 @@ describe('the gateway in front of an HTTP server that speaks only 2026-07-28', {
         const mirrored = await gateway.client.request({ method: 'tools/call', params: { name: 'confirm_delete', arguments: { filename: 'http.txt' }, task: {} } }, CreateTaskResultSchema);
         assert.equal(await pollUntilTerminal(gateway.client, mirrored.task.taskId), 'completed');
         assert.equal(textOf(await gateway.client.request({ method: 'tasks/result', params: { taskId: mirrored.task.taskId } }, CallToolResultSchema)), "Confirmed: would delete 'http.txt' (demo: nothing deleted)");
+    });
+});
+
+describe('the gateway in front of a 2026-07-28 server that misbehaves', { timeout: 120_000 }, () => {
+    let gateway: Gateway;
+
+    before(async () => {
+        gateway = await stdioGateway(['--wrap', '--', process.execPath, resolve(__dirname, '../fixtures/gateway/statelessMisbehaving.mjs')]);
+        await gateway.log.waitFor(/connected \(stateless-misbehaving 1\.0\.0, protocol 2026-07-28, 4 tools\)/);
+    });
+
+    after(() => gateway?.close());
+
+    it('skips a frame that is not JSON-RPC (logged) and goes on', async () => {
+        assert.equal(textOf(await gateway.client.callTool({ name: 'garbage', arguments: {} })), 'answered after garbage');
+        assert.equal(textOf(await gateway.client.callTool({ name: 'echo', arguments: { message: 'still here' } })), 'Echo: still here');
+    });
+
+    it('refuses a request the server sends (2026-07-28 asks through results) with method not found, and the call goes on', async () => {
+        assert.equal(textOf(await gateway.client.callTool({ name: 'asks', arguments: {} })), 'asked; answer code -32601');
+    });
+
+    it('answers a result that is not an object as a failure of that call, and the server stays usable', async () => {
+        const failed = await gateway.client.callTool({ name: 'not_an_object', arguments: {} }).then(
+            result => result,
+            (err: unknown) => err,
+        );
+        const said = failed instanceof McpError ? failed.message : textOf(failed as never);
+        assert.match(said, /not_an_object on the wrapped MCP server "statelessMisbehaving" failed: its answer carried no result object/);
+        assert.equal(textOf(await gateway.client.callTool({ name: 'echo', arguments: { message: 'after' } })), 'Echo: after');
     });
 });
