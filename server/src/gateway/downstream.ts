@@ -206,12 +206,31 @@ export class Downstream {
         this.instructions = link.instructions;
         this.onToolsChanged();
         this.up(link.serverInfo);
+        link.listen();
     }
 
-    /** What a 2026-07-28 downstream notifies on its requests' streams: their progress, and log messages. */
+    /**
+     * What a 2026-07-28 downstream notifies on its requests' streams: their progress, log messages,
+     * and (on the listen stream) its list changes: its tools are listed again, and the prompt and
+     * resource changes reach our clients.
+     */
     private statelessNotification(method: string, params: Record<string, unknown>): void {
         if (method === 'notifications/progress') {
             this.progressRoutes.get(String(params.progressToken))?.(params as unknown as ProgressParams);
+        } else if (method === 'notifications/tools/list_changed') {
+            const link = this.stateless;
+            link?.listTools().then(
+                tools => {
+                    if (this.stateless === link) {
+                        this.tools = tools;
+                        this.onToolsChanged();
+                    }
+                },
+                (err: unknown) => this.log.warn(`[${this.name}] could not list its changed tools: ${errorMessage(err)}`),
+            );
+        } else if (method === 'notifications/prompts/list_changed' || method === 'notifications/resources/list_changed') {
+            // Without its listen's subscription id, which means nothing to our clients.
+            this.onNotification?.(method, {});
         } else if (method === 'notifications/message') {
             this.onNotification?.(method, params);
         }

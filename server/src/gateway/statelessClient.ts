@@ -23,6 +23,12 @@ function envelope(extensions: boolean): Json {
 }
 const PLAIN = envelope(false);
 const WITH_TASKS = envelope(true);
+/** Each capability whose list changes a listen asks for, and its key in the listen's filter. */
+const LIST_CHANGES: readonly [string, string][] = [
+    ['tools', 'toolsListChanged'],
+    ['prompts', 'promptsListChanged'],
+    ['resources', 'resourcesListChanged'],
+];
 /** For a request no one cancels. */
 const NO_SIGNAL = new AbortController().signal;
 
@@ -48,6 +54,8 @@ export class StatelessClient {
     instructions?: string;
     serverInfo?: { name?: string; version?: string };
     private direct!: DirectRequests;
+    /** Ends the listen stream when we close. */
+    private readonly closing = new AbortController();
 
     private constructor(private readonly transport: Transport) {}
 
@@ -108,7 +116,25 @@ export class StatelessClient {
         return tools;
     }
 
+    /**
+     * Opens `subscriptions/listen` (SEP-2575) for the list changes of what the server offers: they
+     * arrive through onNotification, tagged with the subscription, until the connection closes.
+     */
+    listen(): void {
+        const wanted: Json = {};
+        for (const [feature, key] of LIST_CHANGES) {
+            if (this.capabilities[feature] !== undefined) {
+                wanted[key] = true;
+            }
+        }
+        if (Object.keys(wanted).length > 0) {
+            // Never answered while it is open; a server that refuses it just sends no changes.
+            this.call('subscriptions/listen', { notifications: wanted }, this.closing.signal).catch(() => undefined);
+        }
+    }
+
     async close(): Promise<void> {
+        this.closing.abort(new Error('closing'));
         await this.transport.close();
     }
 

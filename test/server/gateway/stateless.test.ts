@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { CallToolResultSchema, CreateTaskResultSchema, ElicitRequestSchema, McpError, ProgressNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolResultSchema, CreateTaskResultSchema, ElicitRequestSchema, McpError, ProgressNotificationSchema, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { SERVER_JS, startHttpServer, textOf, type HttpServer } from '../../support/helpers.js';
 import { pollUntilTerminal } from '../../support/messageTap.js';
 import { Feed, waitUntil } from '../../support/wait.js';
@@ -102,6 +102,13 @@ describe('the gateway in front of a server that speaks only 2026-07-28 (2025-11-
         const result = await gateway.client.request({ method: 'tasks/result', params: { taskId: task.taskId } }, CallToolResultSchema);
         assert.equal(textOf(result), "Confirmed: would delete 'mirror.txt' (demo: nothing deleted)");
         assert.match(String(asked.at(-1)?.message), /Delete 'mirror.txt'\?/);
+    });
+
+    it('follows the downstream tool list through its subscriptions/listen stream: a change reaches our client', async () => {
+        const changes = new Feed<unknown>();
+        gateway.client.setNotificationHandler(ToolListChangedNotificationSchema, notification => changes.push(notification));
+        assert.equal(textOf(await gateway.client.callTool({ name: 'test_trigger_tool_change', arguments: {} })), 'Tool list change announced.');
+        await waitUntil(() => changes.items.length > 0, 'our client to hear the downstream tool list change', { on: changes.changes });
     });
 
     it('passes on a failed downstream task as a failure, and a refused request as its error', async () => {
