@@ -285,9 +285,7 @@ export const FLAGS = [
         key: 'sessionProtocol',
         type: 'off',
         group: 'Tasks',
-        help:
-            'Speak protocol 2026-07-28 only: `initialize` and every other request of a 2025-11-25 client is refused with UnsupportedProtocolVersionError (-32022) naming 2026-07-28, ' +
-            'and `server/discover` lists 2026-07-28 alone. For testing a client or a gateway against a server that speaks only the newer revision.',
+        help: 'Speak protocol 2026-07-28 only: refuse `initialize` and every 2025-11-25 request with UnsupportedProtocolVersionError (-32022). For testing clients and gateways.',
     },
     {
         name: 'conformance-fixtures',
