@@ -38,7 +38,8 @@ export async function callStateless(downstream: Downstream, toolName: string, ar
         for (let round = 0; ; ) {
             let result: Json;
             try {
-                result = await client.call('tools/call', params, ctx.signal, tasks);
+                // A call that may create a task is not withdrawn: its task, once it exists, is cancelled instead (mirrorTask).
+                result = await client.call('tools/call', params, tasks ? undefined : ctx.signal, tasks);
             } catch (err) {
                 if (!tasks && needsTasksExtension(err)) {
                     tasks = true;
@@ -88,7 +89,10 @@ async function mirrorTask(downstream: Downstream, client: StatelessClient, toolN
         throw new Error(`${toolName} on the wrapped MCP server "${downstream.name}" answered a task without a taskId`);
     }
     const cancel = () =>
-        void client.call('tasks/cancel', { taskId }, undefined, true).catch((err: unknown) => ctx.log.debug(`[${downstream.name}] tasks/cancel ${taskId}: ${errorMessage(err)}`));
+        void client.call('tasks/cancel', { taskId }, undefined, true).then(
+            () => ctx.log.info(`[${downstream.name}] ${toolName}: cancelled; the wrapped server acknowledged tasks/cancel for its task ${taskId}`),
+            (err: unknown) => ctx.log.debug(`[${downstream.name}] tasks/cancel ${taskId}: ${errorMessage(err)}`),
+        );
     if (ctx.signal.aborted) {
         cancel();
     }

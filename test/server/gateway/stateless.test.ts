@@ -38,11 +38,17 @@ describe('the gateway in front of a server that speaks only 2026-07-28 (2025-11-
     let gateway: Gateway;
     const progress = new Feed<Json>();
     const asked: Json[] = [];
+    /** Questions the host leaves unanswered (the cancel test). */
+    const held = new Feed<Json>();
 
     before(async () => {
         gateway = await stdioGateway(wrapStateless(), { elicitation: { form: {} } });
         gateway.client.setNotificationHandler(ProgressNotificationSchema, notification => progress.push(notification.params));
         gateway.client.setRequestHandler(ElicitRequestSchema, async request => {
+            if (request.params.message.includes('hold.txt')) {
+                held.push(request.params);
+                return new Promise(() => undefined);
+            }
             asked.push(request.params);
             const properties = Object.keys(((request.params as Json).requestedSchema as { properties?: Json } | undefined)?.properties ?? {});
             return properties.includes('confirm') ? { action: 'accept', content: { confirm: 'delete' } } : { action: 'accept', content: { name: 'Ada' } };
@@ -102,6 +108,14 @@ describe('the gateway in front of a server that speaks only 2026-07-28 (2025-11-
         const result = await gateway.client.request({ method: 'tasks/result', params: { taskId: task.taskId } }, CallToolResultSchema);
         assert.equal(textOf(result), "Confirmed: would delete 'mirror.txt' (demo: nothing deleted)");
         assert.match(String(asked.at(-1)?.message), /Delete 'mirror.txt'\?/);
+    });
+
+    it('cancels a mirrored downstream task with tasks/cancel, which the server acknowledges', async () => {
+        const { task } = await gateway.client.request({ method: 'tools/call', params: { name: 'confirm_delete', arguments: { filename: 'hold.txt' }, task: {} } }, CreateTaskResultSchema);
+        // The downstream task exists and waits: its question has reached the host (which does not answer this one).
+        await waitUntil(() => held.items.length > 0, 'the mirrored task to ask its question', { on: held.changes });
+        assert.equal((await gateway.client.experimental.tasks.cancelTask(task.taskId)).status, 'cancelled');
+        await gateway.log.waitFor(/confirm_delete: cancelled; the wrapped server acknowledged tasks\/cancel for its task/);
     });
 
     it('follows the downstream tool list through its subscriptions/listen stream: a change reaches our client', async () => {
