@@ -155,8 +155,8 @@ export class Downstream {
         } catch (err) {
             client.onclose = undefined;
             await client.close().catch(() => undefined);
-            if (refused(err) && (this.state as DownstreamState) !== 'closed') {
-                // An error answer to initialize: a server that speaks only 2026-07-28 (SEP-2575) gives one.
+            if (refused(err) && client.getServerCapabilities() === undefined && (this.state as DownstreamState) !== 'closed') {
+                // An error answer to initialize (not to tools/list after it): a server that speaks only 2026-07-28 (SEP-2575) gives one.
                 this.log.info(`[${this.name}] refused initialize (${errorMessage(err)}); speaking protocol 2026-07-28 to it`);
                 this.revision = 'stateless';
                 return this.startStateless();

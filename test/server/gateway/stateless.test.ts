@@ -219,7 +219,7 @@ describe('the gateway in front of a 2026-07-28 server that misbehaves', { timeou
 
     before(async () => {
         gateway = await stdioGateway(['--wrap', '--', process.execPath, resolve(__dirname, '../fixtures/gateway/statelessMisbehaving.mjs')]);
-        await gateway.log.waitFor(/connected \(stateless-misbehaving 1\.0\.0, protocol 2026-07-28, 4 tools\)/);
+        await gateway.log.waitFor(/connected \(stateless-misbehaving 1\.0\.0, protocol 2026-07-28, 5 tools\)/);
     });
 
     after(() => gateway?.close());
@@ -241,5 +241,14 @@ describe('the gateway in front of a 2026-07-28 server that misbehaves', { timeou
         const said = failed instanceof McpError ? failed.message : textOf(failed as never);
         assert.match(said, /not_an_object on the wrapped MCP server "statelessMisbehaving" failed: its answer carried no result object/);
         assert.equal(textOf(await gateway.client.callTool({ name: 'echo', arguments: { message: 'after' } })), 'Echo: after');
+    });
+
+    it('fails the call running when it exits, and restarts it speaking 2026-07-28 at once (no second initialize)', async () => {
+        const result = await gateway.client.callTool({ name: 'crash', arguments: {} });
+        assert.equal(result.isError, true);
+        assert.match(textOf(result), /The wrapped MCP server "statelessMisbehaving" stopped while crash was running/);
+        await waitUntil(() => gateway.log.lines.filter(line => /connected \(stateless-misbehaving 1\.0\.0, protocol 2026-07-28/.test(line)).length >= 2, 'the restarted server to connect', { on: gateway.log.changes });
+        assert.equal(gateway.log.lines.filter(line => /refused initialize/.test(line)).length, 1);
+        assert.equal(textOf(await gateway.client.callTool({ name: 'echo', arguments: { message: 'back' } })), 'Echo: back');
     });
 });
