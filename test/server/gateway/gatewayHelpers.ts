@@ -152,3 +152,32 @@ export function v2Dispatch(url: string) {
         return (last.error ? { kind: 'error', error: last.error } : { kind: 'result', result: last.result }) as never;
     };
 }
+
+/**
+ * The official 2026-07-28 Tasks client (@modelcontextprotocol/ext-tasks on @modelcontextprotocol/client
+ * 2.x) on a gateway's HTTP endpoint, declaring elicitation and the tasks extension; `onInputRequest`
+ * answers a task's questions. `close` ends the session, then the client.
+ */
+export async function v2TaskSession(url: string, onInputRequest: (request: unknown) => unknown) {
+    const sdk = await import('@modelcontextprotocol/client');
+    const ext = await import('@modelcontextprotocol/ext-tasks/client');
+    const capabilities = { elicitation: { form: {} }, extensions: { 'io.modelcontextprotocol/tasks': {} } };
+    const client = new sdk.Client({ name: 'gateway-v2', version: '1' }, { capabilities: capabilities as never, versionNegotiation: { mode: { pin: '2026-07-28' } } });
+    await client.connect(new sdk.StreamableHTTPClientTransport(new URL(url)));
+    const session = ext.createTaskSessionFromClient(client, {
+        endpointId: 'gateway-v2',
+        onInputRequest: async (request: unknown) => onInputRequest(request) as never,
+        rawDispatch: v2Dispatch(url),
+        v2RequestFraming: { protocolVersion: '2026-07-28', clientInfo: { name: 'gateway-v2', version: '1' }, clientCapabilities: capabilities },
+    } as never);
+    return {
+        client,
+        session,
+        /** The task outcome's result, as a tool result. */
+        resultOf: ext.resultFromTaskOutcome,
+        close: async () => {
+            await session.close().catch(() => undefined);
+            await client.close();
+        },
+    };
+}

@@ -7,7 +7,7 @@ import { CallToolResultSchema, CreateTaskResultSchema, ElicitRequestSchema, Prog
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { textOf } from '../../support/helpers.js';
 import { pollUntilTerminal } from '../../support/messageTap.js';
-import { EVERYTHING, everythingOverHttp, httpGateway, MEMORY, stdioGateway, v2Dispatch, type Gateway, type HttpGateway } from './gatewayHelpers.js';
+import { EVERYTHING, everythingOverHttp, httpGateway, MEMORY, stdioGateway, v2TaskSession, type Gateway, type HttpGateway } from './gatewayHelpers.js';
 
 // Both fronts and both kinds of downstream: the gateway on HTTP in front of server-everything
 // serving Streamable HTTP (each its own process), driven by the SDK's 2025-11-25 client and by the
@@ -15,7 +15,6 @@ import { EVERYTHING, everythingOverHttp, httpGateway, MEMORY, stdioGateway, v2Di
 // several servers from npm, whose colliding names get their server's prefix.
 
 type Json = Record<string, unknown>;
-const V2 = '2026-07-28';
 
 describe('the gateway on HTTP in front of an HTTP downstream', { timeout: 120_000 }, () => {
     let downstream: Awaited<ReturnType<typeof everythingOverHttp>>;
@@ -58,29 +57,18 @@ describe('the gateway on HTTP in front of an HTTP downstream', { timeout: 120_00
     });
 
     it('serves a 2026-07-28 client through the official Tasks client: a wrapped call settles as a task, its question answered through tasks/update', async () => {
-        const sdk = await import('@modelcontextprotocol/client');
-        const ext = await import('@modelcontextprotocol/ext-tasks/client');
-        const capabilities = { elicitation: { form: {} }, extensions: { 'io.modelcontextprotocol/tasks': {} } };
-        const v2 = new sdk.Client({ name: 'gateway-v2', version: '1' }, { capabilities: capabilities as never, versionNegotiation: { mode: { pin: V2 } } });
-        await v2.connect(new sdk.StreamableHTTPClientTransport(new URL(gateway.url)));
+        const v2 = await v2TaskSession(gateway.url, () => ({ action: 'decline' }));
         try {
-            assert.equal(v2.getProtocolEra(), 'modern');
-            const session = ext.createTaskSessionFromClient(v2, {
-                endpointId: 'gateway-v2',
-                onInputRequest: async () => ({ action: 'decline' }) as never,
-                rawDispatch: v2Dispatch(gateway.url),
-                v2RequestFraming: { protocolVersion: V2, clientInfo: { name: 'gateway-v2', version: '1' }, clientCapabilities: capabilities },
-            } as never);
-            const call = await session.callTool('trigger-long-running-operation', { duration: 0.2, steps: 2 }, { task: { preference: 'require' } });
+            assert.equal(v2.client.getProtocolEra(), 'modern');
+            const call = await v2.session.callTool('trigger-long-running-operation', { duration: 0.2, steps: 2 }, { task: { preference: 'require' } });
             assert.equal(call.kind, 'task');
             const { outcome } = await call.settle();
             assert.equal(outcome.status, 'completed', JSON.stringify(outcome));
-            assert.match(textOf(ext.resultFromTaskOutcome(outcome)), /Long running operation completed/);
+            assert.match(textOf(v2.resultOf(outcome)), /Long running operation completed/);
             // The downstream's question becomes the task's inputRequests, answered with tasks/update.
-            const asked = await (await session.callTool('trigger-elicitation-request', {}, { task: { preference: 'require' } })).settle();
+            const asked = await (await v2.session.callTool('trigger-elicitation-request', {}, { task: { preference: 'require' } })).settle();
             assert.equal(asked.outcome.status, 'completed', JSON.stringify(asked.outcome));
-            assert.match(textOf(ext.resultFromTaskOutcome(asked.outcome)), /User declined/);
-            await session.close();
+            assert.match(textOf(v2.resultOf(asked.outcome)), /User declined/);
         } finally {
             await v2.close();
         }

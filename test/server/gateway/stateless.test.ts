@@ -7,7 +7,7 @@ import { SERVER_JS, startHttpServer, textOf, type HttpServer } from '../../suppo
 import { pollUntilTerminal } from '../../support/messageTap.js';
 import { Feed, waitUntil } from '../../support/wait.js';
 import { resolve } from 'node:path';
-import { httpGateway, stdioGateway, v2Dispatch, v2Gateway, type Gateway, type HttpGateway } from './gatewayHelpers.js';
+import { httpGateway, stdioGateway, v2Gateway, v2TaskSession, type Gateway, type HttpGateway } from './gatewayHelpers.js';
 
 // A downstream that speaks only 2026-07-28: our own server with --no-session-protocol, a real
 // process that refuses initialize (-32022). The gateway finds that out at start and speaks the
@@ -148,29 +148,18 @@ describe('the gateway in front of a server that speaks only 2026-07-28 (2026-07-
     after(() => gateway?.stop());
 
     it('serves the official Tasks client over HTTP: a task with its result, and a downstream task whose question is answered through tasks/update', async () => {
-        const sdk = await import('@modelcontextprotocol/client');
-        const ext = await import('@modelcontextprotocol/ext-tasks/client');
-        const capabilities = { elicitation: { form: {} }, extensions: { 'io.modelcontextprotocol/tasks': {} } };
-        const v2 = new sdk.Client({ name: 'gateway-v2', version: '1' }, { capabilities: capabilities as never, versionNegotiation: { mode: { pin: V2 } } });
-        await v2.connect(new sdk.StreamableHTTPClientTransport(new URL(gateway.url)));
+        const questions: unknown[] = [];
+        const v2 = await v2TaskSession(gateway.url, request => (questions.push(request), { action: 'accept', content: { confirm: 'delete' } }));
         try {
-            const questions: unknown[] = [];
-            const session = ext.createTaskSessionFromClient(v2, {
-                endpointId: 'gateway-v2',
-                onInputRequest: async (request: unknown) => (questions.push(request), { action: 'accept', content: { confirm: 'delete' } }) as never,
-                rawDispatch: v2Dispatch(gateway.url),
-                v2RequestFraming: { protocolVersion: V2, clientInfo: { name: 'gateway-v2', version: '1' }, clientCapabilities: capabilities },
-            } as never);
-            const call = await session.callTool('slow_compute', { seconds: 0.2, label: 'v2' }, { task: { preference: 'require' } });
+            const call = await v2.session.callTool('slow_compute', { seconds: 0.2, label: 'v2' }, { task: { preference: 'require' } });
             assert.equal(call.kind, 'task');
             const { outcome } = await call.settle();
             assert.equal(outcome.status, 'completed', JSON.stringify(outcome));
-            assert.match(textOf(ext.resultFromTaskOutcome(outcome)), /Computation "v2" completed/);
-            const confirm = await (await session.callTool('confirm_delete', { filename: 'v2.txt' }, { task: { preference: 'require' } })).settle();
+            assert.match(textOf(v2.resultOf(outcome)), /Computation "v2" completed/);
+            const confirm = await (await v2.session.callTool('confirm_delete', { filename: 'v2.txt' }, { task: { preference: 'require' } })).settle();
             assert.equal(confirm.outcome.status, 'completed', JSON.stringify(confirm.outcome));
-            assert.equal(textOf(ext.resultFromTaskOutcome(confirm.outcome)), "Confirmed: would delete 'v2.txt' (demo: nothing deleted)");
+            assert.equal(textOf(v2.resultOf(confirm.outcome)), "Confirmed: would delete 'v2.txt' (demo: nothing deleted)");
             assert.equal(questions.length, 1);
-            await session.close();
         } finally {
             await v2.close();
         }
