@@ -5,6 +5,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { CallToolResultSchema, CreateTaskResultSchema, ElicitRequestSchema, McpError, ProgressNotificationSchema, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { SERVER_JS, startHttpServer, textOf, type HttpServer } from '../../support/helpers.js';
 import { pollUntilTerminal } from '../../support/messageTap.js';
+import { StatelessHttpClient } from '../../support/stateless.js';
 import { Feed, waitUntil } from '../../support/wait.js';
 import { resolve } from 'node:path';
 import { httpGateway, stdioGateway, v2Gateway, v2TaskSession, type Gateway, type HttpGateway } from './gatewayHelpers.js';
@@ -163,6 +164,21 @@ describe('the gateway in front of a server that speaks only 2026-07-28 (2026-07-
         } finally {
             await v2.close();
         }
+    });
+
+    it('passes a plain call InputRequiredResult on to a 2026-07-28 client: it answers our round, and the retry answers the downstream', async () => {
+        // No tasks extension: a plain call, whose question ends our round as it ended the downstream's.
+        const client = new StatelessHttpClient(gateway.url, undefined, { elicitation: { form: {} } });
+        const first = await client.call('tools/call', { name: 'test_input_required_result_elicitation', arguments: {} });
+        assert.equal(first.resultType, 'input_required', JSON.stringify(first));
+        const requests = Object.entries(first.inputRequests as Record<string, { method: string; params: { message: string } }>);
+        assert.equal(requests.length, 1);
+        const [key, request] = requests[0]!;
+        assert.equal(request.method, 'elicitation/create');
+        assert.match(request.params.message, /What is your name/);
+        const second = await client.call('tools/call', { name: 'test_input_required_result_elicitation', arguments: {}, inputResponses: { [key]: { action: 'accept', content: { name: 'Grace' } } }, requestState: first.requestState });
+        assert.equal(second.resultType, 'complete', JSON.stringify(second));
+        assert.equal(textOf(second as never), 'Hello, Grace!');
     });
 
     it('serves a plain call of the 2026-07-28 client on stdio', async () => {
