@@ -285,7 +285,7 @@ export const FLAGS = [
         key: 'sessionProtocol',
         type: 'off',
         group: 'Tasks',
-        help: 'Speak protocol 2026-07-28 only: refuse `initialize` and every 2025-11-25 request with UnsupportedProtocolVersionError (-32022). For testing clients and gateways.',
+        help: 'Refuse protocol 2025-11-25 (`initialize` first): speak 2026-07-28 only. For testing.',
     },
     {
         name: 'conformance-fixtures',
