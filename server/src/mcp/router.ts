@@ -1,3 +1,4 @@
+import type { RpcConnection } from '../rpc/connection.js';
 import type { JsonRpcMessage, JsonRpcRequest } from '../rpc/messages.js';
 import type { RequestAbort } from '../rpc/requestAbort.js';
 import type { Transport } from '../rpc/transport.js';
@@ -8,6 +9,7 @@ import { revisionOf } from './revision.js';
 import { SESSION_REVISION } from './session/adapter.js';
 import { STATELESS_REVISION } from './stateless/adapter.js';
 import { advertisedVersions, unsupportedVersion, type Envelope } from './stateless/envelope.js';
+import type { StatelessPipe } from './stateless/front.js';
 import { LATEST_PROTOCOL_VERSION } from '../rpc/protocol.js';
 
 /** Where a message came from, as far as choosing its revision goes. */
@@ -57,4 +59,22 @@ export function sessionRequest(services: McpServices, identity: ClientIdentity, 
 /** A 2026-07-28 request whose `_meta` passed its checks. */
 export function statelessRequest(services: McpServices, identity: ClientIdentity, envelope: Envelope, request: JsonRpcRequest, reply: Transport, abort: RequestAbort): Result {
     return dispatch({ id: request.id, identity, revision: STATELESS_REVISION, services, reply, abort, push: undefined, envelope }, request.method, request.params);
+}
+
+/**
+ * The router of one pipe (stdio): the transport hands it every message it reads. A pipe that has
+ * sent initialize is a 2025-11-25 session; before that, a request may be a 2026-07-28 one, served
+ * by the pipe's stateless front. Both are the pipe's connection's requests (its ids, cancellation
+ * and close), so the session and the stateless front stay peers that know nothing of each other.
+ */
+export function pipeRouter(session: { readonly rpc: RpcConnection; readonly protocolVersion?: string }, stateless: StatelessPipe, reply: Transport): (message: JsonRpcMessage) => void {
+    const { rpc } = session;
+    const inbound: Inbound = { inSession: false, knownStateless: stateless.knows };
+    return message => {
+        if (session.protocolVersion === undefined && 'method' in message && 'id' in message && revisionFor(message, inbound) === 'stateless') {
+            void rpc.answer(message, reply, stateless.serve);
+        } else {
+            rpc.receive(message, reply);
+        }
+    };
 }

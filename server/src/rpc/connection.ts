@@ -69,9 +69,14 @@ export class RpcConnection {
         }
     }
 
-    /** Answers a request and sends the response on `reply`; never throws. */
-    answer(request: JsonRpcRequest, reply: Transport): Promise<void> {
-        return answerRequest(request, reply, new RequestAbort(reply), this.tracked, this.log, 'session');
+    /**
+     * Answers a request and sends the response on `reply`; never throws. `serve` answers it instead
+     * of the connection's dispatcher (a router that chose another revision for it); either way it is
+     * this connection's request: tracked in flight, cancellable, aborted on close.
+     */
+    answer(request: JsonRpcRequest, reply: Transport, serve?: RequestDispatcher): Promise<void> {
+        const dispatch = serve === undefined ? this.tracked : (message: JsonRpcRequest, via: Transport, abort: RequestAbort) => this.track(message, via, abort, serve);
+        return answerRequest(request, reply, new RequestAbort(reply), dispatch, this.log, 'session');
     }
 
     /** Computes the response to one request without sending it (in-process callers: benches); never throws. */
@@ -80,7 +85,9 @@ export class RpcConnection {
     }
 
     /** The dispatcher, with the request tracked in flight (so it can be cancelled) while it runs. */
-    private readonly tracked: RequestDispatcher = async (request, reply, abort) => {
+    private readonly tracked: RequestDispatcher = (request, reply, abort) => this.track(request, reply, abort, this.dispatch);
+
+    private async track(request: JsonRpcRequest, reply: Transport, abort: RequestAbort, serve: RequestDispatcher): Promise<Record<string, unknown>> {
         // Ids are unique per session while in flight (JSON-RPC, MCP): a duplicate is refused and
         // leaves the first alone (its abort, its waiter, the session's business for the idle sweep).
         if (this.inflight.has(request.id)) {
@@ -88,11 +95,11 @@ export class RpcConnection {
         }
         this.inflight.set(request.id, abort);
         try {
-            return await this.dispatch(request, reply, abort);
+            return await serve(request, reply, abort);
         } finally {
             this.inflight.delete(request.id);
         }
-    };
+    }
 
     /** Aborts the in-flight request the peer cancelled. */
     handleNotification(notification: JsonRpcNotification): void {

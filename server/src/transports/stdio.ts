@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Readable, Writable } from 'node:stream';
 import { errorMessage } from '../log.js';
+import { pipeRouter } from '../mcp/router.js';
 import type { McpSession } from '../mcp/session/session.js';
 import { StatelessPipe } from '../mcp/stateless/front.js';
 import { MetaMemo } from '../mcp/stateless/metaMemo.js';
@@ -168,11 +169,11 @@ export class StdioTransport implements Transport {
 export function connectStdio(server: TasksServer, options: StdioOptions = {}): StdioConnection {
     // Its responses batch while the session answers others (a closure: the session comes next).
     const transport = new StdioTransport(options.input ?? process.stdin, options.output ?? process.stdout, options.maxMessageBytes ?? 4 * 1024 * 1024, () => session.busy);
-    // One connection, one client: the pipe is the binding. It also carries a 2026-07-28 client's requests.
+    // One connection, one client: the pipe is the binding. It carries a 2025-11-25 session, or a
+    // 2026-07-28 client's requests; the router picks, message by message.
     const identity = { clientKey: `stdio:${randomUUID()}`, isOwner: false };
-    const session = server.createSession(identity, { standalone: () => transport, stateless: new StatelessPipe(server.services, identity) });
-    const { rpc } = session;
-    transport.onmessage = message => rpc.receive(message, transport);
+    const session = server.createSession(identity, { standalone: () => transport });
+    transport.onmessage = pipeRouter(session, new StatelessPipe(server.services, identity), transport);
     transport.onerror = err => server.log.error(`[stdio] a message failed: ${errorMessage(err)}`);
     const closed = new Promise<void>(resolve => (transport.onclose = resolve));
     transport.start();

@@ -8,18 +8,12 @@ import type { Disposable } from '../../tasks/types.js';
 import { TASK_STATUS_METHOD } from '../../tasks/notifier.js';
 import { relatedTaskMeta } from '../../tasks/wire.js';
 import type { McpServices, PushChannel, Result } from '../context.js';
-import { revisionFor, sessionRequest } from '../router.js';
-import type { StatelessPipe } from '../stateless/front.js';
+import { sessionRequest } from '../router.js';
 import { UnseenTasks } from '../unseenTasks.js';
 
 /** What a transport lends a session: its standalone stream (GET SSE, or stdout) when one is open. */
 export interface SessionChannel {
     standalone(): Transport | undefined;
-    /**
-     * A pipe (stdio) also carries the 2026-07-28 requests of a client that never sent initialize;
-     * an HTTP session does not (its transport sends those elsewhere, before any session).
-     */
-    readonly stateless?: StatelessPipe;
 }
 
 /**
@@ -32,8 +26,6 @@ export class McpSession implements ClientLink, PushChannel {
     protocolVersion?: string;
     private clientCapabilities: Record<string, unknown> = {};
     private readonly registration: Disposable;
-    /** The channel's 2026-07-28 side, when it has one (stdio). */
-    private readonly stateless?: StatelessPipe;
     /** Status notifications of tasks whose CreateTaskResult is not out yet (see announceAfter). */
     private unannounced?: Map<string, Record<string, unknown>[]>;
     /**
@@ -49,7 +41,6 @@ export class McpSession implements ClientLink, PushChannel {
         channel: SessionChannel,
     ) {
         this.rpc = new RpcConnection(this.dispatch, () => channel.standalone(), services.log);
-        this.stateless = channel.stateless;
         this.unseen = identity.isOwner ? undefined : new UnseenTasks(services.runtime.clock);
         this.registration = services.hub.add(this);
     }
@@ -148,12 +139,6 @@ export class McpSession implements ClientLink, PushChannel {
 
     private readonly dispatch = (request: JsonRpcRequest, reply: Transport, abort: RequestAbort): Result => {
         this.unseen?.seen(request.params);
-        // stdio: a pipe that has sent initialize is a 2025-11-25 session; before that, a request may
-        // be a 2026-07-28 one (HTTP decides in its transport, before any session).
-        const stateless = this.stateless;
-        if (stateless !== undefined && this.protocolVersion === undefined && revisionFor(request, { inSession: false, knownStateless: stateless.knows }) === 'stateless') {
-            return stateless.serve(request, reply, abort);
-        }
         return sessionRequest(this.services, this.identity, this, request, reply, abort);
     };
 }

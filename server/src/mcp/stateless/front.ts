@@ -43,7 +43,7 @@ export class StatelessPipe {
     /** Whether the request carries the `_meta` that passed last time (so revisionOf would say "stateless"). */
     readonly knows = (request: JsonRpcRequest): boolean => this.known !== undefined && request.params?._meta === this.known.meta;
 
-    serve(request: JsonRpcRequest, reply: Transport, abort: RequestAbort): Result {
+    readonly serve = (request: JsonRpcRequest, reply: Transport, abort: RequestAbort): Result => {
         let known = this.known;
         if (known === undefined || request.params?._meta !== known.meta) {
             const envelope = readEnvelope(request.params);
@@ -53,7 +53,7 @@ export class StatelessPipe {
             this.known = Object.isFrozen(known.meta) ? known : undefined;
         }
         return statelessRequest(this.services, known.caller, known.envelope, request, reply, abort);
-    }
+    };
 }
 
 /** The last named form of each identity: a client sends the same name on every request. */
