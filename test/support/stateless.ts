@@ -1,3 +1,4 @@
+import assert from 'node:assert/strict';
 import { request } from 'node:http';
 import { exchange, type HttpReply, type Msg } from './rawHttp.js';
 import { SseSplitter } from './sse.js';
@@ -7,6 +8,13 @@ import { HUNG_MS } from './wait.js';
 export const V2 = '2026-07-28';
 export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
 export const ALL_CAPABILITIES = { elicitation: {}, sampling: {}, extensions: { [TASKS_EXTENSION]: {} } };
+
+/** The error the last message of an exchange carries; fails the test when it carries none. */
+export function errorOf(messages: Msg[]): { code: number; message: string; data?: Record<string, unknown> } {
+    const error = messages.at(-1)?.error as { code: number; message: string; data?: Record<string, unknown> } | undefined;
+    assert.ok(error, `expected an error, got ${JSON.stringify(messages)}`);
+    return error;
+}
 
 export function meta(capabilities: Record<string, unknown> = ALL_CAPABILITIES, version = V2): Record<string, unknown> {
     return {

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { exchange, INITIALIZE, type Msg } from '../../support/rawHttp.js';
 import { startHttpServer, type HttpServer } from '../../support/helpers.js';
-import { ALL_CAPABILITIES, meta, StatelessHttpClient, TASKS_EXTENSION, V2 } from '../../support/stateless.js';
+import { ALL_CAPABILITIES, errorOf, meta, StatelessHttpClient, TASKS_EXTENSION, V2 } from '../../support/stateless.js';
 import { waitUntil } from '../../support/wait.js';
 
 // Protocol 2026-07-28 over HTTP (SEP-2575 stateless core, SEP-2663 tasks extension, SEP-2322
@@ -16,12 +16,6 @@ const OWNER = 'stateless-owner-token';
 let server: HttpServer;
 let a: StatelessHttpClient;
 let b: StatelessHttpClient;
-
-function errorOf(messages: Msg[]): { code: number; message: string; data?: Record<string, unknown> } {
-    const error = messages.at(-1)?.error as { code: number; message: string; data?: Record<string, unknown> } | undefined;
-    assert.ok(error, `expected an error, got ${JSON.stringify(messages)}`);
-    return error;
-}
 
 async function createTask(client: StatelessHttpClient, name: string, args: Record<string, unknown> = {}): Promise<string> {
     const result = await client.call('tools/call', { name, arguments: args });

@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startHttpServer, type HttpServer } from '../../support/helpers.js';
-import { StatelessHttpClient } from '../../support/stateless.js';
-import type { Msg } from '../../support/rawHttp.js';
+import { errorOf, StatelessHttpClient } from '../../support/stateless.js';
 
 // Multi round-trip requests (SEP-2322) for plain tool calls of 2026-07-28 clients, and progress on
 // the request's own stream, through the conformance fixtures (the default tools that ask for input
@@ -17,12 +16,6 @@ let a: StatelessHttpClient;
 let b: StatelessHttpClient;
 
 const accept = (content: Record<string, unknown>) => ({ action: 'accept', content });
-
-function errorOf(messages: Msg[]): { code: number; message: string; data?: unknown } {
-    const error = messages.at(-1)?.error as { code: number; message: string } | undefined;
-    assert.ok(error, `expected an error, got ${JSON.stringify(messages)}`);
-    return error;
-}
 
 describe('multi round-trip tool calls (2026-07-28)', () => {
     before(async () => {
