@@ -4,24 +4,14 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { GATEWAY_GOALS, gatewayLines, gatewayRatio, gatewayRows } from '../../bench/lib/gatewayRows.js';
-import type { Results } from '../../bench/lib/report.js';
 import { settingsFor } from '../../bench/lib/settings.js';
+import { roundsOf } from '../support/benchResults.js';
 
 const rows = gatewayRows(settingsFor(true, 'node-http'));
 const echoRow = rows.find(row => row.exp === 'gateway')!;
 const memoryRow = rows.find(row => row.exp === 'gatewaymem')!;
 
-function echo(gateway: number[], direct: number[]): Results {
-    return new Map([
-        [
-            'gateway',
-            new Map([
-                ['gateway', gateway.map(echoRate => ({ echoRate }))],
-                ['direct', direct.map(echoRate => ({ echoRate }))],
-            ]),
-        ],
-    ]) as Results;
-}
+const echo = (gateway: number[], direct: number[]) => roundsOf('gateway', 'echoRate', { gateway, direct });
 
 describe('gateway rows', () => {
     it('holds echo to 0.7× the direct rate, on the median of the rounds’ own ratios', () => {
@@ -38,7 +28,7 @@ describe('gateway rows', () => {
     });
 
     it('holds the memory per wrapped running task to 8 KiB', () => {
-        const memory = (perTask: number) => new Map([['gatewaymem', new Map([['gateway', [{ perTask }]]])]]) as Results;
+        const memory = (perTask: number) => roundsOf('gatewaymem', 'perTask', { gateway: [perTask] });
         assert.equal(memoryRow.target.met(memory(8 * 1024)), true);
         assert.equal(memoryRow.target.met(memory(8 * 1024 + 1)), false);
     });

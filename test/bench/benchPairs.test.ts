@@ -4,9 +4,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { interleavedLoops } from '../../bench/lib/load.js';
-import type { Results } from '../../bench/lib/report.js';
 import { pairedRatio, revisionMet, revisionRows } from '../../bench/lib/revisionRows.js';
 import { settingsFor } from '../../bench/lib/settings.js';
+import { roundsOf } from '../support/benchResults.js';
 
 /** A clock the operations move: each one takes exactly 1 ms, whatever the machine is doing. */
 function steppedClock() {
@@ -86,17 +86,7 @@ describe('interleavedLoops', () => {
 
 describe('revision rows', () => {
     /** Results of three rounds: 2025-11-25 and 2026-07-28 stdio greet CPU/req of each. */
-    function results(v1: number[], v2: number[]): Results {
-        return new Map([
-            [
-                'revision',
-                new Map([
-                    ['ours', v1.map(stdioGreetCpuUs => ({ stdioGreetCpuUs }))],
-                    ['v2', v2.map(stdioGreetCpuUs => ({ stdioGreetCpuUs }))],
-                ]),
-            ],
-        ]) as Results;
-    }
+    const results = (v1: number[], v2: number[]) => roundsOf('revision', 'stdioGreetCpuUs', { ours: v1, v2 });
     const greetRow = revisionRows(settingsFor(true, 'node-http')).find(row => row.transport === 'stdio' && row.judged === 'stdioGreetCpuUs')!;
 
     it('judges the median of the rounds’ own ratios, not the ratio of the medians', () => {
