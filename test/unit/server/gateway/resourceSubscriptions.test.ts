@@ -18,51 +18,54 @@ function subscriptions(refuse: string[] = []) {
         sent.push(`${method} ${params.uri as string}`);
         return {};
     };
-    return { sent, subs: new ResourceSubscriptions(forward, createLogger('error', () => undefined)) };
+    /** What was sent once the unsubscribes a release sends without waiting have gone. */
+    const sentSoFar = async () => {
+        await promisesDrained();
+        return sent;
+    };
+    return { sent, sentSoFar, subs: new ResourceSubscriptions(forward, createLogger('error', () => undefined)) };
 }
+
+const SUBSCRIBE_A = 'resources/subscribe res://a';
+const UNSUBSCRIBE_A = 'resources/unsubscribe res://a';
 
 const signal = new AbortController().signal;
 
 describe('resource subscriptions shared by listeners and sessions', () => {
     it('subscribes once for two listeners, and unsubscribes after the second leaves', async () => {
-        const { sent, subs } = subscriptions();
+        const { sent, sentSoFar, subs } = subscriptions();
         const first = await subs.hold('res://a', signal);
         const second = await subs.hold('res://a', signal);
-        assert.deepEqual(sent, ['resources/subscribe res://a']);
+        assert.deepEqual(sent, [SUBSCRIBE_A]);
         first();
         first();
-        await promisesDrained(); // the unsubscribe a release sends without waiting
-        assert.deepEqual(sent, ['resources/subscribe res://a'], 'one listener still holds it (a second release is a no-op)');
+        assert.deepEqual(await sentSoFar(), [SUBSCRIBE_A], 'one listener still holds it (a second release is a no-op)');
         second();
-        await promisesDrained();
-        assert.deepEqual(sent, ['resources/subscribe res://a', 'resources/unsubscribe res://a']);
+        assert.deepEqual(await sentSoFar(), [SUBSCRIBE_A, UNSUBSCRIBE_A]);
     });
 
     it("a listener leaving keeps a session's subscription; the session's unsubscribe waits for the listeners", async () => {
-        const { sent, subs } = subscriptions();
+        const { sent, sentSoFar, subs } = subscriptions();
         await subs.subscribe({ uri: 'res://a' }, signal);
         const release = await subs.hold('res://a', signal);
         release();
-        await promisesDrained();
-        assert.deepEqual(sent, ['resources/subscribe res://a'], 'the session still wants it');
+        assert.deepEqual(await sentSoFar(), [SUBSCRIBE_A], 'the session still wants it');
         const again = await subs.hold('res://a', signal);
         assert.deepEqual(await subs.unsubscribe({ uri: 'res://a' }, signal), {});
-        assert.deepEqual(sent, ['resources/subscribe res://a'], 'the listener still wants it');
+        assert.deepEqual(sent, [SUBSCRIBE_A], 'the listener still wants it');
         again();
-        await promisesDrained();
-        assert.deepEqual(sent, ['resources/subscribe res://a', 'resources/unsubscribe res://a']);
+        assert.deepEqual(await sentSoFar(), [SUBSCRIBE_A, UNSUBSCRIBE_A]);
     });
 
     it('renews what is still held (a restarted server forgot it), and only that', async () => {
-        const { sent, subs } = subscriptions();
+        const { sent, sentSoFar, subs } = subscriptions();
         await subs.subscribe({ uri: 'res://session' }, signal);
         const release = await subs.hold('res://listener', signal);
         (await subs.hold('res://gone', signal))();
-        await promisesDrained();
+        await sentSoFar();
         sent.length = 0;
         subs.renew();
-        await promisesDrained();
-        assert.deepEqual(sent.sort(), ['resources/subscribe res://listener', 'resources/subscribe res://session']);
+        assert.deepEqual((await sentSoFar()).sort(), ['resources/subscribe res://listener', 'resources/subscribe res://session']);
         release();
     });
 
