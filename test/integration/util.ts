@@ -3,25 +3,10 @@ import { join } from 'node:path';
 import * as vscode from 'vscode';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { z } from 'zod';
 import type { McpTasksApi, McpTasksTestApi } from '../../extension/api';
 import { waitUntil } from '../support/wait';
 
-/** The SDK's Task schema drops `_meta`; the owner's view needs it (tool, arguments, client). */
-const LooseTaskList = z.object({ tasks: z.array(z.looseObject({ taskId: z.string(), status: z.string() })), nextCursor: z.string().optional() });
-
-export type LooseTask = z.infer<typeof LooseTaskList>['tasks'][number];
-
-export async function listAllTasks(client: Client): Promise<LooseTask[]> {
-    const all: LooseTask[] = [];
-    let cursor: string | undefined;
-    do {
-        const page = await client.request({ method: 'tasks/list', params: cursor ? { cursor } : {} }, LooseTaskList);
-        all.push(...page.tasks);
-        cursor = page.nextCursor;
-    } while (cursor);
-    return all;
-}
+export { listAllTasks, type LooseTask } from '../support/taskList';
 
 export const EXTENSION_ID = 'mcp-tasks.mcp-tasks';
 /** The tools VS Code should list (deploy_step is internal and hidden). */

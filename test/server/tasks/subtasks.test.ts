@@ -6,29 +6,15 @@ import { z } from 'zod';
 import { connectAlone } from '../../support/fleet.js';
 import { startHttpServer, textOf, TRANSPORTS, type Connected, type HttpServer } from '../../support/helpers.js';
 import { RawHttp } from '../../support/rawHttp.js';
+import { listAllTasks, LooseTask, LooseTaskList } from '../../support/taskList.js';
 import { waitUntil } from '../../support/wait.js';
 import { marker, MessageTap, startTask, warmUp } from '../../support/messageTap.js';
 
 const PARENT = 'dev.mcp-tasks/parent-task-id';
-// The SDK's own Task schema drops _meta; these keep every field the server sent.
-const LooseTask = z.looseObject({ taskId: z.string(), status: z.string(), statusMessage: z.string().optional(), _meta: z.record(z.string(), z.unknown()).optional() });
-const LooseList = z.object({ tasks: z.array(LooseTask), nextCursor: z.string().optional() });
-type Task = z.infer<typeof LooseTask>;
 
 /** The children of `parentId`, in creation order (build, test, push for deploy), through the parent filter. */
-async function childrenOf(client: Client, parentId: string): Promise<Task[]> {
-    return (await client.request({ method: 'tasks/list', params: { _meta: { [PARENT]: parentId } } }, LooseList)).tasks;
-}
-
-async function allTasks(client: Client): Promise<Task[]> {
-    const all: Task[] = [];
-    let cursor: string | undefined;
-    do {
-        const page = await client.request({ method: 'tasks/list', params: cursor ? { cursor } : {} }, LooseList);
-        all.push(...page.tasks);
-        cursor = page.nextCursor;
-    } while (cursor);
-    return all;
+async function childrenOf(client: Client, parentId: string): Promise<LooseTask[]> {
+    return (await client.request({ method: 'tasks/list', params: { _meta: { [PARENT]: parentId } } }, LooseTaskList)).tasks;
 }
 
 interface StepSummary {
@@ -115,7 +101,7 @@ for (const kind of TRANSPORTS) {
                 texts.map(t => t.replace(/\d+\.\d/, 'N')),
                 [`Build of par-${kind} completed in N s`, `Test of par-${kind} completed in N s`, `Push of par-${kind} completed in N s`],
             );
-            const listed = await allTasks(c.client);
+            const listed = await listAllTasks(c.client);
             assert.ok(children.every(child => listed.some(t => t.taskId === child.taskId && t._meta?.[PARENT] === task.taskId)), 'children appear in the unfiltered list');
             assert.equal(listed.find(t => t.taskId === task.taskId)?._meta?.[PARENT], undefined, 'the parent has no parent');
             const got = await c.client.request({ method: 'tasks/get', params: { taskId: children[0]!.taskId } }, LooseTask);
@@ -137,7 +123,7 @@ for (const kind of TRANSPORTS) {
             assert.deepEqual(await childrenOf(c.client, lone), []);
             assert.deepEqual(await childrenOf(c.client, 'no-such-task'), []);
             await assert.rejects(
-                c.client.request({ method: 'tasks/list', params: { _meta: { [PARENT]: 42 } } }, LooseList),
+                c.client.request({ method: 'tasks/list', params: { _meta: { [PARENT]: 42 } } }, LooseTaskList),
                 (err: McpError) => err.code === -32602,
             );
             await c.client.experimental.tasks.cancelTask(parentId);
@@ -258,8 +244,8 @@ describe('sub-tasks over raw HTTP', () => {
 
     it('shows the parent id in _meta on child tasks, and filters tasks/list by it', async () => {
         const created = await raw.call('tools/call', { name: 'deploy', arguments: { app: 'raw' }, task: {} });
-        const parentId = ((created.result as Record<string, unknown>).task as Task).taskId;
-        const list = async (params: Record<string, unknown>) => ((await raw.call('tasks/list', params)).result as { tasks: Task[] }).tasks;
+        const parentId = ((created.result as Record<string, unknown>).task as LooseTask).taskId;
+        const list = async (params: Record<string, unknown>) => ((await raw.call('tasks/list', params)).result as { tasks: LooseTask[] }).tasks;
         const children = await waitUntil(async () => {
             const page = await list({ _meta: { [PARENT]: parentId } });
             return page.length === 2 ? page : undefined;
@@ -273,14 +259,14 @@ describe('sub-tasks over raw HTTP', () => {
             everything.filter(t => t._meta?.[PARENT] === parentId).map(t => t.taskId),
             children.map(t => t.taskId),
         );
-        const got = (await raw.call('tasks/get', { taskId: children[0]!.taskId })).result as Task;
+        const got = (await raw.call('tasks/get', { taskId: children[0]!.taskId })).result as LooseTask;
         assert.deepEqual(got._meta, { [PARENT]: parentId });
 
         // Another client sees neither the parent nor its children, filtered or not.
         const other = new RawHttp(server.url);
         await other.initialize();
-        assert.deepEqual(((await other.call('tasks/list', { _meta: { [PARENT]: parentId } })).result as { tasks: Task[] }).tasks, []);
-        const cancelled = (await raw.call('tasks/cancel', { taskId: parentId })).result as Task;
+        assert.deepEqual(((await other.call('tasks/list', { _meta: { [PARENT]: parentId } })).result as { tasks: LooseTask[] }).tasks, []);
+        const cancelled = (await raw.call('tasks/cancel', { taskId: parentId })).result as LooseTask;
         assert.equal(cancelled.status, 'cancelled');
     });
 });
