@@ -5,7 +5,7 @@ import * as vscode from 'vscode';
 import type { McpTasksTestApi } from '../../extension/api';
 import { progressPercent } from '../../extension/tasks/taskView';
 import { readRows } from './drawnRows';
-import { invoke, readNotifications, readyOverHttp, startInVsCode, waitFor } from './util';
+import { invoke, readNotifications, readyWithTasksView, startInVsCode, waitFor } from './util';
 import { everything, logHas, restarted, servedTools, setWrap, waitForTools } from './wrapped';
 
 const LONG = 'trigger-long-running-operation';
@@ -28,8 +28,7 @@ describe('a wrapped MCP server (mcpTasks.wrap) in VS Code', () => {
 
     before(async function () {
         this.timeout(240_000);
-        api = await readyOverHttp();
-        await vscode.commands.executeCommand('mcpTasks.tasks.focus');
+        api = await readyWithTasksView();
     });
 
     after(async function () {

@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import type { McpTasksTestApi } from '../../extension/api';
-import { readNotifications, readyOverHttp, uiArtifact, waitFor } from './util';
+import { readNotifications, readyWithTasksView, uiArtifact, waitFor } from './util';
 import { readFileSync } from 'node:fs';
 
 interface PickReport {
@@ -16,8 +16,7 @@ describe("the language model consent question", () => {
     let api: McpTasksTestApi;
 
     before(async () => {
-        api = await readyOverHttp();
-        await vscode.commands.executeCommand('mcpTasks.tasks.focus');
+        api = await readyWithTasksView();
         // Asked afresh, whatever an earlier suite allowed.
         await vscode.commands.executeCommand('mcpTasks.resetSamplingConsent');
     });

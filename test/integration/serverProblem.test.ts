@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import type { McpTasksTestApi } from '../../extension/api';
-import { askUi, readNotifications, readyOverHttp, waitFor } from './util';
+import { askUi, readNotifications, readyWithTasksView, waitFor } from './util';
 
 const server = () => vscode.workspace.getConfiguration('mcpTasks.server');
 
@@ -10,8 +10,7 @@ describe('server settings it refuses, and a server that cannot start', () => {
     let api: McpTasksTestApi;
 
     before(async () => {
-        api = await readyOverHttp();
-        await vscode.commands.executeCommand('mcpTasks.tasks.focus');
+        api = await readyWithTasksView();
         // The view's welcome shows only while it has no rows.
         await vscode.commands.executeCommand('mcpTasks.clearFinished');
     });
