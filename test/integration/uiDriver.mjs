@@ -317,20 +317,33 @@ export function createUiDriver(shotsDir, log = line => console.log(line), { repo
     }
 
     /**
+     * The suite's request in the status bar that `pattern` matches, the first time it is asked: its
+     * match (group 1 names it), once marked done as `<key>-<name>`; undefined when there is none or
+     * it was served already.
+     */
+    async function takeRequest(page, pattern, key) {
+        const request = page.locator('.part.statusbar .statusbar-item', { hasText: pattern }).first();
+        if (!(await request.isVisible().catch(() => false))) {
+            return undefined;
+        }
+        const match = pattern.exec(((await request.textContent()) ?? '').trim());
+        if (!match?.[1] || done.has(`${key}-${match[1]}`)) {
+            return undefined;
+        }
+        done.add(`${key}-${match[1]}`);
+        return match;
+    }
+
+    /**
      * The suite asks "ui-read-rows <tag>" in the status bar: the driver writes rows-<tag>.json with
      * the Tasks view's rows as drawn (label, description, and the part of each a user can see
      * before the row clips it), the sidebar's width, and whether the view's progress bar runs.
      */
     async function readRowsOnRequest(page) {
-        const request = page.locator('.part.statusbar .statusbar-item', { hasText: /ui-read-rows \S+/ }).first();
-        if (!(await request.isVisible().catch(() => false))) {
+        const [, tag] = (await takeRequest(page, /ui-read-rows (\S+)/, 'rows')) ?? [];
+        if (!tag) {
             return;
         }
-        const [, tag] = /ui-read-rows (\S+)/.exec((await request.textContent()) ?? '') ?? [];
-        if (!tag || done.has(`rows-${tag}`)) {
-            return;
-        }
-        done.add(`rows-${tag}`);
         // Rows as a user sees them who is not pointing at one: a hovered row shows its buttons over its text.
         await page.mouse.move(700, 450);
         const report = await page.evaluate(() => {
@@ -601,15 +614,10 @@ export function createUiDriver(shotsDir, log = line => console.log(line), { repo
      * title-buttons-<tag>.json (each button's name, left edge and whether it is enabled) and photographs the sidebar.
      */
     async function titleButtonsOnRequest(page) {
-        const request = page.locator('.part.statusbar .statusbar-item', { hasText: /ui-title-buttons \S+/ }).first();
-        if (!(await request.isVisible().catch(() => false))) {
+        const [, tag] = (await takeRequest(page, /ui-title-buttons (\S+)/, 'title-buttons')) ?? [];
+        if (!tag) {
             return;
         }
-        const [, tag] = /ui-title-buttons (\S+)/.exec(((await request.textContent()) ?? '').trim()) ?? [];
-        if (!tag || done.has(`title-buttons-${tag}`)) {
-            return;
-        }
-        done.add(`title-buttons-${tag}`);
         const header = page.locator('.part.sidebar .composite.title').first();
         await header.hover();
         await delay(300);
@@ -630,15 +638,10 @@ export function createUiDriver(shotsDir, log = line => console.log(line), { repo
      * walkthrough-<tag>.json and photographs the page.
      */
     async function walkthroughOnRequest(page) {
-        const request = page.locator('.part.statusbar .statusbar-item', { hasText: /ui-walkthrough \S+/ }).first();
-        if (!(await request.isVisible().catch(() => false))) {
+        const [, tag] = (await takeRequest(page, /ui-walkthrough (\S+)/, 'walkthrough')) ?? [];
+        if (!tag) {
             return;
         }
-        const [, tag] = /ui-walkthrough (\S+)/.exec(((await request.textContent()) ?? '').trim()) ?? [];
-        if (!tag || done.has(`walkthrough-${tag}`)) {
-            return;
-        }
-        done.add(`walkthrough-${tag}`);
         const description = page.locator('.gettingStartedContainer .category-description[x-category-description-for]').first();
         await description.waitFor({ timeout: 15_000 }).catch(() => log('[ui] no walkthrough description'));
         await delay(500);
@@ -753,15 +756,10 @@ export function createUiDriver(shotsDir, log = line => console.log(line), { repo
      * (each image's alt text, scheme and whether it drew) and photographs the workbench.
      */
     async function readmeImagesOnRequest(page) {
-        const request = page.locator('.part.statusbar .statusbar-item', { hasText: /ui-readme-images \S+/ }).first();
-        if (!(await request.isVisible().catch(() => false))) {
+        const [, tag] = (await takeRequest(page, /ui-readme-images (\S+)/, 'readme')) ?? [];
+        if (!tag) {
             return;
         }
-        const [, tag] = /ui-readme-images (\S+)/.exec((await request.textContent()) ?? '') ?? [];
-        if (!tag || done.has(`readme-${tag}`)) {
-            return;
-        }
-        done.add(`readme-${tag}`);
         const read = async () => {
             for (const frame of page.frames()) {
                 const images = await frame
@@ -813,15 +811,10 @@ export function createUiDriver(shotsDir, log = line => console.log(line), { repo
      * drawn, each preformatted block's text, and the links. "ui-result <name> click" then clicks the first link.
      */
     async function resultOnRequest(page) {
-        const request = page.locator('.part.statusbar .statusbar-item', { hasText: /ui-result \S+/ }).first();
-        if (!(await request.isVisible().catch(() => false))) {
+        const [, name, click] = (await takeRequest(page, /ui-result (\S+)( click)?/, 'result')) ?? [];
+        if (!name) {
             return;
         }
-        const [, name, click] = /ui-result (\S+)( click)?/.exec((await request.textContent()) ?? '') ?? [];
-        if (!name || done.has(`result-${name}`)) {
-            return;
-        }
-        done.add(`result-${name}`);
         let drawn;
         let drawnIn;
         for (let i = 0; i < 60 && !drawn; i++) {
@@ -916,15 +909,10 @@ export function createUiDriver(shotsDir, log = line => console.log(line), { repo
 
     /** The suite asks "ui-shot <name>": the driver photographs the workbench (workbench <name>.png). */
     async function shotOnRequest(page) {
-        const request = page.locator('.part.statusbar .statusbar-item', { hasText: /ui-shot \S+/ }).first();
-        if (!(await request.isVisible().catch(() => false))) {
+        const [, name] = (await takeRequest(page, /ui-shot (\S+)/, 'shot')) ?? [];
+        if (!name) {
             return;
         }
-        const [, name] = /ui-shot (\S+)/.exec((await request.textContent()) ?? '') ?? [];
-        if (!name || done.has(`shot-${name}`)) {
-            return;
-        }
-        done.add(`shot-${name}`);
         // The request itself is in the status bar: the picture is of the rest.
         await shot(page, name);
     }
