@@ -7,7 +7,7 @@ import type { McpTasksTestApi } from '../../extension/api';
 import type { TaskView } from '../../extension/tasks/taskView';
 import * as vscode from 'vscode';
 import { invoke, readyOverHttp, startInVsCode, waitFor } from './util';
-import { everything, setWrap } from './wrapped';
+import { everything, setWrap, unwrap } from './wrapped';
 
 /** Sidebar speed, measured in the real extension host (npm run bench:extension; not part of npm test). */
 describe('sidebar benchmark', () => {
@@ -100,8 +100,7 @@ describe('wrapped echo through the gateway: as a task vs plain', () => {
 
     after(async function () {
         this.timeout(240_000);
-        await vscode.workspace.getConfiguration('mcpTasks').update('wrap', undefined, vscode.ConfigurationTarget.Global);
-        await startInVsCode(120_000, api);
+        await unwrap(api);
     });
 
     /** 20 timed calls after 2 that warm the path up; the median, printed with the p90. */

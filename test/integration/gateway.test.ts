@@ -5,8 +5,8 @@ import * as vscode from 'vscode';
 import type { McpTasksTestApi } from '../../extension/api';
 import { progressPercent } from '../../extension/tasks/taskView';
 import { readRows } from './drawnRows';
-import { invoke, readNotifications, readyWithTasksView, startInVsCode, waitFor } from './util';
-import { everything, logHas, restarted, servedTools, setWrap, waitForTools } from './wrapped';
+import { invoke, readNotifications, readyWithTasksView, waitFor } from './util';
+import { everything, logHas, restarted, servedTools, setWrap, unwrap, waitForTools } from './wrapped';
 
 const LONG = 'trigger-long-running-operation';
 
@@ -33,9 +33,7 @@ describe('a wrapped MCP server (mcpTasks.wrap) in VS Code', () => {
 
     after(async function () {
         this.timeout(240_000);
-        // The other suites want the demonstration tools back (a wrapping server leaves them out).
-        await vscode.workspace.getConfiguration('mcpTasks').update('wrap', undefined, vscode.ConfigurationTarget.Global);
-        await startInVsCode(120_000, api);
+        await unwrap(api);
     });
 
     it("Copilot calls its long tool as a task: the sidebar row shows progress, and Cancel there cancels the downstream call", async function () {

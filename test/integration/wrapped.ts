@@ -2,7 +2,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import * as vscode from 'vscode';
 import type { McpTasksTestApi } from '../../extension/api';
-import { ownerClient, toolNamed, waitFor } from './util';
+import { ownerClient, startInVsCode, toolNamed, waitFor } from './util';
 
 /** The pinned @modelcontextprotocol/server-everything (a devDependency), started as `node <it> stdio`. */
 export const EVERYTHING = resolve(__dirname, '../../../node_modules/@modelcontextprotocol/server-everything/dist/index.js');
@@ -29,6 +29,12 @@ export async function servedTools(api: McpTasksTestApi): Promise<string[]> {
 export async function setWrap(api: McpTasksTestApi, servers: Record<string, unknown> | undefined, tools: string[]): Promise<Map<string, vscode.LanguageModelToolInformation>> {
     await restarted(api, () => vscode.workspace.getConfiguration('mcpTasks').update('wrap', servers, vscode.ConfigurationTarget.Global));
     return waitForTools(api, tools);
+}
+
+/** Clears `mcpTasks.wrap` and waits until VS Code has the restarted server's tools: the other suites want the demonstration tools a wrapping server leaves out. */
+export async function unwrap(api: McpTasksTestApi): Promise<void> {
+    await vscode.workspace.getConfiguration('mcpTasks').update('wrap', undefined, vscode.ConfigurationTarget.Global);
+    await startInVsCode(120_000, api);
 }
 
 /**
