@@ -183,7 +183,7 @@ export function registerServer(
     const checkSettings: SettingsCheck = settings => ServerProcess.check({ command: process.execPath, args: httpArgs(serverJs, files(settings)), env: baseEnv() }, logger.scoped('server'));
     // Each mode makes fresh credentials for every server it launches.
     const createMode: ModeFactory = transport =>
-        transport === 'http' ? new HttpMode(serverJs, launch, logger.scoped('server'), () => owner.lostTasks) : new StdioMode(serverJs, launch, logger.scoped('stdio'));
+        transport === 'http' ? new HttpMode(serverJs, launch, logger.scoped('server'), () => owner.lostTasks) : new StdioMode(serverJs, launch, logger.scoped('stdio'), () => owner.lostTasks);
     const controller = new ServerController(createMode, config, owner, logger.scoped('provider'), untilStopAllowed, checkSettings);
     context.subscriptions.push(controller, vscode.lm.registerMcpServerDefinitionProvider(PROVIDER_ID, controller.provider));
     return controller;

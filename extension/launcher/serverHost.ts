@@ -1,7 +1,6 @@
 import * as vscode from 'vscode';
 import { newSecret } from '@mcp-tasks/server/contract';
 import type { ExtensionConfig } from '../config';
-import { Commands } from '../constants';
 import { Disposable } from '../lifecycle';
 import type { ScopedLogger } from '../logger';
 import { backoffDelay, httpArgs, serverEnv } from './serverArgs';
@@ -10,7 +9,8 @@ import type { Secrets } from './serverMode';
 import { ServerProcess } from './serverProcess';
 import { ServerStartError } from './startFailure';
 import { showServerProblem } from '../errorNotice';
-import { taskLabel, type TaskView } from '../tasks/taskView';
+import type { TaskView } from '../tasks/taskView';
+import { showCrashNotice } from '../views/crashNotice';
 
 const HEALTHY_AFTER_MS = 60_000;
 
@@ -213,33 +213,8 @@ export class ServerHost extends Disposable {
             if (how === 'stopped') {
                 return;
             }
-            const lost = this.lostTasks();
             const stopped = vscode.l10n.t({ message: 'MCP Tasks server stopped unexpectedly ({0}) and was restarted.', args: [shownWhy], comment: ['{0} is "signal …" or "code …"'] });
-            const after = lost.length ? `${stopped} ${lostInWords(lost)}` : stopped;
-            const showLog = vscode.l10n.t('Show Log');
-            const runAgain = vscode.l10n.t('Run Again');
-            void vscode.window.showWarningMessage(after, ...(lost.length ? [runAgain] : []), showLog).then(choice => {
-                if (choice === showLog) {
-                    void vscode.commands.executeCommand(Commands.showLog);
-                } else if (choice === runAgain) {
-                    // Each as its own new task, with the tool and arguments the owner's view reported.
-                    for (const view of lost) {
-                        void vscode.commands.executeCommand(Commands.runAgain, view);
-                    }
-                }
-            });
+            void showCrashNotice(stopped, this.lostTasks());
         });
     }
 }
-
-/** "2 tasks were lost: run_tests, build." (the first few by name). */
-function lostInWords(lost: readonly TaskView[]): string {
-    const shown = lost.slice(0, LOST_NAMED).map(taskLabel);
-    const names = lost.length > LOST_NAMED ? `${shown.join(', ')}, …` : shown.join(', ');
-    return lost.length === 1
-        ? vscode.l10n.t({ message: '1 task was lost: {0}.', args: [names], comment: ['{0} names the task'] })
-        : vscode.l10n.t({ message: '{0} tasks were lost: {1}.', args: [lost.length, names], comment: ['{0} is a number, {1} names the tasks'] });
-}
-
-/** How many lost tasks the crash notice names. */
-const LOST_NAMED = 5;

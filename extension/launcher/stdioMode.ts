@@ -4,6 +4,8 @@ import { SERVER_ID, SERVER_LABEL } from '../constants';
 import { Disposable } from '../lifecycle';
 import type { ScopedLogger } from '../logger';
 import type { OwnerEndpoint } from '../owner/ownerConnection';
+import type { TaskView } from '../tasks/taskView';
+import { showCrashNotice } from '../views/crashNotice';
 import { baseEnv, serverEnv, stdioArgs } from './serverArgs';
 import type { ServerMode } from './serverMode';
 import { StdioOwnerChannel } from '../owner/stdioOwner';
@@ -20,16 +22,38 @@ export class StdioMode extends Disposable implements ServerMode {
     readonly onDidChangeDefinition = this.definitionChanged.event;
     readonly onDidChangeServer: vscode.Event<void>;
 
+    private crashed?: string;
+
     constructor(
         private readonly serverJs: string,
         private readonly config: () => ExtensionConfig,
         log: ScopedLogger,
+        /** The tasks still unfinished when the server went away (the owner's view of it), for the crash notice. */
+        private readonly lostTasks: () => readonly TaskView[] = () => [],
     ) {
         super();
         this.channel = this.register(new StdioOwnerChannel(log));
         const changed = this.register(new vscode.EventEmitter<void>());
         this.onDidChangeServer = changed.event;
-        this.register(this.channel.onDidChange(() => changed.fire()));
+        this.register(
+            this.channel.onDidChange(endpoint => {
+                if (endpoint) {
+                    // A server runs again (VS Code started it, for Copilot or for us).
+                    this.crashed = undefined;
+                }
+                changed.fire();
+            }),
+        );
+        // VS Code shows a stdio server's exit only in its MCP output; say here what it cost. The
+        // endpoint was withdrawn first, so the owner's view has marked the unfinished tasks lost.
+        this.register(
+            this.channel.onDidCrash(pid => {
+                log.warn(`stdio server ${pid} stopped unexpectedly`);
+                this.crashed = vscode.l10n.t('MCP Tasks server stopped unexpectedly');
+                changed.fire();
+                void showCrashNotice(vscode.l10n.t('MCP Tasks server stopped unexpectedly.'), this.lostTasks(), true);
+            }),
+        );
         this.channel.start();
     }
 
@@ -59,8 +83,10 @@ export class StdioMode extends Disposable implements ServerMode {
         return { pid: this.channel.endpoint?.pid, url: this.channel.endpoint?.url };
     }
 
-    /** VS Code reports a stdio server's failures itself. */
-    readonly problem = undefined;
+    /** Set after the server crashed, until one runs again (VS Code reports a failed start itself). */
+    get problem(): string | undefined {
+        return this.crashed;
+    }
 
     async start(): Promise<void> {
         if (!this.channel.endpoint) {
@@ -70,6 +96,11 @@ export class StdioMode extends Disposable implements ServerMode {
     }
 
     async restart(): Promise<void> {
+        if (this.crashed) {
+            // Nothing runs to replace: ask VS Code to start it again.
+            await this.start();
+            return;
+        }
         // A new definition version makes VS Code stop its process and start a new one.
         this.definitionChanged.fire('restart requested');
     }

@@ -72,7 +72,7 @@ export class OwnerConnection extends Disposable {
         }
         this.reconcileTimer = setInterval(() => void this.reconcile(), RECONCILE_MS);
         this.register({ dispose: () => clearInterval(this.reconcileTimer) });
-        this.register({ dispose: () => void this.disconnect() });
+        this.register({ dispose: () => this.disconnect() });
     }
 
     get connected(): boolean {
@@ -87,15 +87,15 @@ export class OwnerConnection extends Disposable {
         const hadServer = this.endpoint !== undefined;
         this.endpoint = endpoint;
         this.attempt = 0;
-        void this.disconnect().then(() => {
-            if (hadServer) {
-                // An in-memory store died with its process: whatever still ran there is lost.
-                this.model.markLost();
-            }
-            if (endpoint) {
-                void this.connect();
-            }
-        });
+        this.disconnect();
+        if (hadServer) {
+            // An in-memory store died with its process: whatever still ran there is lost. At once:
+            // the crash notice that follows names what was lost.
+            this.model.markLost();
+        }
+        if (endpoint) {
+            void this.connect();
+        }
     }
 
     async reconcile(): Promise<void> {
@@ -242,7 +242,7 @@ export class OwnerConnection extends Disposable {
         this.retryTimer = setTimeout(() => void this.connect(), delay);
     }
 
-    private async disconnect(): Promise<void> {
+    private disconnect(): void {
         clearTimeout(this.retryTimer);
         this.generation++;
         const client = this.client;

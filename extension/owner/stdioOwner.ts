@@ -31,10 +31,19 @@ export class StdioOwnerChannel extends Disposable {
     private readonly launches: StdioLaunch[] = [];
     private watcher?: FSWatcher;
     private current?: OwnerEndpoint;
+    /** The announce file `current` came from: still there after its process died means a crash. */
+    private currentFile?: string;
     private checking = false;
     private recheck = false;
     private readonly changed = this.register(new vscode.EventEmitter<OwnerEndpoint | undefined>());
     readonly onDidChange = this.changed.event;
+    private readonly crashed = this.register(new vscode.EventEmitter<number>());
+    /**
+     * The server we were connected to died without cleaning up (SIGKILL, a crash): its announcement
+     * outlived it. A server that stops (end of input, a signal) removes its file first, so VS Code
+     * stopping or restarting it is no crash. Fires the pid, after onDidChange withdrew the endpoint.
+     */
+    readonly onDidCrash = this.crashed.event;
 
     constructor(private readonly log: ScopedLogger) {
         super();
@@ -74,9 +83,14 @@ export class StdioOwnerChannel extends Disposable {
     }
 
     private withdrawIfDead(): void {
-        if (this.current && !processAlive(this.current.pid!)) {
-            this.log.info(`stdio server ${this.current.pid} is gone`);
+        const gone = this.current;
+        if (gone && !processAlive(gone.pid!)) {
+            const leftBehind = this.currentFile !== undefined && readAnnouncement(this.currentFile)?.pid === gone.pid;
+            this.log.info(`stdio server ${gone.pid} is gone${leftBehind ? ' without cleaning up (it crashed or was killed)' : ''}`);
             this.publish(undefined);
+            if (leftBehind) {
+                this.crashed.fire(gone.pid!);
+            }
             this.refresh();
         }
     }
@@ -89,7 +103,7 @@ export class StdioOwnerChannel extends Disposable {
         }
         this.checking = true;
         void this.choose()
-            .then(next => this.publish(next))
+            .then(next => this.publish(next?.endpoint, next?.file))
             .catch(err => this.log.error(`reading the owner announcements failed: ${(err as Error).message}`))
             .finally(() => {
                 this.checking = false;
@@ -101,7 +115,7 @@ export class StdioOwnerChannel extends Disposable {
     }
 
     /** The newest launch whose process lives and whose endpoint proves it holds that launch's token. */
-    private async choose(): Promise<OwnerEndpoint | undefined> {
+    private async choose(): Promise<{ endpoint: OwnerEndpoint; file: string } | undefined> {
         for (const launch of [...this.launches].reverse()) {
             const announced = readAnnouncement(launch.file);
             if (!announced) {
@@ -111,23 +125,29 @@ export class StdioOwnerChannel extends Disposable {
                 // Left behind by a server that could not clean up (SIGKILL, a crash).
                 this.log.info(`ignoring the stale owner announcement of process ${announced.pid}`);
                 rmSync(launch.file, { force: true });
+                if (announced.pid === this.current?.pid) {
+                    // Read before the liveness poll saw it go: the same crash.
+                    this.publish(undefined);
+                    this.crashed.fire(announced.pid);
+                }
                 continue;
             }
             const candidate: OwnerEndpoint = { url: announced.url, pid: announced.pid, token: launch.token };
             if (sameEndpoint(candidate, this.current) || (await verifyOwnerEndpoint(candidate.url, candidate.token))) {
                 // The process may have died while we asked.
-                return processAlive(announced.pid) ? candidate : undefined;
+                return processAlive(announced.pid) ? { endpoint: candidate, file: launch.file } : undefined;
             }
             this.log.warn(`the endpoint announced for process ${announced.pid} did not prove it is our server; not connecting to it`);
         }
         return undefined;
     }
 
-    private publish(next: OwnerEndpoint | undefined): void {
+    private publish(next: OwnerEndpoint | undefined, file?: string): void {
         if (this.isDisposed || sameEndpoint(next, this.current)) {
             return;
         }
         this.current = next;
+        this.currentFile = next ? file : undefined;
         this.log.info(next ? `stdio server ${next.pid} announced its owner endpoint` : 'stdio server owner endpoint gone');
         this.changed.fire(next);
     }

@@ -16,7 +16,7 @@ import type { ScopedLogger } from '../../../extension/logger';
 import { OwnerConnection } from '../../../extension/owner/ownerConnection';
 import { StdioMode } from '../../../extension/launcher/stdioMode';
 import { TaskModel } from '../../../extension/tasks/taskModel';
-import { waitUntil } from '../../support/wait.js';
+import { promisesDrained, waitUntil } from '../../support/wait.js';
 
 const SERVER_JS = resolve('dist/server.js');
 const quiet: ScopedLogger = { trace() {}, debug() {}, info() {}, warn() {}, error() {} };
@@ -183,6 +183,37 @@ describe('the stdio owner endpoint against another local user', () => {
         cleanup.push(() => child.kill('SIGKILL'));
         await waitUntil(() => mode.ownerEndpoint?.pid === child.pid, 'the real server');
         assert.equal(squatter.requests.length, 0, 'the linked announcement was never read');
+    });
+
+    it('names the tasks a crash of the stdio server lost, offers Run Again and Restart Server; a server that stops cleanly is no crash', async () => {
+        const model = new TaskModel();
+        const owner = new OwnerConnection(model, quiet);
+        const mode = new StdioMode(SERVER_JS, config, quiet, () => owner.lostTasks);
+        mode.onDidChangeServer(() => owner.setEndpoint(mode.ownerEndpoint));
+        cleanup.push(() => owner.dispose(), () => mode.dispose());
+        const first = await launch(mode);
+        cleanup.push(() => first.kill('SIGKILL'));
+        await waitUntil(() => owner.connected, 'the owner connection');
+        const doomed = await owner.startTask('slow_compute', { seconds: 300, label: 'doomed' });
+
+        first.kill('SIGKILL');
+        const notice = await waitUntil(() => fake.messages.find(shown => shown.level === 'warning'), 'the crash notice');
+        assert.equal(notice.message, 'MCP Tasks server stopped unexpectedly. 1 task was lost: slow_compute: doomed.');
+        assert.deepEqual(notice.args, ['Run Again', 'Restart Server', 'Show Log']);
+        assert.equal(model.get(doomed)?.lost, true, 'its row is marked lost (and so offers Run Again)');
+        assert.equal(mode.problem, 'MCP Tasks server stopped unexpectedly');
+
+        // VS Code starts it again: the problem clears. Then VS Code stops it (end of input): no notice.
+        const second = await launch(mode);
+        cleanup.push(() => second.kill('SIGKILL'));
+        await waitUntil(() => (mode.ownerEndpoint?.pid === second.pid && owner.connected) || undefined, 'the second server');
+        assert.equal(mode.problem, undefined);
+        second.stdin!.end();
+        await once(second, 'exit');
+        await waitUntil(() => mode.ownerEndpoint === undefined || undefined, 'the second endpoint to go');
+        await promisesDrained();
+        assert.equal(fake.messages.filter(shown => shown.level === 'warning').length, 1, 'a clean stop is not told as a crash');
+        assert.equal(mode.problem, undefined);
     });
 
     it('gives a restarted server a new owner token, which the old one does not open', async () => {
