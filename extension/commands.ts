@@ -176,7 +176,8 @@ export function registerCommands(context: vscode.ExtensionContext, deps: Command
                 void vscode.window.setStatusBarMessage(vscode.l10n.t('Copied task id {0}', target.taskId), 2000);
             }
         }),
-        vscode.commands.registerCommand(Commands.clearFinished, () => model.clearFinished()),
+        // Their kept results go too: clearing is how the user drops them.
+        vscode.commands.registerCommand(Commands.clearFinished, () => owner.forgetResults(model.clearFinished())),
         vscode.commands.registerCommand(Commands.refresh, () => owner.reconcile()),
         // From a row, or with no argument (the status bar): the one task waiting for input, or a pick.
         vscode.commands.registerCommand(Commands.respond, async (given?: TaskView) => {

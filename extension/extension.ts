@@ -1,3 +1,5 @@
+import { join } from 'node:path';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import * as l10n from '@vscode/l10n';
 import * as vscode from 'vscode';
 import { createApi, type McpTasksApi } from './api';
@@ -13,7 +15,9 @@ import { createInputHandlers } from './owner/inputHandlers';
 import { OwnerConnection } from './owner/ownerConnection';
 import { registerServer, type ServerController } from './launcher/serverController';
 import { PendingInputs } from './tasks/pendingInputs';
+import { ResultCache } from './tasks/resultCache';
 import { TaskModel } from './tasks/taskModel';
+import type { TaskView } from './tasks/taskView';
 import { CompletionNotifier, type CommandRunner } from './views/completionNotifier';
 import { untilStopAllowed } from './views/confirmStop';
 import { ContextKeyTracker } from './views/contextKeys';
@@ -49,7 +53,13 @@ export function activate(context: vscode.ExtensionContext): McpTasksApi {
     const wrap = new WrapServers(storageDir, logger.scoped('wrap'), commandTools.onDidReadFiles);
     const config = new ConfigWatcher(wrap);
     context.subscriptions.push(commandTools, vscodeTasks, wrap, config);
-    const owner = new OwnerConnection(model, logger.scoped('owner'), createInputHandlers(model, pendingInputs, sampling), undefined, vscodeTasks);
+    // In the workspace's storage, so a reloaded window still opens them; with no workspace, in memory only.
+    const keptResults = new ResultCache<CallToolResult, TaskView>({
+        dir: context.storageUri && join(context.storageUri.fsPath, 'results'),
+        onError: message => logger.scoped('results').warn(message),
+    });
+    model.restoreKept(keptResults.kept().flatMap(kept => (kept.view ? [kept.view] : [])));
+    const owner = new OwnerConnection(model, logger.scoped('owner'), createInputHandlers(model, pendingInputs, sampling), undefined, vscodeTasks, keptResults);
     context.subscriptions.push(owner);
 
     server = registerServer(context, logger, config, owner, commandTools.launch, () => untilStopAllowed(model), text => wrap.launchFile(text));

@@ -42,8 +42,6 @@ export class OwnerConnection extends Disposable {
     private retryTimer?: NodeJS.Timeout;
     private attempt = 0;
     private readonly reconcileTimer: NodeJS.Timeout;
-    /** Results fetched from this and earlier servers, readable after their server is gone. */
-    private readonly results = new ResultCache<CallToolResult>();
     private readonly stateChanged = this.register(new vscode.EventEmitter<boolean>());
     /** Fires true when connected, false when the connection is lost. */
     readonly onDidChangeState = this.stateChanged.event;
@@ -58,6 +56,8 @@ export class OwnerConnection extends Disposable {
         private readonly streamOptions?: StreamOptions,
         /** Runs the server's owner jobs (VS Code tasks exposed as tools). */
         private readonly jobs?: OwnerJobRunner,
+        /** Results fetched from this and earlier servers (and windows), readable after their server is gone. */
+        private readonly results: ResultCache<CallToolResult, TaskView> = new ResultCache(),
     ) {
         super();
         if (input) {
@@ -138,13 +138,19 @@ export class OwnerConnection extends Disposable {
             return kept;
         }
         const result = asToolResult(await this.require().request(Methods.tasksResult, { taskId }, TOOL_TIMEOUT_MS), 'tasks/result result');
-        this.results.set(taskId, result);
+        const view = this.model.get(taskId);
+        this.results.set(taskId, result, view && { view: keptView(view), expiresAt: ttlEnd(view) });
         return result;
     }
 
     /** Whether the extension has a finished task's result without asking the server. */
     hasResult(taskId: string): boolean {
-        return this.results.get(taskId) !== undefined;
+        return this.results.has(taskId);
+    }
+
+    /** Forgets the kept results of these tasks (their rows were cleared). */
+    forgetResults(taskIds: Iterable<string>): void {
+        this.results.forget(taskIds);
     }
 
     /** The tasks that were still unfinished when the last server went away. */
@@ -279,6 +285,21 @@ function jobHandlers(jobs: OwnerJobRunner): Record<string, RequestHandler> {
             return {};
         },
     };
+}
+
+/** A finished task as its row showed it, without what only a live task has. */
+function keptView(view: TaskView): TaskView {
+    const kept = { ...view };
+    delete kept.progress;
+    delete kept.lost;
+    delete kept.stoppedWaitingAt;
+    return kept;
+}
+
+/** When the server drops a task and its result: its TTL after it was created; undefined for none. */
+function ttlEnd(view: TaskView): number | undefined {
+    const created = Date.parse(view.createdAt);
+    return view.ttl === null || Number.isNaN(created) ? undefined : created + view.ttl;
 }
 
 function relatedTaskId(params: { _meta?: Record<string, unknown> } | undefined): string | undefined {

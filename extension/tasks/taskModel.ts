@@ -146,16 +146,30 @@ export class TaskModel {
         }
     }
 
-    /** Forgets finished (and lost) tasks, keeping running ones and the parents of running children. */
-    clearFinished(): number {
-        let removed = 0;
+    /**
+     * Lists finished tasks of an earlier window whose results were kept, as tasks of a previous
+     * server: Show Result opens the kept copy. A task already listed is left as it is.
+     */
+    restoreKept(views: readonly TaskView[]): void {
+        const added = views.filter(view => isTerminal(view.status) && !this.tasks.has(view.taskId));
+        for (const view of added) {
+            this.merge({ ...view, lost: true });
+        }
+        if (added.length > 0) {
+            this.emit({ changed: [], structural: true });
+        }
+    }
+
+    /** Forgets finished (and lost) tasks, keeping running ones and the parents of running children; returns the ids it forgot. */
+    clearFinished(): string[] {
+        const removed: string[] = [];
         for (const view of this.all()) {
             if ((view.lost || isTerminal(view.status)) && !this.hasLiveDescendant(view.taskId)) {
                 this.remove(view.taskId);
-                removed++;
+                removed.push(view.taskId);
             }
         }
-        if (removed > 0) {
+        if (removed.length > 0) {
             this.emit({ changed: [], structural: true });
         }
         return removed;

@@ -12,9 +12,11 @@ const MAP = `${BUNDLE}.map`;
  * Issue 13's goal for dist/extension.js (it was about 806 KB with the SDK client, zod and ajv),
  * 250 KB then; 260 KB since the wrapped servers (mcpTasks.wrap: about 13 KB of the extension's
  * own code, the server's config parser among it) took the development build to 252 KB; 264 KB
- * since issue 31's editor fixes (status bar words, output titles) took it to 260.5 KB.
+ * since issue 31's editor fixes (status bar words, output titles) took it to 260.5 KB; 276 KB since
+ * results kept in the workspace's storage and the stdio crash notice (about 8 KB of the extension's
+ * own code) took it to 271.7 KB.
  */
-const MAX_BYTES = 264 * 1024;
+const MAX_BYTES = 276 * 1024;
 /** Strings minification keeps, one from each library that must stay out. */
 const SIGNATURES: [library: string, text: string][] = [
     ['zod', 'ZodError'],

@@ -142,8 +142,23 @@ describe('task model', () => {
         model.applyWire(wire('run', 'working'));
         model.applyWire(wire('parent', 'failed'));
         model.applyWire(wire('child', 'working', { parent: 'parent' }));
-        assert.equal(model.clearFinished(), 1);
+        assert.deepEqual(model.clearFinished(), ['done'], 'it says which it forgot: their kept results go too');
         assert.deepEqual(model.all().map(v => v.taskId).sort(), ['child', 'parent', 'run']);
+    });
+
+    it("lists an earlier window's finished tasks with kept results as tasks of a previous server, leaving listed ones as they are", () => {
+        const model = new TaskModel();
+        model.applyWire(wire('live', 'completed'));
+        const earlier = new TaskModel();
+        earlier.applyWire(wire('old', 'completed', { key: 'kept' }));
+        earlier.applyWire(wire('live', 'failed'));
+        earlier.applyWire(wire('unfinished', 'working'));
+        model.restoreKept(earlier.all());
+        assert.deepEqual(model.all().map(v => [v.taskId, v.status, v.lost ?? false]).sort(), [['live', 'completed', false], ['old', 'completed', true]]);
+        assert.equal(taskDescription(model.get('old')!, 0).split(' · ')[0], 'completed on a previous server');
+        // A new server that still has it (a shared store) revives it.
+        model.reconcile([wire('old', 'completed', { key: 'kept' }), wire('live', 'completed')]);
+        assert.equal(model.get('old')?.lost, false);
     });
 
     it('handles 1,000 tasks', () => {
