@@ -16,7 +16,7 @@ import {
     type MergedCommands,
     type VsCodeTaskInfo,
 } from './commandSources';
-import { exposedTaskLabels, hiddenWorkspaceSettings } from './waitingForTrust';
+import { heldBackByTrust, type WorkspaceTexts } from './waitingForTrust';
 
 /** Where the server finds the command tools and writes their output. */
 export interface CommandsLaunch {
@@ -222,17 +222,16 @@ export class CommandTools extends Disposable {
     private sources(folders: string[]): CommandSource[] {
         const inspected = vscode.workspace.getConfiguration(SETTINGS_SECTION).inspect<unknown>(Settings.commands);
         const trusted = vscode.workspace.isTrusted;
-        const hidden = trusted ? {} : this.hiddenSettings(folders);
+        const expose = vscode.workspace.getConfiguration(SETTINGS_SECTION).inspect<unknown>(Settings.exposeVsCodeTasks);
+        const hidden = trusted ? undefined : heldBackByTrust(this.workspaceTexts(folders), expose?.globalValue);
         const sources: CommandSource[] = [
             { label: 'user settings (mcpTasks.commands)', fromWorkspace: false, base: folders[0], entries: inspected?.globalValue },
             // Untrusted, VS Code hides the workspace value: its file's entries are counted, never run (mergeCommands).
-            { label: 'workspace settings (mcpTasks.commands)', fromWorkspace: true, base: folders[0], entries: inspected?.workspaceValue ?? hidden.commands },
+            { label: 'workspace settings (mcpTasks.commands)', fromWorkspace: true, base: folders[0], entries: inspected?.workspaceValue ?? hidden?.commands },
         ];
-        if (!trusted) {
+        if (hidden) {
             // The tasks.json tasks the setting would expose once trusted: counted only (trusted, readVsCodeTasks serves them).
-            const expose = vscode.workspace.getConfiguration(SETTINGS_SECTION).inspect<unknown>(Settings.exposeVsCodeTasks);
-            const labels = exposedTaskLabels(hidden.exposeVsCodeTasks ?? expose?.globalValue, folders.map(folder => readText(join(folder, '.vscode', 'tasks.json'))));
-            sources.push({ label: 'tasks.json tasks (mcpTasks.exposeVsCodeTasks)', fromWorkspace: true, base: folders[0], entries: labels });
+            sources.push({ label: 'tasks.json tasks (mcpTasks.exposeVsCodeTasks)', fromWorkspace: true, base: folders[0], entries: hidden.taskLabels });
         }
         for (const folder of folders) {
             const label = join(folder, WORKSPACE_COMMANDS_FILE);
@@ -255,15 +254,15 @@ export class CommandTools extends Disposable {
     }
 
     /**
-     * The restricted settings the workspace declares, which VS Code hides until trust: read from
-     * the workspace file (several folders) or the folder's .vscode/settings.json, to count only.
+     * The files whose restricted settings and tasks VS Code hides until trust, as text, to count
+     * only: the workspace file (a multi-root window) and each folder's settings.json and tasks.json.
      */
-    private hiddenSettings(folders: string[]): ReturnType<typeof hiddenWorkspaceSettings> {
+    private workspaceTexts(folders: string[]): WorkspaceTexts {
         const workspaceFile = vscode.workspace.workspaceFile;
-        if (workspaceFile) {
-            return workspaceFile.scheme === 'file' ? hiddenWorkspaceSettings(readText(workspaceFile.fsPath), true) : {};
-        }
-        return folders[0] === undefined ? {} : hiddenWorkspaceSettings(readText(join(folders[0], '.vscode', 'settings.json')));
+        return {
+            workspaceFile: workspaceFile ? (workspaceFile.scheme === 'file' ? (readText(workspaceFile.fsPath) ?? '') : '') : undefined,
+            folders: folders.map(folder => ({ settings: readText(join(folder, '.vscode', 'settings.json')), tasks: readText(join(folder, '.vscode', 'tasks.json')) })),
+        };
     }
 }
 

@@ -51,9 +51,13 @@ export function hiddenWorkspaceSettings(text: string | undefined, isWorkspaceFil
     return { commands: settings?.['mcpTasks.commands'], exposeVsCodeTasks: settings?.['mcpTasks.exposeVsCodeTasks'] };
 }
 
-/** The labels of a tasks.json's tasks (those without a label VS Code names itself, and the setting cannot select them). */
-export function tasksJsonLabels(text: string | undefined): string[] {
-    const tasks = asObject(parseJsonc(text ?? ''))?.tasks;
+/**
+ * The labels of a tasks.json's tasks (those without a label VS Code names itself, and the setting
+ * cannot select them); a `.code-workspace` file keeps its own tasks under "tasks", in the same shape.
+ */
+export function tasksJsonLabels(text: string | undefined, isWorkspaceFile = false): string[] {
+    const doc = asObject(parseJsonc(text ?? ''));
+    const tasks = (isWorkspaceFile ? asObject(doc?.tasks) : doc)?.tasks;
     return Array.isArray(tasks) ? tasks.map(task => asObject(task)?.label).filter((label): label is string => typeof label === 'string') : [];
 }
 
@@ -61,7 +65,32 @@ export function tasksJsonLabels(text: string | undefined): string[] {
  * The tasks.json labels `exposeVsCodeTasks` would serve once trusted, by the same rule as when
  * trusted (vscodeTaskEntries): each folder's tasks.json text, in folder order.
  */
-export function exposedTaskLabels(setting: unknown, tasksJsonTexts: readonly (string | undefined)[]): string[] {
+export function exposedTaskLabels(setting: unknown, tasksJsonTexts: readonly (string | undefined)[], workspaceFileText?: string): string[] {
     const tasks = tasksJsonTexts.flatMap((text, index) => tasksJsonLabels(text).map(label => ({ label, folder: String(index) })));
+    // The workspace file's own tasks: VS Code lists them with the folders' (source "Workspace"), so they are served too.
+    tasks.push(...tasksJsonLabels(workspaceFileText, true).map(label => ({ label, folder: 'workspace' })));
     return [...vscodeTaskEntries(setting, tasks).labels];
+}
+
+/** What an untrusted window's files say, read as text: the workspace file, if one is open, and each folder's. */
+export interface WorkspaceTexts {
+    /** The `.code-workspace` file's text, when the window opened one (a multi-root window). */
+    workspaceFile?: string;
+    /** Each folder's `.vscode/settings.json` and `.vscode/tasks.json`, in folder order. */
+    folders: readonly { settings?: string; tasks?: string }[];
+}
+
+/**
+ * The workspace's `mcpTasks.commands` and the tasks.json labels `mcpTasks.exposeVsCodeTasks` would
+ * serve once trusted (`userExpose`: the user's own value of that setting, which VS Code shows).
+ * In a window with a workspace file its "settings" hold the workspace's values and its "tasks" add
+ * to the folders'. A folder's own settings.json does not count there: both settings are
+ * window-scoped, and VS Code applies only resource-scoped settings from a folder of a multi-root
+ * window (the trusted path reads the workspace value too), so counting them would promise
+ * commands that trust never brings.
+ */
+export function heldBackByTrust(texts: WorkspaceTexts, userExpose: unknown): { commands: unknown; taskLabels: string[] } {
+    const settings = texts.workspaceFile !== undefined ? hiddenWorkspaceSettings(texts.workspaceFile, true) : hiddenWorkspaceSettings(texts.folders[0]?.settings);
+    const labels = exposedTaskLabels(settings.exposeVsCodeTasks ?? userExpose, texts.folders.map(folder => folder.tasks), texts.workspaceFile);
+    return { commands: settings.commands, taskLabels: labels };
 }

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { mergeCommands } from '../../../extension/commandTools/commandSources';
-import { exposedTaskLabels, hiddenWorkspaceSettings, parseJsonc, tasksJsonLabels } from '../../../extension/commandTools/waitingForTrust';
+import { exposedTaskLabels, heldBackByTrust, hiddenWorkspaceSettings, parseJsonc, tasksJsonLabels } from '../../../extension/commandTools/waitingForTrust';
 
 const settingsJson = `{
   // the workspace's own commands
@@ -61,5 +61,27 @@ describe('counting what waits for workspace trust', () => {
         assert.equal(merged.waitingForTrust, 4);
         assert.deepEqual([...merged.origins.keys()], ['u']);
         assert.ok(merged.problems.includes('tasks: 1 command(s) wait for workspace trust'));
+    });
+
+    it("in a multi-root window counts the workspace file's settings and its own tasks, not a folder's settings.json", () => {
+        const workspaceFile = `{
+          "folders": [{ "path": "a" }, { "path": "b" }],
+          "settings": { "mcpTasks.commands": [{ "name": "w", "command": ["true"] }], "mcpTasks.exposeVsCodeTasks": true },
+          // the workspace's own tasks, beside the folders' tasks.json
+          "tasks": { "version": "2.0.0", "tasks": [{ "label": "release", "type": "shell", "command": "make release" }, { "label": "build", "type": "shell", "command": "make" }] },
+        }`;
+        assert.deepEqual(tasksJsonLabels(workspaceFile, true), ['release', 'build']);
+        const held = heldBackByTrust({ workspaceFile, folders: [{ settings: settingsJson, tasks: tasksJson }, {}] }, undefined);
+        assert.deepEqual(held.taskLabels, ['build', 'lint', 'release'], "the folder's tasks and the workspace file's, a label in both once");
+        // VS Code ignores a folder's value of a window-scoped setting in a multi-root window: only the workspace file's counts.
+        assert.deepEqual(held.commands, [{ name: 'w', command: ['true'] }]);
+        // A workspace file that says nothing of the settings: the user's exposeVsCodeTasks applies, and no folder's.
+        const quiet = heldBackByTrust({ workspaceFile: workspaceFile.replace(/"settings": \{[^\n]*\},/, ''), folders: [{ settings: settingsJson, tasks: tasksJson }] }, ['release']);
+        assert.deepEqual(quiet, { commands: undefined, taskLabels: ['release'] });
+    });
+
+    it('in a single-folder window reads that folder\'s settings.json and tasks.json, as before', () => {
+        assert.deepEqual(heldBackByTrust({ folders: [{ settings: settingsJson, tasks: tasksJson }] }, true), { commands: hiddenWorkspaceSettings(settingsJson).commands, taskLabels: ['build'] });
+        assert.deepEqual(heldBackByTrust({ folders: [] }, true), { commands: undefined, taskLabels: [] });
     });
 });
