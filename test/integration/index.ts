@@ -4,9 +4,9 @@ import Mocha from 'mocha';
 
 /**
  * Suites only their own pass runs: vsix against the packaged extension, trust in a host with workspace trust on,
- * readmeWalk in a fresh workbench of its own, bench on request.
+ * reload (it reloads its window) and readmeWalk each in a workbench of its own, bench on request.
  */
-const ON_REQUEST = new Set(['vsix', 'trust', 'readmeWalk', 'bench']);
+const ON_REQUEST = new Set(['vsix', 'trust', 'reload', 'readmeWalk', 'bench']);
 
 /**
  * Entry point the test host loads (`extensionTestsPath`): runs every bundled *.test.js here,

@@ -2,7 +2,7 @@ import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { McpTasksTestApi } from '../../extension/api';
-import { listAllTasks, ownerClient, readNotifications, readyOverHttp, readyWithTasksView, startInVsCode, waitFor } from './util';
+import { activateWithHooks, listAllTasks, ownerClient, readNotifications, readyOverHttp, readyWithTasksView, setTransport, startInVsCode, waitFor } from './util';
 
 /**
  * A prompt interrupted by the user (Escape, Quick Open) leaves its task waiting; Respond brings it
@@ -101,3 +101,62 @@ describe('after a crash', () => {
     });
 });
 
+
+/**
+ * On stdio VS Code runs the server: the extension sees it die through its owner endpoint (the
+ * process is gone and its announcement is still there). The notice names the lost task, with Run
+ * Again and Restart Server; Run Again asks VS Code to start the server again and runs the task there.
+ */
+describe('after a crash of a stdio server', () => {
+    let api: McpTasksTestApi;
+
+    before(async () => {
+        api = await activateWithHooks();
+        await setTransport('stdio');
+        await waitFor('transport stdio', () => api.transport === 'stdio');
+        await startInVsCode(60_000, api);
+        await waitFor('the owner connection', () => api.testing.owner.connected, 30_000);
+        await vscode.commands.executeCommand('mcpTasks.tasks.focus');
+    });
+
+    after(async () => {
+        await setTransport('http');
+        await waitFor('transport http', () => api.transport === 'http');
+    });
+
+    it('names the lost task with Run Again and Restart Server, Run Again starts it on a new server, and an opened result stays readable', async () => {
+        const { model } = api.testing;
+        const done = (await vscode.commands.executeCommand('mcpTasks.runTool', { name: 'slow_compute', args: { seconds: 1, label: 'kept-stdio' }, mode: 'task' })) as string;
+        const doneView = await waitFor('the finished task', () => (model.get(done)?.status === 'completed' ? model.get(done) : undefined), 30_000, 50);
+        await vscode.commands.executeCommand('mcpTasks.showResult', doneView);
+        await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+        const doomed = (await vscode.commands.executeCommand('mcpTasks.runTool', { name: 'slow_compute', args: { seconds: 300, label: 'doomed-stdio' }, mode: 'task' })) as string;
+        await waitFor('the long task running', () => (model.get(doomed)?.status === 'working' ? true : undefined), 30_000, 50);
+        // Only this crash's notice may offer Run Again below.
+        await vscode.commands.executeCommand('notifications.clearAll');
+
+        const { pid } = api.serverState();
+        assert.ok(pid, 'the stdio server announced its pid');
+        process.kill(pid, 'SIGKILL');
+        const lostNotice = (note: { message: string }) => /1 task was lost: slow_compute: doomed-stdio\./.test(note.message);
+        const { found, all } = await readNotifications('stdio-crash-lost-tasks', lostNotice, 60_000);
+        assert.ok(found, JSON.stringify(all));
+        assert.equal(found.message, 'MCP Tasks server stopped unexpectedly. 1 task was lost: slow_compute: doomed-stdio.');
+        assert.deepEqual(found.buttons.slice(0, 3), ['Run Again', 'Restart Server', 'Show Log']);
+        assert.equal(model.get(doomed)?.lost, true);
+        // What VS Code did by itself meanwhile (logged, not asserted: it is VS Code's behaviour).
+        console.log(`[stdio crash] before Run Again: server pid ${api.serverState().pid ?? 'none'} (the killed one was ${pid})`);
+
+        await readNotifications('stdio-crash-lost-tasks-run-again', lostNotice, 10_000, 'Run Again');
+        const again = await waitFor('the lost task started anew', () => model.all().find(view => view.taskId !== doomed && !view.lost && view.args.label === 'doomed-stdio'), 60_000, 100);
+        assert.deepEqual(again.args, { seconds: 300, label: 'doomed-stdio' });
+        assert.notEqual(api.serverState().pid, pid, 'on a new server');
+
+        assert.equal(model.get(done)?.lost, true);
+        const uri = (await vscode.commands.executeCommand('mcpTasks.showResult', model.get(done))) as vscode.Uri | undefined;
+        assert.ok(uri, 'Show Result opened the kept result');
+        assert.match((await vscode.workspace.openTextDocument(uri)).getText(), /Computation "kept-stdio" completed after 1 seconds?\. Result: 42\./);
+        await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+        await vscode.commands.executeCommand('mcpTasks.cancelTask', again);
+    });
+});

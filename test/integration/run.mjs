@@ -1,8 +1,9 @@
 // Runs the integration suite inside a real VS Code (code-server + headless Chromium):
 // once against the development folder, then against the packaged .vsix as a user installs it,
-// then the trust suite in a host with workspace trust on, whose folder opens in Restricted Mode,
+// then the window-reload suite in a host of its own (it reloads its window), then the trust suite
+// in a host with workspace trust on, whose folder opens in Restricted Mode,
 // then a fresh walk of the README's journeys at VS Code's default window size (readmeWalk.test.ts).
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { resolve } from 'node:path';
 import { runVsCodeTests } from '../vscode-host/run.mjs';
@@ -57,6 +58,22 @@ if (!only || only === 'vsix') {
             env: { MCP_TASKS_SUITE: 'vsix', MCP_TASKS_UI_DIR: screenshotDir },
             // The details page is read as a user sees it; its images come from the repository's URL.
             onPage: createUiDriver(screenshotDir, undefined, { repository: { url: repositoryFilesUrl(), root } }),
+            settings: { 'git.openRepositoryInParentFolders': 'never' },
+        },
+    });
+}
+
+if (!only || only === 'reload') {
+    // The suite reloads its window and runs again after it, led by its note: no note from an earlier run.
+    mkdirSync(screenshotDir, { recursive: true });
+    rmSync(resolve(screenshotDir, 'reload-kept-result.json'), { force: true });
+    runs.push({
+        name: 'window reload',
+        opts: {
+            extensionDevelopmentPath: root,
+            extensionTestsPath: suite,
+            workspace,
+            env: { MCP_TASKS_SUITE: 'reload', MCP_TASKS_UI_DIR: screenshotDir },
             settings: { 'git.openRepositoryInParentFolders': 'never' },
         },
     });

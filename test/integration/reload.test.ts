@@ -1,0 +1,51 @@
+import * as assert from 'node:assert/strict';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import * as vscode from 'vscode';
+import { listAllTasks, ownerClient, readyWithTasksView, waitFor } from './util';
+
+/**
+ * Kept results survive a window reload. This suite reloads its window, so it runs in a host of its
+ * own (run.mjs --only=reload, which removes the note first): the first pass finishes a task, opens
+ * its result, notes the task and reloads; the reloaded window runs the suite again and, finding the
+ * note, checks the second half. The reload also replaced the server, which never had that task.
+ */
+describe('kept results after a window reload', () => {
+    const note = join(process.env.MCP_TASKS_UI_DIR ?? '', 'reload-kept-result.json');
+
+    it('lists a finished task whose result was opened again after the reload; its result opens though the new server never had it', async () => {
+        assert.ok(process.env.MCP_TASKS_UI_DIR, 'run by run.mjs, which gives the suite a folder that outlives the reload');
+        const api = await readyWithTasksView();
+        const { model, owner } = api.testing;
+        if (!existsSync(note)) {
+            const taskId = (await vscode.commands.executeCommand('mcpTasks.runTool', { name: 'slow_compute', args: { seconds: 1, label: 'reloaded' }, mode: 'task' })) as string;
+            const view = await waitFor('the finished task', () => (model.get(taskId)?.status === 'completed' ? model.get(taskId) : undefined), 30_000, 50);
+            await vscode.commands.executeCommand('mcpTasks.showResult', view);
+            await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+            writeFileSync(note, JSON.stringify({ taskId, pid: api.serverState().pid }));
+            await vscode.commands.executeCommand('workbench.action.reloadWindow');
+            // The reload ends this extension host; if it never comes, the test fails here.
+            await waitFor('the window to reload', () => undefined, 60_000, 1000);
+            return;
+        }
+        const before = JSON.parse(readFileSync(note, 'utf8')) as { taskId: string; pid: number };
+        const view = await waitFor('the kept task listed again', () => model.get(before.taskId));
+        assert.equal(view.status, 'completed');
+        assert.equal(view.lost, true, 'a task of a previous server');
+        assert.notEqual(api.serverState().pid, before.pid, 'a new server');
+        const client = await ownerClient(api);
+        try {
+            assert.ok(!(await listAllTasks(client)).some(task => task.taskId === before.taskId), 'the new server does not have the task');
+        } finally {
+            await client.close();
+        }
+        const uri = (await vscode.commands.executeCommand('mcpTasks.showResult', view)) as vscode.Uri | undefined;
+        assert.ok(uri, 'Show Result opened the kept result');
+        assert.match((await vscode.workspace.openTextDocument(uri)).getText(), /Computation "reloaded" completed after 1 seconds?\. Result: 42\./);
+        await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+        // Clear Finished forgets it, kept copy included.
+        await vscode.commands.executeCommand('mcpTasks.clearFinished');
+        assert.equal(model.get(before.taskId), undefined);
+        assert.equal(owner.hasResult(before.taskId), false);
+    });
+});
