@@ -3,10 +3,10 @@ import { join } from 'node:path';
 import Mocha from 'mocha';
 
 /**
- * Suites only their own pass runs: vsix against the packaged extension, trust in a host with workspace trust on,
- * reload (it reloads its window) and readmeWalk each in a workbench of its own, bench on request.
+ * Suites only their own pass runs: vsix against the packaged extension, trust and trustMultiRoot in hosts with
+ * workspace trust on, reload (it reloads its window) and readmeWalk each in a workbench of its own, bench on request.
  */
-const ON_REQUEST = new Set(['vsix', 'trust', 'reload', 'readmeWalk', 'bench']);
+const ON_REQUEST = new Set(['vsix', 'trust', 'trustMultiRoot', 'reload', 'readmeWalk', 'bench']);
 
 /**
  * Entry point the test host loads (`extensionTestsPath`): runs every bundled *.test.js here,

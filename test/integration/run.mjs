@@ -99,6 +99,21 @@ if (!only || only === 'trust') {
     });
 }
 
+if (!only || only === 'trust') {
+    runs.push({
+        name: 'untrusted multi-root workspace',
+        opts: {
+            extensionDevelopmentPath: root,
+            extensionTestsPath: suite,
+            workspace: resolve(root, 'test/integration/fixtures/untrusted-multiroot/multiroot.code-workspace'),
+            workspaceTrust: true,
+            env: { MCP_TASKS_SUITE: 'trustMultiRoot', MCP_TASKS_UI_DIR: screenshotDir },
+            onPage: createUiDriver(screenshotDir),
+            settings: { 'git.openRepositoryInParentFolders': 'never' },
+        },
+    });
+}
+
 if (!only || only === 'walk') {
     const walkShots = resolve(screenshotDir, 'walk');
     runs.push({

@@ -57,7 +57,8 @@ export function workbenchUrl({ port, workspace, extensionDevelopmentPath, extraD
     if (extensionEnvironment && Object.keys(extensionEnvironment).length > 0) {
         payload.push(['extensionEnvironment', JSON.stringify(extensionEnvironment)]);
     }
-    const query = new URLSearchParams({ folder: workspace });
+    // A .code-workspace file opens as a (multi-root) workspace, anything else as a folder.
+    const query = new URLSearchParams(workspace.endsWith('.code-workspace') ? { workspace } : { folder: workspace });
     if (payload.length > 0) {
         query.set('payload', JSON.stringify(payload));
     }
