@@ -2,7 +2,7 @@ import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { McpTasksTestApi } from '../../extension/api';
-import { activateWithHooks, listAllTasks, ownerClient, readNotifications, readyOverHttp, readyWithTasksView, setTransport, startInVsCode, waitFor } from './util';
+import { activateWithHooks, finishedAndOpened, listAllTasks, longRunning, ownerClient, readNotifications, readyOverHttp, readyWithTasksView, setTransport, startInVsCode, waitFor } from './util';
 
 /**
  * A prompt interrupted by the user (Escape, Quick Open) leaves its task waiting; Respond brings it
@@ -66,13 +66,9 @@ describe('after a crash', () => {
 
     it('keeps opened results readable, names the lost task in the crash notice, and its Run Again starts it anew', async () => {
         const { model } = api.testing;
-        const done = (await vscode.commands.executeCommand('mcpTasks.runTool', { name: 'slow_compute', args: { seconds: 1, label: 'kept' }, mode: 'task' })) as string;
-        const doneView = await waitFor('the finished task', () => (model.get(done)?.status === 'completed' ? model.get(done) : undefined), 30_000, 50);
         // Opened once before the crash: the extension keeps that copy.
-        await vscode.commands.executeCommand('mcpTasks.showResult', doneView);
-        await vscode.commands.executeCommand('workbench.action.closeAllEditors');
-        const doomed = (await vscode.commands.executeCommand('mcpTasks.runTool', { name: 'slow_compute', args: { seconds: 300, label: 'doomed' }, mode: 'task' })) as string;
-        await waitFor('the long task running', () => (model.get(doomed)?.status === 'working' ? true : undefined), 30_000, 50);
+        const done = await finishedAndOpened(api, 'kept');
+        const doomed = await longRunning(api, 'doomed');
 
         const { pid } = api.serverState();
         assert.ok(pid);
@@ -126,12 +122,8 @@ describe('after a crash of a stdio server', () => {
 
     it('names the lost task with Run Again and Restart Server, Run Again starts it on a new server, and an opened result stays readable', async () => {
         const { model } = api.testing;
-        const done = (await vscode.commands.executeCommand('mcpTasks.runTool', { name: 'slow_compute', args: { seconds: 1, label: 'kept-stdio' }, mode: 'task' })) as string;
-        const doneView = await waitFor('the finished task', () => (model.get(done)?.status === 'completed' ? model.get(done) : undefined), 30_000, 50);
-        await vscode.commands.executeCommand('mcpTasks.showResult', doneView);
-        await vscode.commands.executeCommand('workbench.action.closeAllEditors');
-        const doomed = (await vscode.commands.executeCommand('mcpTasks.runTool', { name: 'slow_compute', args: { seconds: 300, label: 'doomed-stdio' }, mode: 'task' })) as string;
-        await waitFor('the long task running', () => (model.get(doomed)?.status === 'working' ? true : undefined), 30_000, 50);
+        const done = await finishedAndOpened(api, 'kept-stdio');
+        const doomed = await longRunning(api, 'doomed-stdio');
         // Only this crash's notice may offer Run Again below.
         await vscode.commands.executeCommand('notifications.clearAll');
 

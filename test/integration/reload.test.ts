@@ -2,7 +2,7 @@ import * as assert from 'node:assert/strict';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
-import { listAllTasks, ownerClient, readyWithTasksView, waitFor } from './util';
+import { finishedAndOpened, listAllTasks, ownerClient, readyWithTasksView, waitFor } from './util';
 
 /**
  * Kept results survive a window reload. This suite reloads its window, so it runs in a host of its
@@ -18,10 +18,7 @@ describe('kept results after a window reload', () => {
         const api = await readyWithTasksView();
         const { model, owner } = api.testing;
         if (!existsSync(note)) {
-            const taskId = (await vscode.commands.executeCommand('mcpTasks.runTool', { name: 'slow_compute', args: { seconds: 1, label: 'reloaded' }, mode: 'task' })) as string;
-            const view = await waitFor('the finished task', () => (model.get(taskId)?.status === 'completed' ? model.get(taskId) : undefined), 30_000, 50);
-            await vscode.commands.executeCommand('mcpTasks.showResult', view);
-            await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+            const taskId = await finishedAndOpened(api, 'reloaded');
             writeFileSync(note, JSON.stringify({ taskId, pid: api.serverState().pid }));
             await vscode.commands.executeCommand('workbench.action.reloadWindow');
             // The reload ends this extension host; if it never comes, the test fails here.

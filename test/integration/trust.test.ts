@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import * as vscode from 'vscode';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { McpTasksTestApi } from '../../extension/api';
-import { askUi, invoke, ownerClient, readyOverHttp, startInVsCode, toolNamed, waitFor } from './util';
+import { askUi, grantTrustInEditor, invoke, ownerClient, readyOverHttp, startInVsCode, toolNamed, waitFor } from './util';
 import { everything } from './wrapped';
 
 // Workspace trust in a real VS Code: run.mjs starts this host with trust on, and the fixture folder
@@ -128,17 +128,7 @@ describe('an untrusted workspace', () => {
         // Trust also starts the built-in extensions Restricted Mode held back: on a busy machine the
         // extension host is seen unresponsive for half a minute.
         this.timeout(240_000);
-        let granted = false;
-        const listener = vscode.workspace.onDidGrantWorkspaceTrust(() => (granted = true));
-        await vscode.commands.executeCommand('workbench.trust.manage');
-        // The UI driver clicks the editor's Trust button, as a user would.
-        const request = vscode.window.setStatusBarMessage('ui-trust-workspace');
-        try {
-            await waitFor('the trust grant', () => granted || undefined, 120_000);
-        } finally {
-            request.dispose();
-            listener.dispose();
-        }
+        await grantTrustInEditor();
         assert.equal(vscode.workspace.isTrusted, true);
         await waitFor('the workspace command tools on the server', async () => ((await servedCommandTools(client)).length === ALL.length ? true : undefined), 30_000, 250);
         assert.deepEqual(await servedCommandTools(client), ALL);

@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import type { McpTasksTestApi } from '../../extension/api';
-import { readyOverHttp, waitFor } from './util';
+import { grantTrustInEditor, readyOverHttp, waitFor } from './util';
 
 // Workspace trust in a multi-root window: run.mjs opens test/integration/fixtures/untrusted-multiroot's
 // .code-workspace file with trust on, so it opens in Restricted Mode. The workspace file declares a
@@ -31,17 +31,7 @@ describe('an untrusted multi-root workspace', () => {
 
     it('once trusted, serves exactly what it counted', async function () {
         this.timeout(240_000);
-        let granted = false;
-        const listener = vscode.workspace.onDidGrantWorkspaceTrust(() => (granted = true));
-        await vscode.commands.executeCommand('workbench.trust.manage');
-        // The UI driver clicks the editor's Trust button, as a user would.
-        const request = vscode.window.setStatusBarMessage('ui-trust-workspace');
-        try {
-            await waitFor('the trust grant', () => granted || undefined, 120_000);
-        } finally {
-            request.dispose();
-            listener.dispose();
-        }
+        await grantTrustInEditor();
         const { commandTools } = api.testing;
         // The exposed tasks come once VS Code's task system lists them.
         await waitFor('the trusted commands', () => (SERVED.every(name => commandTools.tools.has(name)) ? true : undefined), 60_000, 250);

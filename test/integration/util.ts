@@ -201,3 +201,35 @@ export function resultPreviewTab(label: string): vscode.Tab | undefined {
         .flatMap(group => group.tabs)
         .find(tab => tab.input instanceof vscode.TabInputWebview && /markdown\.preview/.test(tab.input.viewType) && tab.label === `Preview ${label}.md`);
 }
+
+/** Grants workspace trust as a user does: opens the Workspace Trust editor and has the UI driver click Trust. */
+export async function grantTrustInEditor(): Promise<void> {
+    let granted = false;
+    const listener = vscode.workspace.onDidGrantWorkspaceTrust(() => (granted = true));
+    await vscode.commands.executeCommand('workbench.trust.manage');
+    // The UI driver clicks the editor's Trust button, as a user would.
+    const request = vscode.window.setStatusBarMessage('ui-trust-workspace');
+    try {
+        await waitFor('the trust grant', () => granted || undefined, 120_000);
+    } finally {
+        request.dispose();
+        listener.dispose();
+    }
+}
+
+/** Runs slow_compute for a second as `label`, waits for it to finish and opens its result once (the extension keeps that copy); returns its task id. */
+export async function finishedAndOpened(api: McpTasksTestApi, label: string): Promise<string> {
+    const { model } = api.testing;
+    const taskId = (await vscode.commands.executeCommand('mcpTasks.runTool', { name: 'slow_compute', args: { seconds: 1, label }, mode: 'task' })) as string;
+    const view = await waitFor('the finished task', () => (model.get(taskId)?.status === 'completed' ? model.get(taskId) : undefined), 30_000, 50);
+    await vscode.commands.executeCommand('mcpTasks.showResult', view);
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+    return taskId;
+}
+
+/** Starts slow_compute for 300 s as `label` and waits until it runs; returns its task id. */
+export async function longRunning(api: McpTasksTestApi, label: string): Promise<string> {
+    const taskId = (await vscode.commands.executeCommand('mcpTasks.runTool', { name: 'slow_compute', args: { seconds: 300, label }, mode: 'task' })) as string;
+    await waitFor('the long task running', () => (api.testing.model.get(taskId)?.status === 'working' ? true : undefined), 30_000, 50);
+    return taskId;
+}
