@@ -2,7 +2,7 @@ import * as assert from 'node:assert/strict';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
-import { finishedAndOpened, listAllTasks, ownerClient, readyWithTasksView, waitFor } from './util';
+import { askUi, finishedAndOpened, listAllTasks, ownerClient, readyWithTasksView, resultPreviewTab, waitFor } from './util';
 
 /**
  * Kept results survive a window reload. This suite reloads its window, so it runs in a host of its
@@ -39,6 +39,10 @@ describe('kept results after a window reload', () => {
         const uri = (await vscode.commands.executeCommand('mcpTasks.showResult', view)) as vscode.Uri | undefined;
         assert.ok(uri, 'Show Result opened the kept result');
         assert.match((await vscode.workspace.openTextDocument(uri)).getText(), /Computation "reloaded" completed after 1 seconds?\. Result: 42\./);
+        // As the user sees it: the row of a previous server, and its result open.
+        await waitFor('the rendered result', () => resultPreviewTab('slow_compute: reloaded'));
+        const drawn = await askUi<{ pre: string[] }>('ui-result reload-kept-result', 'result-reload-kept-result.json');
+        assert.ok(drawn.pre.some(block => block.startsWith('Computation "reloaded" completed')), JSON.stringify(drawn.pre));
         await vscode.commands.executeCommand('workbench.action.closeAllEditors');
         // Clear Finished forgets it, kept copy included.
         await vscode.commands.executeCommand('mcpTasks.clearFinished');

@@ -3,7 +3,7 @@
 // then the window-reload suite in a host of its own (it reloads its window), then the trust suite
 // in a host with workspace trust on, whose folder opens in Restricted Mode,
 // then a fresh walk of the README's journeys at VS Code's default window size (readmeWalk.test.ts).
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { resolve } from 'node:path';
 import { runVsCodeTests } from '../vscode-host/run.mjs';
@@ -65,7 +65,6 @@ if (!only || only === 'vsix') {
 
 if (!only || only === 'reload') {
     // The suite reloads its window and runs again after it, led by its note: no note from an earlier run.
-    mkdirSync(screenshotDir, { recursive: true });
     rmSync(resolve(screenshotDir, 'reload-kept-result.json'), { force: true });
     runs.push({
         name: 'window reload',
@@ -74,6 +73,7 @@ if (!only || only === 'reload') {
             extensionTestsPath: suite,
             workspace,
             env: { MCP_TASKS_SUITE: 'reload', MCP_TASKS_UI_DIR: screenshotDir },
+            onPage: createUiDriver(screenshotDir),
             settings: { 'git.openRepositoryInParentFolders': 'never' },
         },
     });
