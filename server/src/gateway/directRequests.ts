@@ -1,43 +1,67 @@
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { ErrorCode, McpError } from './sdkClient.js';
 
-interface Pending {
-    resolve(result: Record<string, unknown>): void;
-    reject(err: unknown): void;
+/** A downstream's progress update, as its notification carries it (checked). */
+export interface DirectProgress {
+    progress: number;
+    total?: number;
+    message?: string;
 }
 
 /** Our ids: strings, so they never meet the SDK Client's numeric ones on the same connection. */
 const ID_PREFIX = 'gateway-call-';
 
+/** One request sent on the lean path: its answer, its progress listener, and how to withdraw it. */
+export class DirectCall {
+    readonly result: Promise<Record<string, unknown>>;
+    /** @internal */
+    resolve!: (result: Record<string, unknown>) => void;
+    /** @internal */
+    reject!: (err: unknown) => void;
+
+    constructor(
+        private readonly requests: DirectRequests,
+        /** Its id on the downstream connection, also its progress token when it takes progress. */
+        readonly id: string,
+        /** @internal */
+        readonly onProgress: ((update: DirectProgress) => void) | undefined,
+    ) {
+        this.result = new Promise((resolve, reject) => {
+            this.resolve = resolve;
+            this.reject = reject;
+        });
+    }
+
+    /** Withdraws the call if it still waits: the downstream hears notifications/cancelled (as the Client would send it), and `result` rejects with `reason`. */
+    cancel(reason: unknown): void {
+        this.requests.cancel(this, reason);
+    }
+}
+
 /**
  * A lean path for the gateway's plain calls: the request goes on the downstream's transport itself,
- * and its response is taken off before the SDK Client sees it. Saves, per call, what Client.request
- * adds to the same wire exchange (measured at about a third of the gateway's CPU per wrapped echo):
- * its zod checks of the response (as a response, then against the result schema), its timeout
- * timer, and its per-request handler, abort and progress bookkeeping. Everything else on the
- * connection (the downstream's requests and notifications, the Client's own requests) still goes
- * through the Client. The result is checked only for being an object, as the Client's ResultSchema
- * did; the host validates what it reads.
+ * and its response and progress are taken off before the SDK Client sees them. Saves, per call,
+ * what Client.request adds to the same wire exchange (measured at about a third of the gateway's
+ * CPU per wrapped echo): its zod checks of the response (as a response, then against the result
+ * schema) and of each progress notification, its timeout timer, and its per-request handler,
+ * abort and progress bookkeeping. The request's id is its progress token, so one map finds both.
+ * Everything else on the connection (the downstream's requests and notifications, the Client's own
+ * requests) still goes through the Client. The result is checked only for being an object, as the
+ * Client's ResultSchema did; the host validates what it reads.
  */
 export class DirectRequests {
     private next = 0;
-    private readonly pending = new Map<string, Pending>();
+    private readonly pending = new Map<string, DirectCall>();
     private closed = false;
 
     /** Call once the Client is connected: it has set the transport's handlers, which this wraps. */
     constructor(private readonly transport: Transport) {
         const toClient = transport.onmessage;
         transport.onmessage = (message, extra) => {
-            const id = (message as { id?: unknown }).id;
-            if (typeof id === 'string' && id.startsWith(ID_PREFIX) && !('method' in message)) {
-                const waiter = this.pending.get(id);
-                if (waiter) {
-                    this.pending.delete(id);
-                    settle(waiter, message as { result?: unknown; error?: { code?: unknown; message?: unknown; data?: unknown } });
-                    return;
-                }
+            if (!this.take(message)) {
+                toClient?.(message, extra);
             }
-            toClient?.(message, extra);
         };
         const onclose = transport.onclose;
         transport.onclose = () => {
@@ -47,45 +71,48 @@ export class DirectRequests {
     }
 
     /**
-     * Sends a request and resolves with its result, or rejects with the downstream's error (an
-     * McpError, as the Client would), with McpError ConnectionClosed when the connection ends
-     * first, or with the signal's reason once it aborts (the downstream then hears
-     * notifications/cancelled, as the Client would send it).
+     * Sends a request; the call's result resolves with the downstream's result, or rejects with
+     * its error (an McpError, as the Client's would), with McpError ConnectionClosed when the
+     * connection ends first, or with the reason given to its cancel. With `onProgress`, the request asks for progress
+     * (`_meta.progressToken`, set on `params`), and each update it sends goes there until it ends.
      */
-    request(method: string, params: Record<string, unknown>, signal: AbortSignal): Promise<Record<string, unknown>> {
+    start(method: string, params: Record<string, unknown>, onProgress?: (update: DirectProgress) => void): DirectCall {
+        const call = new DirectCall(this, `${ID_PREFIX}${++this.next}`, onProgress);
         if (this.closed) {
-            return Promise.reject(new McpError(ErrorCode.ConnectionClosed, 'Connection closed'));
+            call.reject(connectionClosed());
+            return call;
         }
+        const { id } = call;
+        this.pending.set(id, call);
+        if (onProgress) {
+            params._meta = { progressToken: id };
+        }
+        this.transport.send({ jsonrpc: '2.0', id, method, params }).catch((err: unknown) => {
+            if (this.pending.delete(id)) {
+                call.reject(err);
+            }
+        });
+        return call;
+    }
+
+    /** A request (as start) withdrawn when `signal` aborts, its result rejecting with the signal's reason (for a 2026-07-28 downstream, statelessClient.ts). */
+    request(method: string, params: Record<string, unknown>, signal: AbortSignal): Promise<Record<string, unknown>> {
         if (signal.aborted) {
             return Promise.reject(signal.reason);
         }
-        const id = `${ID_PREFIX}${++this.next}`;
-        return new Promise((resolve, reject) => {
-            const onAbort = () => {
-                if (this.pending.delete(id)) {
-                    this.transport.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id, reason: String(signal.reason) } }).catch(() => undefined);
-                    reject(signal.reason);
-                }
-            };
-            signal.addEventListener('abort', onAbort, { once: true });
-            const done = () => signal.removeEventListener('abort', onAbort);
-            this.pending.set(id, {
-                resolve: result => {
-                    done();
-                    resolve(result);
-                },
-                reject: err => {
-                    done();
-                    reject(err);
-                },
-            });
-            this.transport.send({ jsonrpc: '2.0', id, method, params }).catch((err: unknown) => {
-                if (this.pending.delete(id)) {
-                    done();
-                    reject(err);
-                }
-            });
-        });
+        const call = this.start(method, params);
+        const onAbort = () => call.cancel(signal.reason);
+        signal.addEventListener('abort', onAbort, { once: true });
+        return call.result.finally(() => signal.removeEventListener('abort', onAbort));
+    }
+
+    /** @internal DirectCall.cancel */
+    cancel(call: DirectCall, reason: unknown): void {
+        if (!this.pending.delete(call.id)) {
+            return;
+        }
+        this.transport.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: call.id, reason: String(reason) } }).catch(() => undefined);
+        call.reject(reason);
     }
 
     /** The connection ended: every request still waiting fails as the Client's would. */
@@ -94,14 +121,59 @@ export class DirectRequests {
         const waiting = [...this.pending.values()];
         this.pending.clear();
         for (const waiter of waiting) {
-            waiter.reject(new McpError(ErrorCode.ConnectionClosed, 'Connection closed'));
+            waiter.reject(connectionClosed());
         }
+    }
+
+    /** Whether `message` was a response to, or progress of, one of ours (handled here). */
+    private take(message: JSONRPCMessage): boolean {
+        if ('method' in message) {
+            if (message.method !== 'notifications/progress') {
+                return false;
+            }
+            const params = message.params as { progressToken?: unknown } | undefined;
+            const token = params?.progressToken;
+            if (typeof token !== 'string' || !token.startsWith(ID_PREFIX)) {
+                return false;
+            }
+            // After its call ended, an update has nowhere to go (the Client knows no such token either).
+            const update = progressUpdate(params!);
+            if (update) {
+                this.pending.get(token)?.onProgress?.(update);
+            }
+            return true;
+        }
+        const id = (message as { id?: unknown }).id;
+        if (typeof id !== 'string' || !id.startsWith(ID_PREFIX)) {
+            return false;
+        }
+        const waiter = this.pending.get(id);
+        if (!waiter) {
+            return false;
+        }
+        this.pending.delete(id);
+        settle(waiter, message as { result?: unknown; error?: unknown });
+        return true;
     }
 }
 
-function settle(waiter: Pending, message: { result?: unknown; error?: { code?: unknown; message?: unknown; data?: unknown } }): void {
+function connectionClosed(): McpError {
+    return new McpError(ErrorCode.ConnectionClosed, 'Connection closed');
+}
+
+/** The update a progress notification carries, or undefined when it is malformed (the Client's schema would have dropped it too). */
+function progressUpdate(params: Record<string, unknown>): DirectProgress | undefined {
+    const { progress, total, message } = params;
+    if (typeof progress !== 'number' || (total !== undefined && typeof total !== 'number') || (message !== undefined && typeof message !== 'string')) {
+        return undefined;
+    }
+    return { progress, total, message };
+}
+
+function settle(waiter: DirectCall, message: { result?: unknown; error?: unknown }): void {
     if (message.error !== undefined) {
-        const { code, message: text, data } = message.error;
+        // Untrusted: a null or non-object error is an error without code or message.
+        const { code, message: text, data } = (message.error ?? {}) as { code?: unknown; message?: unknown; data?: unknown };
         waiter.reject(new McpError(typeof code === 'number' ? code : ErrorCode.InternalError, typeof text === 'string' ? text : 'Unknown error', data));
     } else if (message.result !== null && typeof message.result === 'object' && !Array.isArray(message.result)) {
         waiter.resolve(message.result as Record<string, unknown>);

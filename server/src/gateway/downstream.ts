@@ -10,7 +10,7 @@ import { SERVER_VERSION } from '../version.js';
 import { LeanStdioTransport } from './leanStdio.js';
 import { CallsInFlight } from './callsInFlight.js';
 import type { DownstreamSpec } from './config.js';
-import { DirectRequests } from './directRequests.js';
+import { DirectRequests, type DirectCall, type DirectProgress } from './directRequests.js';
 import { StatelessClient, statelessFetch } from './statelessClient.js';
 
 /** Restart delays after a downstream dies: doubling from the first, capped at the last. */
@@ -21,18 +21,18 @@ export const STABLE_AFTER_MS = 60_000;
 const MAX_LOG_LINE = 2000;
 
 export type DownstreamState = 'starting' | 'up' | 'restarting' | 'closed';
+
+interface ProgressParams {
+    progress: number;
+    total?: number;
+    message?: string;
+}
 /** The revision a downstream speaks: 2025-11-25 (`initialize`, a session), or 2026-07-28 only (stateless). */
 export type DownstreamRevision = 'session' | 'stateless';
 
 /** What the pass-through asks of a connection: the SDK Client's `request`, which StatelessClient has too. */
 export interface Requester {
     request(request: { method: string; params?: Record<string, unknown> }, resultSchema: typeof sdk.ResultSchema, options?: { signal?: AbortSignal }): Promise<Record<string, unknown>>;
-}
-
-interface ProgressParams {
-    progress: number;
-    total?: number;
-    message?: string;
 }
 
 /**
@@ -69,6 +69,7 @@ export class Downstream {
     private upSince = 0;
     private restartTimer?: ClockTimer;
     private readonly statusListeners = new Map<string, (params: Record<string, unknown>) => void>();
+    /** Progress of a 2026-07-28 downstream's calls (a 2025-11-25 one's goes by DirectRequests). */
     private readonly progressRoutes = new Map<string, (params: ProgressParams) => void>();
     private progressTokens = 0;
 
@@ -135,10 +136,9 @@ export class Downstream {
             return (await ctx.createMessage(CallsInFlight.upstreamParams(request.params) as never)) as never;
         });
         client.setNotificationHandler(sdk.ToolListChangedNotificationSchema, () => void this.listTools(client));
-        // Our own routing of progress, not the SDK's onprogress: the SDK drops an update that
-        // arrives in the same read as its call's response (its handler is gone by the time the
+        // Progress is routed by DirectRequests, not the SDK's onprogress: the SDK drops an update
+        // that arrives in the same read as its call's response (its handler is gone by the time the
         // notification's turn comes), and a call's last update is often just that.
-        client.setNotificationHandler(sdk.ProgressNotificationSchema, notification => this.progressRoutes.get(String(notification.params.progressToken))?.(notification.params));
         client.setNotificationHandler(sdk.TaskStatusNotificationSchema, notification => {
             const params = notification.params as Record<string, unknown>;
             this.statusListeners.get(params.taskId as string)?.(params);
@@ -253,18 +253,15 @@ export class Downstream {
 
     /**
      * A plain tools/call on the live connection through the lean path (DirectRequests: what it
-     * saves is said there); call it right after connected(), which says why there is none.
+     * saves is said there), its progress to `onProgress`; call it right after connected(), which
+     * says why there is none.
      */
-    callTool(params: Record<string, unknown>, signal: AbortSignal): Promise<Record<string, unknown>> {
-        return this.connectedDirect().request('tools/call', params, signal);
-    }
-
-    private connectedDirect(): DirectRequests {
+    callTool(params: Record<string, unknown>, onProgress: (update: DirectProgress) => void): DirectCall {
         this.connected();
-        return this.direct!;
+        return this.direct!.start('tools/call', params, onProgress);
     }
 
-    /** A progress token for one downstream request, whose updates go to `listener` until the returned `end` runs. */
+    /** A progress token for one request to a 2026-07-28 downstream, whose updates go to `listener` until the returned `end` runs. */
     progressToken(listener: (params: ProgressParams) => void): { token: string; end(): void } {
         const token = `gateway-${++this.progressTokens}`;
         this.progressRoutes.set(token, listener);

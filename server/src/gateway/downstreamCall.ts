@@ -1,6 +1,6 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { errorMessage } from '../log.js';
-import { textResult, type CallToolResult, type ToolContext } from '../tools/types.js';
+import { onStop, textResult, type CallToolResult, type ToolContext } from '../tools/types.js';
 import { asRpcError, isConnectionClosed, type Downstream } from './downstream.js';
 import { ProgressRelay } from './progressRelay.js';
 import { CancelTaskResultSchema, CreateTaskResultSchema, GetTaskResultSchema, ResultSchema } from './sdkClient.js';
@@ -19,7 +19,7 @@ const MIN_TASK_POLL_MS = 500;
 /**
  * Runs a downstream tool for one of our calls (a task or a plain call alike: `ctx` says which).
  * Its progress reaches our host, its questions become ours, our cancellation becomes its
- * `notifications/cancelled` (the SDK sends it when the signal aborts), and its result is ours.
+ * `notifications/cancelled`, and its result is ours.
  * A failure of the gateway's own (the server died, is restarting) is a tool error saying so.
  */
 export async function callDownstream(downstream: Downstream, toolName: string, args: Record<string, unknown>, ctx: ToolContext, asTask: boolean): Promise<CallToolResult> {
@@ -30,18 +30,23 @@ export async function callDownstream(downstream: Downstream, toolName: string, a
         return textResult(errorMessage(err), true);
     }
     const end = downstream.calls.begin(ctx);
-    const relay = new ProgressRelay(ctx, downstream.clock);
-    let progress: { end(): void } | undefined;
+    // Made on the first update: most plain calls report none.
+    let relay: ProgressRelay | undefined;
     try {
         if (asTask) {
+            relay = new ProgressRelay(ctx, downstream.clock);
             return await mirrorTask(downstream, client, toolName, args, ctx, relay);
         }
-        const route = downstream.progressToken(relay.onProgress);
-        progress = route;
-        return (await downstream.callTool({ name: toolName, arguments: args, _meta: { progressToken: route.token } }, ctx.signal)) as CallToolResult;
+        const call = downstream.callTool({ name: toolName, arguments: args }, update => (relay ??= new ProgressRelay(ctx, downstream.clock)).onProgress(update));
+        const unlisten = onStop(ctx, reason => call.cancel(reason));
+        try {
+            return (await call.result) as CallToolResult;
+        } finally {
+            unlisten();
+        }
     } catch (err) {
         if (ctx.signal.aborted) {
-            // Aborting the call is what sent the downstream notifications/cancelled.
+            // Stopping the call is what sent the downstream notifications/cancelled.
             ctx.log.info(`[${downstream.name}] ${toolName}: cancelled; sent the wrapped server notifications/cancelled`);
             throw ctx.signal.reason;
         }
@@ -51,8 +56,7 @@ export async function callDownstream(downstream: Downstream, toolName: string, a
         // The downstream's error answer is ours, as it gave it (a task of it fails with that error).
         throw asRpcError(err) ?? new Error(`${toolName} on the wrapped MCP server "${downstream.name}" failed: ${errorMessage(err)}`, { cause: err });
     } finally {
-        progress?.end();
-        relay.close();
+        relay?.close();
         end();
     }
 }

@@ -36,6 +36,12 @@ export abstract class CallContext implements ToolContext {
         return sleep(ms, this.abort.signal);
     }
 
+    whenStopped(listener: (reason: unknown) => void): () => void {
+        const { abort } = this;
+        abort.whenAborted(listener);
+        return () => abort.offAborted(listener);
+    }
+
     progress(progress: number, total?: number, message?: string): void {
         const { progressToken } = this;
         if (progressToken !== undefined && !this.abort.aborted) {

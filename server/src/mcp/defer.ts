@@ -1,7 +1,8 @@
 import { errorMessage, type Logger } from '../log.js';
 import type { RequestAbort } from '../rpc/requestAbort.js';
 import { relatedTaskMeta } from '../tasks/wire.js';
-import { sleep, type CallToolResult, type ToolContext, type ToolDefinition } from '../tools/types.js';
+import { onStop, sleep, type CallToolResult, type ToolContext, type ToolDefinition } from '../tools/types.js';
+import type { ClockTimer } from '../clock.js';
 import type { RequestContext } from './context.js';
 import { MAX_WAIT_SECONDS } from './taskTools.js';
 
@@ -31,7 +32,8 @@ export function deferAfterFor(ctx: RequestContext, tool: ToolDefinition): number
  * saying the work goes on as task X, and the work goes on as that task (the host's own timeout, 60 s
  * in most, would otherwise lose it). Until then it is an inline call like any other: its progress
  * and questions go on the request, and a host that cancels cancels the work. Calls that end in time
- * cost one timer and one AbortController, nothing else: the task is created only when the time is up.
+ * cost one timer, nothing else (no AbortController unless the tool reads its signal): the task is
+ * created only when the time is up.
  */
 export function runDeferrable(ctx: RequestContext, tool: ToolDefinition, args: Record<string, unknown>, channel: RequestChannel, deferAfterMs: number, run: RunTool): Promise<CallToolResult> {
     return new DeferrableCall(ctx, tool, args, channel, deferAfterMs, run).result;
@@ -40,14 +42,23 @@ export function runDeferrable(ctx: RequestContext, tool: ToolDefinition, args: R
 /** One plain call that may turn into a task; it is also the tool's context, before and after. */
 class DeferrableCall implements ToolContext {
     readonly result: Promise<CallToolResult>;
-    private readonly controller = new AbortController();
+    private answer!: (result: CallToolResult | Promise<CallToolResult>) => void;
+    private refuse!: (err: unknown) => void;
+    private readonly work: Promise<CallToolResult>;
+    /** Made only when the tool reads `signal`: stops reach whenStopped's listeners without it. */
+    private controller?: AbortController;
+    private stopped?: { reason: unknown };
+    private stopListeners?: ((reason: unknown) => void)[];
     /** The task's run, once the call was deferred: progress and questions go through it from then on. */
     private task?: ToolContext;
     private settled = false;
+    /** The time is up and the deferral is under way: it answers the call, not the work's end. */
+    private deferring = false;
+    private timer?: ClockTimer;
     /** What the tool asked to settle before a stopped task's end is recorded (passed on once it is a task). */
     private held?: Promise<unknown>;
     private onTask?: ((taskId: string) => void)[];
-    private readonly onRequestAbort = () => this.controller.abort(this.abort.signal.reason);
+    private readonly onRequestAbort = (reason: unknown) => this.stop(reason);
 
     private readonly abort: RequestAbort;
 
@@ -60,25 +71,95 @@ class DeferrableCall implements ToolContext {
         run: RunTool,
     ) {
         const abort = (this.abort = ctx.abort);
-        abort.signal.addEventListener('abort', this.onRequestAbort, { once: true });
+        abort.whenAborted(this.onRequestAbort);
         ctx.services.log.debug(`[${ctx.revision.name}] tools/call ${tool.name} running inline (deferred after ${deferAfterMs} ms)`);
-        const work = run(tool, args, this);
-        const { clock } = ctx.services.runtime;
-        let timer: ReturnType<typeof clock.setTimeout> | undefined;
-        const deadline = new Promise<'late'>(resolve => (timer = clock.setTimeout(resolve, deferAfterMs, 'late' as const, true)));
-        void work.then(() => (this.settled = true), () => (this.settled = true));
-        this.result = Promise.race([work, deadline]).then(outcome => (outcome === 'late' && !this.settled ? this.defer(work) : work));
-        const done = () => {
-            clock.clearTimeout(timer);
-            if (!this.task) {
-                abort.signal.removeEventListener('abort', this.onRequestAbort);
+        this.result = new Promise((resolve, reject) => {
+            this.answer = resolve;
+            this.refuse = reject;
+        });
+        const work = (this.work = run(tool, args, this));
+        this.timer = ctx.services.runtime.clock.setTimeout(timeUp, deferAfterMs, this, true);
+        work.then(
+            result => this.ended(result, undefined, false),
+            (err: unknown) => this.ended(undefined, err, true),
+        );
+    }
+
+    /** @internal the defer time is up. */
+    timeUp(): void {
+        this.timer = undefined;
+        if (this.settled) {
+            return;
+        }
+        this.deferring = true;
+        // Answered: a call that did not become a task stops listening for its request's cancel, as when it ends in time.
+        const stillInline = () => {
+            if (this.task === undefined) {
+                this.abort.offAborted(this.onRequestAbort);
             }
         };
-        // Both ways: a rejection here is the caller's to handle (through `result`), not a second, unhandled one.
-        this.result.then(done, done);
+        this.defer().then(
+            result => {
+                stillInline();
+                this.answer(result);
+            },
+            (err: unknown) => {
+                stillInline();
+                this.refuse(err);
+            },
+        );
+    }
+
+    /** The work ended; unless a deferral is under way (it answers then), so does the call. */
+    private ended(result: CallToolResult | undefined, err: unknown, failed: boolean): void {
+        this.settled = true;
+        this.ctx.services.runtime.clock.clearTimeout(this.timer);
+        this.timer = undefined;
+        if (this.deferring) {
+            return;
+        }
+        this.abort.offAborted(this.onRequestAbort);
+        if (failed) {
+            this.refuse(err);
+        } else {
+            this.answer(result!);
+        }
+    }
+
+    private stop(reason: unknown): void {
+        if (this.stopped) {
+            return;
+        }
+        this.stopped = { reason };
+        this.controller?.abort(reason);
+        const listeners = this.stopListeners;
+        this.stopListeners = undefined;
+        for (const listener of listeners ?? []) {
+            listener(reason);
+        }
+    }
+
+    whenStopped(listener: (reason: unknown) => void): () => void {
+        if (this.stopped) {
+            listener(this.stopped.reason);
+            return () => undefined;
+        }
+        (this.stopListeners ??= []).push(listener);
+        return () => {
+            const index = this.stopListeners?.indexOf(listener) ?? -1;
+            if (index >= 0) {
+                this.stopListeners!.splice(index, 1);
+            }
+        };
     }
 
     get signal(): AbortSignal {
+        if (!this.controller) {
+            this.controller = new AbortController();
+            if (this.stopped) {
+                this.controller.abort(this.stopped.reason);
+            }
+        }
         return this.controller.signal;
     }
 
@@ -104,7 +185,7 @@ class DeferrableCall implements ToolContext {
     }
 
     sleep(ms: number): Promise<void> {
-        return sleep(ms, this.controller.signal);
+        return sleep(ms, this.signal);
     }
 
     progress(progress: number, total?: number, message?: string): void {
@@ -141,18 +222,19 @@ class DeferrableCall implements ToolContext {
     }
 
     /** Time is up: the running work becomes a background task of the caller, and the call answers with its id. */
-    private async defer(work: Promise<CallToolResult>): Promise<CallToolResult> {
+    private async defer(): Promise<CallToolResult> {
         const { runtime, log } = this.ctx.services;
-        if (this.controller.signal.aborted || this.channel.endingRound) {
+        const { work } = this;
+        if (this.stopped || this.channel.endingRound) {
             return work;
         }
         // From here the host's cancel of this request no longer reaches the work; the task's does.
-        this.abort.signal.removeEventListener('abort', this.onRequestAbort);
+        this.abort.offAborted(this.onRequestAbort);
         const adopt: ToolDefinition = {
             ...this.tool,
             run: (_args, task) => {
                 this.task = task;
-                task.signal.addEventListener('abort', () => this.controller.abort(task.signal.reason), { once: true });
+                onStop(task, reason => this.stop(reason));
                 if (this.held) {
                     task.holdEnd?.(this.held);
                 }
@@ -168,7 +250,7 @@ class DeferrableCall implements ToolContext {
         } catch (err) {
             // No task (a limit, shutdown): the call stays what it was, tied to the request.
             log.warn(`[${this.ctx.revision.name}] could not defer ${this.tool.name}: ${errorMessage(err)}; it goes on inline`);
-            this.abort.signal.addEventListener('abort', this.onRequestAbort, { once: true });
+            this.abort.whenAborted(this.onRequestAbort);
             return work;
         }
         if (this.settled) {
@@ -178,6 +260,11 @@ class DeferrableCall implements ToolContext {
         log.info(`[${this.ctx.revision.name}] tools/call ${this.tool.name} still running after the defer time: answered, it goes on as task ${taskId}`);
         return deferredAnswer(this.tool, taskId);
     }
+}
+
+/** The timer's callback (an argument of it, not a closure per call). */
+function timeUp(call: DeferrableCall): void {
+    call.timeUp();
 }
 
 /**

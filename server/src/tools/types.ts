@@ -71,6 +71,12 @@ export interface ToolContext {
      * call goes on as one (a command then ties its log to it, for read_output). Absent elsewhere.
      */
     onDeferred?(listener: (taskId: string) => void): void;
+    /**
+     * Plain calls only: `listener` gets the stop reason when the work is stopped (at once if it
+     * is already), as a listener on `signal` would, without making an AbortController; the
+     * returned function removes it. Use it through `onStop`, which falls back to the signal.
+     */
+    whenStopped?(listener: (reason: unknown) => void): () => void;
 }
 
 export interface SpawnOptions {
@@ -163,6 +169,25 @@ export function defineTool<S extends z.ZodObject>(tool: ToolDefinition<S>): Tool
 
 export function textResult(text: string, isError = false): CallToolResult {
     return isError ? { content: [{ type: 'text', text }], isError: true } : { content: [{ type: 'text', text }] };
+}
+
+/**
+ * Calls `listener` once with the reason when `ctx`'s work is stopped (at once if it is already);
+ * the returned function removes it. A plain call's context does this without an AbortController
+ * (whenStopped); elsewhere it is a listener on `ctx.signal`.
+ */
+export function onStop(ctx: ToolContext, listener: (reason: unknown) => void): () => void {
+    if (ctx.whenStopped) {
+        return ctx.whenStopped(listener);
+    }
+    const { signal } = ctx;
+    const onAbort = () => listener(signal.reason);
+    if (signal.aborted) {
+        onAbort();
+        return () => undefined;
+    }
+    signal.addEventListener('abort', onAbort, { once: true });
+    return () => signal.removeEventListener('abort', onAbort);
 }
 
 /** Resolves after `ms`, or rejects with the signal's reason as soon as it aborts. */
