@@ -9,17 +9,23 @@ import type { ToolContext } from '../tools/types.js';
  * during several concurrent plain calls cannot be told apart, and the newest is the likeliest asker.
  */
 export class CallsInFlight {
-    private readonly running = new Set<ToolContext>();
+    /** Oldest first. An array, not a Set: a Set under per-call churn keeps its calls alive for the GC (see InFlight). */
+    private readonly running: ToolContext[] = [];
     private readonly byTask = new Map<string, ToolContext>();
 
     get size(): number {
-        return this.running.size;
+        return this.running.length;
     }
 
     /** Registers a running call; the returned function ends it. */
     begin(ctx: ToolContext): () => void {
-        this.running.add(ctx);
-        return () => this.running.delete(ctx);
+        this.running.push(ctx);
+        return () => {
+            const index = this.running.lastIndexOf(ctx);
+            if (index >= 0) {
+                this.running.splice(index, 1);
+            }
+        };
     }
 
     /** Ties a downstream task to the call that mirrors it; the returned function unties it. */
@@ -34,11 +40,7 @@ export class CallsInFlight {
         if (typeof related?.taskId === 'string') {
             return this.byTask.get(related.taskId);
         }
-        let newest: ToolContext | undefined;
-        for (const ctx of this.running) {
-            newest = ctx;
-        }
-        return newest;
+        return this.running[this.running.length - 1];
     }
 
     /** The downstream's request params as our task asks them: its own task `_meta` means nothing upstream. */

@@ -1,5 +1,6 @@
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { InFlight } from '../rpc/inFlight.js';
 import { ErrorCode, McpError } from './sdkClient.js';
 
 /** A downstream's progress update, as its notification carries it (checked). */
@@ -52,7 +53,8 @@ export class DirectCall {
  */
 export class DirectRequests {
     private next = 0;
-    private readonly pending = new Map<string, DirectCall>();
+    /** Not a Map: see InFlight. */
+    private readonly pending = new InFlight<DirectCall>();
     private closed = false;
 
     /** Call once the Client is connected: it has set the transport's handlers, which this wraps. */
@@ -118,7 +120,7 @@ export class DirectRequests {
     /** The connection ended: every request still waiting fails as the Client's would. */
     close(): void {
         this.closed = true;
-        const waiting = [...this.pending.values()];
+        const waiting = this.pending.values();
         this.pending.clear();
         for (const waiter of waiting) {
             waiter.reject(connectionClosed());

@@ -2,6 +2,7 @@ import { errorMessage, type Logger } from '../log.js';
 import { answerRequest, responseTo, type RequestDispatcher } from './answer.js';
 import { ErrorCodes, RpcError } from './errors.js';
 import type { JsonRpcMessage, JsonRpcNotification, JsonRpcRequest, JsonRpcResponse, RequestId } from './messages.js';
+import { InFlight } from './inFlight.js';
 import { RequestAbort } from './requestAbort.js';
 import type { Transport } from './transport.js';
 
@@ -35,7 +36,8 @@ interface PendingRequest {
  * to it. Messages to the peer go out on the standalone transport or, failing that, on a route's.
  */
 export class RpcConnection {
-    private readonly inflight = new Map<RequestId, RequestAbort>();
+    /** Not a Map: see InFlight. */
+    private readonly inflight = new InFlight<RequestAbort>();
     private readonly pending = new Map<RequestId, PendingRequest>();
     private outbox: PendingRequest[] = [];
     private readonly routes = new Map<string, Set<Transport>>();
