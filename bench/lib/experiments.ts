@@ -25,6 +25,12 @@ export interface Settings {
     redis: { warmupMs: number; windowMs: number; resultSamples: number; cancelSamples: number; listTasks: number };
     /** The HTTP memory experiment stops adding tasks after this long (ticking tasks can saturate the server). */
     memoryBudgetMs: number;
+    /**
+     * The gateway experiment's warm-up per side, longer than warmupMs: its two processes (our bundle
+     * and the downstream) are still compiling their hot paths and sizing their heaps half a second
+     * in, and on the loaded machine for several seconds (gatewayExperiment.ts).
+     */
+    gatewayWarmupMs: number;
     /** Running wrapped tasks at which the gateway's RSS is read (gatewayExperiment.ts). */
     gatewayTaskPoints: number[];
     /** The in-process heap probe: from, to. */

@@ -76,10 +76,12 @@ async function openStdio(ctx: Context, kind: Kind): Promise<GatewaySide> {
 
 /**
  * One round: `echo` with `concurrency` in flight through the gateway and directly, over stdio,
- * the two taken in turns (interleavedLoops). CPU per call sums every process that serves a side.
+ * the two taken in turns (interleavedLoops) after a warm-up each of gatewayWarmupMs (see
+ * Settings: both sides' processes are still warming at the other experiments' warm-up). CPU per
+ * call sums every process that serves a side.
  */
 export async function gatewayVsDirect(ctx: Context, kinds: Kind[]): Promise<Metrics[]> {
-    const { warmupMs, windowMs, concurrency, slices } = ctx.settings;
+    const { gatewayWarmupMs, windowMs, concurrency, slices } = ctx.settings;
     const sides: GatewaySide[] = [];
     try {
         for (const kind of kinds) {
@@ -91,7 +93,7 @@ export async function gatewayVsDirect(ctx: Context, kinds: Kind[]): Promise<Metr
         const results = await interleavedLoops(
             sides.length,
             concurrency,
-            warmupMs,
+            gatewayWarmupMs,
             windowMs,
             slices,
             t => sides[t]!.call('tools/call', ECHO),

@@ -24,7 +24,7 @@ export function gatewayRatio(results: Results, key: string): number {
 
 const echoCell = (m: (key: string) => number) => {
     const front = m('frontCpuUs');
-    const gatewayShare = Number.isFinite(front) && front > 0 ? `; the gateway's own ${fmt(front)} µs` : '';
+    const gatewayShare = Number.isFinite(front) && front > 0 ? `: the gateway ${fmt(front)} µs, the downstream ${fmt(m('echoCpuUs') - front)} µs` : '';
     return `${fmt(m('echoRate'))}/s (p50 ${fmt(m('echoP50'))} ms, p99 ${fmt(m('echoP99'))} ms, ${fmt(m('echoCpuUs'))} µs CPU/call${gatewayShare})`;
 };
 
