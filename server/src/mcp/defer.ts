@@ -1,5 +1,5 @@
 import { errorMessage, type Logger } from '../log.js';
-import type { RequestAbort } from '../rpc/requestAbort.js';
+import { RequestAbort } from '../rpc/requestAbort.js';
 import { relatedTaskMeta } from '../tasks/wire.js';
 import { onStop, sleep, type CallToolResult, type ToolContext, type ToolDefinition } from '../tools/types.js';
 import type { ClockTimer } from '../clock.js';
@@ -45,10 +45,8 @@ class DeferrableCall implements ToolContext {
     private answer!: (result: CallToolResult | Promise<CallToolResult>) => void;
     private refuse!: (err: unknown) => void;
     private readonly work: Promise<CallToolResult>;
-    /** Made only when the tool reads `signal`: stops reach whenStopped's listeners without it. */
-    private controller?: AbortController;
-    private stopped?: { reason: unknown };
-    private stopListeners?: ((reason: unknown) => void)[];
+    /** The work's own stop (the request's cancel before it is deferred, the task's after): its AbortController is made only if the tool reads `signal`. */
+    private readonly stops = new RequestAbort();
     /** The task's run, once the call was deferred: progress and questions go through it from then on. */
     private task?: ToolContext;
     private settled = false;
@@ -127,40 +125,17 @@ class DeferrableCall implements ToolContext {
     }
 
     private stop(reason: unknown): void {
-        if (this.stopped) {
-            return;
-        }
-        this.stopped = { reason };
-        this.controller?.abort(reason);
-        const listeners = this.stopListeners;
-        this.stopListeners = undefined;
-        for (const listener of listeners ?? []) {
-            listener(reason);
-        }
+        this.stops.abort(reason);
     }
 
     whenStopped(listener: (reason: unknown) => void): () => void {
-        if (this.stopped) {
-            listener(this.stopped.reason);
-            return () => undefined;
-        }
-        (this.stopListeners ??= []).push(listener);
-        return () => {
-            const index = this.stopListeners?.indexOf(listener) ?? -1;
-            if (index >= 0) {
-                this.stopListeners!.splice(index, 1);
-            }
-        };
+        const { stops } = this;
+        stops.whenAborted(listener);
+        return () => stops.offAborted(listener);
     }
 
     get signal(): AbortSignal {
-        if (!this.controller) {
-            this.controller = new AbortController();
-            if (this.stopped) {
-                this.controller.abort(this.stopped.reason);
-            }
-        }
-        return this.controller.signal;
+        return this.stops.signal;
     }
 
     get log(): Logger {
@@ -225,7 +200,7 @@ class DeferrableCall implements ToolContext {
     private async defer(): Promise<CallToolResult> {
         const { runtime, log } = this.ctx.services;
         const { work } = this;
-        if (this.stopped || this.channel.endingRound) {
+        if (this.stops.aborted || this.channel.endingRound) {
             return work;
         }
         // From here the host's cancel of this request no longer reaches the work; the task's does.

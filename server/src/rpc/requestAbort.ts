@@ -1,7 +1,8 @@
 /**
- * A request's cancellation. The AbortController (costly: an EventTarget) is made only when
- * something asks for the signal; most requests (tasks/get, list, cancel) never do, and code on a
- * hot path listens through whenAborted instead.
+ * A request's cancellation (also a deferrable plain call's own stop, mcp/defer.ts). The
+ * AbortController (costly: an EventTarget) is made only when something asks for the signal; most
+ * requests (tasks/get, list, cancel) never do, and code on a hot path listens through whenAborted
+ * instead.
  */
 export class RequestAbort {
     private controller?: AbortController;
