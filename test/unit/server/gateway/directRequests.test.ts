@@ -116,6 +116,28 @@ describe('DirectRequests', () => {
         await client.close();
     });
 
+    it('keeps hundreds of calls waiting at once apart, answered in any order', async () => {
+        const { direct, sent, send, toClient } = await handDriven();
+        const calls = Array.from({ length: 300 }, (_, i) => direct.start('tools/call', { name: 'n', arguments: { i } }));
+        await sent.until(items => items.length === 300, 'the 300 requests');
+        // Answered from the last to the first: a table sized for fewer calls must not mix them up.
+        for (const message of [...sent.items].reverse()) {
+            const { id, params } = message as unknown as { id: string; params: { arguments: { i: number } } };
+            await send({ jsonrpc: '2.0', id, result: { i: params.arguments.i } });
+        }
+        const results = await Promise.all(calls.map(call => call.result));
+        assert.deepEqual(
+            results.map(result => result.i),
+            calls.map((_, i) => i),
+        );
+        // Each is answered once: a repeated answer is no longer ours and goes on to the Client.
+        await send({ jsonrpc: '2.0', id: calls[0]!.id, result: {} });
+        assert.deepEqual(
+            toClient.map(message => (message as { id?: unknown }).id),
+            [calls[0]!.id],
+        );
+    });
+
     it('drops malformed progress and answers that are not objects without throwing, and leaves unknown ids to the Client', async () => {
         const { direct, sent, send, toClient } = await handDriven();
         const updates: DirectProgress[] = [];
