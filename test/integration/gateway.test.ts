@@ -1,21 +1,11 @@
 import * as assert from 'node:assert/strict';
-import { mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import type { McpTasksTestApi } from '../../extension/api';
-import { progressPercent } from '../../extension/tasks/taskView';
 import { readRows } from './drawnRows';
 import { invoke, readNotifications, readyWithTasksView, waitFor } from './util';
-import { everything, logHas, restarted, servedTools, setWrap, unwrap, waitForTools } from './wrapped';
-
-const LONG = 'trigger-long-running-operation';
-
-/** Whether the UI driver wrote a screenshot `<prefix>*.png` at or after `since` (readRows may retry under a suffixed tag). */
-function screenshotSince(prefix: string, since: number): true | undefined {
-    const dir = process.env.MCP_TASKS_UI_DIR;
-    assert.ok(dir, 'this suite needs the Playwright UI driver of the code-server host');
-    return readdirSync(dir).some(file => file.startsWith(prefix) && file.endsWith('.png') && statSync(join(dir, file)).mtimeMs >= since) || undefined;
-}
+import { cancelFromSidebar, everything, LONG, restarted, screenshotSince, servedTools, setWrap, startLongCall, unwrap, waitForTools } from './wrapped';
 
 /**
  * The gateway inside VS Code: a server moved from mcp.json to mcpTasks.wrap (the pinned
@@ -40,16 +30,8 @@ describe('a wrapped MCP server (mcpTasks.wrap) in VS Code', () => {
         this.timeout(300_000);
         const tools = await setWrap(api, { everything: everything(['echo']) }, [LONG, 'echo']);
         assert.match(api.testing.wrap.text ?? '', /"everything"/);
-        const { model, tree } = api.testing;
-        const before = new Set(model.all().map(view => view.taskId));
-        // 60 steps over 120 s: progress every 2 s, and the call is far from done when cancelled.
-        const settled = invoke(tools.get(LONG)!, { duration: 120, steps: 60 }).then(
-            () => 'resolved',
-            (err: Error) => `rejected: ${err.message}`,
-        );
-        const view = await waitFor('the wrapped call as a task in the sidebar', () => model.all().find(v => v.toolName === LONG && !before.has(v.taskId)), 60_000, 50);
-        assert.equal(view.status, 'working');
-        await waitFor('progress from the wrapped server', () => ((progressPercent(view.progress) ?? 0) > 0 ? true : undefined), 30_000, 100);
+        const { tree } = api.testing;
+        const { view, settled } = await startLongCall(api, tools.get(LONG)!);
         // Named by its tool (it has no key argument), with the wrapped server's progress.
         assert.equal(String(tree.getTreeItem(view).label), LONG);
         assert.match(String(tree.getTreeItem(view).description), /^running · \d+% · (<1m|\d+m)$/);
@@ -62,12 +44,7 @@ describe('a wrapped MCP server (mcpTasks.wrap) in VS Code', () => {
         assert.ok(row, `a row "${label}" in ${JSON.stringify(drawn.rows.map(r => r.label))}`);
         assert.match(row.description, /^running · \d+% · (<1m|\d+m)$/);
 
-        await vscode.commands.executeCommand('mcpTasks.cancelTask', view);
-        await waitFor('cancelled', () => (view.status === 'cancelled' ? true : undefined), 15_000, 20);
-        assert.equal(view.statusMessage, 'Cancelled from the MCP Tasks sidebar');
-        assert.match(await settled, /rejected/);
-        // The downstream call was aborted (which sends it notifications/cancelled) at once, not left to run out its 120 s.
-        await waitFor('the gateway to log the downstream cancel', () => (logHas(api, new RegExp(`\\[everything\\] ${LONG}: cancelled; sent the wrapped server notifications/cancelled`)) ? true : undefined), 30_000, 500);
+        await cancelFromSidebar(api, view, settled, 'everything');
         const progressAtCancel = view.progress?.progress;
         // The wrapped server's later progress (it ticks every 2 s) no longer reaches the task.
         await new Promise(resolve => setTimeout(resolve, 4500));

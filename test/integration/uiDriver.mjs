@@ -498,6 +498,64 @@ export function createUiDriver(shotsDir, log = line => console.log(line), { repo
     }
 
     /**
+     * The suite asks "ui-copilot-form <row text> :: <first answer>" for a task whose form question
+     * VS Code's own MCP client asks (one step per field): the driver clicks the row's Respond, then
+     * VS Code's Respond on the question in the Notifications Center (photographed:
+     * copilot-form-question.png), types the answer to the first field and accepts every other
+     * field as offered (its default, or skipped), and writes what it saw to copilot-form-<row text>.json.
+     */
+    async function copilotFormOnRequest(page) {
+        const request = page.locator('.part.statusbar .statusbar-item', { hasText: /ui-copilot-form .+ :: .+/ }).first();
+        if (!(await request.isVisible().catch(() => false)) || (await page.locator(QUICK_INPUT).isVisible().catch(() => false))) {
+            return;
+        }
+        const [, text, answer] = /ui-copilot-form (.+?) :: (.+)$/.exec(((await request.textContent()) ?? '').trim()) ?? [];
+        if (!text || done.has(`copilot-form-${text}`)) {
+            return;
+        }
+        done.add(`copilot-form-${text}`);
+        const read = async locator => ((await locator.first().textContent({ timeout: 2000 }).catch(() => '')) ?? '').trim();
+        const center = page.locator('.notifications-center');
+        const row = taskRow(page, text);
+        log(`[ui] clicking the inline Respond of ${text} (VS Code's own client asks a form)`);
+        await row.hover();
+        await rowAction(row, 'Respond').click();
+        await center.waitFor({ state: 'visible', timeout: 10_000 }).catch(() => log('[ui] the Notifications Center did not open'));
+        const question = center.locator('.notification-list-item', { has: page.getByRole('button', { name: 'Respond', exact: true }) }).first();
+        const report = { centerAfterClick: await center.isVisible().catch(() => false), message: await read(question.locator('.notification-list-item-message')), source: await read(question.locator('.notification-list-item-source')), steps: [] };
+        await shot(page, 'copilot-form-question');
+        const widget = page.locator(QUICK_INPUT);
+        try {
+            await question.getByRole('button', { name: 'Respond', exact: true }).click();
+            await widget.waitFor({ timeout: 10_000 });
+            for (let step = 0; step < 30 && (await widget.isVisible().catch(() => false)); step++) {
+                const title = await read(widget.locator('.quick-input-title'));
+                if (step === 0) {
+                    await shot(page, 'copilot-form-first-field');
+                    await widget.locator('input').first().fill(answer);
+                    await widget.locator('.monaco-list-row.focused', { hasText: answer }).first().waitFor({ timeout: 5000 }).catch(() => log(`[ui] no "${answer}" row to accept`));
+                }
+                report.steps.push({ title, accepted: (await activeRow(widget))?.label });
+                await page.keyboard.press('Enter');
+                // The next field replaces this one in the same pick; the last one closes it.
+                await page
+                    .waitForFunction(
+                        shown => {
+                            const node = document.querySelector('.quick-input-widget');
+                            return !node || node.offsetParent === null || node.querySelector('.quick-input-title')?.textContent?.trim() !== shown;
+                        },
+                        title,
+                        { timeout: 10_000 },
+                    )
+                    .catch(() => log(`[ui] the form stayed on "${title}"`));
+            }
+        } finally {
+            writeReport(`copilot-form-${text}.json`, report);
+        }
+        log(`[ui] answered VS Code's form "${report.message}" in ${report.steps.length} steps`);
+    }
+
+    /**
      * The suite asks "ui-row-menu <row text>" in the status bar: the driver opens that row's context
      * menu with a right click, writes its item titles to row-menu-<row text>.json, and closes it.
      */
@@ -927,7 +985,7 @@ export function createUiDriver(shotsDir, log = line => console.log(line), { repo
             });
         }
         while (!page.isClosed()) {
-            for (const step of [answerPrompt, readmeImagesOnRequest, rowTwiceOnRequest, titleActionOnRequest, titleButtonsOnRequest, walkthroughOnRequest, welcomeWalkthroughsOnRequest, notificationsOnRequest, shotOnRequest, respondOnRequest, copilotRespondOnRequest, rowActionOnRequest, rowClickOnRequest, terminalOnRequest, editorActionOnRequest, readRowsOnRequest, readRowMenuOnRequest, trustOnRequest, resultOnRequest, readToolApprovals, allowSampling, cancelFromTree, photographDeploy]) {
+            for (const step of [answerPrompt, readmeImagesOnRequest, rowTwiceOnRequest, titleActionOnRequest, titleButtonsOnRequest, walkthroughOnRequest, welcomeWalkthroughsOnRequest, notificationsOnRequest, shotOnRequest, respondOnRequest, copilotRespondOnRequest, copilotFormOnRequest, rowActionOnRequest, rowClickOnRequest, terminalOnRequest, editorActionOnRequest, readRowsOnRequest, readRowMenuOnRequest, trustOnRequest, resultOnRequest, readToolApprovals, allowSampling, cancelFromTree, photographDeploy]) {
                 try {
                     await step(page);
                 } catch (err) {

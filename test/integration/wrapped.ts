@@ -1,8 +1,11 @@
+import * as assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import * as vscode from 'vscode';
 import type { McpTasksTestApi } from '../../extension/api';
-import { ownerClient, startInVsCode, toolNamed, waitFor } from './util';
+import type { TaskView } from '../../extension/tasks/taskView';
+import { progressPercent } from '../../extension/tasks/taskView';
+import { invoke, ownerClient, startInVsCode, toolNamed, waitFor } from './util';
 
 /** The pinned @modelcontextprotocol/server-everything (a devDependency), started as `node <it> stdio`. */
 export const EVERYTHING = resolve(__dirname, '../../../node_modules/@modelcontextprotocol/server-everything/dist/index.js');
@@ -74,4 +77,42 @@ export function logHas(api: McpTasksTestApi, pattern: RegExp): boolean {
         readdirSync(dir, { withFileTypes: true }).flatMap(entry => (entry.isDirectory() ? logs(join(dir, entry.name)) : entry.name.endsWith('.log') ? [join(dir, entry.name)] : []));
     const dir = api.testing.logDir;
     return statSync(dir, { throwIfNoEntry: false }) !== undefined && logs(dir).some(file => pattern.test(readFileSync(file, 'utf8')));
+}
+
+/** Whether the UI driver wrote a screenshot `<prefix>*.png` at or after `since` (readRows may retry under a suffixed tag). */
+export function screenshotSince(prefix: string, since: number): true | undefined {
+    const dir = process.env.MCP_TASKS_UI_DIR;
+    assert.ok(dir, 'this suite needs the Playwright UI driver of the code-server host');
+    return readdirSync(dir).some(file => file.startsWith(prefix) && file.endsWith('.png') && statSync(join(dir, file)).mtimeMs >= since) || undefined;
+}
+
+/** server-everything's tool that reports progress for as long as it is asked to run. */
+export const LONG = 'trigger-long-running-operation';
+
+/**
+ * Calls a wrapped server's long tool the way Copilot does (vscode.lm.invokeTool), 60 steps over
+ * 120 s, and waits for its task in the sidebar with the wrapped server's progress; `settled` says
+ * how the call ended.
+ */
+export async function startLongCall(api: McpTasksTestApi, tool: vscode.LanguageModelToolInformation): Promise<{ view: TaskView; settled: Promise<string> }> {
+    const { model } = api.testing;
+    const before = new Set(model.all().map(view => view.taskId));
+    const settled = invoke(tool, { duration: 120, steps: 60 }).then(
+        () => 'resolved',
+        (err: Error) => `rejected: ${err.message}`,
+    );
+    const view = await waitFor('the wrapped call as a task in the sidebar', () => model.all().find(v => v.toolName === LONG && !before.has(v.taskId)), 60_000, 50);
+    assert.equal(view.status, 'working');
+    await waitFor('progress from the wrapped server', () => ((progressPercent(view.progress) ?? 0) > 0 ? true : undefined), 30_000, 100);
+    return { view, settled };
+}
+
+/** Cancels the row's task as the sidebar's Cancel does; the call fails and the gateway cancels the call on `server` at once. */
+export async function cancelFromSidebar(api: McpTasksTestApi, view: TaskView, settled: Promise<string>, server: string): Promise<void> {
+    await vscode.commands.executeCommand('mcpTasks.cancelTask', view);
+    await waitFor('cancelled', () => (view.status === 'cancelled' ? true : undefined), 15_000, 20);
+    assert.equal(view.statusMessage, 'Cancelled from the MCP Tasks sidebar');
+    assert.match(await settled, /rejected/);
+    // Aborting the downstream call is what sends it notifications/cancelled, not left to run out its 120 s.
+    await waitFor('the gateway to log the downstream cancel', () => (logHas(api, new RegExp(`\\[${server}\\] ${LONG}: cancelled; sent the wrapped server notifications/cancelled`)) ? true : undefined), 30_000, 500);
 }

@@ -1,0 +1,126 @@
+import * as assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import * as vscode from 'vscode';
+import type { McpTasksTestApi } from '../../extension/api';
+import { readRows, rowOf } from './drawnRows';
+import { activateWithHooks, invoke, readyWithTasksView, setTransport, startInVsCode, uiArtifact, waitFor } from './util';
+import { cancelFromSidebar, everything, EVERYTHING, LONG, screenshotSince, setWrap, startLongCall, waitForTools } from './wrapped';
+
+const ASK = 'trigger-elicitation-request';
+
+/** A loopback port nothing listens on now (the OS picks it; the downstream binds it a moment later). */
+function freePort(): Promise<number> {
+    return new Promise((resolve, reject) => {
+        const probe = createServer().once('error', reject);
+        probe.listen(0, '127.0.0.1', () => {
+            const { port } = probe.address() as { port: number };
+            probe.close(() => resolve(port));
+        });
+    });
+}
+
+/**
+ * The gateway's other paths in the real VS Code: a wrapped server's question answered through the
+ * row's Respond, a Streamable HTTP downstream, and the extension's stdio transport with a wrap.
+ * Needs the Playwright UI driver (it answers VS Code's form and reads the drawn rows).
+ */
+describe('the gateway in VS Code: questions, an HTTP downstream, the stdio transport', () => {
+    let api: McpTasksTestApi;
+    let httpServer: ChildProcess | undefined;
+
+    before(async function () {
+        this.timeout(240_000);
+        api = await readyWithTasksView();
+    });
+
+    after(async function () {
+        this.timeout(240_000);
+        httpServer?.kill();
+        await vscode.workspace.getConfiguration('mcpTasks').update('wrap', undefined, vscode.ConfigurationTarget.Global);
+        api = await activateWithHooks();
+        if (api.transport !== 'http') {
+            await setTransport('http');
+            await waitFor('transport http', () => api.transport === 'http');
+        }
+        await startInVsCode(120_000, api);
+    });
+
+    it("a wrapped server's question: the row needs input, Respond answers VS Code's form, and the wrapped tool's result carries the answer", async function () {
+        this.timeout(300_000);
+        const tools = await setWrap(api, { everything: everything() }, [ASK]);
+        const { model } = api.testing;
+        const before = new Set(model.all().map(view => view.taskId));
+        const call = invoke(tools.get(ASK)!, {});
+        call.catch(() => undefined);
+        const view = await waitFor('the wrapped call to need input', () => model.all().find(v => v.toolName === ASK && !before.has(v.taskId) && v.status === 'input_required'), 60_000, 50);
+        assert.doesNotMatch(view.clientName ?? '', /MCP Tasks for VS Code/, "VS Code's own client started it: VS Code asks the question");
+        await vscode.commands.executeCommand('notifications.hideList');
+        const since = Date.now();
+        const waiting = rowOf(await readRows('gateway-input', drawn => drawn.rows.some(row => row.label === ASK && /^needs input/.test(row.description))), ASK);
+        assert.match(waiting.description, /^needs input/);
+        await waitFor('the screenshot of the waiting row', () => screenshotSince('rows-gateway-input', since), 30_000, 100);
+
+        const answer = 'Ada Lovelace';
+        const asked = Date.now();
+        const request = vscode.window.setStatusBarMessage(`ui-copilot-form ${ASK} :: ${answer}`);
+        let report: { centerAfterClick: boolean; message: string; source: string; steps: { title: string; accepted?: string }[] };
+        let result: string;
+        try {
+            result = await call;
+            report = JSON.parse(readFileSync((await uiArtifact(`copilot-form-${ASK}.json`, asked, true))!, 'utf8')) as typeof report;
+        } finally {
+            request.dispose();
+        }
+        assert.equal(report.centerAfterClick, true, "the row's Respond opened the Notifications Center");
+        assert.equal(report.message, 'Please provide inputs for the following fields:', "the wrapped server's own question");
+        assert.match(report.source, /MCP Server \(MCP Tasks/);
+        // VS Code asks the form one field a step: the name first (answered), then the rest as offered.
+        assert.deepEqual(report.steps.slice(0, 2), [{ title: 'String (1/13)', accepted: `➤ ${answer}` }, { title: 'Boolean (2/13)', accepted: 'true' }], JSON.stringify(report.steps));
+        assert.equal(report.steps.length, 13);
+        assert.ok(screenshotSince('copilot-form-question', asked), 'the question was photographed');
+        // The downstream got the answer: its result echoes the fields.
+        assert.match(result, /User provided the requested information/);
+        assert.match(result, new RegExp(`- Name: ${answer}`));
+        assert.match(result, /- Favorite Integer: 42/);
+        await waitFor('the task to complete', () => (view.status === 'completed' ? true : undefined), 30_000, 50);
+        await vscode.commands.executeCommand('notifications.hideList');
+    });
+
+    it('an HTTP downstream (url and headers): its long tool shows progress in the sidebar, and Cancel cancels the call on it', async function () {
+        this.timeout(300_000);
+        const port = await freePort();
+        const child = spawn(process.execPath, [EVERYTHING, 'streamableHttp'], { env: { ...process.env, ELECTRON_RUN_AS_NODE: '1', PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] });
+        httpServer = child;
+        let heard = '';
+        child.stderr!.on('data', (chunk: Buffer) => (heard += chunk.toString()));
+        child.stdout!.resume();
+        await waitFor('server-everything to listen over HTTP', () => (heard.includes(`listening on port ${port}`) ? true : undefined), 30_000, 100);
+        const tools = await setWrap(api, { 'everything-http': { type: 'http', url: `http://127.0.0.1:${port}/mcp`, headers: { 'X-Wrapped-By': 'integration' } } }, [LONG]);
+        assert.match(api.testing.wrap.text ?? '', /"url": "http:\/\/127\.0\.0\.1:\d+\/mcp"/);
+        const { view, settled } = await startLongCall(api, tools.get(LONG)!);
+        await cancelFromSidebar(api, view, settled, 'everything-http');
+    });
+
+    it("the stdio transport with a wrap: VS Code gets the wrapped tool over stdio, and its call shows in the sidebar", async function () {
+        this.timeout(300_000);
+        // Wrapped first (over HTTP), then the switch: VS Code starts the stdio server with the wrap it finds.
+        await setWrap(api, { everything: everything() }, [LONG]);
+        await setTransport('stdio');
+        await waitFor('transport stdio', () => api.transport === 'stdio');
+        // VS Code owns a stdio server's process: it starts it (as Copilot's first call would).
+        await waitFor('the stdio server', async () => {
+            await vscode.commands.executeCommand('workbench.mcp.startServer', '*', { waitForLiveTools: true, autoTrustChanges: true });
+            return api.serverState().pid;
+        }, 90_000, 1000);
+        const tools = await waitForTools(api, [LONG]);
+        assert.equal(api.transport, 'stdio');
+        const { model } = api.testing;
+        const before = new Set(model.all().map(view => view.taskId));
+        const result = await invoke(tools.get(LONG)!, { duration: 2, steps: 2 });
+        assert.match(result, /Long running operation completed\. Duration: 2 seconds, Steps: 2\./);
+        const view = await waitFor('the call in the sidebar', () => model.all().find(v => v.toolName === LONG && !before.has(v.taskId) && v.status === 'completed'), 30_000, 50);
+        assert.doesNotMatch(view.clientName ?? '', /MCP Tasks for VS Code/, "VS Code's own client made the call, over stdio");
+    });
+});
