@@ -11,6 +11,15 @@ import type { McpServices, PushChannel, Result } from '../context.js';
 import { sessionRequest } from '../router.js';
 import { UnseenTasks } from '../unseenTasks.js';
 
+/**
+ * How long after a CreateTaskResult the task's first status notifications wait. VS Code's client
+ * takes up a task only once the result's promise has settled (a microtask later), so a
+ * notification it reads in the same batch as the result names a task it does not know yet and
+ * is dropped: a task that ended at once was then read only at VS Code's first poll, a second
+ * later. In a later read, the notification finds the task.
+ */
+export const ANNOUNCE_GAP_MS = 5;
+
 /** What a transport lends a session: its standalone stream (GET SSE, or stdout) when one is open. */
 export interface SessionChannel {
     standalone(): Transport | undefined;
@@ -87,20 +96,28 @@ export class McpSession implements ClientLink, PushChannel {
 
     /**
      * The task's status notifications wait until the request that creates it (`creating`) has
-     * been answered: a client hears of a task only after its CreateTaskResult, even when it ended
-     * at once (otherwise its "completed" went out first, in the same write, for an unknown id).
+     * been answered, and ANNOUNCE_GAP_MS more: a client hears of a task only after its
+     * CreateTaskResult, in a later read, even when it ended at once (otherwise its "completed"
+     * went out first, or in the same write, for an id the client did not know yet).
      */
     announceAfter(taskId: string, creating: RequestAbort): void {
         this.unseen?.introduce(taskId);
         const unannounced = (this.unannounced ??= new Map());
         const held: Record<string, unknown>[] = [];
         unannounced.set(taskId, held);
-        creating.afterResponse(() => {
-            unannounced.delete(taskId);
-            for (const params of held) {
-                this.notify(TASK_STATUS_METHOD, params, taskId);
-            }
-        });
+        creating.afterResponse(() =>
+            this.services.runtime.clock.setTimeout(
+                id => {
+                    unannounced.delete(id);
+                    for (const params of held) {
+                        this.notify(TASK_STATUS_METHOD, params, id);
+                    }
+                },
+                ANNOUNCE_GAP_MS,
+                taskId,
+                true,
+            ),
+        );
     }
 
     /** A request to the client; a task's goes also on the streams waiting on that task's result. */

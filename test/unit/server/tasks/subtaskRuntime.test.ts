@@ -18,6 +18,7 @@ import {
     type TasksServer,
     type TasksServerOptions,
 } from '../../../../server/src/index.js';
+import { ANNOUNCE_GAP_MS } from '../../../../server/src/mcp/session/session.js';
 import { ManualClock } from '../../../support/manualClock.js';
 import { waitUntil } from '../../../support/wait.js';
 
@@ -299,7 +300,7 @@ describe('sub-task limits and errors (library API, in-memory stdio)', () => {
 
 describe('sub-task cascade (library API, in-memory stdio)', () => {
     it('a parent that completes with a child still running cancels it first (no orphans)', async () => {
-        const { server, client, logs } = newServer();
+        const { server, client, logs, clock } = newServer();
         try {
             const parent = await client.start('leaver', { label: 'orphan' });
             const { text: childId } = await client.result(parent);
@@ -308,6 +309,8 @@ describe('sub-task cascade (library API, in-memory stdio)', () => {
             assert.equal(child.statusMessage, `Cancelled because parent task ${parent} (leaver) completed`);
             assert.equal((await client.get(parent)).status, 'completed');
             await waitUntil(() => logs.some(l => l.includes('[slow_compute] cancelled "orphan" at 0/30')), 'the orphan to stop');
+            // A task's status notifications follow its CreateTaskResult after ANNOUNCE_GAP_MS; the parent ended within it.
+            await clock.tick(ANNOUNCE_GAP_MS);
             await waitUntil(() => client.statusIndex(parent, 'completed') >= 0, 'the parent notification');
             assert.ok(client.statusIndex(childId, 'cancelled') < client.statusIndex(parent, 'completed'));
         } finally {
