@@ -2,6 +2,7 @@ import * as assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { resolve } from 'node:path';
 import * as vscode from 'vscode';
 import type { McpTasksTestApi } from '../../extension/api';
 import { readRows, rowOf } from './drawnRows';
@@ -9,6 +10,8 @@ import { activateWithHooks, invoke, readyWithTasksView, setTransport, startInVsC
 import { cancelFromSidebar, everything, EVERYTHING, LONG, screenshotSince, setWrap, startLongCall, waitForTools } from './wrapped';
 
 const ASK = 'trigger-elicitation-request';
+/** This repository's server, built (dist/server.js). */
+const OUR_SERVER = resolve(__dirname, '../../../dist/server.js');
 
 /** A loopback port nothing listens on now (the OS picks it; the downstream binds it a moment later). */
 function freePort(): Promise<number> {
@@ -29,6 +32,7 @@ function freePort(): Promise<number> {
 describe('the gateway in VS Code: questions, an HTTP downstream, the stdio transport', () => {
     let api: McpTasksTestApi;
     let httpServer: ChildProcess | undefined;
+    let tokenServer: ChildProcess | undefined;
 
     before(async function () {
         this.timeout(240_000);
@@ -38,6 +42,7 @@ describe('the gateway in VS Code: questions, an HTTP downstream, the stdio trans
     after(async function () {
         this.timeout(240_000);
         httpServer?.kill();
+        tokenServer?.kill();
         await vscode.workspace.getConfiguration('mcpTasks').update('wrap', undefined, vscode.ConfigurationTarget.Global);
         api = await activateWithHooks();
         if (api.transport !== 'http') {
@@ -101,6 +106,19 @@ describe('the gateway in VS Code: questions, an HTTP downstream, the stdio trans
         assert.match(api.testing.wrap.text ?? '', /"url": "http:\/\/127\.0\.0\.1:\d+\/mcp"/);
         const { view, settled } = await startLongCall(api, tools.get(LONG)!);
         await cancelFromSidebar(api, view, settled, 'everything-http');
+    });
+
+    it('an HTTP downstream that needs a bearer token gets it from the entry\'s headers', async function () {
+        this.timeout(300_000);
+        // Our own server over HTTP refuses a request without its token: its tools listed and a call answered mean every request carried the header.
+        const token = 'wrapped-http-token';
+        const child = spawn(process.execPath, [OUR_SERVER, '--http', '--port', '0', '--token', token, '--exit-with-stdin'], { env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' }, stdio: ['pipe', 'ignore', 'pipe'] });
+        tokenServer = child;
+        let heard = '';
+        child.stderr!.on('data', (chunk: Buffer) => (heard += chunk.toString()));
+        const url = await waitFor('our server to listen over HTTP', () => /listening on (http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(heard)?.[1], 30_000, 100);
+        const tools = await setWrap(api, { tokened: { type: 'http', url, headers: { Authorization: `Bearer ${token}` } } }, ['greet']);
+        assert.equal(await invoke(tools.get('greet')!, { name: 'headers' }), 'Hello, headers!');
     });
 
     it("the stdio transport with a wrap: VS Code gets the wrapped tool over stdio, and its call shows in the sidebar", async function () {
