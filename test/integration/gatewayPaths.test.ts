@@ -1,8 +1,8 @@
 import * as assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import * as vscode from 'vscode';
 import type { McpTasksTestApi } from '../../extension/api';
 import { readRows, rowOf } from './drawnRows';
@@ -10,6 +10,7 @@ import { activateWithHooks, invoke, readyWithTasksView, setTransport, startInVsC
 import { cancelFromSidebar, everything, EVERYTHING, LONG, screenshotSince, setWrap, startLongCall, waitForTools } from './wrapped';
 
 const ASK = 'trigger-elicitation-request';
+const SAMPLE = 'trigger-sampling-request';
 /** This repository's server, built (dist/server.js). */
 const OUR_SERVER = resolve(__dirname, '../../../dist/server.js');
 
@@ -91,6 +92,31 @@ describe('the gateway in VS Code: questions, an HTTP downstream, the stdio trans
         assert.match(result, /- Favorite Integer: 42/);
         await waitFor('the task to complete', () => (view.status === 'completed' ? true : undefined), 30_000, 50);
         await vscode.commands.executeCommand('notifications.hideList');
+    });
+
+    it("a wrapped server's sampling request is answered by the editor's language model", async function () {
+        this.timeout(300_000);
+        // VS Code asks before an MCP server may use a model (a dialog during a tool call, which the
+        // smoke-test host refuses); this setting allows it up front. VS Code reads it for an
+        // extension's server from the remote user's settings up, so in code-server from the workspace's.
+        const dotVscode = join(vscode.workspace.workspaceFolders![0]!.uri.fsPath, '.vscode');
+        const hadDotVscode = existsSync(dotVscode);
+        const sampling = vscode.workspace.getConfiguration('chat.mcp');
+        await sampling.update('serverSampling', { 'MCP Tasks: MCP Tasks': { allowedDuringChat: true } }, vscode.ConfigurationTarget.Workspace);
+        try {
+            // VS Code lists an extension's models once something has asked for them.
+            assert.ok((await vscode.lm.selectChatModels({ vendor: 'mcp-tasks-test' })).length > 0, 'the fixture model');
+            const tools = await setWrap(api, { 'everything-sampling': everything() }, [SAMPLE]);
+            const result = await invoke(tools.get(SAMPLE)!, { prompt: 'a haiku about gateways', maxTokens: 50 }).catch((err: Error) => `failed: ${err.message}`);
+            // The fixture model's fixed reply names the prompt's topic: the downstream got the editor's answer.
+            assert.match(result, /LLM sampling result/);
+            assert.match(result, /Quiet gateways waits/);
+        } finally {
+            await sampling.update('serverSampling', undefined, vscode.ConfigurationTarget.Workspace);
+            if (!hadDotVscode) {
+                rmSync(dotVscode, { recursive: true, force: true });
+            }
+        }
     });
 
     it('an HTTP downstream (url and headers): its long tool shows progress in the sidebar, and Cancel cancels the call on it', async function () {
