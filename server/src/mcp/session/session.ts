@@ -105,19 +105,19 @@ export class McpSession implements ClientLink, PushChannel {
         const unannounced = (this.unannounced ??= new Map());
         const held: Record<string, unknown>[] = [];
         unannounced.set(taskId, held);
-        creating.afterResponse(() =>
-            this.services.runtime.clock.setTimeout(
-                id => {
-                    unannounced.delete(id);
-                    for (const params of held) {
-                        this.notify(TASK_STATUS_METHOD, params, id);
-                    }
-                },
-                ANNOUNCE_GAP_MS,
-                taskId,
-                true,
-            ),
-        );
+        creating.afterResponse(() => this.services.runtime.clock.setTimeout(id => this.announce(id), ANNOUNCE_GAP_MS, taskId, true));
+    }
+
+    /** Sends what waited for the task's CreateTaskResult: after ANNOUNCE_GAP_MS, or as soon as the client names the task. */
+    private announce(taskId: string): void {
+        const held = this.unannounced?.get(taskId);
+        if (!held) {
+            return;
+        }
+        this.unannounced!.delete(taskId);
+        for (const params of held) {
+            this.notify(TASK_STATUS_METHOD, params, taskId);
+        }
     }
 
     /** A request to the client; a task's goes also on the streams waiting on that task's result. */
@@ -156,6 +156,11 @@ export class McpSession implements ClientLink, PushChannel {
 
     private readonly dispatch = (request: JsonRpcRequest, reply: Transport, abort: RequestAbort): Result => {
         this.unseen?.seen(request.params);
+        // A client that names a task has read its CreateTaskResult: what waits for the gap may go now.
+        const named = request.params?.taskId;
+        if (typeof named === 'string' && this.unannounced?.has(named)) {
+            this.announce(named);
+        }
         return sessionRequest(this.services, this.identity, this, request, reply, abort);
     };
 }
