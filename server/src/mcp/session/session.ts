@@ -140,6 +140,10 @@ export class McpSession implements ClientLink, PushChannel {
         if (this.rpc.isClosed) {
             return;
         }
+        // What still waits for its gap goes now: a shutdown's "cancelled" must reach the client before the session ends.
+        for (const taskId of [...(this.unannounced?.keys() ?? [])]) {
+            this.announce(taskId);
+        }
         this.registration.dispose();
         this.rpc.close(reason);
         this.unseen?.dispose();
