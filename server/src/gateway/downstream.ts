@@ -164,9 +164,7 @@ export class Downstream {
             this.failedStart(err);
             return;
         }
-        // Closed while connecting (the server is stopping).
-        if ((this.state as DownstreamState) === 'closed') {
-            await client.close().catch(() => undefined);
+        if (await this.closedMeanwhile(client)) {
             return;
         }
         this.client = client;
@@ -174,6 +172,15 @@ export class Downstream {
         this.capabilities = client.getServerCapabilities() as Record<string, unknown> | undefined;
         this.instructions = client.getInstructions();
         this.up(client.getServerVersion());
+    }
+
+    /** Whether the server began stopping while `link` was connecting; then `link` is closed and not used. */
+    private async closedMeanwhile(link: { close(): Promise<void> }): Promise<boolean> {
+        if ((this.state as DownstreamState) !== 'closed') {
+            return false;
+        }
+        await link.close().catch(() => undefined);
+        return true;
     }
 
     /** Connects to a server that speaks only 2026-07-28: server/discover, then its tools (statelessClient.ts). */
@@ -197,8 +204,7 @@ export class Downstream {
             this.failedStart(err);
             return;
         }
-        if ((this.state as DownstreamState) === 'closed') {
-            await link.close().catch(() => undefined);
+        if (await this.closedMeanwhile(link)) {
             return;
         }
         this.stateless = link;
