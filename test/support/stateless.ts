@@ -40,13 +40,20 @@ export interface PostOptions {
 
 let nextId = 1;
 
-/** Raw 2026-07-28 requests over HTTP: one POST each, with the standard headers and `_meta`, and no session. */
+/**
+ * Raw 2026-07-28 requests over HTTP: one POST each, with the standard headers and `_meta`, and no session.
+ * `server` is a URL, or a server whose URL is read at each request (a describe's `httpServerPerSuite`).
+ */
 export class StatelessHttpClient {
     constructor(
-        readonly url: string,
+        private readonly server: string | { readonly url: string },
         private readonly token?: string,
         private readonly capabilities: Record<string, unknown> = ALL_CAPABILITIES,
     ) {}
+
+    get url(): string {
+        return typeof this.server === 'string' ? this.server : this.server.url;
+    }
 
     headersFor(method: string, params: Record<string, unknown>, extra: Record<string, string | undefined> = {}): Record<string, string | undefined> {
         const name = nameOf(method, params);

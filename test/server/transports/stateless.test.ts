@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { exchange, INITIALIZE, type Msg } from '../../support/rawHttp.js';
-import { startHttpServer, type HttpServer } from '../../support/helpers.js';
+import { httpServerPerSuite } from '../../support/helpers.js';
 import { ALL_CAPABILITIES, errorOf, meta, StatelessHttpClient, TASKS_EXTENSION, V2 } from '../../support/stateless.js';
 import { waitUntil } from '../../support/wait.js';
 
@@ -13,9 +13,6 @@ const TOKEN_A = 'stateless-token-a';
 const TOKEN_B = 'stateless-token-b';
 const OWNER = 'stateless-owner-token';
 
-let server: HttpServer;
-let a: StatelessHttpClient;
-let b: StatelessHttpClient;
 
 async function createTask(client: StatelessHttpClient, name: string, args: Record<string, unknown> = {}): Promise<string> {
     const result = await client.call('tools/call', { name, arguments: args });
@@ -39,13 +36,9 @@ function untilStatus(client: StatelessHttpClient, taskId: string, ...statuses: s
 }
 
 describe('protocol 2026-07-28 over HTTP', () => {
-    before(async () => {
-        server = await startHttpServer(['--token', TOKEN_A, '--token', TOKEN_B, '--owner-token', OWNER, '--bind', 'principal']);
-        a = new StatelessHttpClient(server.url, TOKEN_A);
-        b = new StatelessHttpClient(server.url, TOKEN_B);
-    });
-
-    after(() => server?.stop());
+    const server = httpServerPerSuite(['--token', TOKEN_A, '--token', TOKEN_B, '--owner-token', OWNER, '--bind', 'principal']);
+    const a = new StatelessHttpClient(server, TOKEN_A);
+    const b = new StatelessHttpClient(server, TOKEN_B);
 
     it('answers server/discover with its versions, the tasks extension and no session', async () => {
         const reply = await a.post('server/discover');

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import { startHttpServer, type HttpServer } from '../../support/helpers.js';
+import { describe, it } from 'node:test';
+import { httpServerPerSuite } from '../../support/helpers.js';
 import { errorOf, StatelessHttpClient } from '../../support/stateless.js';
 
 // Multi round-trip requests (SEP-2322) for plain tool calls of 2026-07-28 clients, and progress on
@@ -11,20 +11,13 @@ const TOKEN_A = 'mrtr-token-a';
 const TOKEN_B = 'mrtr-token-b';
 const ELICIT = 'test_input_required_result_elicitation';
 
-let server: HttpServer;
-let a: StatelessHttpClient;
-let b: StatelessHttpClient;
 
 const accept = (content: Record<string, unknown>) => ({ action: 'accept', content });
 
 describe('multi round-trip tool calls (2026-07-28)', () => {
-    before(async () => {
-        server = await startHttpServer(['--token', TOKEN_A, '--token', TOKEN_B, '--conformance-fixtures']);
-        a = new StatelessHttpClient(server.url, TOKEN_A);
-        b = new StatelessHttpClient(server.url, TOKEN_B);
-    });
-
-    after(() => server?.stop());
+    const server = httpServerPerSuite(['--token', TOKEN_A, '--token', TOKEN_B, '--conformance-fixtures']);
+    const a = new StatelessHttpClient(server, TOKEN_A);
+    const b = new StatelessHttpClient(server, TOKEN_B);
 
     it('lists the fixtures first, only with --conformance-fixtures', async () => {
         const tools = (await a.call('tools/list')).tools as { name: string }[];
