@@ -2,7 +2,7 @@ import * as assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import * as vscode from 'vscode';
 import type { McpTasksTestApi } from '../../extension/api';
-import { activateWithHooks, invoke, listAllTasks, ownerClient, processAlive, readyOverHttp, setTransport, startInVsCode, TOOL_NAMES, uiArtifact, waitFor } from './util';
+import { activateWithHooks, invoke, listAllTasks, ownerClient, processAlive, readyOverHttp, startInVsCode, TOOL_NAMES, uiArtifact, useTransport, waitFor } from './util';
 import { readRows, rowOf } from './drawnRows';
 
 /** The path Copilot agent mode takes: VS Code's own MCP client, tools invoked through vscode.lm. */
@@ -14,8 +14,7 @@ for (const transport of ['http', 'stdio'] as const) {
         before(async () => {
             api = await activateWithHooks();
             if (api.transport !== transport) {
-                await setTransport(transport);
-                await waitFor(`transport ${transport}`, () => api.transport === transport);
+                await useTransport(api, transport);
             }
             tools = await startInVsCode(60_000, api);
         });

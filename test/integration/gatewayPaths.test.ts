@@ -6,7 +6,7 @@ import { join, resolve } from 'node:path';
 import * as vscode from 'vscode';
 import type { McpTasksTestApi } from '../../extension/api';
 import { readRows, rowOf } from './drawnRows';
-import { activateWithHooks, invoke, readyWithTasksView, setTransport, startInVsCode, uiArtifact, waitFor } from './util';
+import { activateWithHooks, invoke, readyWithTasksView, startInVsCode, uiArtifact, useTransport, waitFor } from './util';
 import { cancelFromSidebar, everything, EVERYTHING, LONG, screenshotSince, setWrap, startLongCall, waitForTools } from './wrapped';
 
 const ASK = 'trigger-elicitation-request';
@@ -47,8 +47,7 @@ describe('the gateway in VS Code: questions, an HTTP downstream, the stdio trans
         await vscode.workspace.getConfiguration('mcpTasks').update('wrap', undefined, vscode.ConfigurationTarget.Global);
         api = await activateWithHooks();
         if (api.transport !== 'http') {
-            await setTransport('http');
-            await waitFor('transport http', () => api.transport === 'http');
+            await useTransport(api, 'http');
         }
         await startInVsCode(120_000, api);
     });
@@ -151,8 +150,7 @@ describe('the gateway in VS Code: questions, an HTTP downstream, the stdio trans
         this.timeout(300_000);
         // Wrapped first (over HTTP), then the switch: VS Code starts the stdio server with the wrap it finds.
         await setWrap(api, { everything: everything() }, [LONG]);
-        await setTransport('stdio');
-        await waitFor('transport stdio', () => api.transport === 'stdio');
+        await useTransport(api, 'stdio');
         // VS Code owns a stdio server's process: it starts it (as Copilot's first call would).
         await waitFor('the stdio server', async () => {
             await vscode.commands.executeCommand('workbench.mcp.startServer', '*', { waitForLiveTools: true, autoTrustChanges: true });

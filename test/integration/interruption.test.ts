@@ -2,7 +2,7 @@ import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { McpTasksTestApi } from '../../extension/api';
-import { activateWithHooks, finishedAndOpened, listAllTasks, longRunning, ownerClient, readNotifications, readyOverHttp, readyWithTasksView, setTransport, startInVsCode, waitFor } from './util';
+import { activateWithHooks, finishedAndOpened, listAllTasks, longRunning, ownerClient, readNotifications, readyOverHttp, readyWithTasksView, startInVsCode, useTransport, waitFor } from './util';
 
 /**
  * A prompt interrupted by the user (Escape, Quick Open) leaves its task waiting; Respond brings it
@@ -108,16 +108,14 @@ describe('after a crash of a stdio server', () => {
 
     before(async () => {
         api = await activateWithHooks();
-        await setTransport('stdio');
-        await waitFor('transport stdio', () => api.transport === 'stdio');
+        await useTransport(api, 'stdio');
         await startInVsCode(60_000, api);
         await waitFor('the owner connection', () => api.testing.owner.connected, 30_000);
         await vscode.commands.executeCommand('mcpTasks.tasks.focus');
     });
 
     after(async () => {
-        await setTransport('http');
-        await waitFor('transport http', () => api.transport === 'http');
+        await useTransport(api, 'http');
     });
 
     it('names the lost task with Run Again and Restart Server, Run Again starts it on a new server, and an opened result stays readable', async () => {

@@ -1,15 +1,14 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import type { McpTasksTestApi } from '../../extension/api';
-import { activateWithHooks, invoke, processAlive, setTransport, startInVsCode, waitFor } from './util';
+import { activateWithHooks, invoke, processAlive, setTransport, startInVsCode, startSlowCompute, useTransport, waitFor } from './util';
 
 describe('server lifecycle (http)', () => {
     let api: McpTasksTestApi;
 
     before(async () => {
         api = await activateWithHooks();
-        await setTransport('http');
-        await waitFor('transport http', () => api.transport === 'http');
+        await useTransport(api, 'http');
         await startInVsCode();
     });
 
@@ -31,7 +30,7 @@ describe('server lifecycle (http)', () => {
     it('tasks of a killed server show as lost in the tree; the restarted server is watched again', async () => {
         const sidebar = api.testing;
         await waitFor('the owner connection', () => sidebar.owner.connected, 30_000);
-        const taskId = (await vscode.commands.executeCommand('mcpTasks.runTool', { name: 'slow_compute', args: { seconds: 60, label: 'doomed' }, mode: 'task' })) as string;
+        const taskId = await startSlowCompute(60, 'doomed');
         const view = await waitFor('the task', () => sidebar.model.get(taskId));
         const { pid } = await api.ensureServer();
         process.kill(pid!, 'SIGKILL');
@@ -51,9 +50,9 @@ describe('server lifecycle (http)', () => {
     it('Restart Server does not stop a running task unless the user says so; finished and stopped tasks stay listed, marked', async () => {
         const { model, tree } = api.testing;
         await waitFor('the owner connection', () => api.testing.owner.connected, 30_000);
-        const done = (await vscode.commands.executeCommand('mcpTasks.runTool', { name: 'slow_compute', args: { seconds: 0.5, label: 'before-restart' }, mode: 'task' })) as string;
+        const done = await startSlowCompute(0.5, 'before-restart');
         await waitFor('the first task to complete', () => model.get(done)?.status === 'completed', 10_000, 50);
-        const running = (await vscode.commands.executeCommand('mcpTasks.runTool', { name: 'slow_compute', args: { seconds: 60, label: 'keep-running' }, mode: 'task' })) as string;
+        const running = await startSlowCompute(60, 'keep-running');
         const { pid } = await api.ensureServer();
 
         await vscode.commands.executeCommand('mcpTasks.restartServer');
@@ -86,7 +85,7 @@ describe('server lifecycle (http)', () => {
         const { model } = api.testing;
         const { pid } = await api.ensureServer();
         await waitFor('the owner connection', () => api.testing.owner.connected, 30_000);
-        const running = (await vscode.commands.executeCommand('mcpTasks.runTool', { name: 'slow_compute', args: { seconds: 60, label: 'keep-switch' }, mode: 'task' })) as string;
+        const running = await startSlowCompute(60, 'keep-switch');
         await setTransport('stdio');
         await waitFor('the switch to wait for the task', () => api.testing.settingsWaiting() || undefined, 10_000, 20);
         assert.ok(processAlive(pid!), 'the HTTP server still runs the task');
@@ -96,8 +95,7 @@ describe('server lifecycle (http)', () => {
         await vscode.commands.executeCommand('mcpTasks.cancelTask', model.get(running));
         await waitFor('the HTTP server to exit after the task', () => !processAlive(pid!), 15_000);
         await waitFor('transport stdio', () => api.transport === 'stdio');
-        await setTransport('http');
-        await waitFor('transport http', () => api.transport === 'http');
+        await useTransport(api, 'http');
     });
 
     it('switching transport stops the HTTP child', async () => {

@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import type { McpTasksTestApi } from '../../extension/api';
-import { askUi, readyWithTasksView, waitFor } from './util';
+import { askUi, readyWithTasksView, startSlowCompute, waitFor } from './util';
 
 /** Needs the Playwright UI driver: clicks a row's inline buttons as a hurried user does. */
 describe('inline clicks on a row that changes under the pointer', () => {
@@ -12,7 +12,7 @@ describe('inline clicks on a row that changes under the pointer', () => {
     it('a second click on Cancel half a second later does not run the task again', async () => {
         const { model } = api.testing;
         const label = 'double-cancel';
-        const taskId = (await vscode.commands.executeCommand('mcpTasks.runTool', { name: 'slow_compute', args: { seconds: 60, label }, mode: 'task' })) as string;
+        const taskId = await startSlowCompute(60, label);
         await waitFor('the row running', () => (model.get(taskId)?.status === 'working' ? true : undefined), 10_000, 50);
         // A real user aims at a row that has been there a while: wait until its buttons are trusted (the settle guard).
         await waitFor('the row settled', () => (model.justChanged(taskId) ? undefined : true), 10_000, 50);

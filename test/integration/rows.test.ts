@@ -2,7 +2,7 @@ import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import type { McpTasksTestApi } from '../../extension/api';
 import { readRows, rowOf } from './drawnRows';
-import { readyWithTasksView, resultPreviewTab, waitFor } from './util';
+import { readyWithTasksView, resultPreviewTab, startSlowCompute, waitFor } from './util';
 
 /** Needs the Playwright UI driver: what a user sees in the sidebar, at its default width. */
 describe('task rows as drawn in the sidebar', () => {
@@ -13,7 +13,7 @@ describe('task rows as drawn in the sidebar', () => {
     it('a running row shows its key argument, status, progress and time in a 300 px sidebar, and the view shows a progress bar', async () => {
         const { model } = api.testing;
         const label = 'quarterly report for the finance team';
-        const taskId = (await vscode.commands.executeCommand('mcpTasks.runTool', { name: 'slow_compute', args: { seconds: 30, label }, mode: 'task' })) as string;
+        const taskId = await startSlowCompute(30, label);
         await waitFor('progress', () => ((model.get(taskId)?.progress?.progress ?? 0) > 0 ? true : undefined), 10_000, 50);
         const drawn = await readRows('running', view => view.rows.some(r => r.label === 'quarterly repor…' && /^running · [1-9]/.test(r.description)) && view.viewProgress);
         assert.ok(drawn.sidebarWidth > 0 && drawn.sidebarWidth <= 300, `the sidebar is ${drawn.sidebarWidth} px wide`);
@@ -58,7 +58,7 @@ describe('task rows as drawn in the sidebar', () => {
     it('Show Result on a finished row opens the rendered result under the task\'s name; a direct call shows no made-up id', async () => {
         const { model } = api.testing;
         const label = 'result-shown';
-        const taskId = (await vscode.commands.executeCommand('mcpTasks.runTool', { name: 'slow_compute', args: { seconds: 0.5, label }, mode: 'task' })) as string;
+        const taskId = await startSlowCompute(0.5, label);
         await waitFor('the task to complete', () => model.get(taskId)?.status === 'completed', 10_000, 50);
         const request = vscode.window.setStatusBarMessage(`ui-row-action ${label} :: Show Result`);
         try {

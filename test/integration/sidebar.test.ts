@@ -3,7 +3,7 @@ import * as vscode from 'vscode';
 import type { McpTasksTestApi } from '../../extension/api';
 import { OWN_CLIENT_NAME } from '../../extension/owner/ownerConnection';
 import { clientKind, type TaskView } from '../../extension/tasks/taskView';
-import { activateWithHooks, askUi, invoke, resultPreviewTab, setTransport, startInVsCode, waitFor } from './util';
+import { activateWithHooks, askUi, invoke, resultPreviewTab, startInVsCode, startSlowCompute, useTransport, waitFor } from './util';
 
 type Sidebar = McpTasksTestApi['testing'];
 
@@ -20,8 +20,7 @@ for (const transport of ['http', 'stdio'] as const) {
         before(async () => {
             api = await activateWithHooks();
             sidebar = api.testing;
-            await setTransport(transport);
-            await waitFor(`transport ${transport}`, () => api.transport === transport);
+            await useTransport(api, transport);
             tools = await startInVsCode(60_000, api);
             await waitFor('the owner connection', () => sidebar.owner.connected, 30_000);
             await vscode.commands.executeCommand('mcpTasks.tasks.focus');
@@ -57,7 +56,7 @@ for (const transport of ['http', 'stdio'] as const) {
             assert.match(await settled, /rejected/);
             // A marker outlasting a progress tick (1 s), whose end comes over the same connection:
             // a tick the cancelled task still sent would have reached the model before it.
-            const marker = (await vscode.commands.executeCommand('mcpTasks.runTool', { name: 'slow_compute', args: { seconds: 1.5, label: `${label}-marker` }, mode: 'task' })) as string;
+            const marker = await startSlowCompute(1.5, `${label}-marker`);
             await waitFor('the marker task to complete', () => sidebar.model.get(marker)?.status === 'completed', 10_000, 20);
             assert.equal(view.progress?.progress, progressAtCancel);
             const item = sidebar.tree.getTreeItem(view);
@@ -76,7 +75,7 @@ for (const transport of ['http', 'stdio'] as const) {
 
         it('Run Tool starts a task; the status bar shows it; Show Result opens the text', async () => {
             const label = `runtool-${transport}`;
-            const taskId = (await vscode.commands.executeCommand('mcpTasks.runTool', { name: 'slow_compute', args: { seconds: 3, label }, mode: 'task' })) as string;
+            const taskId = await startSlowCompute(3, label);
             assert.ok(taskId, 'Run Tool returned the task id');
             await waitFor('progress in the status bar', () => /\$\(sync~spin\) \d+ tasks? · slow_compute \d+%/.test(sidebar.statusBar.text), 5000, 50);
             const view = sidebar.model.get(taskId)!;
@@ -95,7 +94,7 @@ for (const transport of ['http', 'stdio'] as const) {
         });
 
         it('Clear Finished removes finished tasks and keeps running ones', async () => {
-            const running = (await vscode.commands.executeCommand('mcpTasks.runTool', { name: 'slow_compute', args: { seconds: 20, label: `keep-${transport}` }, mode: 'task' })) as string;
+            const running = await startSlowCompute(20, `keep-${transport}`);
             await vscode.commands.executeCommand('mcpTasks.clearFinished');
             const left = sidebar.model.all();
             assert.ok(left.some(view => view.taskId === running));

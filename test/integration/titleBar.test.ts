@@ -2,7 +2,7 @@ import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import type { McpTasksTestApi } from '../../extension/api';
 import { isTerminal } from '../../extension/tasks/taskView';
-import { askUi, readyWithTasksView, waitFor } from './util';
+import { askUi, readyWithTasksView, startSlowCompute, waitFor } from './util';
 
 interface QuickInputReport {
     quickInput?: { title: string; placeholder: string; choices: { label: string; description: string }[] };
@@ -21,7 +21,7 @@ describe("the Tasks view's title bar", () => {
 
     it('Run Tool… with a row selected opens the tool picker (VS Code passes the focused row to title-bar commands)', async () => {
         const { model, treeView } = api.testing;
-        const taskId = (await vscode.commands.executeCommand('mcpTasks.runTool', { name: 'slow_compute', args: { seconds: 0.5, label: 'selected-row' }, mode: 'task' })) as string;
+        const taskId = await startSlowCompute(0.5, 'selected-row');
         const view = await waitFor('the task to complete', () => (model.get(taskId)?.status === 'completed' ? model.get(taskId) : undefined), 10_000, 50);
         await treeView.reveal(view, { select: true, focus: true });
         await waitFor('the row selected', () => (treeView.selection.some(row => 'taskId' in row && row.taskId === taskId) ? true : undefined));
@@ -59,7 +59,7 @@ describe("the Tasks view's title bar", () => {
         await vscode.commands.executeCommand('mcpTasks.clearFinished');
         await waitFor('no finished task', () => (model.all().some(view => view.lost || isTerminal(view.status)) ? undefined : true));
         const before = await askUi<Button[]>('ui-title-buttons no-finished', 'title-buttons-no-finished.json');
-        const taskId = (await vscode.commands.executeCommand('mcpTasks.runTool', { name: 'slow_compute', args: { seconds: 0.2, label: 'title-bar' }, mode: 'task' })) as string;
+        const taskId = await startSlowCompute(0.2, 'title-bar');
         await waitFor('the task to complete', () => (model.get(taskId)?.status === 'completed' ? true : undefined), 10_000, 50);
         const after = await askUi<Button[]>('ui-title-buttons one-finished', 'title-buttons-one-finished.json');
         const place = (buttons: Button[]) => buttons.map(({ name, left }) => ({ name, left }));

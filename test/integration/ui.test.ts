@@ -1,14 +1,13 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
-import { activateWithHooks, askUi, invoke, setTransport, startInVsCode, uiArtifact, waitFor } from './util';
+import { activateWithHooks, askUi, invoke, startInVsCode, uiArtifact, useTransport, waitFor } from './util';
 
 /** Needs the Playwright UI driver of the code-server host (test/integration/uiDriver.mjs). */
 describe('sidebar UI (Playwright drives the real workbench)', () => {
     it('a running task is listed and its inline Cancel button cancels it', async () => {
         const since = Date.now();
         const api = await activateWithHooks();
-        await setTransport('http');
-        await waitFor('transport http', () => api.transport === 'http');
+        await useTransport(api, 'http');
         const tools = await startInVsCode();
         await vscode.commands.executeCommand('mcpTasks.tasks.focus');
         const call = invoke(tools.get('slow_compute')!, { seconds: 60, label: 'ui-cancel' }).catch((err: Error) => err.message);

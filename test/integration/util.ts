@@ -178,11 +178,16 @@ export async function setTransport(transport: 'http' | 'stdio'): Promise<void> {
     await vscode.workspace.getConfiguration('mcpTasks').update('transport', transport, vscode.ConfigurationTarget.Global);
 }
 
+/** Sets the transport and waits until the extension runs in it. */
+export async function useTransport(api: McpTasksApi, transport: 'http' | 'stdio'): Promise<void> {
+    await setTransport(transport);
+    await waitFor(`transport ${transport}`, () => api.transport === transport);
+}
+
 /** The common start of a suite: the extension active in http mode, its server up, our owner connection live. */
 export async function readyOverHttp(): Promise<McpTasksTestApi> {
     const api = await activateWithHooks();
-    await setTransport('http');
-    await waitFor('transport http', () => api.transport === 'http');
+    await useTransport(api, 'http');
     await api.ensureServer();
     await waitFor('the owner connection', () => api.testing.owner.connected, 30_000);
     return api;
@@ -217,10 +222,15 @@ export async function grantTrustInEditor(): Promise<void> {
     }
 }
 
+/** Starts slow_compute as a task through the Run Tool command, for `seconds` as `label`; returns its task id. */
+export async function startSlowCompute(seconds: number, label: string): Promise<string> {
+    return (await vscode.commands.executeCommand('mcpTasks.runTool', { name: 'slow_compute', args: { seconds, label }, mode: 'task' })) as string;
+}
+
 /** Runs slow_compute for a second as `label`, waits for it to finish and opens its result once (the extension keeps that copy); returns its task id. */
 export async function finishedAndOpened(api: McpTasksTestApi, label: string): Promise<string> {
     const { model } = api.testing;
-    const taskId = (await vscode.commands.executeCommand('mcpTasks.runTool', { name: 'slow_compute', args: { seconds: 1, label }, mode: 'task' })) as string;
+    const taskId = await startSlowCompute(1, label);
     const view = await waitFor('the finished task', () => (model.get(taskId)?.status === 'completed' ? model.get(taskId) : undefined), 30_000, 50);
     await vscode.commands.executeCommand('mcpTasks.showResult', view);
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
@@ -229,7 +239,7 @@ export async function finishedAndOpened(api: McpTasksTestApi, label: string): Pr
 
 /** Starts slow_compute for 300 s as `label` and waits until it runs; returns its task id. */
 export async function longRunning(api: McpTasksTestApi, label: string): Promise<string> {
-    const taskId = (await vscode.commands.executeCommand('mcpTasks.runTool', { name: 'slow_compute', args: { seconds: 300, label }, mode: 'task' })) as string;
+    const taskId = await startSlowCompute(300, label);
     await waitFor('the long task running', () => (api.testing.model.get(taskId)?.status === 'working' ? true : undefined), 30_000, 50);
     return taskId;
 }

@@ -1,14 +1,13 @@
 import * as assert from 'node:assert/strict';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
-import { activateExtension, EXTENSION_ID, processAlive, setTransport, waitFor } from './util';
+import { activateExtension, EXTENSION_ID, processAlive, useTransport } from './util';
 
 /** Runs last (files load in name order): after it the extension has no server. */
 describe('deactivation', () => {
     it('deactivate() stops the server process: no orphan remains', async () => {
         const api = await activateExtension();
-        await setTransport('http');
-        await waitFor('transport http', () => api.transport === 'http');
+        await useTransport(api, 'http');
         const { pid } = await api.ensureServer();
         assert.ok(pid && processAlive(pid));
         // The same module instance VS Code loaded: call the deactivate VS Code would call.
