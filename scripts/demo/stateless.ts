@@ -1,3 +1,4 @@
+import { mirroredName } from '../../server/src/contract.js';
 import type { DemoContext } from './context.js';
 
 // The 2026-07-28 walkthrough's client: plain fetch, one POST per request with the standard
@@ -22,19 +23,14 @@ export class RpcFailure extends Error {
 
 let nextId = 1;
 
-function mcpName(method: string, params: Json): string | undefined {
-    const value = method === 'tools/call' ? params.name : method.startsWith('tasks/') ? params.taskId : undefined;
-    return typeof value === 'string' ? value : undefined;
-}
-
 function headers(ctx: DemoContext, method: string, params: Json): Record<string, string> {
-    const name = mcpName(method, params);
+    const name = mirroredName(method, params);
     return {
         'content-type': 'application/json',
         accept: 'application/json, text/event-stream',
         'mcp-protocol-version': STATELESS_VERSION,
         'mcp-method': method,
-        ...(name !== undefined ? { 'mcp-name': name } : {}),
+        ...(typeof name === 'string' ? { 'mcp-name': name } : {}),
         ...(ctx.token ? { authorization: `Bearer ${ctx.token}` } : {}),
     };
 }
@@ -86,12 +82,12 @@ export async function rpc(ctx: DemoContext, method: string, params: Json = {}, c
 
 /** The curl command that sends the same request. */
 export function curl(ctx: DemoContext, method: string, params: Json, capabilities: Json = WITH_TASKS): string {
-    const name = mcpName(method, params);
+    const name = mirroredName(method, params);
     const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method, params: withMeta(params, capabilities) });
     return [
         `curl -sN "$MCP_URL"${ctx.token ? ' -H "Authorization: Bearer $MCP_TASKS_TOKEN"' : ''}`,
         `  -H 'Content-Type: application/json' -H 'Accept: application/json, text/event-stream'`,
-        `  -H 'MCP-Protocol-Version: ${STATELESS_VERSION}' -H 'Mcp-Method: ${method}'${name !== undefined ? ` -H 'Mcp-Name: ${name}'` : ''}`,
+        `  -H 'MCP-Protocol-Version: ${STATELESS_VERSION}' -H 'Mcp-Method: ${method}'${typeof name === 'string' ? ` -H 'Mcp-Name: ${name}'` : ''}`,
         `  -d '${body.replaceAll("'", "'\\''")}'`,
     ].join(' \\\n');
 }

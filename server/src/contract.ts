@@ -187,3 +187,24 @@ export function newSecret(bytes = 32): string {
     const raw = globalThis.crypto.getRandomValues(new Uint8Array(bytes));
     return Buffer.from(raw).toString('base64url');
 }
+
+/**
+ * The body value a 2026-07-28 request's `Mcp-Name` header mirrors (SEP-2243, and SEP-2663 for the
+ * task methods): the tool or prompt name, the resource URI or the task id; undefined for other methods.
+ * The server checks the header against it and clients fill the header from it.
+ */
+export function mirroredName(method: string, params: Record<string, unknown> | undefined): unknown {
+    switch (method) {
+        case 'tools/call':
+        case 'prompts/get':
+            return params?.name;
+        case 'resources/read':
+            return params?.uri;
+        case 'tasks/get':
+        case 'tasks/update':
+        case 'tasks/cancel':
+            return params?.taskId;
+        default:
+            return undefined;
+    }
+}

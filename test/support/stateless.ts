@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { request } from 'node:http';
+import { mirroredName } from '../../server/src/contract.js';
 import { exchange, type HttpReply, type Msg } from './rawHttp.js';
 import { SseSplitter } from './sse.js';
 import { HUNG_MS } from './wait.js';
@@ -22,12 +23,6 @@ export function meta(capabilities: Record<string, unknown> = ALL_CAPABILITIES, v
         'io.modelcontextprotocol/clientCapabilities': capabilities,
         'io.modelcontextprotocol/clientInfo': { name: 'stateless-test', version: '1' },
     };
-}
-
-/** The Mcp-Name a request mirrors (SEP-2243, SEP-2663). */
-function nameOf(method: string, params: Record<string, unknown>): string | undefined {
-    const value = method === 'tools/call' ? params.name : method.startsWith('tasks/') ? params.taskId : undefined;
-    return typeof value === 'string' ? value : undefined;
 }
 
 export interface PostOptions {
@@ -56,13 +51,13 @@ export class StatelessHttpClient {
     }
 
     headersFor(method: string, params: Record<string, unknown>, extra: Record<string, string | undefined> = {}): Record<string, string | undefined> {
-        const name = nameOf(method, params);
+        const name = mirroredName(method, params);
         return {
             'content-type': 'application/json',
             accept: 'application/json, text/event-stream',
             'mcp-protocol-version': V2,
             'mcp-method': method,
-            ...(name !== undefined ? { 'mcp-name': name } : {}),
+            ...(typeof name === 'string' ? { 'mcp-name': name } : {}),
             ...(this.token ? { authorization: `Bearer ${this.token}` } : {}),
             ...extra,
         };

@@ -1,5 +1,6 @@
 /** The 2026-07-28 HTTP headers (SEP-2243): which a POST must carry, and how they must mirror its body. */
 import type { IncomingMessage } from 'node:http';
+import { mirroredName } from '../contract.js';
 import { ErrorCodes, RpcError } from '../rpc/errors.js';
 import type { JsonRpcRequest } from '../rpc/messages.js';
 import type { ToolCatalog } from '../mcp/context.js';
@@ -48,23 +49,6 @@ function sameValue(header: string, value: unknown): boolean {
     return typeof value === 'number' ? header.trim() !== '' && Number(header) === value : header === String(value);
 }
 
-/** Where `Mcp-Name` comes from in the body (SEP-2243, and SEP-2663 for the task methods). */
-function nameOf(request: JsonRpcRequest): unknown {
-    switch (request.method) {
-        case 'tools/call':
-        case 'prompts/get':
-            return request.params?.name;
-        case 'resources/read':
-            return request.params?.uri;
-        case 'tasks/get':
-        case 'tasks/update':
-        case 'tasks/cancel':
-            return request.params?.taskId;
-        default:
-            return undefined;
-    }
-}
-
 function header(req: IncomingMessage, name: string): string | undefined {
     const value = req.headers[name];
     return Array.isArray(value) ? value[0] : value;
@@ -84,7 +68,7 @@ export function checkHeaders(req: IncomingMessage, request: JsonRpcRequest, enve
     if (method !== request.method) {
         throw mismatch(method === undefined ? 'the Mcp-Method header is required' : `Mcp-Method header value '${method}' does not match body value '${request.method}'`);
     }
-    const bodyName = nameOf(request);
+    const bodyName = mirroredName(request.method, request.params);
     if (typeof bodyName === 'string') {
         const name = header(req, 'mcp-name');
         if (name === undefined) {
