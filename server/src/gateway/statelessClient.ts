@@ -1,5 +1,6 @@
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage, Tool } from '@modelcontextprotocol/sdk/types.js';
+import { mirroredName } from '../contract.js';
 import { META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_PROTOCOL_VERSION, META_SERVER_INFO, STATELESS_VERSION } from '../mcp/revision.js';
 import { TASKS_EXTENSION } from '../mcp/stateless/envelope.js';
 import { SERVER_VERSION } from '../version.js';
@@ -165,23 +166,6 @@ export function withoutResultType(result: Json): Json {
 /** Visible ASCII, space and tab: what a header value may hold as it is (SEP-2243). */
 const HEADER_SAFE = /^[\x20-\x7e\t]*$/;
 
-/** Where a request's `Mcp-Name` header comes from (SEP-2243; SEP-2663 for the task methods). */
-function nameOf(method: string, params: Json | undefined): unknown {
-    switch (method) {
-        case 'tools/call':
-        case 'prompts/get':
-            return params?.name;
-        case 'resources/read':
-            return params?.uri;
-        case 'tasks/get':
-        case 'tasks/update':
-        case 'tasks/cancel':
-            return params?.taskId;
-        default:
-            return undefined;
-    }
-}
-
 /**
  * The fetch of the SDK's Streamable HTTP transport for a 2026-07-28 downstream: each POST also
  * says its version, method and name in the headers the revision requires (SEP-2243; the SDK 1.x
@@ -198,7 +182,7 @@ export function statelessFetch(base: typeof fetch = fetch): typeof fetch {
         headers.set('mcp-protocol-version', STATELESS_VERSION);
         if (typeof message.method === 'string') {
             headers.set('mcp-method', message.method);
-            const name = nameOf(message.method, message.params);
+            const name = mirroredName(message.method, message.params);
             if (typeof name === 'string') {
                 headers.set('mcp-name', HEADER_SAFE.test(name) ? name : `=?base64?${Buffer.from(name, 'utf8').toString('base64')}?=`);
             }
