@@ -10,6 +10,7 @@ import { relatedTaskMeta } from '../../tasks/wire.js';
 import type { McpServices, PushChannel, Result } from '../context.js';
 import { sessionRequest } from '../router.js';
 import { UnseenTasks } from '../unseenTasks.js';
+import { AnnounceTick } from './announceTick.js';
 
 /**
  * How long after a CreateTaskResult the task's first status notifications wait. VS Code's client
@@ -37,6 +38,8 @@ export class McpSession implements ClientLink, PushChannel {
     private readonly registration: Disposable;
     /** Status notifications of tasks whose CreateTaskResult is not out yet (see announceAfter). */
     private unannounced?: Map<string, Record<string, unknown>[]>;
+    /** When those go: one timer for the session's tasks (see AnnounceTick). */
+    private announceTick?: AnnounceTick;
     /**
      * Tasks the client may not have taken up yet, whose requests wait. Not for the owner: the
      * extension's own client takes a request for a task it has not seen yet, and its Run Tool
@@ -98,18 +101,18 @@ export class McpSession implements ClientLink, PushChannel {
      * The task's status notifications wait until the request that creates it (`creating`) has
      * been answered, and ANNOUNCE_GAP_MS more: a client hears of a task only after its
      * CreateTaskResult, in a later read, even when it ended at once (otherwise its "completed"
-     * went out first, or in the same write, for an id the client did not know yet).
+     * went out first, or in the same write, for an id the client did not know yet). Tasks
+     * answered while the session's tick is set wait for the tick after it (up to twice the gap).
      */
     announceAfter(taskId: string, creating: RequestAbort): void {
         this.unseen?.introduce(taskId);
-        const unannounced = (this.unannounced ??= new Map());
-        const held: Record<string, unknown>[] = [];
-        unannounced.set(taskId, held);
-        creating.afterResponse(() => this.services.runtime.clock.setTimeout(id => this.announce(id), ANNOUNCE_GAP_MS, taskId, true));
+        (this.unannounced ??= new Map()).set(taskId, []);
+        const tick = (this.announceTick ??= new AnnounceTick(this.services.runtime.clock, ANNOUNCE_GAP_MS, this.announce));
+        creating.afterResponse(() => tick.add(taskId));
     }
 
-    /** Sends what waited for the task's CreateTaskResult: after ANNOUNCE_GAP_MS, or as soon as the client names the task. */
-    private announce(taskId: string): void {
+    /** Sends what waited for the task's CreateTaskResult: after the gap, or as soon as the client names the task. */
+    private readonly announce = (taskId: string): void => {
         const held = this.unannounced?.get(taskId);
         if (!held) {
             return;
@@ -118,7 +121,7 @@ export class McpSession implements ClientLink, PushChannel {
         for (const params of held) {
             this.notify(TASK_STATUS_METHOD, params, taskId);
         }
-    }
+    };
 
     /** A request to the client; a task's goes also on the streams waiting on that task's result. */
     request(method: string, params: Record<string, unknown>, options: { relatedTaskId?: string; signal: AbortSignal; via?: Transport }): Promise<Record<string, unknown>> {
@@ -141,6 +144,7 @@ export class McpSession implements ClientLink, PushChannel {
             return;
         }
         // What still waits for its gap goes now: a shutdown's "cancelled" must reach the client before the session ends.
+        this.announceTick?.stop();
         for (const taskId of [...(this.unannounced?.keys() ?? [])]) {
             this.announce(taskId);
         }

@@ -10,6 +10,7 @@ import { PassThrough } from 'node:stream';
 import { describe, it } from 'node:test';
 import { z } from 'zod';
 import { connectStdio, createTasksServer, silentLogger } from '../../../../server/src/index.js';
+import { AnnounceTick } from '../../../../server/src/mcp/session/announceTick.js';
 import { ANNOUNCE_GAP_MS } from '../../../../server/src/mcp/session/session.js';
 import { defineTool, textResult } from '../../../../server/src/tools/types.js';
 import { ManualClock } from '../../../support/manualClock.js';
@@ -60,5 +61,35 @@ describe("a task's status notifications after its CreateTaskResult", () => {
             input.end();
             await server.close();
         }
+    });
+
+    it('share one timer: a task answered while it is set waits for the tick after it, never less than the gap', async () => {
+        const clock = new ManualClock();
+        const announced: [string, number][] = [];
+        const start = clock.now();
+        const tick = new AnnounceTick(clock, ANNOUNCE_GAP_MS, taskId => announced.push([taskId, clock.now() - start]));
+        tick.add('a');
+        await clock.tick(2);
+        tick.add('b');
+        await clock.tick(2);
+        tick.add('c');
+        assert.equal(clock.pending, 1, 'one timer for the three tasks');
+        await clock.tick(ANNOUNCE_GAP_MS - 4);
+        assert.deepEqual(announced, [['a', ANNOUNCE_GAP_MS]]);
+        assert.equal(clock.pending, 1, 'set again for the tasks answered meanwhile');
+        await clock.tick(ANNOUNCE_GAP_MS - 1);
+        assert.deepEqual(announced, [['a', ANNOUNCE_GAP_MS]], 'b and c have not had their gap yet');
+        await clock.tick(1);
+        assert.deepEqual(announced, [
+            ['a', ANNOUNCE_GAP_MS],
+            ['b', 2 * ANNOUNCE_GAP_MS],
+            ['c', 2 * ANNOUNCE_GAP_MS],
+        ]);
+        assert.equal(clock.pending, 0, 'no timer once nothing waits');
+        tick.add('d');
+        tick.stop();
+        assert.equal(clock.pending, 0, 'stop clears the timer');
+        await clock.tick(2 * ANNOUNCE_GAP_MS);
+        assert.equal(announced.length, 3, 'nothing announced after stop');
     });
 });
