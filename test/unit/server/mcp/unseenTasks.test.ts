@@ -78,4 +78,33 @@ describe('requests of a task its client has not seen', () => {
         assert.ok(unseen.whenSeen('new', new AbortController().signal));
         unseen.dispose();
     });
+
+    it('forget, oldest first, thousands of tasks never named, keeping those named later or still waited on', async () => {
+        const { clock, unseen } = setup();
+        const open = (taskId: string) => unseen.whenSeen(taskId, new AbortController().signal) !== undefined;
+        // Enough to pass the creation-order queue's compaction (1024 read entries) more than once.
+        for (let i = 0; i < 3000; i++) {
+            unseen.introduce(`old-${i}`);
+        }
+        unseen.seen({ taskId: 'old-5' });
+        assert.equal(unseen.size, 2999);
+        const asked = track(unseen.whenSeen('old-7', new AbortController().signal));
+        await clock.tick(UNSEEN_GRACE_MS / 2);
+        for (let i = 0; i < 3000; i++) {
+            unseen.introduce(`mid-${i}`);
+        }
+        await clock.tick(UNSEEN_GRACE_MS / 2 - 1);
+        assert.equal(asked.state, 'waiting');
+        assert.ok(open('old-2999') && open('mid-0'), 'nothing forgotten before the grace is over');
+        await clock.tick(1);
+        assert.equal(asked.state, 'released', 'the waited-on task went when its grace ended');
+        unseen.introduce('new');
+        assert.equal(unseen.size, 3001, 'the old tasks are forgotten');
+        assert.ok(open('mid-0') && open('mid-2999') && open('new'), 'the younger ones are kept');
+        await clock.tick(UNSEEN_GRACE_MS / 2);
+        unseen.introduce('newer');
+        assert.equal(unseen.size, 2, 'then the next ones, after the queue dropped its read part');
+        assert.ok(open('new') && open('newer'));
+        unseen.dispose();
+    });
 });
