@@ -262,9 +262,9 @@ export class Downstream {
      * saves is said there), its progress to `onProgress`; call it right after connected(), which
      * says why there is none.
      */
-    callTool(params: Record<string, unknown>, onProgress: (update: DirectProgress) => void): DirectCall {
+    callTool(name: string, args: Record<string, unknown>, onProgress: (update: DirectProgress) => void): DirectCall {
         this.connected();
-        return this.direct!.start('tools/call', params, onProgress);
+        return this.direct!.callTool(name, args, onProgress);
     }
 
     /** A progress token for one request to a 2026-07-28 downstream, whose updates go to `listener` until the returned `end` runs. */

@@ -1,6 +1,7 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { errorMessage } from '../log.js';
 import { onStop, textResult, type CallToolResult, type ToolContext } from '../tools/types.js';
+import type { DirectCall } from './directRequests.js';
 import { asRpcError, isConnectionClosed, type Downstream } from './downstream.js';
 import { ProgressRelay } from './progressRelay.js';
 import { CancelTaskResultSchema, CreateTaskResultSchema, GetTaskResultSchema, ResultSchema } from './sdkClient.js';
@@ -22,43 +23,73 @@ const MIN_TASK_POLL_MS = 500;
  * `notifications/cancelled`, and its result is ours.
  * A failure of the gateway's own (the server died, is restarting) is a tool error saying so.
  */
-export async function callDownstream(downstream: Downstream, toolName: string, args: Record<string, unknown>, ctx: ToolContext, asTask: boolean): Promise<CallToolResult> {
+export function callDownstream(downstream: Downstream, toolName: string, args: Record<string, unknown>, ctx: ToolContext, asTask: boolean): Promise<CallToolResult> {
     let client: Client;
     try {
         client = downstream.connected();
     } catch (err) {
-        return textResult(errorMessage(err), true);
+        return Promise.resolve(textResult(errorMessage(err), true));
     }
+    return asTask ? callAsTask(downstream, client, toolName, args, ctx) : callPlain(downstream, toolName, args, ctx);
+}
+
+/**
+ * A plain call, on the lean path (Downstream.callTool). Not async: the call's own promise, one
+ * `then` on it, instead of an async function's promise and the resumptions of its awaits.
+ */
+function callPlain(downstream: Downstream, toolName: string, args: Record<string, unknown>, ctx: ToolContext): Promise<CallToolResult> {
     const end = downstream.calls.begin(ctx);
     // Made on the first update: most plain calls report none.
     let relay: ProgressRelay | undefined;
+    let call: DirectCall;
     try {
-        if (asTask) {
-            relay = new ProgressRelay(ctx, downstream.clock);
-            return await mirrorTask(downstream, client, toolName, args, ctx, relay);
-        }
-        const call = downstream.callTool({ name: toolName, arguments: args }, update => (relay ??= new ProgressRelay(ctx, downstream.clock)).onProgress(update));
-        const unlisten = onStop(ctx, reason => call.cancel(reason));
-        try {
-            return (await call.result) as CallToolResult;
-        } finally {
-            unlisten();
-        }
+        call = downstream.callTool(toolName, args, update => (relay ??= new ProgressRelay(ctx, downstream.clock)).onProgress(update));
     } catch (err) {
-        if (ctx.signal.aborted) {
-            // Stopping the call is what sent the downstream notifications/cancelled.
-            ctx.log.info(`[${downstream.name}] ${toolName}: cancelled; sent the wrapped server notifications/cancelled`);
-            throw ctx.signal.reason;
-        }
-        if (isConnectionClosed(err)) {
-            return textResult(`The wrapped MCP server "${downstream.name}" stopped while ${toolName} was running (${downstream.lastExit ?? 'connection lost'}); it is being restarted. Call ${toolName} again once it is back.`, true);
-        }
-        // The downstream's error answer is ours, as it gave it (a task of it fails with that error).
-        throw asRpcError(err) ?? new Error(`${toolName} on the wrapped MCP server "${downstream.name}" failed: ${errorMessage(err)}`, { cause: err });
+        end();
+        return new Promise(resolve => resolve(failed(downstream, toolName, ctx, err)));
+    }
+    const unlisten = onStop(ctx, reason => call.cancel(reason));
+    return call.result.then(
+        result => {
+            unlisten();
+            relay?.close();
+            end();
+            return result as CallToolResult;
+        },
+        (err: unknown) => {
+            unlisten();
+            relay?.close();
+            end();
+            return failed(downstream, toolName, ctx, err);
+        },
+    );
+}
+
+async function callAsTask(downstream: Downstream, client: Client, toolName: string, args: Record<string, unknown>, ctx: ToolContext): Promise<CallToolResult> {
+    const end = downstream.calls.begin(ctx);
+    const relay = new ProgressRelay(ctx, downstream.clock);
+    try {
+        return await mirrorTask(downstream, client, toolName, args, ctx, relay);
+    } catch (err) {
+        return failed(downstream, toolName, ctx, err);
     } finally {
-        relay?.close();
+        relay.close();
         end();
     }
+}
+
+/** What a failed call answers: our host's cancel as it was, a lost downstream as a tool error saying so, else the downstream's error (throws but for the lost downstream). */
+function failed(downstream: Downstream, toolName: string, ctx: ToolContext, err: unknown): CallToolResult {
+    if (ctx.signal.aborted) {
+        // Stopping the call is what sent the downstream notifications/cancelled.
+        ctx.log.info(`[${downstream.name}] ${toolName}: cancelled; sent the wrapped server notifications/cancelled`);
+        throw ctx.signal.reason;
+    }
+    if (isConnectionClosed(err)) {
+        return textResult(`The wrapped MCP server "${downstream.name}" stopped while ${toolName} was running (${downstream.lastExit ?? 'connection lost'}); it is being restarted. Call ${toolName} again once it is back.`, true);
+    }
+    // The downstream's error answer is ours, as it gave it (a task of it fails with that error).
+    throw asRpcError(err) ?? new Error(`${toolName} on the wrapped MCP server "${downstream.name}" failed: ${errorMessage(err)}`, { cause: err });
 }
 
 /**

@@ -26,10 +26,18 @@ export class LeanStdioTransport extends StdioClientTransport {
      * carries a burst of requests where the SDK made one write each).
      */
     override send(message: JSONRPCMessage): Promise<void> {
+        return this.sendLine(JSON.stringify(message)) ?? super.send(message);
+    }
+
+    /**
+     * Sends a message already written as JSON text (one line, without its newline), batched as
+     * send's; undefined when the process is not running (send's refusal is the SDK's then).
+     */
+    sendLine(json: string): Promise<void> | undefined {
         if (!this.stdin()) {
-            return super.send(message);
+            return undefined;
         }
-        this.batch += `${JSON.stringify(message)}\n`;
+        this.batch += `${json}\n`;
         if (!this.sent) {
             let resolve!: () => void;
             let reject!: (err: Error) => void;

@@ -5,7 +5,7 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { ErrorCode, McpError, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import { DirectRequests, type DirectProgress } from '../../../../server/src/gateway/directRequests.js';
+import { DirectRequests, toolCallLine, type DirectProgress } from '../../../../server/src/gateway/directRequests.js';
 import { Feed, promisesDrained } from '../../../support/wait.js';
 
 // The gateway's lean path for plain calls, against a real SDK server and client on linked
@@ -114,6 +114,28 @@ describe('DirectRequests', () => {
         // Without a listener, no token is asked for.
         assert.deepEqual((await direct.start('tools/call', { name: 'count', arguments: {} }).result).content, [{ type: 'text', text: 'undefined' }]);
         await client.close();
+    });
+
+    it('callTool asks for progress as start does, on a transport that takes only objects too', async () => {
+        const { client, direct, toClient } = await connected();
+        const updates: DirectProgress[] = [];
+        const call = direct.callTool('count', {}, update => updates.push(update));
+        assert.deepEqual((await call.result).content, [{ type: 'text', text: call.id }]);
+        assert.equal(updates.length, 2);
+        assert.equal(toClient.length, 0);
+        await client.close();
+    });
+
+    it("writes a tools/call line exactly as JSON.stringify writes the request it stands for", () => {
+        const id = 'gateway-call-42';
+        for (const [name, args] of [
+            ['echo', { message: 'hello' }],
+            ['say "hi"\\ \u2028 é', { nested: { list: [1, 'two', null, { deep: true }] }, quote: '"', newline: '\n' }],
+            ['empty', {}],
+        ] as const) {
+            const line = toolCallLine(id, name, args);
+            assert.equal(line, JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args, _meta: { progressToken: id } } }));
+        }
     });
 
     it('keeps hundreds of calls waiting at once apart, answered in any order', async () => {
