@@ -2,7 +2,7 @@ import { errorMessage, type Logger } from '../log.js';
 import { RequestAbort } from '../rpc/requestAbort.js';
 import { relatedTaskMeta } from '../tasks/wire.js';
 import { onStop, sleep, type CallToolResult, type ToolContext, type ToolDefinition } from '../tools/types.js';
-import type { ClockTimer } from '../clock.js';
+import type { Clock, ClockTimer } from '../clock.js';
 import type { RequestContext } from './context.js';
 import { MAX_WAIT_SECONDS } from './taskTools.js';
 
@@ -32,15 +32,15 @@ export function deferAfterFor(ctx: RequestContext, tool: ToolDefinition): number
  * saying the work goes on as task X, and the work goes on as that task (the host's own timeout, 60 s
  * in most, would otherwise lose it). Until then it is an inline call like any other: its progress
  * and questions go on the request, and a host that cancels cancels the work. Calls that end in time
- * cost one timer, nothing else (no AbortController unless the tool reads its signal): the task is
- * created only when the time is up.
+ * cost a place in their clock's DeferralQueue, nothing else (no AbortController unless the tool
+ * reads its signal): the task is created only when the time is up.
  */
 export function runDeferrable(ctx: RequestContext, tool: ToolDefinition, args: Record<string, unknown>, channel: RequestChannel, deferAfterMs: number, run: RunTool): Promise<CallToolResult> {
     return new DeferrableCall(ctx, tool, args, channel, deferAfterMs, run).result;
 }
 
 /** One plain call that may turn into a task; it is also the tool's context, before and after. */
-class DeferrableCall implements ToolContext {
+class DeferrableCall implements ToolContext, Deferrable {
     readonly result: Promise<CallToolResult>;
     private answer!: (result: CallToolResult | Promise<CallToolResult>) => void;
     private refuse!: (err: unknown) => void;
@@ -52,7 +52,15 @@ class DeferrableCall implements ToolContext {
     private settled = false;
     /** The time is up and the deferral is under way: it answers the call, not the work's end. */
     private deferring = false;
-    private timer?: ClockTimer;
+    /** @internal DeferralQueue's: when the time is up, and the calls queued before and after this one. */
+    deadline = 0;
+    /** @internal */
+    queuePrev?: Deferrable;
+    /** @internal */
+    queueNext?: Deferrable;
+    /** @internal whether it waits in its queue */
+    queued = false;
+    private readonly queue: DeferralQueue;
     /** What the tool asked to settle before a stopped task's end is recorded (passed on once it is a task). */
     private held?: Promise<unknown>;
     private onTask?: ((taskId: string) => void)[];
@@ -76,7 +84,8 @@ class DeferrableCall implements ToolContext {
             this.refuse = reject;
         });
         const work = (this.work = run(tool, args, this));
-        this.timer = ctx.services.runtime.clock.setTimeout(timeUp, deferAfterMs, this, true);
+        this.queue = DeferralQueue.of(ctx.services.runtime.clock);
+        this.queue.add(this, deferAfterMs);
         work.then(
             result => this.ended(result, undefined, false),
             (err: unknown) => this.ended(undefined, err, true),
@@ -85,7 +94,6 @@ class DeferrableCall implements ToolContext {
 
     /** @internal the defer time is up. */
     timeUp(): void {
-        this.timer = undefined;
         if (this.settled) {
             return;
         }
@@ -111,8 +119,7 @@ class DeferrableCall implements ToolContext {
     /** The work ended; unless a deferral is under way (it answers then), so does the call. */
     private ended(result: CallToolResult | undefined, err: unknown, failed: boolean): void {
         this.settled = true;
-        this.ctx.services.runtime.clock.clearTimeout(this.timer);
-        this.timer = undefined;
+        this.queue.remove(this);
         if (this.deferring) {
             return;
         }
@@ -237,9 +244,113 @@ class DeferrableCall implements ToolContext {
     }
 }
 
-/** The timer's callback (an argument of it, not a closure per call). */
-function timeUp(call: DeferrableCall): void {
-    call.timeUp();
+/** What DeferralQueue holds: a DeferrableCall, whose fields it keeps. */
+export interface Deferrable {
+    deadline: number;
+    queuePrev?: Deferrable;
+    queueNext?: Deferrable;
+    queued: boolean;
+    timeUp(): void;
+}
+
+/**
+ * The deferral deadlines of one clock's running plain calls, under one timer: the calls in a list
+ * ordered by deadline (linked through their own fields; as they all wait the same DUR, a new call
+ * goes last), the timer set for the first deadline and left set when that call ends early (it
+ * then finds the next one not due and is set again for it). Instead of a timer per call: Node's
+ * Timeout object, its list entry and the unref bookkeeping, set and cleared on every plain call.
+ */
+export class DeferralQueue {
+    private static readonly byClock = new WeakMap<Clock, DeferralQueue>();
+    private head?: Deferrable;
+    private tail?: Deferrable;
+    private timer?: ClockTimer;
+    /** When the timer fires, if it is set. */
+    private armedFor?: number;
+
+    private constructor(private readonly clock: Clock) {}
+
+    static of(clock: Clock): DeferralQueue {
+        let queue = DeferralQueue.byClock.get(clock);
+        if (!queue) {
+            queue = new DeferralQueue(clock);
+            DeferralQueue.byClock.set(clock, queue);
+        }
+        return queue;
+    }
+
+    /** Queues `call`, whose time is up `afterMs` from now (unless it is removed first). */
+    add(call: Deferrable, afterMs: number): void {
+        const deadline = (call.deadline = this.clock.now() + afterMs);
+        let before = this.tail;
+        while (before && before.deadline > deadline) {
+            before = before.queuePrev;
+        }
+        call.queuePrev = before;
+        call.queueNext = before ? before.queueNext : this.head;
+        if (call.queueNext) {
+            call.queueNext.queuePrev = call;
+        } else {
+            this.tail = call;
+        }
+        if (before) {
+            before.queueNext = call;
+        } else {
+            this.head = call;
+        }
+        call.queued = true;
+        if (this.armedFor === undefined || this.armedFor > deadline) {
+            this.arm(deadline);
+        }
+    }
+
+    /** Takes `call` out (it ended in time); nothing if it is not queued. */
+    remove(call: Deferrable): void {
+        if (!call.queued) {
+            return;
+        }
+        call.queued = false;
+        if (call.queuePrev) {
+            call.queuePrev.queueNext = call.queueNext;
+        } else {
+            this.head = call.queueNext;
+        }
+        if (call.queueNext) {
+            call.queueNext.queuePrev = call.queuePrev;
+        } else {
+            this.tail = call.queuePrev;
+        }
+        call.queuePrev = call.queueNext = undefined;
+    }
+
+    private arm(deadline: number): void {
+        if (this.timer !== undefined) {
+            this.clock.clearTimeout(this.timer);
+        }
+        this.armedFor = deadline;
+        this.timer = this.clock.setTimeout(fire, Math.max(0, deadline - this.clock.now()), this, true);
+    }
+
+    /** @internal the timer's callback: every call due has its time up, and the timer is set for the next. */
+    fire(): void {
+        this.timer = undefined;
+        this.armedFor = undefined;
+        const now = this.clock.now();
+        let call = this.head;
+        while (call && call.deadline <= now) {
+            this.remove(call);
+            call.timeUp();
+            call = this.head;
+        }
+        if (call) {
+            this.arm(call.deadline);
+        }
+    }
+}
+
+/** The timer's callback (an argument of it, not a closure per queue). */
+function fire(queue: DeferralQueue): void {
+    queue.fire();
 }
 
 /**
