@@ -38,14 +38,14 @@ export function callDownstream(downstream: Downstream, toolName: string, args: R
  * `then` on it, instead of an async function's promise and the resumptions of its awaits.
  */
 function callPlain(downstream: Downstream, toolName: string, args: Record<string, unknown>, ctx: ToolContext): Promise<CallToolResult> {
-    const end = downstream.calls.begin(ctx);
+    const running = downstream.calls.begin(ctx);
     // Made on the first update: most plain calls report none.
     let relay: ProgressRelay | undefined;
     let call: DirectCall;
     try {
         call = downstream.callTool(toolName, args, update => (relay ??= new ProgressRelay(ctx, downstream.clock)).onProgress(update));
     } catch (err) {
-        end();
+        running.end();
         return new Promise(resolve => resolve(failed(downstream, toolName, ctx, err)));
     }
     const unlisten = onStop(ctx, reason => call.cancel(reason));
@@ -53,20 +53,20 @@ function callPlain(downstream: Downstream, toolName: string, args: Record<string
         result => {
             unlisten();
             relay?.close();
-            end();
+            running.end();
             return result as CallToolResult;
         },
         (err: unknown) => {
             unlisten();
             relay?.close();
-            end();
+            running.end();
             return failed(downstream, toolName, ctx, err);
         },
     );
 }
 
 async function callAsTask(downstream: Downstream, client: Client, toolName: string, args: Record<string, unknown>, ctx: ToolContext): Promise<CallToolResult> {
-    const end = downstream.calls.begin(ctx);
+    const running = downstream.calls.begin(ctx);
     const relay = new ProgressRelay(ctx, downstream.clock);
     try {
         return await mirrorTask(downstream, client, toolName, args, ctx, relay);
@@ -74,7 +74,7 @@ async function callAsTask(downstream: Downstream, client: Client, toolName: stri
         return failed(downstream, toolName, ctx, err);
     } finally {
         relay.close();
-        end();
+        running.end();
     }
 }
 
