@@ -833,6 +833,9 @@ function fuzzSuite(kind: Kind, setup: () => Promise<{ target: Target; pid: numbe
                         const args = tool === 'confirm_delete' ? { filename: 'fuzz.txt' } : { topic: 'fuzz' };
                         const created = await request(client.channel, 'tools/call', { name: tool, arguments: args, task: {} });
                         const taskId = (created.result as { task: { taskId: string } }).task.taskId;
+                        // Naming the task, as every client does, lets its requests go at once; without it they wait
+                        // UNSEEN_GRACE_MS (2 s: test/unit/server/mcp/unseenTasks.test.ts), 130 s a transport here.
+                        await request(client.channel, 'tasks/get', { taskId });
                         const method = tool === 'confirm_delete' ? 'elicitation/create' : 'sampling/createMessage';
                         const asked = await waitUntil(
                             () => client.serverRequests.find(m => m.method === method && JSON.stringify(m.params?._meta ?? {}).includes(taskId)),
