@@ -33,6 +33,17 @@ function park<Req, Res>(): { asked: Asked<Req, Res>[]; handler: (request: Req, e
     };
 }
 
+/**
+ * Starts a task and names it in a tasks/get, as VS Code's polling does: the server holds a task's
+ * requests until its client has named it (unseenTasks.ts), so they go at once instead of after
+ * UNSEEN_GRACE_MS (2 s a test; the grace itself is test/unit/server/mcp/unseenTasks.test.ts's).
+ */
+async function startNamed(client: Connected['client'], name: string, args: Record<string, unknown>, meta?: Record<string, unknown>): Promise<string> {
+    const taskId = await startTask(client, name, args, meta);
+    await client.experimental.tasks.getTask(taskId);
+    return taskId;
+}
+
 for (const kind of TRANSPORTS) {
     describe(`elicitation and sampling during a task over ${kind}`, () => {
         let c: Connected & { server?: HttpServer };
@@ -64,7 +75,7 @@ for (const kind of TRANSPORTS) {
         for (const [label, answer, expected, outcome] of answers) {
             it(`confirm_delete asks the client directly, without tasks/result (${label} → ${expected}, ${outcome})`, async () => {
                 const askedBefore = elicit.asked.length;
-                const taskId = await startTask(c.client, 'confirm_delete', { filename: 'x' });
+                const taskId = await startNamed(c.client, 'confirm_delete', { filename: 'x' });
 
                 const ask = await waitUntil(() => elicit.asked[askedBefore], 'the elicitation request');
                 assert.equal(ask.request.params.message, "Delete 'x'? This cannot be undone.");
@@ -124,7 +135,7 @@ for (const kind of TRANSPORTS) {
         it('tells a client that gave a progress token each step of confirm_delete as progress, in step with statusMessage', async () => {
             const askedBefore = elicit.asked.length;
             const token = `tok-input-${kind}`;
-            const taskId = await startTask(c.client, 'confirm_delete', { filename: 'p.txt' }, { progressToken: token });
+            const taskId = await startNamed(c.client, 'confirm_delete', { filename: 'p.txt' }, { progressToken: token });
             const ask = await waitUntil(() => elicit.asked[askedBefore], 'the elicitation request');
             const waitingNote = await tap.until(() => tap.progressFor(taskId)[0], 'the waiting progress note');
             const waiting = await c.client.experimental.tasks.getTask(taskId);
@@ -151,7 +162,7 @@ for (const kind of TRANSPORTS) {
 
         it('write_haiku samples through the client with the prompt, maxTokens and related-task _meta', async () => {
             const askedBefore = sample.asked.length;
-            const taskId = await startTask(c.client, 'write_haiku', { topic: 'autumn rain' });
+            const taskId = await startNamed(c.client, 'write_haiku', { topic: 'autumn rain' });
 
             const ask = await waitUntil(() => sample.asked[askedBefore], 'the sampling request');
             const { params } = ask.request;
@@ -178,7 +189,7 @@ for (const kind of TRANSPORTS) {
 
         it('cancelling a task blocked on elicitation withdraws the request and ignores a late answer', async () => {
             const askedBefore = elicit.asked.length;
-            const taskId = await startTask(c.client, 'confirm_delete', { filename: 'keep.txt' });
+            const taskId = await startNamed(c.client, 'confirm_delete', { filename: 'keep.txt' });
             const ask = await waitUntil(() => elicit.asked[askedBefore], 'the elicitation request');
             await tap.waitForStatus(taskId, 'input_required');
             const requestId = tap.requests('elicitation/create', taskId)[0]!.message.id;
@@ -212,7 +223,7 @@ for (const kind of TRANSPORTS) {
 
         it('fails the task with an isError result (not a JSON-RPC error) when the client answers with an error', async () => {
             const askedBefore = elicit.asked.length;
-            const taskId = await startTask(c.client, 'confirm_delete', { filename: 'e.txt' });
+            const taskId = await startNamed(c.client, 'confirm_delete', { filename: 'e.txt' });
             const ask = await waitUntil(() => elicit.asked[askedBefore], 'the elicitation request');
             ask.fail(new McpError(-32602, 'form rejected by the test'));
             assert.equal(await pollUntilTerminal(c.client, taskId), 'failed');
