@@ -1,0 +1,141 @@
+// The test phases of `npm test`, after the build, type-check and lint: first what both lanes read
+// (the packaged .vsix and the development bundles), then two lanes side by side. Each lane runs its
+// phases in order; the real-VS-Code passes mostly wait on the UI and the others on processes, so
+// together they keep both cores busy where one after the other each left one idle.
+//
+// Each phase writes to test-results/logs/<phase>.log, printed whole when the phase ends, so the
+// two lanes' output never interleaves. A failed phase does not stop the others (one run shows every
+// failure); --bail stops everything at the first failure instead. SIGINT/SIGTERM end every phase
+// with all it started (code-server, Chromium, servers, redis-server). The summary lists each phase
+// with its result and seconds; the exit code is 0 only when every phase passed.
+import { spawn } from 'node:child_process';
+import { createWriteStream, mkdirSync, readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { killTree } from '../test/vscode-host/proc.mjs';
+
+const root = resolve(import.meta.dirname, '..');
+
+/**
+ * What `npm test` runs here. `npm run package` writes the production bundles into dist/ and packs
+ * them into the .vsix; `node esbuild.mjs --tests` then writes the development bundles back (the
+ * ones every other suite runs) and the integration suite into out/. Both happen before the lanes
+ * start, so no suite's dist/server.js changes under it.
+ */
+export const PLAN = {
+    prepare: [
+        { name: 'package', command: 'npm run package' },
+        { name: 'bundles', command: 'node esbuild.mjs --tests' },
+    ],
+    lanes: [
+        [
+            { name: 'unit', command: 'npm run test:unit' },
+            { name: 'server', command: 'npm run test:server' },
+            { name: 'bench', command: 'npm run test:bench' },
+            { name: 'redis', command: 'npm run test:server:redis' },
+            { name: 'e2e', command: 'npm run test:e2e' },
+        ],
+        [{ name: 'vscode', command: 'node test/integration/run.mjs' }],
+    ],
+};
+
+/** How long a phase has to stop on SIGTERM (the VS Code runner saves a screenshot and stops its host) before SIGKILL. */
+const STOP_GRACE_MS = 45_000;
+
+/**
+ * Runs `plan`: its prepare phases in order, then its lanes side by side. Resolves with each phase's
+ * outcome (`passed`, `failed`, `stopped` when ended by a signal or --bail, `skipped` when it never
+ * started). `signal` aborts the run: running phases are stopped with all they started.
+ *
+ * @param {{ prepare: {name: string, command: string}[], lanes: {name: string, command: string}[][] }} plan
+ * @param {{ logDir: string, cwd?: string, bail?: boolean, signal?: AbortSignal, print?: (text: string) => void, graceMs?: number }} options
+ */
+export async function runLanes(plan, { logDir, cwd = root, bail = false, signal, print = text => process.stdout.write(text), graceMs = STOP_GRACE_MS }) {
+    mkdirSync(logDir, { recursive: true });
+    const started = Date.now();
+    const results = new Map([...plan.prepare, ...plan.lanes.flat()].map(phase => [phase.name, { name: phase.name, outcome: 'skipped', seconds: 0 }]));
+    const running = new Set();
+    let stopping = false;
+    const stopAll = () => {
+        stopping = true;
+        return Promise.all([...running].map(child => killTree(child, graceMs)));
+    };
+    const onAbort = () => void stopAll();
+    signal?.addEventListener('abort', onAbort, { once: true });
+
+    const at = () => `${Math.round((Date.now() - started) / 1000)} s`;
+    const runPhase = async phase => {
+        if (stopping) {
+            return false;
+        }
+        const log = resolve(logDir, `${phase.name}.log`);
+        print(`[lanes] ${phase.name}: started at ${at()} (${phase.command}; log ${log})\n`);
+        const out = createWriteStream(log);
+        const phaseStarted = Date.now();
+        // Its own process group, so that stopping it reaches npm, the runner and what they started.
+        const child = spawn(phase.command, { cwd, shell: true, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+        running.add(child);
+        child.stdout.pipe(out, { end: false });
+        child.stderr.pipe(out, { end: false });
+        const code = await new Promise(done => {
+            child.on('error', () => done(1));
+            child.on('close', (exitCode, exitSignal) => done(exitSignal ? 1 : exitCode));
+        });
+        running.delete(child);
+        await new Promise(done => out.end(done));
+        const seconds = Math.round((Date.now() - phaseStarted) / 1000);
+        const outcome = code === 0 ? 'passed' : stopping ? 'stopped' : 'failed';
+        results.set(phase.name, { name: phase.name, outcome, seconds });
+        print(`\n===== ${phase.name}: ${phase.command} =====\n${readFileSync(log, 'utf8')}`);
+        print(`[lanes] ${phase.name}: ${outcome} in ${seconds} s (at ${at()})\n\n`);
+        if (outcome === 'failed' && bail) {
+            await stopAll();
+        }
+        return outcome === 'passed';
+    };
+
+    let prepared = true;
+    for (const phase of plan.prepare) {
+        prepared = (await runPhase(phase)) && prepared;
+        if (!prepared) {
+            // The lanes read what preparing writes: without it they would fail for that reason alone.
+            break;
+        }
+    }
+    if (prepared) {
+        await Promise.all(
+            plan.lanes.map(async lane => {
+                for (const phase of lane) {
+                    await runPhase(phase);
+                }
+            }),
+        );
+    }
+    signal?.removeEventListener('abort', onAbort);
+
+    const phases = [...results.values()];
+    const width = Math.max(...phases.map(p => p.name.length));
+    print(`[lanes] summary (${at()} in all):\n`);
+    for (const phase of phases) {
+        print(`[lanes]   ${phase.name.padEnd(width)}  ${phase.outcome.padEnd(7)}  ${String(phase.seconds).padStart(4)} s\n`);
+    }
+    return phases;
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+    const controller = new AbortController();
+    let signalled;
+    for (const name of ['SIGINT', 'SIGTERM']) {
+        process.on(name, () => {
+            if (!signalled) {
+                signalled = name;
+                process.stdout.write(`[lanes] ${name}: stopping every phase\n`);
+                controller.abort();
+            }
+        });
+    }
+    // No top-level await: the suites load this file through a CommonJS transform.
+    void runLanes(PLAN, { logDir: resolve(root, 'test-results/logs'), bail: process.argv.includes('--bail'), signal: controller.signal }).then(phases => {
+        process.exitCode = signalled ? { SIGINT: 130, SIGTERM: 143 }[signalled] : phases.every(p => p.outcome === 'passed') ? 0 : 1;
+    });
+}

@@ -1,0 +1,136 @@
+/**
+ * scripts/testLanes.mjs, the runner behind `npm test`'s phases, on small stand-in phases: the lanes
+ * run side by side, each phase's output comes out whole, one failure does not stop the others
+ * (--bail does), a failed preparation skips the lanes, and stopping the run ends what every phase
+ * started, detached grandchildren included.
+ */
+import assert from 'node:assert/strict';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { runLanes, PLAN, type Phase } from '../../scripts/testLanes.mjs';
+import { waitUntil } from '../support/wait.js';
+
+let dir: string;
+
+/** A phase running `source` as an ES module in its own file (no shell quoting); `dir` is its first argument. */
+function phase(name: string, source: string): Phase {
+    const file = join(dir, `${name}.mjs`);
+    writeFileSync(file, source);
+    return { name, command: `"${process.execPath}" "${file}" "${dir}"` };
+}
+
+/** A phase that marks itself started, then ends (with `code`) once `other` has marked itself started too. */
+function meets(name: string, other: string, code = 0): Phase {
+    return phase(
+        name,
+        `import { existsSync, watch, writeFileSync } from 'node:fs';
+        import { join } from 'node:path';
+        const dir = process.argv[2];
+        const done = () => { console.log('${name} met ${other}'); process.exit(${code}); };
+        const watcher = watch(dir, () => existsSync(join(dir, '${other}.started')) && done());
+        writeFileSync(join(dir, '${name}.started'), '');
+        if (existsSync(join(dir, '${other}.started'))) done();
+        setTimeout(() => { console.log('${name} never met ${other}'); watcher.close(); process.exit(3); }, 30_000);`,
+    );
+}
+
+const says = (name: string, lines: string[], code = 0) => phase(name, `${lines.map(line => `console.log(${JSON.stringify(line)});`).join('\n')}\nprocess.exit(${code});`);
+
+/** A phase that starts a detached grandchild (its own process group, as code-server is), notes its pid, and waits. */
+const parent = (name: string) =>
+    phase(
+        name,
+        `import { spawn } from 'node:child_process';
+        import { writeFileSync } from 'node:fs';
+        import { join } from 'node:path';
+        const child = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { detached: true, stdio: 'ignore' });
+        writeFileSync(join(process.argv[2], '${name}.pid'), String(child.pid));
+        writeFileSync(join(process.argv[2], '${name}.started'), '');
+        setInterval(() => {}, 1000);`,
+    );
+
+function alive(pid: number): boolean {
+    try {
+        process.kill(pid, 0);
+        return true;
+    } catch {
+        return false;
+    }
+}
+
+async function run(plan: Parameters<typeof runLanes>[0], options: { bail?: boolean; signal?: AbortSignal } = {}) {
+    let printed = '';
+    const phases = await runLanes(plan, { logDir: join(dir, 'logs'), print: text => (printed += text), graceMs: 2000, ...options });
+    return { printed, outcome: Object.fromEntries(phases.map(p => [p.name, p.outcome])) };
+}
+
+describe('npm test lanes (scripts/testLanes.mjs)', () => {
+    before(() => {
+        dir = mkdtempSync(join(tmpdir(), 'mcp-tasks-lanes-'));
+    });
+    after(() => rmSync(dir, { recursive: true, force: true }));
+
+    it('runs the lanes side by side, after the preparation, and prints each phase whole with a summary', async () => {
+        const { printed, outcome } = await run({
+            prepare: [says('prep', ['prepared'])],
+            // Each of these ends only once the other has started: run one after the other, they would not end.
+            lanes: [
+                [meets('left', 'right'), says('left2', ['left2 line 1', 'left2 line 2'])],
+                [meets('right', 'left')],
+            ],
+        });
+        assert.deepEqual(outcome, { prep: 'passed', left: 'passed', left2: 'passed', right: 'passed' });
+        assert.ok(printed.indexOf('[lanes] prep: passed') < printed.indexOf('[lanes] left: started'), 'the lanes start after the preparation');
+        assert.match(printed, /===== left2: .*=====\nleft2 line 1\nleft2 line 2\n\[lanes\] left2: passed in \d+ s/);
+        assert.equal(readFileSync(join(dir, 'logs', 'left.log'), 'utf8'), 'left met right\n');
+        assert.match(printed, /\[lanes\] summary \(\d+ s in all\):\n\[lanes\] {3}prep {3}passed +\d+ s\n\[lanes\] {3}left {3}passed/);
+    });
+
+    it('goes on after a failure, and says which phase failed', async () => {
+        const { printed, outcome } = await run({ prepare: [], lanes: [[says('bad', ['broken'], 1), says('after', ['still ran'])], [says('other', ['fine'])]] });
+        assert.deepEqual(outcome, { bad: 'failed', after: 'passed', other: 'passed' });
+        assert.match(printed, /\[lanes\] {3}bad {4}failed/);
+    });
+
+    it('with bail, stops the other lane at the first failure and starts nothing more', async () => {
+        const { outcome } = await run({ prepare: [], lanes: [[meets('fails', 'waits', 1), says('next', ['never'])], [parent('waits'), says('later', ['never'])]] }, { bail: true });
+        assert.deepEqual(outcome, { fails: 'failed', next: 'skipped', waits: 'stopped', later: 'skipped' });
+    });
+
+    it('runs no lane when the preparation failed', async () => {
+        const { outcome } = await run({ prepare: [says('pack', ['no .vsix'], 2), says('build', ['never'])], lanes: [[says('suite', ['never'])]] });
+        assert.deepEqual(outcome, { pack: 'failed', build: 'skipped', suite: 'skipped' });
+    });
+
+    it('stopped (SIGINT, SIGTERM), ends every running phase with what it started, detached grandchildren too', async () => {
+        const controller = new AbortController();
+        const running = run({ prepare: [], lanes: [[parent('one')], [parent('two')]] }, { signal: controller.signal });
+        const pids = await waitUntil(
+            () => (['one', 'two'].every(name => existsSync(join(dir, `${name}.pid`))) ? ['one', 'two'].map(name => Number(readFileSync(join(dir, `${name}.pid`), 'utf8'))) : undefined),
+            'both phases to start their grandchild',
+        );
+        assert.ok(pids.every(alive));
+        controller.abort();
+        const { outcome } = await running;
+        assert.deepEqual(outcome, { one: 'stopped', two: 'stopped' });
+        await waitUntil(() => !pids.some(alive), 'the grandchildren to be gone');
+    });
+
+    it("is what npm test runs: the preparation packages and bundles, and every test script is in a lane", () => {
+        const scripts = (JSON.parse(readFileSync(join(__dirname, '../../package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
+        assert.match(scripts.test!, /&& node scripts\/testLanes\.mjs$/);
+        assert.deepEqual(
+            PLAN.prepare.map(p => p.command),
+            ['npm run package', 'node esbuild.mjs --tests'],
+        );
+        const laneCommands = PLAN.lanes.flat().map(p => p.command);
+        for (const name of Object.keys(scripts).filter(name => /^test:/.test(name) && !['test:integration', 'test:electron'].includes(name))) {
+            assert.ok(laneCommands.includes(`npm run ${name}`), `${name} runs in a lane`);
+        }
+        // test:integration is its preparation and then this.
+        assert.equal(scripts['test:integration'], `${PLAN.prepare.map(p => p.command).join(' && ')} && node test/integration/run.mjs`);
+        assert.ok(laneCommands.includes('node test/integration/run.mjs'));
+    });
+});
