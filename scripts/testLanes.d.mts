@@ -3,10 +3,8 @@ export interface Phase {
     name: string;
     command: string;
 }
-export interface Plan {
-    prepare: Phase[];
-    lanes: Phase[][];
-}
+/** Stages, run in order; a stage's lanes, side by side; a lane's phases, in order. */
+export type Plan = Phase[][][];
 export interface PhaseResult {
     name: string;
     outcome: 'passed' | 'failed' | 'stopped' | 'skipped';

@@ -1,13 +1,15 @@
-// The test phases of `npm test`, after the build, type-check and lint: first what both lanes read
-// (the packaged .vsix and the development bundles), then two lanes side by side. Each lane runs its
-// phases in order; the real-VS-Code passes mostly wait on the UI and the others on processes, so
-// together they keep both cores busy where one after the other each left one idle.
+// `npm test`: the checks, then the test suites, in stages of lanes that run side by side. Each lane
+// runs its phases in order; a stage starts once the one before it has passed. The checks
+// (type-check; ESLint, then packaging and bundling) take one core each; then the suites run in two
+// lanes: the real-VS-Code passes mostly wait on the UI and the others on processes, so together
+// they keep both cores busy where one after the other each left one idle.
 //
 // Each phase writes to test-results/logs/<phase>.log, printed whole when the phase ends, so the
-// two lanes' output never interleaves. A failed phase does not stop the others (one run shows every
-// failure); --bail stops everything at the first failure instead. SIGINT/SIGTERM end every phase
-// with all it started (code-server, Chromium, servers, redis-server). The summary lists each phase
-// with its result and seconds; the exit code is 0 only when every phase passed.
+// lanes' output never interleaves. A failed phase does not stop the others of its stage (one run
+// shows every failure) but no later stage starts; --bail stops everything at the first failure
+// instead. SIGINT/SIGTERM end every phase with all it started (code-server, Chromium, servers,
+// redis-server). The summary lists each phase with its result and seconds; the exit code is 0 only
+// when every phase passed.
 import { spawn } from 'node:child_process';
 import { createWriteStream, mkdirSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -17,17 +19,21 @@ import { killTree } from '../test/vscode-host/proc.mjs';
 const root = resolve(import.meta.dirname, '..');
 
 /**
- * What `npm test` runs here. `npm run package` writes the production bundles into dist/ and packs
- * them into the .vsix; `node esbuild.mjs --tests` then writes the development bundles back (the
- * ones every other suite runs) and the integration suite into out/. Both happen before the lanes
- * start, so no suite's dist/server.js changes under it.
+ * What `npm test` runs. `npm run package` writes the production bundles into dist/ and packs them
+ * into the .vsix; `node esbuild.mjs --tests` then writes the development bundles back (the ones
+ * every suite runs) and the integration suite into out/. Both happen before the suites start, so
+ * no suite's dist/server.js changes under it.
  */
-export const PLAN = {
-    prepare: [
-        { name: 'package', command: 'npm run package' },
-        { name: 'bundles', command: 'node esbuild.mjs --tests' },
+export const PLAN = [
+    [
+        [{ name: 'typecheck', command: 'npm run typecheck' }],
+        [
+            { name: 'lint', command: 'npm run lint' },
+            { name: 'package', command: 'npm run package' },
+            { name: 'bundles', command: 'node esbuild.mjs --tests' },
+        ],
     ],
-    lanes: [
+    [
         [
             { name: 'unit', command: 'npm run test:unit' },
             { name: 'server', command: 'npm run test:server' },
@@ -37,23 +43,24 @@ export const PLAN = {
         ],
         [{ name: 'vscode', command: 'node test/integration/run.mjs' }],
     ],
-};
+];
 
 /** How long a phase has to stop on SIGTERM (the VS Code runner saves a screenshot and stops its host) before SIGKILL. */
 const STOP_GRACE_MS = 45_000;
 
 /**
- * Runs `plan`: its prepare phases in order, then its lanes side by side. Resolves with each phase's
- * outcome (`passed`, `failed`, `stopped` when ended by a signal or --bail, `skipped` when it never
- * started). `signal` aborts the run: running phases are stopped with all they started.
+ * Runs `plan`: its stages in order, each stage's lanes side by side, each lane's phases in order.
+ * Resolves with each phase's outcome (`passed`, `failed`, `stopped` when ended by a signal or
+ * --bail, `skipped` when it never started). `signal` aborts the run: running phases are stopped
+ * with all they started.
  *
- * @param {{ prepare: {name: string, command: string}[], lanes: {name: string, command: string}[][] }} plan
+ * @param {{name: string, command: string}[][][]} plan
  * @param {{ logDir: string, cwd?: string, bail?: boolean, signal?: AbortSignal, print?: (text: string) => void, graceMs?: number }} options
  */
 export async function runLanes(plan, { logDir, cwd = root, bail = false, signal, print = text => process.stdout.write(text), graceMs = STOP_GRACE_MS }) {
     mkdirSync(logDir, { recursive: true });
     const started = Date.now();
-    const results = new Map([...plan.prepare, ...plan.lanes.flat()].map(phase => [phase.name, { name: phase.name, outcome: 'skipped', seconds: 0 }]));
+    const results = new Map(plan.flat(2).map(phase => [phase.name, { name: phase.name, outcome: 'skipped', seconds: 0 }]));
     const running = new Set();
     let stopping = false;
     const stopAll = () => {
@@ -94,22 +101,20 @@ export async function runLanes(plan, { logDir, cwd = root, bail = false, signal,
         return outcome === 'passed';
     };
 
-    let prepared = true;
-    for (const phase of plan.prepare) {
-        prepared = (await runPhase(phase)) && prepared;
-        if (!prepared) {
-            // The lanes read what preparing writes: without it they would fail for that reason alone.
-            break;
-        }
-    }
-    if (prepared) {
-        await Promise.all(
-            plan.lanes.map(async lane => {
+    for (const stage of plan) {
+        const passed = await Promise.all(
+            stage.map(async lane => {
+                let all = true;
                 for (const phase of lane) {
-                    await runPhase(phase);
+                    all = (await runPhase(phase)) && all;
                 }
+                return all;
             }),
         );
+        if (!passed.every(Boolean)) {
+            // A later stage reads what this one checked or wrote: it would fail for that reason alone.
+            break;
+        }
     }
     signal?.removeEventListener('abort', onAbort);
 

@@ -72,41 +72,41 @@ describe('npm test lanes (scripts/testLanes.mjs)', () => {
     });
     after(() => rmSync(dir, { recursive: true, force: true }));
 
-    it('runs the lanes side by side, after the preparation, and prints each phase whole with a summary', async () => {
-        const { printed, outcome } = await run({
-            prepare: [says('prep', ['prepared'])],
+    it('runs the lanes side by side, stage after stage, and prints each phase whole with a summary', async () => {
+        const { printed, outcome } = await run([
+            [[says('prep', ['prepared'])]],
             // Each of these ends only once the other has started: run one after the other, they would not end.
-            lanes: [
+            [
                 [meets('left', 'right'), says('left2', ['left2 line 1', 'left2 line 2'])],
                 [meets('right', 'left')],
             ],
-        });
+        ]);
         assert.deepEqual(outcome, { prep: 'passed', left: 'passed', left2: 'passed', right: 'passed' });
-        assert.ok(printed.indexOf('[lanes] prep: passed') < printed.indexOf('[lanes] left: started'), 'the lanes start after the preparation');
+        assert.ok(printed.indexOf('[lanes] prep: passed') < printed.indexOf('[lanes] left: started'), 'the second stage starts after the first');
         assert.match(printed, /===== left2: .*=====\nleft2 line 1\nleft2 line 2\n\[lanes\] left2: passed in \d+ s/);
         assert.equal(readFileSync(join(dir, 'logs', 'left.log'), 'utf8'), 'left met right\n');
         assert.match(printed, /\[lanes\] summary \(\d+ s in all\):\n\[lanes\] {3}prep {3}passed +\d+ s\n\[lanes\] {3}left {3}passed/);
     });
 
     it('goes on after a failure, and says which phase failed', async () => {
-        const { printed, outcome } = await run({ prepare: [], lanes: [[says('bad', ['broken'], 1), says('after', ['still ran'])], [says('other', ['fine'])]] });
+        const { printed, outcome } = await run([[[says('bad', ['broken'], 1), says('after', ['still ran'])], [says('other', ['fine'])]]]);
         assert.deepEqual(outcome, { bad: 'failed', after: 'passed', other: 'passed' });
         assert.match(printed, /\[lanes\] {3}bad {4}failed/);
     });
 
     it('with bail, stops the other lane at the first failure and starts nothing more', async () => {
-        const { outcome } = await run({ prepare: [], lanes: [[meets('fails', 'waits', 1), says('next', ['never'])], [parent('waits'), says('later', ['never'])]] }, { bail: true });
+        const { outcome } = await run([[[meets('fails', 'waits', 1), says('next', ['never'])], [parent('waits'), says('later', ['never'])]]], { bail: true });
         assert.deepEqual(outcome, { fails: 'failed', next: 'skipped', waits: 'stopped', later: 'skipped' });
     });
 
-    it('runs no lane when the preparation failed', async () => {
-        const { outcome } = await run({ prepare: [says('pack', ['no .vsix'], 2), says('build', ['never'])], lanes: [[says('suite', ['never'])]] });
-        assert.deepEqual(outcome, { pack: 'failed', build: 'skipped', suite: 'skipped' });
+    it('starts no later stage once a phase has failed', async () => {
+        const { outcome } = await run([[[says('pack', ['no .vsix'], 2), says('build', ['built'])]], [[says('suite', ['never'])]]]);
+        assert.deepEqual(outcome, { pack: 'failed', build: 'passed', suite: 'skipped' });
     });
 
     it('stopped (SIGINT, SIGTERM), ends every running phase with what it started, detached grandchildren too', async () => {
         const controller = new AbortController();
-        const running = run({ prepare: [], lanes: [[parent('one')], [parent('two')]] }, { signal: controller.signal });
+        const running = run([[[parent('one')], [parent('two')]]], { signal: controller.signal });
         const pids = await waitUntil(
             () => (['one', 'two'].every(name => existsSync(join(dir, `${name}.pid`))) ? ['one', 'two'].map(name => Number(readFileSync(join(dir, `${name}.pid`), 'utf8'))) : undefined),
             'both phases to start their grandchild',
@@ -118,19 +118,17 @@ describe('npm test lanes (scripts/testLanes.mjs)', () => {
         await waitUntil(() => !pids.some(alive), 'the grandchildren to be gone');
     });
 
-    it("is what npm test runs: the preparation packages and bundles, and every test script is in a lane", () => {
+    it('is what npm test runs: the checks, packaging and bundling, then every test script in a lane', () => {
         const scripts = (JSON.parse(readFileSync(join(__dirname, '../../package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
-        assert.match(scripts.test!, /&& node scripts\/testLanes\.mjs$/);
-        assert.deepEqual(
-            PLAN.prepare.map(p => p.command),
-            ['npm run package', 'node esbuild.mjs --tests'],
-        );
-        const laneCommands = PLAN.lanes.flat().map(p => p.command);
+        assert.equal(scripts.test, 'node scripts/testLanes.mjs');
+        const [checks, suites] = PLAN.map(stage => stage.flat().map(p => p.command));
+        assert.equal(PLAN.length, 2);
+        assert.deepEqual(checks, ['npm run typecheck', 'npm run lint', 'npm run package', 'node esbuild.mjs --tests']);
         for (const name of Object.keys(scripts).filter(name => /^test:/.test(name) && !['test:integration', 'test:electron'].includes(name))) {
-            assert.ok(laneCommands.includes(`npm run ${name}`), `${name} runs in a lane`);
+            assert.ok(suites!.includes(`npm run ${name}`), `${name} runs in a lane`);
         }
-        // test:integration is its preparation and then this.
-        assert.equal(scripts['test:integration'], `${PLAN.prepare.map(p => p.command).join(' && ')} && node test/integration/run.mjs`);
-        assert.ok(laneCommands.includes('node test/integration/run.mjs'));
+        // test:integration is the packaging and bundling, then this.
+        assert.equal(scripts['test:integration'], 'npm run package && node esbuild.mjs --tests && node test/integration/run.mjs');
+        assert.ok(suites!.includes('node test/integration/run.mjs'));
     });
 });
