@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { runLanes, PLAN, type Phase } from '../../scripts/testLanes.mjs';
+import { processRunning } from '../../server/src/commands/group.js';
 import { waitUntil } from '../support/wait.js';
 
 let dir: string;
@@ -50,15 +51,6 @@ const parent = (name: string) =>
         writeFileSync(join(process.argv[2], '${name}.started'), '');
         setInterval(() => {}, 1000);`,
     );
-
-function alive(pid: number): boolean {
-    try {
-        process.kill(pid, 0);
-        return true;
-    } catch {
-        return false;
-    }
-}
 
 async function run(plan: Parameters<typeof runLanes>[0], options: { bail?: boolean; signal?: AbortSignal } = {}) {
     let printed = '';
@@ -111,11 +103,11 @@ describe('npm test lanes (scripts/testLanes.mjs)', () => {
             () => (['one', 'two'].every(name => existsSync(join(dir, `${name}.pid`))) ? ['one', 'two'].map(name => Number(readFileSync(join(dir, `${name}.pid`), 'utf8'))) : undefined),
             'both phases to start their grandchild',
         );
-        assert.ok(pids.every(alive));
+        assert.ok(pids.every(processRunning));
         controller.abort();
         const { outcome } = await running;
         assert.deepEqual(outcome, { one: 'stopped', two: 'stopped' });
-        await waitUntil(() => !pids.some(alive), 'the grandchildren to be gone');
+        await waitUntil(() => !pids.some(processRunning), 'the grandchildren to be gone');
     });
 
     it('is what npm test runs: the checks, packaging and bundling, then every test script in a lane', () => {
