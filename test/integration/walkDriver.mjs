@@ -95,7 +95,7 @@ export function createWalkDriver(dir, log = line => console.log(line)) {
             }
             await delay(200);
         }
-        throw new Error(`no prompt matching /${title}/ opened`);
+        throw new Error(title ? `no prompt matching /${title}/ opened` : 'no prompt opened');
     }
 
     const actions = {
