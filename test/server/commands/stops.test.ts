@@ -11,22 +11,19 @@ import { commandsFile, Server } from './commandServer.js';
 const node = process.execPath;
 const setsid = resolve(__dirname, '../fixtures/commands/setsid.js');
 
-/** Pings the server back to back, each once the last is answered, until `done` settles (or `count` pings with no `done`); the round trips in ms. */
-async function pingsWhile(server: Server, done: Promise<unknown> | { count: number }): Promise<number[]> {
+/** Pings the server back to back, each once the last is answered, until `done` settles; how many were answered. */
+async function pingsWhile(server: Server, done: Promise<unknown>): Promise<number> {
     let settled = false;
-    if (done instanceof Promise) {
-        void done.then(
-            () => (settled = true),
-            () => (settled = true),
-        );
-    }
-    const rtts: number[] = [];
-    while (!settled && (done instanceof Promise || rtts.length < done.count)) {
-        const sent = performance.now();
+    void done.then(
+        () => (settled = true),
+        () => (settled = true),
+    );
+    let answered = 0;
+    while (!settled) {
         await server.client.ping();
-        rtts.push(performance.now() - sent);
+        answered++;
     }
-    return rtts;
+    return answered;
 }
 
 const gone = (pids: number[], what: string) => waitUntil(() => pids.every(pid => !processRunning(pid)), what);
@@ -120,7 +117,7 @@ describe('command stops: server shutdown', () => {
 });
 
 describe('command stops: many at once', () => {
-    it('cancelling 100 jobs that ignore SIGTERM at once leaves the server answering: every ping round trip under 250 ms (or twice what load alone gives)', async () => {
+    it('cancelling 100 jobs that ignore SIGTERM at once stops every one and leaves the server answering meanwhile', async () => {
         const dir = realpathSync(mkdtempSync(join(tmpdir(), 'cmd-many-')));
         const server = new Server();
         // sh ignores SIGTERM, and exec hands that on to sleep: one process per job, stopped only by SIGKILL.
@@ -130,17 +127,13 @@ describe('command stops: many at once', () => {
         try {
             const started = await Promise.all(Array.from({ length: 100 }, () => server.start('deaf')));
             pids.push(...(await Promise.all(started.map(({ token }) => server.line(token, /^ready /)))).map(line => Number(line.split(' ')[1])));
-            // The same pings with nothing stopping first: what this machine's load alone costs a round trip.
-            const quiet = await pingsWhile(server, { count: 75 });
             const cancelling = Promise.all(started.map(({ taskId }) => server.client.experimental.tasks.cancelTask(taskId)));
             const stopping = await pingsWhile(server, cancelling);
             assert.ok((await cancelling).every(task => task.status === 'cancelled'));
             assert.deepEqual(pids.filter(processRunning), [], 'every job is gone');
-            assert.ok(stopping.length >= 10, `${stopping.length} pings answered while the groups stopped`);
-            // Under 250 ms, or under twice the worst the load gave an idle server (a scan per stopping task every 20 ms took seconds).
-            const bound = Math.max(250, 2 * Math.max(...quiet));
-            const worst = Math.max(...stopping);
-            assert.ok(worst < bound, `ping round trips while 100 groups stopped: max ${worst.toFixed(0)} ms (idle: max ${Math.max(...quiet).toFixed(0)} ms)`);
+            // A server busy stopping (a scan per stopping task every 20 ms once took seconds) answers few
+            // pings in the 1.5 s grace; how fast it answers is the bench's `stops` row, not a test's.
+            assert.ok(stopping >= 10, `${stopping} pings answered while the groups stopped`);
         } finally {
             for (const pid of pids.filter(processRunning)) {
                 process.kill(pid, 'SIGKILL');

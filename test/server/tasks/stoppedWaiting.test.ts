@@ -17,7 +17,8 @@ import { RawHttp, type Msg, type StreamHandle } from '../../support/rawHttp.js';
 import { waitUntil } from '../../support/wait.js';
 import { commandsFile } from '../commands/commandServer.js';
 
-const POLL_MS = 100;
+// Long enough that a loaded machine still polls on time (a poll later than 4 of these marks the task).
+const POLL_MS = 250;
 /** Holds on until killed, after writing its pid where the test reads it. */
 const HOLD = "require('fs').writeFileSync(process.argv[1], String(process.pid)); setInterval(() => {}, 1000);";
 
@@ -110,7 +111,7 @@ describe('a client that stops polling (what VS Code sends when a chat request is
                 const task = await ownerGet(s, taskId);
                 return task.status === 'cancelled' ? task : undefined;
             }, 'the task cancelled once its client stopped polling', { everyMs: 50 });
-            assert.match(String(ended.statusMessage), /stopped following it \(no tasks\/get or tasks\/result for 1 s\)/);
+            assert.match(String(ended.statusMessage), /stopped following it \(no tasks\/get or tasks\/result for 2.5 s\)/);
             assert.ok(s.seen.some(task => task.taskId === taskId && task.status === 'working' && infoOf(task)?.stoppedWaitingAt), 'the owner saw it marked before the cancel');
             await waitUntil(() => !processRunning(pid), "the command's process to be stopped");
         });
@@ -124,10 +125,13 @@ describe('a client that stops polling (what VS Code sends when a chat request is
             const { taskId, pid } = await startPolledOnTime(s);
             assert.equal(infoOf(await ownerGet(s, taskId))?.stoppedWaitingAt, undefined, 'not marked while its client polls');
 
-            const marked = await waitUntil(() => s.seen.find(task => task.taskId === taskId && infoOf(task)?.stoppedWaitingAt), "the owner told that the task's client stopped waiting");
+            // The owner's latest word on the task, not the first mark: on a loaded machine one poll of the
+            // ten can come late enough to mark the task, and the next poll clears that mark again.
+            const latest = () => s.seen.filter(task => task.taskId === taskId).at(-1);
+            const marked = await waitUntil(() => (infoOf(latest() ?? {})?.stoppedWaitingAt ? latest() : undefined), "the owner told that the task's client stopped waiting");
             assert.equal(marked.status, 'working');
             assert.ok(!Number.isNaN(Date.parse(infoOf(marked)!.stoppedWaitingAt!)));
-            assert.ok(infoOf(await ownerGet(s, taskId))?.stoppedWaitingAt, "the owner's tasks/get carries the mark too");
+            assert.equal(infoOf(await ownerGet(s, taskId))?.stoppedWaitingAt, infoOf(marked)!.stoppedWaitingAt, "the owner's tasks/get carries the same mark");
             assert.ok(processRunning(pid), 'the work keeps running');
 
             const before = s.seen.length;
