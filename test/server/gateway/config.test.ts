@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
@@ -51,17 +51,21 @@ describe('wrap configuration', () => {
 
     it('names a --wrap server after what it runs, and keeps two servers apart', () => {
         const dir = mkdtempSync(join(tmpdir(), 'wrap-config-'));
-        const file = join(dir, 'mcp.json');
-        writeFileSync(file, JSON.stringify({ mcpServers: { 'server-everything': { command: 'x' } } }));
-        const specs = downstreamSpecs({ command: ['npx', '-y', '@modelcontextprotocol/server-everything'], url: 'http://127.0.0.1:3001/mcp', headers: ['X-Key: a: b'], configFile: file });
-        assert.deepEqual(
-            specs.map(spec => spec.name),
-            ['server-everything', '127.0.0.1', 'server-everything-2'],
-        );
-        assert.deepEqual((specs[1] as { headers: unknown }).headers, { 'X-Key': 'a: b' });
-        assert.throws(() => downstreamSpecs({ configFile: join(dir, 'missing.json') }), /cannot read/);
-        writeFileSync(file, '{ nope');
-        assert.throws(() => downstreamSpecs({ configFile: file }), /is not JSON/);
+        try {
+            const file = join(dir, 'mcp.json');
+            writeFileSync(file, JSON.stringify({ mcpServers: { 'server-everything': { command: 'x' } } }));
+            const specs = downstreamSpecs({ command: ['npx', '-y', '@modelcontextprotocol/server-everything'], url: 'http://127.0.0.1:3001/mcp', headers: ['X-Key: a: b'], configFile: file });
+            assert.deepEqual(
+                specs.map(spec => spec.name),
+                ['server-everything', '127.0.0.1', 'server-everything-2'],
+            );
+            assert.deepEqual((specs[1] as { headers: unknown }).headers, { 'X-Key': 'a: b' });
+            assert.throws(() => downstreamSpecs({ configFile: join(dir, 'missing.json') }), /cannot read/);
+            writeFileSync(file, '{ nope');
+            assert.throws(() => downstreamSpecs({ configFile: file }), /is not JSON/);
+        } finally {
+            rmSync(dir, { recursive: true, force: true });
+        }
     });
 
     it('parses headers and refuses broken ones', () => {
@@ -86,9 +90,13 @@ describe('wrap configuration', () => {
 describe('the bundled gateway client', () => {
     it('a dist/server.js without dist/gateway-client.js beside it says what is missing and exits 1', () => {
         const dir = mkdtempSync(join(tmpdir(), 'no-gateway-client-'));
-        copyFileSync(SERVER_JS, join(dir, 'server.js'));
-        const run = spawnSync(process.execPath, [join(dir, 'server.js'), '--stdio', '--wrap', '--', process.execPath, '-e', ''], { encoding: 'utf8', input: '', timeout: 30_000 });
-        assert.equal(run.status, 1, run.stderr);
-        assert.match(run.stderr, /\[gateway\] --wrap needs the MCP SDK client: beside a bundled dist\/server\.js, the file dist\/gateway-client\.js/);
+        try {
+            copyFileSync(SERVER_JS, join(dir, 'server.js'));
+            const run = spawnSync(process.execPath, [join(dir, 'server.js'), '--stdio', '--wrap', '--', process.execPath, '-e', ''], { encoding: 'utf8', input: '', timeout: 30_000 });
+            assert.equal(run.status, 1, run.stderr);
+            assert.match(run.stderr, /\[gateway\] --wrap needs the MCP SDK client: beside a bundled dist\/server\.js, the file dist\/gateway-client\.js/);
+        } finally {
+            rmSync(dir, { recursive: true, force: true });
+        }
     });
 });

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -61,9 +61,10 @@ describe('--defer-after in front of server-everything', { timeout: 120_000 }, ()
 describe('--defer-after for our own tools, command tools, and a host that cancels first', { timeout: 120_000 }, () => {
     let own: Gateway;
     let wrapped: Gateway;
+    let dir: string;
 
     before(async () => {
-        const dir = mkdtempSync(join(tmpdir(), 'defer-commands-'));
+        dir = mkdtempSync(join(tmpdir(), 'defer-commands-'));
         const file = join(dir, 'commands.json');
         const sleeper = resolve(__dirname, '../fixtures/commands/sleep.js');
         writeFileSync(file, JSON.stringify({ tools: [{ name: 'nap', description: 'Runs until stopped.', command: [process.execPath, sleeper] }] }));
@@ -73,6 +74,7 @@ describe('--defer-after for our own tools, command tools, and a host that cancel
     after(async () => {
         await own?.close();
         await wrapped?.close();
+        rmSync(dir, { recursive: true, force: true });
     });
 
     it('defers a command tool, names read_output, which reads its log, and cancel_task stops its process', async () => {

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -77,16 +77,20 @@ describe('the gateway on HTTP in front of an HTTP downstream', { timeout: 120_00
 
 describe('the gateway wrapping several servers from a config file', { timeout: 120_000 }, () => {
     let gateway: Gateway;
+    let dir: string;
 
     before(async () => {
-        const dir = mkdtempSync(join(tmpdir(), 'gateway-config-'));
+        dir = mkdtempSync(join(tmpdir(), 'gateway-config-'));
         const file = join(dir, 'mcp.json');
         const everything = { command: process.execPath, args: [EVERYTHING, 'stdio'] };
         writeFileSync(file, JSON.stringify({ mcpServers: { one: { ...everything, sync: ['echo'] }, two: everything, memory: { command: process.execPath, args: [MEMORY], env: { MEMORY_FILE_PATH: join(dir, 'memory.jsonl') } } } }));
         gateway = await stdioGateway(['--wrap-config', file]);
     });
 
-    after(() => gateway?.close());
+    after(async () => {
+        await gateway?.close();
+        rmSync(dir, { recursive: true, force: true });
+    });
 
     it('prefixes the names two servers share, keeps unique ones, and follows each sync list', async () => {
         const { tools } = await gateway.client.listTools();
