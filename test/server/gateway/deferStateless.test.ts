@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { textOf, TRANSPORTS, type LogTail } from '../../support/helpers.js';
 import { waitUntil } from '../../support/wait.js';
@@ -34,13 +34,18 @@ for (const kind of TRANSPORTS) {
         let client: V2Client;
         let log: LogTail;
         let close: () => Promise<void>;
+        let file: string;
 
         before(async () => {
-            ({ client, log, close } = await v2Gateway(kind, ['--defer-after', '300ms', '--commands', commandsFile(), ...wrapEverything()]));
+            file = commandsFile();
+            ({ client, log, close } = await v2Gateway(kind, ['--defer-after', '300ms', '--commands', file, ...wrapEverything()]));
             assert.equal(client.getProtocolEra(), 'modern');
         });
 
-        after(() => close?.());
+        after(async () => {
+            await close?.();
+            rmSync(dirname(file), { recursive: true, force: true });
+        });
 
         const call = (name: string, args: Json) => client.callTool({ name, arguments: args }) as Promise<Json>;
         const status = async (taskId: string) => ((await call('get_task', { task_id: taskId })).structuredContent as { status: string }).status;
