@@ -107,7 +107,7 @@ export class DirectRequests {
         if (this.opened(call)) {
             const { id } = call;
             // Not running (sendLine declines): send refuses it as the SDK transport does.
-            const written = transport.sendLine(toolCallLine(id, name, args)) ?? transport.send({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } });
+            const written = transport.sendLine(toolCallLine(id, name, args), true) ?? transport.send({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } });
             this.sent(call, written);
         }
         return call;

@@ -1,9 +1,19 @@
 import type { ChildProcess } from 'node:child_process';
+import type { Writable } from 'node:stream';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { StdioClientTransport } from './sdkClient.js';
 
 /** The longest partial line kept while waiting for its end, as the SDK's own limit (10 MiB). */
 const MAX_PARTIAL_LINE = 10 * 1024 * 1024;
+/**
+ * While the downstream holds no more than this many of our requests unanswered, a request is
+ * written at once instead of at the end of the turn: about as much work as lasts a wrapped
+ * server (15-20 µs per echo) through one of our turns of a dozen calls (60-80 µs). Measured with
+ * 32 echo calls in flight: server-everything idled about a fifth of the time waiting for our
+ * batches; writing early while it runs low gave 11 % more calls a second through the gateway
+ * (taken in turns with the batch-per-turn build). 2 and 4 did worse, 16 no better.
+ */
+const KEEP_FED = 8;
 
 /**
  * The SDK's stdio client transport (it starts, stops and restarts the process as before), with
@@ -14,6 +24,8 @@ export class LeanStdioTransport extends StdioClientTransport {
     private batch = '';
     private sent?: { promise: Promise<void>; resolve(): void; reject(err: Error): void };
     private partial = '';
+    /** Our requests written (or about to be) whose response has not been read yet. */
+    private unanswered = 0;
 
     override async start(): Promise<void> {
         await super.start();
@@ -21,19 +33,25 @@ export class LeanStdioTransport extends StdioClientTransport {
     }
 
     /**
-     * Batched writes: the messages sent in one turn of the event loop go in one write. Saves a
-     * system call and a wake-up of the downstream per message (with 32 calls in flight, one write
-     * carries a burst of requests where the SDK made one write each).
+     * Batched writes: the messages sent in one turn of the event loop go in one write, once the
+     * downstream has work enough (KEEP_FED). Saves a system call and a wake-up of the downstream
+     * per message (with 32 calls in flight, one write carries a burst of requests where the SDK
+     * made one write each), without leaving the downstream idle while the turn goes on.
      */
     override send(message: JSONRPCMessage): Promise<void> {
-        return this.sendLine(JSON.stringify(message)) ?? super.send(message);
+        if ('method' in message && message.method === 'notifications/cancelled' && this.unanswered > 0) {
+            // A cancelled request may never be answered: no longer counted as the downstream's work.
+            this.unanswered--;
+        }
+        return this.sendLine(JSON.stringify(message), 'method' in message && 'id' in message) ?? super.send(message);
     }
 
     /**
      * Sends a message already written as JSON text (one line, without its newline), batched as
-     * send's; undefined when the process is not running (send's refusal is the SDK's then).
+     * send's; `request` when it is a request (it counts towards the downstream's work until its
+     * response is read). Undefined when the process is not running (send's refusal is the SDK's then).
      */
-    sendLine(json: string): Promise<void> | undefined {
+    sendLine(json: string, request: boolean): Promise<void> | undefined {
         if (!this.stdin()) {
             return undefined;
         }
@@ -48,19 +66,35 @@ export class LeanStdioTransport extends StdioClientTransport {
             this.sent = { promise, resolve, reject };
             process.nextTick(() => this.flush());
         }
+        if (request && ++this.unanswered <= KEEP_FED) {
+            this.write();
+        }
         return this.sent.promise;
     }
 
-    private flush(): void {
-        const { batch, sent } = this;
+    /** Writes what waits; false when the pipe asks us to wait for 'drain' (or the process is gone). */
+    private write(): boolean {
+        const stdin = this.stdin();
+        if (!stdin) {
+            return false;
+        }
+        if (this.batch === '') {
+            return !stdin.writableNeedDrain;
+        }
+        const batch = this.batch;
         this.batch = '';
+        return stdin.write(batch);
+    }
+
+    /** The turn's write: whatever the turn left, and the promise of everything sent in it settles. */
+    private flush(): void {
+        const { sent } = this;
         this.sent = undefined;
         const stdin = this.stdin();
         if (!stdin) {
+            this.batch = '';
             sent?.reject(new Error('Not connected'));
-            return;
-        }
-        if (stdin.write(batch)) {
+        } else if (this.write()) {
             sent?.resolve();
         } else {
             stdin.once('drain', () => sent?.resolve());
@@ -118,11 +152,14 @@ export class LeanStdioTransport extends StdioClientTransport {
             this.onerror?.(new Error(`Not a JSON-RPC 2.0 message: ${text.slice(0, 200)}`));
             return;
         }
+        if (this.unanswered > 0 && 'id' in message && !('method' in message)) {
+            this.unanswered--;
+        }
         this.onmessage?.(message as JSONRPCMessage);
     }
 
     /** The child's stdin, while the process runs. */
-    private stdin(): NodeJS.WritableStream | undefined {
+    private stdin(): Writable | undefined {
         return this.process()?.stdin ?? undefined;
     }
 

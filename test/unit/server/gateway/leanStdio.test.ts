@@ -3,9 +3,10 @@ import { describe, it } from 'node:test';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { LeanStdioTransport } from '../../../../server/src/gateway/leanStdio.js';
 
-// The gateway's stdio transport to a wrapped server, against a real child process: the requests
-// of one turn reach it in one write, and its lines are read whole, however the pipe splits them,
-// with a line that is not JSON-RPC reported and skipped, as the SDK's reader does.
+// The gateway's stdio transport to a wrapped server, against a real child process: the messages
+// of one turn reach it in one write once it has work enough (a request goes at once while it holds
+// few), and its lines are read whole, however the pipe splits them, with a line that is not
+// JSON-RPC reported and skipped, as the SDK's reader does.
 
 /** A child that reports how many lines each read of its stdin held, then writes awkward frames. */
 const CHILD = `
@@ -40,7 +41,7 @@ describe('LeanStdioTransport', () => {
         const writes: string[] = [];
         const write = stdin.write.bind(stdin);
         stdin.write = (text: string) => (writes.push(text), write(text));
-        await Promise.all([1, 2, 3, 4, 5].map(id => transport.send({ jsonrpc: '2.0', id, method: 'ping' })));
+        await Promise.all([1, 2, 3, 4, 5].map(n => transport.send({ jsonrpc: '2.0', method: 'note', params: { n } })));
         assert.equal(writes.length, 1);
         assert.equal(writes[0]!.split('\n').filter(Boolean).length, 5);
         await done;
@@ -52,6 +53,60 @@ describe('LeanStdioTransport', () => {
         ]);
         assert.equal(errors.length, 2, errors.join('\n'));
         assert.match(errors[1]!, /Not a JSON-RPC 2.0 message: \{"no":"version"\}/);
+    });
+
+    it('writes requests at once while the downstream holds few unanswered, and batches the rest of the turn', { timeout: 20_000 }, async () => {
+        // Answers every request line, after a pause so a whole turn of ours is written first.
+        const child = `
+let buffered = '';
+process.stdin.on('data', chunk => {
+    buffered += chunk;
+    const lines = buffered.split('\\n');
+    buffered = lines.pop();
+    for (const line of lines.filter(Boolean)) {
+        const { id } = JSON.parse(line);
+        if (id !== undefined) setTimeout(() => process.stdout.write(JSON.stringify({ jsonrpc: '2.0', id, result: {} }) + '\\n'), 50);
+    }
+});
+`;
+        const transport = new LeanStdioTransport({ command: process.execPath, args: ['-e', child] });
+        const answered = new Set<unknown>();
+        let onAnswer = () => undefined as void;
+        transport.onmessage = message => {
+            if ('id' in message) {
+                answered.add(message.id);
+                onAnswer();
+            }
+        };
+        await transport.start();
+        const stdin = (transport as unknown as { _process: { stdin: { write(text: string): boolean } } })._process.stdin;
+        const writes: number[] = [];
+        const write = stdin.write.bind(stdin);
+        stdin.write = (text: string) => (writes.push(text.split('\n').filter(Boolean).length), write(text));
+        const allAnswered = (count: number) => new Promise<void>(resolve => (onAnswer = () => void (answered.size === count && resolve())));
+
+        // Twelve requests in one turn: the first eight one write each, the last four in one.
+        let waiting = allAnswered(12);
+        await Promise.all(Array.from({ length: 12 }, (_, i) => transport.send({ jsonrpc: '2.0', id: i + 1, method: 'ping' })));
+        assert.deepEqual(writes, [1, 1, 1, 1, 1, 1, 1, 1, 4]);
+        await waiting;
+
+        // All answered: the downstream holds none, so the next ones go at once again.
+        writes.length = 0;
+        waiting = allAnswered(15);
+        await Promise.all([13, 14, 15].map(id => transport.send({ jsonrpc: '2.0', id, method: 'ping' })));
+        assert.deepEqual(writes, [1, 1, 1]);
+        await waiting;
+
+        // A cancelled request is no longer counted as its work: eight unanswered, one cancelled
+        // (its notification batched with nothing else that turn), so of the next turn's three the
+        // first goes at once and the other two together.
+        writes.length = 0;
+        await Promise.all(Array.from({ length: 8 }, (_, i) => transport.send({ jsonrpc: '2.0', id: 16 + i, method: 'ping' })));
+        await transport.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 16 } });
+        await Promise.all([24, 25, 26].map(id => transport.send({ jsonrpc: '2.0', id, method: 'ping' })));
+        assert.deepEqual(writes, [1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2]);
+        await transport.close();
     });
 
     it('refuses to send once the process is gone, as the SDK transport does', { timeout: 20_000 }, async () => {
