@@ -56,7 +56,9 @@ describe('LeanStdioTransport', () => {
     });
 
     it('writes requests at once while the downstream holds few unanswered, and batches the rest of the turn', { timeout: 20_000 }, async () => {
-        // Answers every request line, after a pause so a whole turn of ours is written first.
+        // Answers every request line at once. Each step below sends within one turn of our event
+        // loop (the sends' promises settle on process.nextTick), and no answer is read before the
+        // turn ends, so what is unanswered is decided by the steps, not by the child's speed.
         const child = `
 let buffered = '';
 process.stdin.on('data', chunk => {
@@ -65,7 +67,7 @@ process.stdin.on('data', chunk => {
     buffered = lines.pop();
     for (const line of lines.filter(Boolean)) {
         const { id } = JSON.parse(line);
-        if (id !== undefined) setTimeout(() => process.stdout.write(JSON.stringify({ jsonrpc: '2.0', id, result: {} }) + '\\n'), 50);
+        if (id !== undefined) process.stdout.write(JSON.stringify({ jsonrpc: '2.0', id, result: {} }) + '\\n');
     }
 });
 `;
