@@ -1,4 +1,5 @@
 import { RELATED_TASK_META_KEY } from '../contract.js';
+import { LinkedList, type ListNode } from '../linkedList.js';
 import type { ToolContext } from '../tools/types.js';
 
 /**
@@ -9,43 +10,19 @@ import type { ToolContext } from '../tools/types.js';
  * during several concurrent plain calls cannot be told apart, and the newest is the likeliest asker.
  */
 export class CallsInFlight {
-    /**
-     * The newest, linked to the older ones through their entries: begin and end are O(1) however
-     * many run (an array's lastIndexOf and splice cost a few per cent of the gateway's CPU at 32 in
-     * flight). Not a Set: a Set under per-call churn keeps its calls alive for the GC (see InFlight).
-     */
-    private newest?: RunningCall;
-    private count = 0;
+    /** Newest last. A linked list: begin and end are O(1) however many run (an array's lastIndexOf and splice cost a few per cent of the gateway's CPU at 32 in flight). */
+    private readonly running = new LinkedList<RunningCall>();
     private readonly byTask = new Map<string, ToolContext>();
 
     get size(): number {
-        return this.count;
+        return this.running.size;
     }
 
     /** Registers a running call; its end() ends it. */
     begin(ctx: ToolContext): RunningCall {
-        const call = new RunningCall(ctx, this);
-        call.before = this.newest;
-        if (this.newest) {
-            this.newest.after = call;
-        }
-        this.newest = call;
-        this.count++;
+        const call = new RunningCall(ctx, this.running);
+        this.running.push(call);
         return call;
-    }
-
-    /** @internal RunningCall.end */
-    remove(call: RunningCall): void {
-        if (call.before) {
-            call.before.after = call.after;
-        }
-        if (call.after) {
-            call.after.before = call.before;
-        } else {
-            this.newest = call.before;
-        }
-        call.before = call.after = undefined;
-        this.count--;
     }
 
     /** Ties a downstream task to the call that mirrors it; the returned function unties it. */
@@ -60,7 +37,7 @@ export class CallsInFlight {
         if (typeof related?.taskId === 'string') {
             return this.byTask.get(related.taskId);
         }
-        return this.newest?.ctx;
+        return this.running.last?.ctx;
     }
 
     /** The downstream's request params as our task asks them: its own task `_meta` means nothing upstream. */
@@ -81,23 +58,18 @@ export class CallsInFlight {
 }
 
 /** A call registered with CallsInFlight.begin, until its end(). */
-export class RunningCall {
-    /** @internal the call begun just before and just after this one, while both run */
-    before?: RunningCall;
-    /** @internal */
-    after?: RunningCall;
-    private ended = false;
+export class RunningCall implements ListNode<RunningCall> {
+    prev?: RunningCall;
+    next?: RunningCall;
+    listed = false;
 
     constructor(
         readonly ctx: ToolContext,
-        private readonly calls: CallsInFlight,
+        private readonly running: LinkedList<RunningCall>,
     ) {}
 
     /** The call ended; again is nothing. */
     end(): void {
-        if (!this.ended) {
-            this.ended = true;
-            this.calls.remove(this);
-        }
+        this.running.remove(this);
     }
 }

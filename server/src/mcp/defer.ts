@@ -1,3 +1,4 @@
+import { LinkedList, type ListNode } from '../linkedList.js';
 import { errorMessage, type Logger } from '../log.js';
 import { RequestAbort } from '../rpc/requestAbort.js';
 import { relatedTaskMeta } from '../tasks/wire.js';
@@ -52,14 +53,14 @@ class DeferrableCall implements ToolContext, Deferrable {
     private settled = false;
     /** The time is up and the deferral is under way: it answers the call, not the work's end. */
     private deferring = false;
-    /** @internal DeferralQueue's: when the time is up, and the calls queued before and after this one. */
+    /** @internal DeferralQueue's: when the time is up, and its place in the queue. */
     deadline = 0;
     /** @internal */
-    queuePrev?: Deferrable;
+    prev?: Deferrable;
     /** @internal */
-    queueNext?: Deferrable;
-    /** @internal whether it waits in its queue */
-    queued = false;
+    next?: Deferrable;
+    /** @internal */
+    listed = false;
     private readonly queue: DeferralQueue;
     /** What the tool asked to settle before a stopped task's end is recorded (passed on once it is a task). */
     private held?: Promise<unknown>;
@@ -245,25 +246,21 @@ class DeferrableCall implements ToolContext, Deferrable {
 }
 
 /** What DeferralQueue holds: a DeferrableCall, whose fields it keeps. */
-export interface Deferrable {
+export interface Deferrable extends ListNode<Deferrable> {
     deadline: number;
-    queuePrev?: Deferrable;
-    queueNext?: Deferrable;
-    queued: boolean;
     timeUp(): void;
 }
 
 /**
  * The deferral deadlines of one clock's running plain calls, under one timer: the calls in a list
- * ordered by deadline (linked through their own fields; as they all wait the same DUR, a new call
- * goes last), the timer set for the first deadline and left set when that call ends early (it
- * then finds the next one not due and is set again for it). Instead of a timer per call: Node's
- * Timeout object, its list entry and the unref bookkeeping, set and cleared on every plain call.
+ * ordered by deadline (as they all wait the same DUR, a new call goes last), the timer set for the
+ * first deadline and left set when that call ends early (it then finds the next one not due and is
+ * set again for it). Instead of a timer per call: Node's Timeout object, its list entry and the
+ * unref bookkeeping, set and cleared on every plain call.
  */
 export class DeferralQueue {
     private static readonly byClock = new WeakMap<Clock, DeferralQueue>();
-    private head?: Deferrable;
-    private tail?: Deferrable;
+    private readonly calls = new LinkedList<Deferrable>();
     private timer?: ClockTimer;
     /** When the timer fires, if it is set. */
     private armedFor?: number;
@@ -282,23 +279,11 @@ export class DeferralQueue {
     /** Queues `call`, whose time is up `afterMs` from now (unless it is removed first). */
     add(call: Deferrable, afterMs: number): void {
         const deadline = (call.deadline = this.clock.now() + afterMs);
-        let before = this.tail;
+        let before = this.calls.last;
         while (before && before.deadline > deadline) {
-            before = before.queuePrev;
+            before = before.prev;
         }
-        call.queuePrev = before;
-        call.queueNext = before ? before.queueNext : this.head;
-        if (call.queueNext) {
-            call.queueNext.queuePrev = call;
-        } else {
-            this.tail = call;
-        }
-        if (before) {
-            before.queueNext = call;
-        } else {
-            this.head = call;
-        }
-        call.queued = true;
+        this.calls.insertAfter(call, before);
         if (this.armedFor === undefined || this.armedFor > deadline) {
             this.arm(deadline);
         }
@@ -306,21 +291,7 @@ export class DeferralQueue {
 
     /** Takes `call` out (it ended in time); nothing if it is not queued. */
     remove(call: Deferrable): void {
-        if (!call.queued) {
-            return;
-        }
-        call.queued = false;
-        if (call.queuePrev) {
-            call.queuePrev.queueNext = call.queueNext;
-        } else {
-            this.head = call.queueNext;
-        }
-        if (call.queueNext) {
-            call.queueNext.queuePrev = call.queuePrev;
-        } else {
-            this.tail = call.queuePrev;
-        }
-        call.queuePrev = call.queueNext = undefined;
+        this.calls.remove(call);
     }
 
     private arm(deadline: number): void {
@@ -336,11 +307,11 @@ export class DeferralQueue {
         this.timer = undefined;
         this.armedFor = undefined;
         const now = this.clock.now();
-        let call = this.head;
+        let call = this.calls.first;
         while (call && call.deadline <= now) {
-            this.remove(call);
+            this.calls.remove(call);
             call.timeUp();
-            call = this.head;
+            call = this.calls.first;
         }
         if (call) {
             this.arm(call.deadline);

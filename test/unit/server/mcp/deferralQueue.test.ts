@@ -10,7 +10,6 @@ import { ManualClock } from '../../../support/manualClock.js';
 function call(name: string, upAt: string[], clock: ManualClock): Deferrable {
     return {
         deadline: 0,
-        queued: false,
         timeUp: () => upAt.push(`${name}@${clock.now() - START}`),
     };
 }
