@@ -94,11 +94,11 @@ export class DirectRequests {
     }
 
     /**
-     * A plain `tools/call` asking for progress: start('tools/call', { name, arguments }, onProgress).
-     * On a stdio downstream its line is written from pieces (toolCallLine), which saves most of
-     * JSON.stringify's cost per call: only the arguments are serialised.
+     * A plain `tools/call`, asking for progress when given `onProgress`: start('tools/call', { name,
+     * arguments }, onProgress). On a stdio downstream its line is written from pieces
+     * (toolCallLine), which saves most of JSON.stringify's cost per call: only the arguments are serialised.
      */
-    callTool(name: string, args: Record<string, unknown>, onProgress: (update: DirectProgress) => void): DirectCall {
+    callTool(name: string, args: Record<string, unknown>, onProgress: ((update: DirectProgress) => void) | undefined): DirectCall {
         const { transport } = this;
         if (!(transport instanceof LeanStdioTransport)) {
             return this.start('tools/call', { name, arguments: args }, onProgress);
@@ -107,7 +107,7 @@ export class DirectRequests {
         if (this.opened(call)) {
             const { id } = call;
             // Not running (sendLine declines): send refuses it as the SDK transport does.
-            const written = transport.sendLine(toolCallLine(id, name, args), true) ?? transport.send({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } });
+            const written = transport.sendLine(toolCallLine(id, name, args, onProgress !== undefined), true) ?? transport.send({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } });
             this.sent(call, written);
         }
         return call;
@@ -243,11 +243,16 @@ function seqOf(id: string): number {
 
 /**
  * A tools/call request's JSON text, as JSON.stringify writes `{ jsonrpc, id, method, params: {
- * name, arguments, _meta: { progressToken: id } } }`: only the name and arguments are serialised
- * (our ids need no escaping). Measured alone: about a quarter of stringifying the whole message.
+ * name, arguments, _meta: { progressToken: id } } }` (without `_meta` when it asks for no
+ * progress): only the name and arguments are serialised (our ids need no escaping). Measured
+ * alone: about a quarter of stringifying the whole message.
  */
-export function toolCallLine(id: string, name: string, args: Record<string, unknown>): string {
-    return `{"jsonrpc":"2.0","id":"${id}","method":"tools/call","params":{"name":${JSON.stringify(name)},"arguments":${JSON.stringify(args)},"_meta":{"progressToken":"${id}"}}}`;
+export function toolCallLine(id: string, name: string, args: Record<string, unknown>, asksProgress: boolean): string {
+    const named = JSON.stringify(name);
+    const serialised = JSON.stringify(args);
+    return asksProgress
+        ? `{"jsonrpc":"2.0","id":"${id}","method":"tools/call","params":{"name":${named},"arguments":${serialised},"_meta":{"progressToken":"${id}"}}}`
+        : `{"jsonrpc":"2.0","id":"${id}","method":"tools/call","params":{"name":${named},"arguments":${serialised}}}`;
 }
 
 function connectionClosed(): McpError {

@@ -262,7 +262,7 @@ export class Downstream {
      * saves is said there), its progress to `onProgress`; call it right after connected(), which
      * says why there is none.
      */
-    callTool(name: string, args: Record<string, unknown>, onProgress: (update: DirectProgress) => void): DirectCall {
+    callTool(name: string, args: Record<string, unknown>, onProgress: ((update: DirectProgress) => void) | undefined): DirectCall {
         this.connected();
         return this.direct!.callTool(name, args, onProgress);
     }

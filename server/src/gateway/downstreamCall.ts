@@ -4,6 +4,7 @@ import { onStop, textResult, type CallToolResult, type ToolContext } from '../to
 import type { DirectCall } from './directRequests.js';
 import { asRpcError, isConnectionClosed, type Downstream } from './downstream.js';
 import { ProgressRelay } from './progressRelay.js';
+import type { QuickCalls } from './quickCalls.js';
 import { CancelTaskResultSchema, CreateTaskResultSchema, GetTaskResultSchema, ResultSchema } from './sdkClient.js';
 
 /** No request timeout of our own: the host decides how long a call may take (setTimeout's largest delay). */
@@ -23,43 +24,50 @@ const MIN_TASK_POLL_MS = 500;
  * `notifications/cancelled`, and its result is ours.
  * A failure of the gateway's own (the server died, is restarting) is a tool error saying so.
  */
-export function callDownstream(downstream: Downstream, toolName: string, args: Record<string, unknown>, ctx: ToolContext, asTask: boolean): Promise<CallToolResult> {
+export function callDownstream(downstream: Downstream, toolName: string, args: Record<string, unknown>, ctx: ToolContext, asTask: boolean, quick: QuickCalls): Promise<CallToolResult> {
     let client: Client;
     try {
         client = downstream.connected();
     } catch (err) {
         return Promise.resolve(textResult(errorMessage(err), true));
     }
-    return asTask ? callAsTask(downstream, client, toolName, args, ctx) : callPlain(downstream, toolName, args, ctx);
+    return asTask ? callAsTask(downstream, client, toolName, args, ctx) : callPlain(downstream, toolName, args, ctx, quick);
 }
 
 /**
  * A plain call, on the lean path (Downstream.callTool). Not async: the call's own promise, one
- * `then` on it, instead of an async function's promise and the resumptions of its awaits.
+ * `then` on it, instead of an async function's promise and the resumptions of its awaits. It asks
+ * for progress as `quick` decides (quickCalls.ts says when, and what that saves).
  */
-function callPlain(downstream: Downstream, toolName: string, args: Record<string, unknown>, ctx: ToolContext): Promise<CallToolResult> {
+function callPlain(downstream: Downstream, toolName: string, args: Record<string, unknown>, ctx: ToolContext, quick: QuickCalls): Promise<CallToolResult> {
     const running = downstream.calls.begin(ctx);
     // Made on the first update: most plain calls report none.
     let relay: ProgressRelay | undefined;
+    const asked = quick.asksProgress(ctx);
+    const startedAt = quick.started();
     let call: DirectCall;
     try {
-        call = downstream.callTool(toolName, args, update => (relay ??= new ProgressRelay(ctx, downstream.clock)).onProgress(update));
+        call = downstream.callTool(toolName, args, asked ? update => (relay ??= new ProgressRelay(ctx, downstream.clock)).onProgress(update) : undefined);
     } catch (err) {
         running.end();
         return new Promise(resolve => resolve(failed(downstream, toolName, ctx, err)));
     }
     const unlisten = onStop(ctx, reason => call.cancel(reason));
+    const end = () => {
+        unlisten();
+        relay?.close();
+        running.end();
+        if (quick.ended(startedAt) && !asked) {
+            ctx.log.info(`[${downstream.name}] ${toolName} ran longer than its recent calls, without asking the wrapped server for progress; its calls ask again from now on`);
+        }
+    };
     return call.result.then(
         result => {
-            unlisten();
-            relay?.close();
-            running.end();
+            end();
             return result as CallToolResult;
         },
         (err: unknown) => {
-            unlisten();
-            relay?.close();
-            running.end();
+            end();
             return failed(downstream, toolName, ctx, err);
         },
     );

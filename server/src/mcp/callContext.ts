@@ -42,6 +42,10 @@ export abstract class CallContext implements ToolContext {
         return () => abort.offAborted(listener);
     }
 
+    get progressWatched(): boolean {
+        return this.progressToken !== undefined;
+    }
+
     progress(progress: number, total?: number, message?: string): void {
         const { progressToken } = this;
         if (progressToken !== undefined && !this.abort.aborted) {

@@ -12,7 +12,7 @@ import { MAX_WAIT_SECONDS } from './taskTools.js';
  * 2025-11-25 session's request stream (session/adapter.ts), or a 2026-07-28 call's round
  * (stateless/rounds.ts), which alone has `input` and `clientCapabilities`.
  */
-export interface RequestChannel extends Pick<ToolContext, 'progress' | 'elicit' | 'createMessage' | 'spawn' | 'input' | 'clientCapabilities'> {
+export interface RequestChannel extends Pick<ToolContext, 'progress' | 'progressWatched' | 'elicit' | 'createMessage' | 'spawn' | 'input' | 'clientCapabilities'> {
     /** A 2026-07-28 call that asked something not answered yet: it answers input_required this turn, so it is not deferred. */
     readonly endingRound?: boolean;
 }
@@ -169,6 +169,11 @@ class DeferrableCall implements ToolContext, Deferrable {
 
     sleep(ms: number): Promise<void> {
         return sleep(ms, this.signal);
+    }
+
+    /** Until it is a task, as its request says; a task keeps its progress. */
+    get progressWatched(): boolean {
+        return this.task !== undefined || this.channel.progressWatched !== false;
     }
 
     progress(progress: number, total?: number, message?: string): void {

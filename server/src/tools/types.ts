@@ -22,6 +22,12 @@ export interface ToolContext {
     readonly ttl?: number;
     readonly log: Logger;
     progress(progress: number, total?: number, message?: string): void;
+    /**
+     * False while no one reads this call's progress: a plain call whose request carried no
+     * progress token. Absent or true otherwise (a task, or a call deferred into one, keeps it).
+     * Lets a tool skip work only progress needs, such as asking a wrapped server for progress.
+     */
+    readonly progressWatched?: boolean;
     /** Form-mode elicitation; the task shows `input_required` while the answer is pending. */
     elicit(params: ElicitRequestFormParams): Promise<ElicitResult>;
     /** Sampling; the task shows `input_required` while the answer is pending. */

@@ -126,6 +126,13 @@ describe('DirectRequests', () => {
         await client.close();
     });
 
+    it('asks for no progress when given no listener: the request carries no progress token', async () => {
+        const { client, direct } = await connected();
+        const call = direct.callTool('count', {}, undefined);
+        assert.deepEqual((await call.result).content, [{ type: 'text', text: 'undefined' }]);
+        await client.close();
+    });
+
     it("writes a tools/call line exactly as JSON.stringify writes the request it stands for", () => {
         const id = 'gateway-call-42';
         for (const [name, args] of [
@@ -133,8 +140,8 @@ describe('DirectRequests', () => {
             ['say "hi"\\ \u2028 é', { nested: { list: [1, 'two', null, { deep: true }] }, quote: '"', newline: '\n' }],
             ['empty', {}],
         ] as const) {
-            const line = toolCallLine(id, name, args);
-            assert.equal(line, JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args, _meta: { progressToken: id } } }));
+            assert.equal(toolCallLine(id, name, args, true), JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args, _meta: { progressToken: id } } }));
+            assert.equal(toolCallLine(id, name, args, false), JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } }));
         }
     });
 
