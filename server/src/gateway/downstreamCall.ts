@@ -4,7 +4,7 @@ import { onStop, textResult, type CallToolResult, type ToolContext } from '../to
 import type { DirectCall } from './directRequests.js';
 import { asRpcError, isConnectionClosed, type Downstream } from './downstream.js';
 import { ProgressRelay } from './progressRelay.js';
-import type { QuickCalls } from './quickCalls.js';
+import { noteUnasked, type QuickCalls } from './quickCalls.js';
 import { CancelTaskResultSchema, CreateTaskResultSchema, GetTaskResultSchema, ResultSchema } from './sdkClient.js';
 
 /** No request timeout of our own: the host decides how long a call may take (setTimeout's largest delay). */
@@ -58,7 +58,7 @@ function callPlain(downstream: Downstream, toolName: string, args: Record<string
         relay?.close();
         running.end();
         if (quick.ended(startedAt) && !asked) {
-            ctx.log.info(`[${downstream.name}] ${toolName} ran longer than its recent calls, without asking the wrapped server for progress; its calls ask again from now on`);
+            noteUnasked(ctx.log, downstream.name, toolName);
         }
     };
     return call.result.then(

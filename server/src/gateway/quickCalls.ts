@@ -1,4 +1,5 @@
 import type { Clock } from '../clock.js';
+import type { Logger } from '../log.js';
 import type { ToolContext } from '../tools/types.js';
 
 /** Calls in a row, each ended under QUICK_MS, after which a tool counts as quick. */
@@ -45,4 +46,9 @@ export class QuickCalls {
         this.streak = 0;
         return true;
     }
+}
+
+/** Logs why a long call that did not ask for progress showed none (its task, if deferred, had no progress from the server). */
+export function noteUnasked(log: Logger, server: string, toolName: string): void {
+    log.info(`[${server}] ${toolName} ran longer than its recent calls, without asking the wrapped server for progress; its calls ask again from now on`);
 }

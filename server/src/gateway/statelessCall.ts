@@ -4,6 +4,7 @@ import { TASKS_EXTENSION } from '../mcp/stateless/envelope.js';
 import { textResult, type CallToolResult, type ToolContext } from '../tools/types.js';
 import { asRpcError, isConnectionClosed, type Downstream } from './downstream.js';
 import { ProgressRelay } from './progressRelay.js';
+import { noteUnasked, type QuickCalls } from './quickCalls.js';
 import { ErrorCode, McpError } from './sdkClient.js';
 import { withoutResultType, type StatelessClient } from './statelessClient.js';
 
@@ -23,7 +24,7 @@ const MIN_TASK_POLL_MS = 500;
  * the downstream runs only as a task (it answers -32021 naming the extension) is called again with
  * the extension, and our call mirrors that task (mirrorTask).
  */
-export async function callStateless(downstream: Downstream, toolName: string, args: Json, ctx: ToolContext): Promise<CallToolResult> {
+export async function callStateless(downstream: Downstream, toolName: string, args: Json, ctx: ToolContext, quick: QuickCalls): Promise<CallToolResult> {
     let client: StatelessClient;
     try {
         client = downstream.statelessClient();
@@ -31,9 +32,13 @@ export async function callStateless(downstream: Downstream, toolName: string, ar
         return textResult(errorMessage(err), true);
     }
     const relay = new ProgressRelay(ctx, downstream.clock);
-    const route = downstream.progressToken(relay.onProgress);
+    // As for a plain call on a 2025-11-25 downstream (quickCalls.ts); a downstream task's status messages reach us either way.
+    const asked = quick.asksProgress(ctx);
+    const route = asked ? downstream.progressToken(relay.onProgress) : undefined;
+    const meta = route ? { _meta: { progressToken: route.token } } : undefined;
+    const startedAt = quick.started();
     try {
-        let params: Json = { name: toolName, arguments: args, _meta: { progressToken: route.token } };
+        let params: Json = { name: toolName, arguments: args, ...meta };
         let tasks = false;
         for (let round = 0; ; ) {
             let result: Json;
@@ -57,7 +62,7 @@ export async function callStateless(downstream: Downstream, toolName: string, ar
                 throw new Error(`${toolName} on the wrapped MCP server "${downstream.name}" asked for input ${MAX_INPUT_ROUNDS} times in a row; the gateway stopped answering`);
             }
             const answers = await answerAll(result.inputRequests, new Set(), ctx, toolName);
-            params = { name: toolName, arguments: args, inputResponses: answers, _meta: { progressToken: route.token } };
+            params = { name: toolName, arguments: args, inputResponses: answers, ...meta };
             if (result.requestState !== undefined) {
                 params.requestState = result.requestState;
             }
@@ -72,8 +77,11 @@ export async function callStateless(downstream: Downstream, toolName: string, ar
         }
         throw asRpcError(err) ?? (err instanceof RpcError ? err : new Error(`${toolName} on the wrapped MCP server "${downstream.name}" failed: ${errorMessage(err)}`, { cause: err }));
     } finally {
-        route.end();
+        route?.end();
         relay.close();
+        if (quick.ended(startedAt) && !asked) {
+            noteUnasked(ctx.log, downstream.name, toolName);
+        }
     }
 }
 

@@ -61,7 +61,7 @@ export function wrapTool(downstream: Downstream, tool: Tool, name: string): Tool
         jsonInputSchema: tool.inputSchema as Record<string, unknown>,
         taskSupport,
         // The revision is the downstream's at call time: a restart may find it speaking another.
-        run: (args, ctx) => (downstream.revision === 'stateless' ? callStateless(downstream, tool.name, args, ctx) : callDownstream(downstream, tool.name, args, ctx, asTask, quick)),
+        run: (args, ctx) => (downstream.revision === 'stateless' ? callStateless(downstream, tool.name, args, ctx, quick) : callDownstream(downstream, tool.name, args, ctx, asTask, quick)),
     };
     if (tool.outputSchema) {
         definition.jsonOutputSchema = tool.outputSchema as Record<string, unknown>;

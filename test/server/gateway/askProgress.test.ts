@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { CallToolResultSchema, CreateTaskResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { QUICK_CALLS, QUICK_MS } from '../../../server/src/gateway/quickCalls.js';
@@ -48,5 +49,24 @@ describe('asking a wrapped server for progress', { timeout: 120_000 }, () => {
     it('never asks in a plain call with no host token when nothing can defer it (--defer-after 0)', async () => {
         assert.equal(await asked(undeferred), 'not asked');
         assert.equal(await asked(undeferred, { _meta: { progressToken: 'mine' } }), 'asked');
+    });
+});
+
+describe('asking a wrapped 2026-07-28 server for progress', { timeout: 120_000 }, () => {
+    let gateway: Gateway;
+
+    before(async () => {
+        gateway = await stdioGateway(['--wrap', '--', process.execPath, resolve(__dirname, '../fixtures/gateway/statelessMisbehaving.mjs')]);
+        await gateway.log.waitFor(/\[statelessMisbehaving\] connected/);
+    });
+
+    after(() => gateway?.close());
+
+    it('follows the same rule: asks until the tool has been quick QUICK_CALLS times in a row, and whenever the host asked', async () => {
+        for (let i = 0; i < QUICK_CALLS; i++) {
+            assert.equal(await asked(gateway), 'asked', `call ${i + 1}`);
+        }
+        assert.equal(await asked(gateway), 'not asked');
+        assert.equal(await asked(gateway, { _meta: { progressToken: 'mine' } }), 'asked');
     });
 });

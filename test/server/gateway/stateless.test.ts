@@ -224,7 +224,7 @@ describe('the gateway in front of a 2026-07-28 server that misbehaves', { timeou
 
     before(async () => {
         gateway = await stdioGateway(['--wrap', '--', process.execPath, resolve(__dirname, '../fixtures/gateway/statelessMisbehaving.mjs')]);
-        await gateway.log.waitFor(/connected \(stateless-misbehaving 1\.0\.0, protocol 2026-07-28, 5 tools\)/);
+        await gateway.log.waitFor(/connected \(stateless-misbehaving 1\.0\.0, protocol 2026-07-28, 6 tools\)/);
     });
 
     after(() => gateway?.close());
