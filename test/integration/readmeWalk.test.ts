@@ -107,7 +107,7 @@ describe('a fresh walk of the README journeys', function () {
         const progress = await walk('progress', [
             { do: 'shot', shot: 'progress-row' },
             { do: 'hoverRow', row: 'quarterly report', shot: 'progress-row-tooltip' },
-            { do: 'hoverStatus', id: 'mcpTasks.status', shot: 'progress-status-bar' },
+            { do: 'hoverStatus', id: 'mcpTasks.status', has: 'quarterly report — \\d+%', shot: 'progress-status-bar' },
         ]);
         assert.match(allText(progress, 'progress-row'), /quarterly report/);
         assert.match(allText(progress, 'progress-row'), /running · \d+%/);

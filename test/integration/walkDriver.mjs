@@ -206,11 +206,30 @@ export function createWalkDriver(dir, log = line => console.log(line)) {
             await snapshot(page, shot, shots);
             await page.mouse.move(1100, 600);
         },
-        /** Hovers the status bar item whose id ends with `id` (VS Code prefixes the extension's id). */
-        async hoverStatus(page, { id, shot }, shots) {
-            await page.locator(`.part.statusbar [id$=${JSON.stringify(id)}]`).first().hover();
-            await page.locator(HOVER).first().waitFor({ timeout: 10_000 }).catch(() => log(`[walk] no tooltip over the status bar's ${id}`));
-            await snapshot(page, shot, shots);
+        /**
+         * Hovers the status bar item whose id ends with `id` (VS Code prefixes the extension's id) and
+         * photographs its tooltip, one that says `has` (a regex source) when given. The item is redrawn
+         * as a task's progress changes, which can close its tooltip, and a tooltip shown elsewhere a
+         * moment ago may still be fading out: point at it again until the shot holds its own.
+         */
+        async hoverStatus(page, { id, has, shot }, shots) {
+            const item = page.locator(`.part.statusbar [id$=${JSON.stringify(id)}]`).first();
+            const tooltip = has ? page.locator(HOVER, { hasText: new RegExp(has) }) : page.locator(HOVER);
+            for (let attempt = 0; attempt < 3; attempt++) {
+                await page.mouse.move(1100, 600);
+                await item.hover();
+                if (await tooltip.first().waitFor({ timeout: 5000 }).then(() => true, () => false)) {
+                    await snapshot(page, shot, shots);
+                    if (!has || new RegExp(has).test(JSON.stringify(shots.at(-1).texts))) {
+                        break;
+                    }
+                    shots.pop();
+                }
+                log(`[walk] no tooltip over the status bar's ${id} yet`);
+            }
+            if (shots.at(-1)?.name !== shot) {
+                await snapshot(page, shot, shots);
+            }
             await page.mouse.move(1100, 600);
         },
         async clickStatus(page, { text }) {
