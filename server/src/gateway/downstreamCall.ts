@@ -4,7 +4,7 @@ import { onStop, textResult, type CallToolResult, type ToolContext } from '../to
 import type { DirectCall } from './directRequests.js';
 import { asRpcError, isConnectionClosed, type Downstream } from './downstream.js';
 import { ProgressRelay } from './progressRelay.js';
-import { noteUnasked, type QuickCalls } from './quickCalls.js';
+import type { QuickCalls } from './quickCalls.js';
 import { CancelTaskResultSchema, CreateTaskResultSchema, GetTaskResultSchema, ResultSchema } from './sdkClient.js';
 
 /** No request timeout of our own: the host decides how long a call may take (setTimeout's largest delay). */
@@ -57,9 +57,7 @@ function callPlain(downstream: Downstream, toolName: string, args: Record<string
         unlisten();
         relay?.close();
         running.end();
-        if (quick.ended(startedAt) && !asked) {
-            noteUnasked(ctx.log, downstream.name, toolName);
-        }
+        quick.ended(startedAt, asked, ctx.log);
     };
     return call.result.then(
         result => {

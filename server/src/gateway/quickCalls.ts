@@ -21,6 +21,8 @@ export class QuickCalls {
 
     constructor(
         private readonly clock: Clock,
+        /** How the log names the tool: `[server] tool`. */
+        private readonly named: string,
         private readonly calls = QUICK_CALLS,
         private readonly quickMs = QUICK_MS,
     ) {}
@@ -35,8 +37,11 @@ export class QuickCalls {
         return this.clock.now();
     }
 
-    /** A call that started at `startedAt` ended; whether it was long (not quick). */
-    ended(startedAt: number): boolean {
+    /**
+     * A call that started at `startedAt` ended, having asked for progress or not; whether it was
+     * long. A long one that did not ask is logged: it is why its task (if deferred) showed none.
+     */
+    ended(startedAt: number, asked: boolean, log: Pick<Logger, 'info'>): boolean {
         if (this.clock.now() - startedAt < this.quickMs) {
             if (this.streak < this.calls) {
                 this.streak++;
@@ -44,11 +49,9 @@ export class QuickCalls {
             return false;
         }
         this.streak = 0;
+        if (!asked) {
+            log.info(`${this.named} ran longer than its recent calls, without asking the wrapped server for progress; its calls ask again from now on`);
+        }
         return true;
     }
-}
-
-/** Logs why a long call that did not ask for progress showed none (its task, if deferred, had no progress from the server). */
-export function noteUnasked(log: Logger, server: string, toolName: string): void {
-    log.info(`[${server}] ${toolName} ran longer than its recent calls, without asking the wrapped server for progress; its calls ask again from now on`);
 }

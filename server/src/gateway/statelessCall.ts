@@ -4,7 +4,7 @@ import { TASKS_EXTENSION } from '../mcp/stateless/envelope.js';
 import { textResult, type CallToolResult, type ToolContext } from '../tools/types.js';
 import { asRpcError, isConnectionClosed, type Downstream } from './downstream.js';
 import { ProgressRelay } from './progressRelay.js';
-import { noteUnasked, type QuickCalls } from './quickCalls.js';
+import type { QuickCalls } from './quickCalls.js';
 import { ErrorCode, McpError } from './sdkClient.js';
 import { withoutResultType, type StatelessClient } from './statelessClient.js';
 
@@ -79,9 +79,7 @@ export async function callStateless(downstream: Downstream, toolName: string, ar
     } finally {
         route?.end();
         relay.close();
-        if (quick.ended(startedAt) && !asked) {
-            noteUnasked(ctx.log, downstream.name, toolName);
-        }
+        quick.ended(startedAt, asked, ctx.log);
     }
 }
 

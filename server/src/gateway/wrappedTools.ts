@@ -52,7 +52,7 @@ export function wrapTool(downstream: Downstream, tool: Tool, name: string): Tool
     const downstreamSupport = tool.execution?.taskSupport;
     const taskSupport: TaskSupport = downstreamSupport === 'required' ? 'required' : downstream.spec.sync.includes(tool.name) ? 'forbidden' : 'optional';
     const asTask = downstreamSupport === 'required';
-    const quick = new QuickCalls(downstream.clock);
+    const quick = new QuickCalls(downstream.clock, `[${downstream.name}] ${tool.name}`);
     const definition: ToolDefinition = {
         name,
         title: tool.title ?? tool.annotations?.title ?? tool.name,
