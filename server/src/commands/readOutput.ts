@@ -1,5 +1,6 @@
 import { open } from 'node:fs/promises';
-import { readLines, stripAnsi } from './scan.js';
+import { GrepRunner } from './grepWorker.js';
+import { stripAnsi } from './scan.js';
 
 export const DEFAULT_READ_BYTES = 8 * 1024;
 /** A read answers in one block under 24 KB. */
@@ -10,9 +11,17 @@ export interface ReadRequest {
     /** Byte offset to read from. */
     offset: number;
     tailLines?: number;
+    /** Run in a worker against a deadline (grepWorker.ts): the pattern is the caller's. */
     grep?: RegExp;
     maxBytes: number;
+    /** Who asks (a client key), so one caller's searches cannot fill the line for the others. */
+    caller?: string;
+    /** The runner for grep; the process's shared one by default. */
+    greps?: GrepRunner;
 }
+
+/** One runner for the whole process: its workers share the machine's cores whatever the server. */
+const sharedGreps = new GrepRunner();
 
 export interface ReadAnswer {
     text: string;
@@ -34,7 +43,7 @@ export async function readOutput(path: string, request: ReadRequest): Promise<Re
         const { size } = await file.stat();
         const offset = Math.min(request.offset, size);
         if (request.grep) {
-            return await grepLines(file, size, offset, request);
+            return await grepLines(path, size, offset, request);
         }
         if (request.tailLines !== undefined) {
             return await tailLines(file, size, request.tailLines, request.maxBytes);
@@ -74,34 +83,21 @@ async function tailLines(file: FileHandle, size: number, count: number, maxBytes
     return { text, size, from: size - Buffer.byteLength(lines.join('\n') + (lines.length > 0 ? '\n' : '')), next: size, leftOut };
 }
 
-async function grepLines(file: FileHandle, size: number, offset: number, request: ReadRequest): Promise<ReadAnswer> {
-    const shown: string[] = [];
-    let bytes = 0;
-    let matches = 0;
-    let n = 0;
-    let full = false;
+/** Thrown when a grep's pattern is still searching at the deadline: the message is for the model that wrote it. */
+export class GrepTooSlow extends Error {}
+
+/** The matching lines, searched in a worker against a deadline (grepWorker.ts); the worker's lines are numbered from `offset`. */
+async function grepLines(path: string, size: number, offset: number, request: ReadRequest): Promise<ReadAnswer> {
     const pattern = request.grep!;
-    await readLines(file, Buffer.allocUnsafe(64 * 1024), offset, size, raw => {
-        n++;
-        // Tested cut: the pattern is the caller's, and a long line must not make it slow.
-        const line = stripAnsi(raw.endsWith('\r') ? raw.slice(0, -1) : raw).slice(0, MAX_GREP_LINE + 1);
-        if (!pattern.test(line)) {
-            return;
-        }
-        matches++;
-        const entry = `${offset === 0 ? n : `+${n}`}: ${line.length > MAX_GREP_LINE ? line.slice(0, MAX_GREP_LINE) + '…' : line}`;
-        if (request.tailLines !== undefined) {
-            shown.push(entry);
-            bytes += Buffer.byteLength(entry) + 1;
-            while (shown.length > request.tailLines || (bytes > request.maxBytes && shown.length > 1)) {
-                bytes -= Buffer.byteLength(shown.shift()!) + 1;
-            }
-        } else if (!full && bytes + Buffer.byteLength(entry) + 1 <= request.maxBytes) {
-            shown.push(entry);
-            bytes += Buffer.byteLength(entry) + 1;
-        } else {
-            full = true;
-        }
-    });
+    const runner = request.greps ?? sharedGreps;
+    const outcome = await runner.grep(request.caller ?? '', { path, offset, size, pattern, tailLines: request.tailLines, maxBytes: request.maxBytes, maxLine: MAX_GREP_LINE });
+    if (!outcome.done) {
+        const where = outcome.line > 0 ? `on line ${offset === 0 ? outcome.line : `+${outcome.line}`}` : 'before the first line';
+        throw new GrepTooSlow(
+            `grep stopped after ${runner.deadlineMs / 1000} s ${where}: the pattern ${pattern} backtracks too much on that text (a repeated group inside a repetition, such as (a+)+ or (\\w+\\s?)*, can take exponential time). ` +
+                'Search again with a simpler pattern, such as a word or phrase from the line you want.',
+        );
+    }
+    const { shown, matches } = outcome;
     return { text: shown.join('\n'), size, from: offset, next: size, matches, leftOut: shown.length < matches };
 }

@@ -47,8 +47,9 @@ export interface OutputScan {
     skippedBytes: number;
 }
 
+/** Terminal colour and title codes (the grep worker strips them too). */
 // eslint-disable-next-line no-control-regex
-const ANSI = /\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07]*\x07/g;
+export const ANSI = /\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07]*\x07/g;
 
 /** Text without terminal colour and title codes. */
 export function stripAnsi(text: string): string {

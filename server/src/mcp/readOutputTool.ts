@@ -1,7 +1,8 @@
 import { stat } from 'node:fs/promises';
 import { z } from 'zod';
 import { kb } from '../commands/digest.js';
-import { DEFAULT_READ_BYTES, MAX_READ_BYTES, readOutput } from '../commands/readOutput.js';
+import { GrepBusy } from '../commands/grepWorker.js';
+import { DEFAULT_READ_BYTES, GrepTooSlow, MAX_READ_BYTES, readOutput } from '../commands/readOutput.js';
 import { invalidParams } from '../rpc/errors.js';
 import type { TaskRecord } from '../tasks/types.js';
 import type { CallToolResult, OutputLog, ToolDefinition } from '../tools/types.js';
@@ -13,7 +14,7 @@ export const readOutputTool: ToolDefinition = {
     description:
         "Reads the output log of a command task (one started with start_<command>, or any task of a command tool), while it runs or after it ended or was cancelled. " +
         'With no options it goes on where your last read in order ended (from the start the first time), up to max_bytes; ' +
-        'offset reads from that byte; tail_lines gives the last lines; grep gives the lines matching a regular expression (numbered), with tail_lines the last matches. ' +
+        'offset reads from that byte; tail_lines gives the last lines; grep gives the lines matching a regular expression (numbered), with tail_lines the last matches; a search is stopped after 1 s, so keep patterns simple. ' +
         'The answer says where to continue (next offset). A plain tool: call it without a task.',
     inputSchema: z.object({
         task_id: z.string().min(1).max(200).describe('The task id that a start_ tool or list_tasks returned.'),
@@ -46,8 +47,11 @@ export async function readTaskOutput(session: TaskToolCaller, args: Record<strin
     const offset = (args.offset as number | undefined) ?? (args.tail_lines === undefined && !grep ? (log.readTo.get(reader) ?? 0) : 0);
     let answer;
     try {
-        answer = await readOutput(log.path, { offset, tailLines: args.tail_lines as number | undefined, grep, maxBytes: args.max_bytes as number });
+        answer = await readOutput(log.path, { offset, tailLines: args.tail_lines as number | undefined, grep, maxBytes: args.max_bytes as number, caller: reader });
     } catch (err) {
+        if (err instanceof GrepTooSlow || err instanceof GrepBusy) {
+            throw err;
+        }
         throw invalidParams(`The output of task ${taskId} cannot be read: ${log.gone ?? (err as NodeJS.ErrnoException).code ?? String(err)}`);
     }
     if (!grep && args.tail_lines === undefined) {
