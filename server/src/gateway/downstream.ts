@@ -4,6 +4,7 @@ import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 // One namespace: the SDK client module's export list is not written out again here.
 import * as sdk from './sdkClient.js';
 import type { Clock, ClockTimer } from '../clock.js';
+import { commandEnv, redactor, secretValues, serverSecretsOf } from '../commands/secrets.js';
 import { errorMessage, type Logger } from '../log.js';
 import { RpcError } from '../rpc/errors.js';
 import { SERVER_VERSION } from '../version.js';
@@ -19,6 +20,9 @@ export const RESTART_BACKOFF_MS = { first: 1000, max: 30_000 } as const;
 export const STABLE_AFTER_MS = 60_000;
 /** Longest stderr line logged whole. */
 const MAX_LOG_LINE = 2000;
+/** The last stderr lines kept to say why a start failed, each cut to MAX_TAIL_LINE. */
+const TAIL_LINES = 5;
+const MAX_TAIL_LINE = 300;
 
 export type DownstreamState = 'starting' | 'up' | 'restarting' | 'closed';
 
@@ -72,6 +76,8 @@ export class Downstream {
     /** Progress of a 2026-07-28 downstream's calls (a 2025-11-25 one's goes by DirectRequests). */
     private readonly progressRoutes = new Map<string, (params: ProgressParams) => void>();
     private progressTokens = 0;
+    /** The last lines its process wrote to stderr (this start's), for the message of a failed start. */
+    private stderrTail: string[] = [];
 
     constructor(
         readonly spec: DownstreamSpec,
@@ -243,7 +249,8 @@ export class Downstream {
     }
 
     private failedStart(err: unknown): void {
-        this.lastExit = `could not start: ${errorMessage(err)}`;
+        const said = this.stderrTail.length > 0 ? `; the last it wrote to stderr: ${this.stderrTail.join(' | ')}` : '';
+        this.lastExit = `could not start: ${errorMessage(err)}${said}`;
         this.log.error(`[${this.name}] ${this.lastExit}`);
         this.scheduleRestart();
     }
@@ -295,10 +302,28 @@ export class Downstream {
         if (spec.kind === 'http') {
             return new sdk.StreamableHTTPClientTransport(new URL(spec.url), { requestInit: { headers: spec.headers }, fetch: this.revision === 'stateless' ? statelessFetch() : undefined });
         }
-        const transport = new LeanStdioTransport({ command: spec.command, args: spec.args, env: spec.env ? { ...process.env, ...spec.env } as Record<string, string> : undefined, cwd: spec.cwd, stderr: 'pipe' });
+        // The environment a host would give it (the SDK's default keeps only HOME, PATH, SHELL and
+        // TERM, which loses what npx needs: proxy and CA settings, a user's API keys), with the
+        // entry's env on top, and never our own MCP_TASKS_* settings and tokens, env key or not.
+        const env = commandEnv(process.env, spec.env ?? {});
+        const transport = new LeanStdioTransport({ command: spec.command, args: spec.args, env, cwd: spec.cwd, stderr: 'pipe' });
+        // What it writes to stderr reaches our log and, when a start fails, the model: its secrets are hidden as a command's are.
+        const redact = redactor(secretValues(env, spec.env ?? {}, serverSecretsOf(process.env)));
+        this.log.info(`[${this.name}] starting: ${[spec.command, ...spec.args].join(' ')}`);
         const stderr = transport.stderr;
         if (stderr) {
-            createInterface({ input: stderr as unknown as NodeJS.ReadableStream, crlfDelay: Infinity }).on('line', line => this.log.info(`[${this.name}] ${line.length > MAX_LOG_LINE ? `${line.slice(0, MAX_LOG_LINE)}… (${line.length} chars)` : line}`));
+            this.stderrTail = [];
+            createInterface({ input: stderr as unknown as NodeJS.ReadableStream, crlfDelay: Infinity }).on('line', raw => {
+                const line = redact(raw);
+                const shown = line.length > MAX_LOG_LINE ? `${line.slice(0, MAX_LOG_LINE)}… (${line.length} chars)` : line;
+                this.log.info(`[${this.name}] ${shown}`);
+                if (shown.trim() !== '') {
+                    this.stderrTail.push(shown.length > MAX_TAIL_LINE ? `${shown.slice(0, MAX_TAIL_LINE)}…` : shown);
+                    if (this.stderrTail.length > TAIL_LINES) {
+                        this.stderrTail.shift();
+                    }
+                }
+            });
         }
         return transport;
     }
