@@ -7,9 +7,10 @@ import type { Clock, ClockTimer } from '../clock.js';
 import { commandEnv, redactor, secretValues, serverSecretsOf } from '../commands/secrets.js';
 import { errorMessage, type Logger } from '../log.js';
 import { RpcError } from '../rpc/errors.js';
+import type { ToolContext } from '../tools/types.js';
 import { SERVER_VERSION } from '../version.js';
 import { LeanStdioTransport } from './leanStdio.js';
-import { CallsInFlight } from './callsInFlight.js';
+import { AMBIGUOUS, CallsInFlight } from './callsInFlight.js';
 import type { DownstreamSpec } from './config.js';
 import { DirectRequests, type DirectCall, type DirectProgress } from './directRequests.js';
 import { StatelessClient, statelessFetch } from './statelessClient.js';
@@ -127,20 +128,8 @@ export class Downstream {
             // The host's answers reach the downstream through our tasks: we can ask for either.
             { capabilities: { elicitation: { form: {} }, sampling: {} } },
         );
-        client.setRequestHandler(sdk.ElicitRequestSchema, async request => {
-            const ctx = this.calls.route(request.params);
-            if (!ctx) {
-                throw new sdk.McpError(sdk.ErrorCode.InvalidRequest, 'No call is running through the gateway to ask the user');
-            }
-            return (await ctx.elicit(CallsInFlight.upstreamParams(request.params) as never)) as never;
-        });
-        client.setRequestHandler(sdk.CreateMessageRequestSchema, async request => {
-            const ctx = this.calls.route(request.params);
-            if (!ctx) {
-                throw new sdk.McpError(sdk.ErrorCode.InvalidRequest, 'No call is running through the gateway to ask for sampling');
-            }
-            return (await ctx.createMessage(CallsInFlight.upstreamParams(request.params) as never)) as never;
-        });
+        client.setRequestHandler(sdk.ElicitRequestSchema, async request => (await this.asker(request.params, 'ask the user').elicit(CallsInFlight.upstreamParams(request.params) as never)) as never);
+        client.setRequestHandler(sdk.CreateMessageRequestSchema, async request => (await this.asker(request.params, 'ask for sampling').createMessage(CallsInFlight.upstreamParams(request.params) as never)) as never);
         client.setNotificationHandler(sdk.ToolListChangedNotificationSchema, () => void this.listTools(client));
         // Progress is routed by DirectRequests, not the SDK's onprogress: the SDK drops an update
         // that arrives in the same read as its call's response (its handler is gone by the time the
@@ -178,6 +167,22 @@ export class Downstream {
         this.capabilities = client.getServerCapabilities() as Record<string, unknown> | undefined;
         this.instructions = client.getInstructions();
         this.up(client.getServerVersion());
+    }
+
+    /** The call whose user a downstream question goes to; throws what the downstream is answered when there is none it surely belongs to. */
+    private asker(params: { _meta?: Record<string, unknown> } | undefined, what: string): ToolContext {
+        const ctx = this.calls.route(params);
+        if (ctx === AMBIGUOUS) {
+            this.log.warn(`[${this.name}] refused a question that names no task while calls of several clients run: it could be any of theirs`);
+            throw new sdk.McpError(
+                sdk.ErrorCode.InvalidRequest,
+                'The gateway did not pass this question on: calls of several clients are running on this server and the question does not say which call it belongs to, so it could reach the wrong user. Try again once the other calls have ended, or run the tool as a task, whose questions name it',
+            );
+        }
+        if (!ctx) {
+            throw new sdk.McpError(sdk.ErrorCode.InvalidRequest, `No call is running through the gateway to ${what}`);
+        }
+        return ctx;
     }
 
     /** Whether the server began stopping while `link` was connecting; then `link` is closed and not used. */

@@ -72,7 +72,7 @@ function callPlain(downstream: Downstream, toolName: string, args: Record<string
 }
 
 async function callAsTask(downstream: Downstream, client: Client, toolName: string, args: Record<string, unknown>, ctx: ToolContext): Promise<CallToolResult> {
-    const running = downstream.calls.begin(ctx);
+    const running = downstream.calls.begin(ctx, true);
     const relay = new ProgressRelay(ctx, downstream.clock);
     try {
         return await mirrorTask(downstream, client, toolName, args, ctx, relay);

@@ -19,6 +19,7 @@ export abstract class CallContext implements ToolContext {
         readonly log: Logger,
         protected readonly reply: Transport,
         private readonly progressToken: string | number | undefined,
+        readonly clientKey: string,
     ) {}
 
     /** Why this call cannot start sub-tasks, appended to the SpawnError's message. */

@@ -2,7 +2,7 @@ import type { Logger } from '../log.js';
 import type { RequestId } from '../rpc/messages.js';
 import type { RequestAbort } from '../rpc/requestAbort.js';
 import type { Transport } from '../rpc/transport.js';
-import type { ClientIdentity } from '../tasks/hub.js';
+import type { ClientIdentity, InputCapability } from '../tasks/hub.js';
 import type { TaskRecord } from '../tasks/types.js';
 import type { TaskRuntime } from '../tasks/runtime.js';
 import type { KeyArguments, OwnerFacts } from '../tasks/wire.js';
@@ -70,6 +70,8 @@ export interface Method {
 export interface PushChannel {
     readonly protocolVersion?: string;
     initialized(protocolVersion: string, capabilities: Record<string, unknown>, clientName: string | undefined): void;
+    /** Whether the client declared it can answer this kind of request. */
+    supports(capability: InputCapability): boolean;
     request(method: string, params: Record<string, unknown>, options: { relatedTaskId?: string; signal: AbortSignal; via?: Transport }): Promise<Record<string, unknown>>;
     /** Holds the task's status notifications until the request that creates it is answered. */
     announceAfter(taskId: string, creating: RequestAbort): void;

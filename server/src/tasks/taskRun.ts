@@ -310,6 +310,10 @@ export class TaskRun implements ToolContext {
 
     // ToolContext
 
+    get clientKey(): string {
+        return this.record.clientKey;
+    }
+
     conclude(message: string): void {
         this.conclusion = message;
     }

@@ -20,6 +20,11 @@ export interface ToolContext {
     readonly taskId?: string;
     /** Tasks only: how long the task is kept after it ends (its TTL, in ms). */
     readonly ttl?: number;
+    /**
+     * The client this call or task belongs to, as an opaque key: two calls with the same key ask
+     * the same user. Lets a tool that relays questions (the gateway) never ask another client's user.
+     */
+    readonly clientKey?: string;
     readonly log: Logger;
     progress(progress: number, total?: number, message?: string): void;
     /**

@@ -4,6 +4,7 @@ import { ErrorCodes, invalidParams, methodNotFound, RpcError } from '../../rpc/e
 import { fromChat, optionalObject, progressTokenOf } from '../../rpc/params.js';
 import type { RequestAbort } from '../../rpc/requestAbort.js';
 import type { Transport } from '../../rpc/transport.js';
+import type { InputCapability } from '../../tasks/hub.js';
 import type { TaskRecord } from '../../tasks/types.js';
 import { toWireTask } from '../../tasks/wire.js';
 import { textResult, type CallToolResult, type ToolContext, type ToolDefinition } from '../../tools/types.js';
@@ -24,22 +25,33 @@ class SessionCallContext extends CallContext {
         log: Logger,
         reply: Transport,
         progressToken: string | number | undefined,
+        clientKey: string,
         private readonly push: PushChannel,
     ) {
-        super(abort, log, reply, progressToken);
+        super(abort, log, reply, progressToken, clientKey);
     }
 
     async elicit(params: Parameters<ToolContext['elicit']>[0]) {
-        return (await this.ask('elicitation/create', params)) as never;
+        return (await this.ask('elicitation', 'elicitation/create', params)) as never;
     }
 
     async createMessage(params: Parameters<ToolContext['createMessage']>[0]) {
-        return (await this.ask('sampling/createMessage', params)) as never;
+        return (await this.ask('sampling', 'sampling/createMessage', params)) as never;
     }
 
-    private ask(method: string, params: object): Promise<Record<string, unknown>> {
+    private ask(capability: InputCapability, method: string, params: object): Promise<Record<string, unknown>> {
+        if (!this.push.supports(capability)) {
+            // Never a request the client said it cannot answer: the tool fails with words instead.
+            return Promise.reject(new Error(cannotAsk(capability)));
+        }
         return this.push.request(method, params as Record<string, unknown>, { signal: this.abort.signal, via: this.reply });
     }
+}
+
+/** Why a plain call could not ask its client, for the model that called the tool. */
+function cannotAsk(capability: InputCapability): string {
+    const what = capability === 'elicitation' ? 'to ask the user a question (elicitation)' : 'to have a model answer a prompt (sampling)';
+    return `This tool needed ${what}, but this client did not declare the ${capability} capability, so nothing was asked. Use a client that supports ${capability}, or a tool that does not ask`;
 }
 
 function forbiddenAsTask(name: string): RpcError {
@@ -49,7 +61,7 @@ function forbiddenAsTask(name: string): RpcError {
 /** A call without `task`: the work is tied to this request and its response stream. */
 async function runInline(ctx: RequestContext, tool: ToolDefinition, args: Record<string, unknown>, params: Params): Promise<CallToolResult> {
     const { reply, abort, services } = ctx;
-    const call = new SessionCallContext(abort, services.log, reply, progressTokenOf(params), ctx.push!);
+    const call = new SessionCallContext(abort, services.log, reply, progressTokenOf(params), ctx.identity.clientKey, ctx.push!);
     const deferAfterMs = deferAfterFor(ctx, tool);
     if (deferAfterMs !== undefined) {
         return runDeferrable(ctx, tool, args, call, deferAfterMs, runToolCode);

@@ -186,7 +186,7 @@ export class RoundCallContext extends CallContext {
         abort: RequestAbort,
         reply: Transport,
     ) {
-        super(abort, call.log, reply, call.progressToken);
+        super(abort, call.log, reply, call.progressToken, call.clientKey);
     }
 
     get input(): NonNullable<ToolContext['input']> {

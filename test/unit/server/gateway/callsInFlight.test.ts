@@ -1,12 +1,13 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { CallsInFlight } from '../../../../server/src/gateway/callsInFlight.js';
+import { AMBIGUOUS, CallsInFlight } from '../../../../server/src/gateway/callsInFlight.js';
 import type { ToolContext } from '../../../../server/src/tools/types.js';
 
 // Where a downstream's question goes: the task it names, else the newest call still running,
-// whatever order the calls end in.
+// whatever order the calls end in, but only while every call running is of one client.
 
-const ctx = (name: string) => ({ name }) as unknown as ToolContext;
+const ctx = (name: string, clientKey = 'one') => ({ name, clientKey }) as unknown as ToolContext;
+const nameOf = (routed: unknown) => (routed as { name?: string } | undefined)?.name;
 
 describe('CallsInFlight', () => {
     it('routes an untied question to the newest running call as calls end in any order', () => {
@@ -38,5 +39,32 @@ describe('CallsInFlight', () => {
         assert.equal(calls.route({ _meta: { 'io.modelcontextprotocol/related-task': { taskId: 't1' } } }), mirror);
         unbind();
         assert.equal(calls.route({ _meta: { 'io.modelcontextprotocol/related-task': { taskId: 't1' } } }), undefined);
+    });
+
+    it('refuses an untied question while calls of several clients run, until one client is left', () => {
+        const calls = new CallsInFlight();
+        const alice = calls.begin(ctx('alice', 'a'));
+        const bob = calls.begin(ctx('bob', 'b'));
+        assert.equal(calls.route({}), AMBIGUOUS);
+        bob.end();
+        assert.equal(nameOf(calls.route({})), 'alice');
+        const unknown = calls.begin({ name: 'library tool' } as unknown as ToolContext);
+        assert.equal(calls.route({}), AMBIGUOUS, 'a call of unknown client counts as another client');
+        unknown.end();
+        alice.end();
+    });
+
+    it("counts only plain calls for an untied question while any runs: another client's task names its questions", () => {
+        const calls = new CallsInFlight();
+        const task = calls.begin(ctx('task of b', 'b'), true);
+        const plain = calls.begin(ctx('plain of a', 'a'));
+        assert.equal(nameOf(calls.route({})), 'plain of a');
+        plain.end();
+        assert.equal(nameOf(calls.route({})), 'task of b', 'with no plain call running, the task may have left its name out');
+        const other = calls.begin(ctx('task of a', 'a'), true);
+        assert.equal(calls.route({}), AMBIGUOUS);
+        other.end();
+        task.end();
+        assert.equal(calls.route({}), undefined);
     });
 });

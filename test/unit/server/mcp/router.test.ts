@@ -27,6 +27,7 @@ function pushChannel(): PushChannel {
         initialized(version: string) {
             push.protocolVersion = version;
         },
+        supports: () => false,
         request: () => Promise.reject(new Error('no client here')),
         announceAfter: () => undefined,
         addRoute: () => undefined,
