@@ -1,5 +1,13 @@
 import type { NewTask, TaskFlags, TaskRecord, TaskStatus } from './types.js';
 
+/**
+ * `T` with every field written out, the optional ones too: an object literal that `satisfies
+ * Complete<T>` fails to compile when it leaves a field of `T` out or adds one `T` lacks. The field
+ * lists below are checked this way, so a field added to a task (its contract, its record, the
+ * flags) cannot be dropped silently by a copy that was not told of it.
+ */
+export type Complete<T> = { [K in keyof Required<T>]: T[K] | undefined };
+
 /** The part of a record fixed at creation. */
 export type RecordBase = Omit<TaskRecord, 'status' | 'statusMessage' | 'lastUpdatedAt' | 'externalRef' | 'seq'>;
 
@@ -18,7 +26,7 @@ export function recordBase(input: NewTask, taskId: string, createdAt: string): R
         worker: input.worker,
         background: input.background,
         chat: input.chat,
-    };
+    } satisfies Complete<RecordBase>;
 }
 
 /**
@@ -45,18 +53,17 @@ export function taskRecord(base: RecordBase, status: TaskStatus, statusMessage: 
         chat: base.chat,
         externalRef,
         seq,
-    };
+    } satisfies Complete<TaskRecord>;
 }
 
-/**
- * The flags `from` sets (TaskFlags), copied onto `to`: only those that are set, so a record or an
- * owner's TaskInfo carries no empty ones. A new flag is copied here, in recordBase and in taskRecord.
- */
+/** Every flag of TaskFlags, by name: a flag added to the contract fails to compile here until it is listed. */
+const FLAGS = Object.keys({ background: true, chat: true } satisfies Complete<TaskFlags>) as (keyof TaskFlags)[];
+
+/** The flags `from` sets (TaskFlags), copied onto `to`: only those that are set, so a record or an owner's TaskInfo carries no empty ones. */
 export function copyFlags(from: TaskFlags, to: TaskFlags): void {
-    if (from.background) {
-        to.background = true;
-    }
-    if (from.chat) {
-        to.chat = true;
+    for (const flag of FLAGS) {
+        if (from[flag]) {
+            to[flag] = true;
+        }
     }
 }

@@ -31,17 +31,8 @@ export interface TaskRecord extends TaskFlags {
     seq: number;
 }
 
-export interface NewTask extends TaskFlags {
-    clientKey: string;
-    clientName?: string;
-    toolName: string;
-    args: Record<string, unknown>;
-    ttl: number;
-    pollInterval: number;
-    parentTaskId?: string;
-    progressToken?: string | number;
-    worker?: string;
-}
+/** What a store is given to create a task: the record's fields fixed at creation, so none can be given that the record does not keep. */
+export type NewTask = Pick<TaskRecord, 'clientKey' | 'clientName' | 'toolName' | 'args' | 'ttl' | 'pollInterval' | 'parentTaskId' | 'progressToken' | 'worker'> & TaskFlags;
 
 /**
  * What the original request would have returned: a tool result or a JSON-RPC error. `cascadeFrom`

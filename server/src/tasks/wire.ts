@@ -1,5 +1,5 @@
 import { PARENT_TASK_META_KEY, RELATED_TASK_META_KEY, TASK_INFO_META_KEY, type TaskInfo } from '../contract.js';
-import { copyFlags } from './records.js';
+import type { Complete } from './records.js';
 import type { TaskRecord } from './types.js';
 
 export { PARENT_TASK_META_KEY, RELATED_TASK_META_KEY, TASK_INFO_META_KEY } from '../contract.js';
@@ -16,17 +16,20 @@ export interface OwnerFacts extends KeyArguments {
 
 /** The owner's view of what a task runs and for whom. */
 export function taskInfo(record: TaskRecord, tools: OwnerFacts): TaskInfo {
-    const info: TaskInfo = { toolName: record.toolName, args: record.args, clientName: record.clientName, worker: record.worker };
-    copyFlags(record, info);
-    const stoppedAt = tools.stoppedWaitingAt?.(record.taskId);
-    if (stoppedAt !== undefined) {
-        info.stoppedWaitingAt = stoppedAt;
-    }
     const keyName = tools.keyArgumentOf(record.toolName);
     const value = keyName === undefined ? undefined : record.args[keyName];
-    if ((typeof value === 'string' && value !== '') || typeof value === 'number') {
-        info.keyArgument = String(value);
-    }
+    // Every field of the contract's TaskInfo is written here (Complete): one added there fails to compile until it is set.
+    const info = {
+        toolName: record.toolName,
+        args: record.args,
+        clientName: record.clientName,
+        worker: record.worker,
+        keyArgument: (typeof value === 'string' && value !== '') || typeof value === 'number' ? String(value) : undefined,
+        stoppedWaitingAt: tools.stoppedWaitingAt?.(record.taskId),
+        // Flags only when set: the owner's view carries no empty ones.
+        background: record.background || undefined,
+        chat: record.chat || undefined,
+    } satisfies Complete<TaskInfo>;
     return info;
 }
 
