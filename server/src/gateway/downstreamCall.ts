@@ -3,8 +3,7 @@ import { errorMessage } from '../log.js';
 import { onStop, textResult, type CallToolResult, type ToolContext } from '../tools/types.js';
 import type { DirectCall } from './directRequests.js';
 import { asRpcError, isConnectionClosed, type Downstream } from './downstream.js';
-import { ProgressRelay } from './progressRelay.js';
-import type { QuickCalls } from './quickCalls.js';
+import { asksProgress, ProgressRelay } from './progressRelay.js';
 import { CancelTaskResultSchema, CreateTaskResultSchema, GetTaskResultSchema, ResultSchema } from './sdkClient.js';
 
 /** No request timeout of our own: the host decides how long a call may take (setTimeout's largest delay). */
@@ -24,27 +23,26 @@ const MIN_TASK_POLL_MS = 500;
  * `notifications/cancelled`, and its result is ours.
  * A failure of the gateway's own (the server died, is restarting) is a tool error saying so.
  */
-export function callDownstream(downstream: Downstream, toolName: string, args: Record<string, unknown>, ctx: ToolContext, asTask: boolean, quick: QuickCalls): Promise<CallToolResult> {
+export function callDownstream(downstream: Downstream, toolName: string, args: Record<string, unknown>, ctx: ToolContext, asTask: boolean): Promise<CallToolResult> {
     let client: Client;
     try {
         client = downstream.connected();
     } catch (err) {
         return Promise.resolve(textResult(errorMessage(err), true));
     }
-    return asTask ? callAsTask(downstream, client, toolName, args, ctx) : callPlain(downstream, toolName, args, ctx, quick);
+    return asTask ? callAsTask(downstream, client, toolName, args, ctx) : callPlain(downstream, toolName, args, ctx);
 }
 
 /**
  * A plain call, on the lean path (Downstream.callTool). Not async: the call's own promise, one
  * `then` on it, instead of an async function's promise and the resumptions of its awaits. It asks
- * for progress as `quick` decides (quickCalls.ts says when, and what that saves).
+ * for progress when its progress can be read (asksProgress).
  */
-function callPlain(downstream: Downstream, toolName: string, args: Record<string, unknown>, ctx: ToolContext, quick: QuickCalls): Promise<CallToolResult> {
+function callPlain(downstream: Downstream, toolName: string, args: Record<string, unknown>, ctx: ToolContext): Promise<CallToolResult> {
     const running = downstream.calls.begin(ctx);
     // Made on the first update: most plain calls report none.
     let relay: ProgressRelay | undefined;
-    const asked = quick.asksProgress(ctx);
-    const startedAt = quick.started();
+    const asked = asksProgress(ctx);
     let call: DirectCall;
     try {
         call = downstream.callTool(toolName, args, asked ? update => (relay ??= new ProgressRelay(ctx, downstream.clock)).onProgress(update) : undefined);
@@ -57,7 +55,6 @@ function callPlain(downstream: Downstream, toolName: string, args: Record<string
         unlisten();
         relay?.close();
         running.end();
-        quick.ended(startedAt, asked, ctx.log);
     };
     return call.result.then(
         result => {

@@ -12,6 +12,17 @@ interface Update {
 }
 
 /**
+ * Whether a wrapped tool's call asks its server for progress (`_meta.progressToken`): when the
+ * progress can be read now (a task, or a host that sent its own token) or later (a plain call
+ * --defer-after may turn into a task, whose progress a host then follows). Asking costs the
+ * server a little work per call (server-everything's echo: about 1.5 µs of its 16), which a call
+ * whose progress can never reach anyone is spared.
+ */
+export function asksProgress(ctx: Pick<ToolContext, 'progressWatched' | 'onDeferred'>): boolean {
+    return ctx.progressWatched !== false || ctx.onDeferred !== undefined;
+}
+
+/**
  * Passes a downstream's progress to our call's context. A downstream that floods progress (a loop
  * reporting every item) would otherwise become as many notifications to the host and, for a task,
  * as many store writes: the first PROGRESS_BURST updates of a window go at once (so an ordinary

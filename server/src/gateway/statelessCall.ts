@@ -3,8 +3,7 @@ import { ErrorCodes, RpcError } from '../rpc/errors.js';
 import { TASKS_EXTENSION } from '../mcp/stateless/envelope.js';
 import { textResult, type CallToolResult, type ToolContext } from '../tools/types.js';
 import { asRpcError, isConnectionClosed, type Downstream } from './downstream.js';
-import { ProgressRelay } from './progressRelay.js';
-import type { QuickCalls } from './quickCalls.js';
+import { asksProgress, ProgressRelay } from './progressRelay.js';
 import { ErrorCode, McpError } from './sdkClient.js';
 import { withoutResultType, type StatelessClient } from './statelessClient.js';
 
@@ -24,7 +23,7 @@ const MIN_TASK_POLL_MS = 500;
  * the downstream runs only as a task (it answers -32021 naming the extension) is called again with
  * the extension, and our call mirrors that task (mirrorTask).
  */
-export async function callStateless(downstream: Downstream, toolName: string, args: Json, ctx: ToolContext, quick: QuickCalls): Promise<CallToolResult> {
+export async function callStateless(downstream: Downstream, toolName: string, args: Json, ctx: ToolContext): Promise<CallToolResult> {
     let client: StatelessClient;
     try {
         client = downstream.statelessClient();
@@ -32,11 +31,9 @@ export async function callStateless(downstream: Downstream, toolName: string, ar
         return textResult(errorMessage(err), true);
     }
     const relay = new ProgressRelay(ctx, downstream.clock);
-    // As for a plain call on a 2025-11-25 downstream (quickCalls.ts); a downstream task's status messages reach us either way.
-    const asked = quick.asksProgress(ctx);
-    const route = asked ? downstream.progressToken(relay.onProgress) : undefined;
+    // As for a plain call on a 2025-11-25 downstream; a downstream task's status messages reach us either way.
+    const route = asksProgress(ctx) ? downstream.progressToken(relay.onProgress) : undefined;
     const meta = route ? { _meta: { progressToken: route.token } } : undefined;
-    const startedAt = quick.started();
     try {
         let params: Json = { name: toolName, arguments: args, ...meta };
         let tasks = false;
@@ -79,7 +76,6 @@ export async function callStateless(downstream: Downstream, toolName: string, ar
     } finally {
         route?.end();
         relay.close();
-        quick.ended(startedAt, asked, ctx.log);
     }
 }
 

@@ -4,7 +4,6 @@ import type { Logger } from '../log.js';
 import type { TaskSupport, ToolDefinition } from '../tools/types.js';
 import type { Downstream } from './downstream.js';
 import { callDownstream } from './downstreamCall.js';
-import { QuickCalls } from './quickCalls.js';
 import { callStateless } from './statelessCall.js';
 
 /** Any object: the downstream validates its own arguments (its schema is what tools/list shows). */
@@ -52,7 +51,6 @@ export function wrapTool(downstream: Downstream, tool: Tool, name: string): Tool
     const downstreamSupport = tool.execution?.taskSupport;
     const taskSupport: TaskSupport = downstreamSupport === 'required' ? 'required' : downstream.spec.sync.includes(tool.name) ? 'forbidden' : 'optional';
     const asTask = downstreamSupport === 'required';
-    const quick = new QuickCalls(downstream.clock, `[${downstream.name}] ${tool.name}`);
     const definition: ToolDefinition = {
         name,
         title: tool.title ?? tool.annotations?.title ?? tool.name,
@@ -61,7 +59,7 @@ export function wrapTool(downstream: Downstream, tool: Tool, name: string): Tool
         jsonInputSchema: tool.inputSchema as Record<string, unknown>,
         taskSupport,
         // The revision is the downstream's at call time: a restart may find it speaking another.
-        run: (args, ctx) => (downstream.revision === 'stateless' ? callStateless(downstream, tool.name, args, ctx, quick) : callDownstream(downstream, tool.name, args, ctx, asTask, quick)),
+        run: (args, ctx) => (downstream.revision === 'stateless' ? callStateless(downstream, tool.name, args, ctx) : callDownstream(downstream, tool.name, args, ctx, asTask)),
     };
     if (tool.outputSchema) {
         definition.jsonOutputSchema = tool.outputSchema as Record<string, unknown>;
