@@ -1,9 +1,9 @@
 // A raw keep-alive MCP client over HTTP for the benchmark: node:http with a keep-alive Agent
 // (or, for comparison, the global fetch), hand-built request bodies, one MCP session reused.
 import { Agent, request, type IncomingMessage } from 'node:http';
-import { PROTOCOL_VERSION } from '../../server/src/contract.js';
+import { PROTOCOL_2025 } from '../../server/src/contract.js';
 
-export { PROTOCOL_VERSION };
+export { PROTOCOL_2025 };
 
 export interface RpcResponse {
     id?: unknown;
@@ -105,9 +105,9 @@ export class RpcFailure extends Error {
 }
 
 /** The protocol revision without sessions (SEP-2575): `_meta` and headers on every request. */
-export const STATELESS_VERSION = '2026-07-28';
+export const PROTOCOL_2026 = '2026-07-28';
 const STATELESS_META = JSON.stringify({
-    'io.modelcontextprotocol/protocolVersion': STATELESS_VERSION,
+    'io.modelcontextprotocol/protocolVersion': PROTOCOL_2026,
     'io.modelcontextprotocol/clientCapabilities': { extensions: { 'io.modelcontextprotocol/tasks': {} } },
     'io.modelcontextprotocol/clientInfo': { name: 'mcp-tasks-bench', version: '1' },
 });
@@ -149,7 +149,7 @@ export class HttpMcpSession {
         this.headers = {
             'content-type': 'application/json',
             accept: 'application/json, text/event-stream',
-            'mcp-protocol-version': PROTOCOL_VERSION,
+            'mcp-protocol-version': PROTOCOL_2025,
             ...extraHeaders,
             ...(sessionId ? { 'mcp-session-id': sessionId } : {}),
         };
@@ -158,7 +158,7 @@ export class HttpMcpSession {
     /** initialize + notifications/initialized; `extraHeaders` (a bearer token) go on every request. */
     static async open(url: string, poster: Poster, capabilities: Record<string, unknown> = {}, extraHeaders: Record<string, string> = {}): Promise<HttpMcpSession> {
         const endpoint = new URL(url);
-        const init = JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: PROTOCOL_VERSION, capabilities, clientInfo: { name: 'mcp-tasks-bench', version: '1' } } });
+        const init = JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: PROTOCOL_2025, capabilities, clientInfo: { name: 'mcp-tasks-bench', version: '1' } } });
         const reply = await poster.post(endpoint, { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...extraHeaders }, init);
         const response = parseReply(reply);
         if (response.error || !reply.sessionId) {
@@ -171,7 +171,7 @@ export class HttpMcpSession {
 
     /** A 2026-07-28 client (with the tasks extension): no initialize, every request on its own. */
     static statelessClient(url: string, poster: Poster, extraHeaders: Record<string, string> = {}): HttpMcpSession {
-        const session = new HttpMcpSession(new URL(url), poster, undefined, { ...extraHeaders, 'mcp-protocol-version': STATELESS_VERSION });
+        const session = new HttpMcpSession(new URL(url), poster, undefined, { ...extraHeaders, 'mcp-protocol-version': PROTOCOL_2026 });
         session.stateless = new StatelessEncoder();
         return session;
     }

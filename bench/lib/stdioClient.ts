@@ -1,6 +1,6 @@
 // A newline-delimited JSON-RPC client over a child process's stdin/stdout, for the stdio figures.
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { PROTOCOL_VERSION, RpcFailure, StatelessEncoder, type RpcResponse } from './httpClient.js';
+import { PROTOCOL_2025, RpcFailure, StatelessEncoder, type RpcResponse } from './httpClient.js';
 
 interface Waiter {
     resolve(result: Record<string, unknown>): void;
@@ -38,7 +38,7 @@ export class StdioMcpClient {
     }
 
     async initialize(capabilities: Record<string, unknown> = {}): Promise<void> {
-        await this.call('initialize', { protocolVersion: PROTOCOL_VERSION, capabilities, clientInfo: { name: 'mcp-tasks-bench', version: '1' } });
+        await this.call('initialize', { protocolVersion: PROTOCOL_2025, capabilities, clientInfo: { name: 'mcp-tasks-bench', version: '1' } });
         this.proc.stdin.write('{"jsonrpc":"2.0","method":"notifications/initialized"}\n');
     }
 

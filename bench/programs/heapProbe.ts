@@ -5,7 +5,7 @@
 // Usage: node --expose-gc heapProbe.js FIRST LAST   (prints one JSON line)
 import { PassThrough, Writable } from 'node:stream';
 import { performance } from 'node:perf_hooks';
-import { connectStdio, createTasksServer, defaultTools, isTerminal, PROTOCOL_VERSION, silentLogger } from '../../server/src/index.js';
+import { connectStdio, createTasksServer, defaultTools, isTerminal, PROTOCOL_2025, silentLogger } from '../../server/src/index.js';
 import type { McpSession } from '../../server/src/mcp/session/session.js';
 import type { Transport } from '../../server/src/rpc/transport.js';
 
@@ -27,7 +27,7 @@ async function main(): Promise<void> {
     let id = 1;
     const sink: Transport = { send: () => true, close: () => undefined };
     const call = (session: McpSession, method: string, params: Record<string, unknown>) => session.rpc.handleRequest({ jsonrpc: '2.0', id: id++, method, params }, sink);
-    const init = { protocolVersion: PROTOCOL_VERSION, capabilities: {}, clientInfo: { name: 'probe', version: '1' } };
+    const init = { protocolVersion: PROTOCOL_2025, capabilities: {}, clientInfo: { name: 'probe', version: '1' } };
     const clients = Array.from({ length: 10 }, () => client(core));
     for (const session of clients) {
         await call(session, 'initialize', init);

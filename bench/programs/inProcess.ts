@@ -1,6 +1,6 @@
 // The server library driven in process over one stdio session, as the in-process probes drive it.
 import { PassThrough, Writable } from 'node:stream';
-import { connectStdio, createTasksServer, PROTOCOL_VERSION, silentLogger, type TasksServer, type ToolDefinition } from '../../server/src/index.js';
+import { connectStdio, createTasksServer, PROTOCOL_2025, silentLogger, type TasksServer, type ToolDefinition } from '../../server/src/index.js';
 import type { Transport } from '../../server/src/rpc/transport.js';
 
 export type Call = (method: string, params: Record<string, unknown>) => Promise<Record<string, unknown>>;
@@ -21,7 +21,7 @@ export async function inProcessServer(
         }
         return response.result!;
     };
-    await call('initialize', { protocolVersion: PROTOCOL_VERSION, capabilities: {}, clientInfo: { name: 'probe', version: '1' } });
+    await call('initialize', { protocolVersion: PROTOCOL_2025, capabilities: {}, clientInfo: { name: 'probe', version: '1' } });
     return { core, call };
 }
 

@@ -1,7 +1,7 @@
 // A small MCP client over Streamable HTTP for the owner connection: initialize, requests with
 // timeouts, the server's requests answered by our handlers (elicitation, sampling, ping) and its
 // notifications passed on. The MCP SDK's Client did this before, at some 700 KB of bundle.
-import { Methods, PROTOCOL_VERSION } from '@mcp-tasks/server/contract';
+import { Methods, PROTOCOL_2025 } from '@mcp-tasks/server/contract';
 import { classify, errorOf, isRecord, type JsonRpcMessage, type JsonRpcRequest, type Params, type RequestId } from './jsonRpc';
 import { connectionClosed, RpcError, RpcErrorCodes } from './rpcError';
 import { StreamableHttpClientTransport, type StreamOptions } from './streamableHttp';
@@ -60,11 +60,11 @@ export class RpcClient {
     /** initialize, notifications/initialized, then the GET stream. Closes the client if any of it fails. */
     async connect(): Promise<void> {
         try {
-            const result = await this.request(Methods.initialize, { protocolVersion: PROTOCOL_VERSION, capabilities: this.options.capabilities, clientInfo: this.options.clientInfo });
+            const result = await this.request(Methods.initialize, { protocolVersion: PROTOCOL_2025, capabilities: this.options.capabilities, clientInfo: this.options.clientInfo });
             if (!isRecord(result) || typeof result.protocolVersion !== 'string') {
                 throw new Error('The server sent an invalid initialize result');
             }
-            if (result.protocolVersion !== PROTOCOL_VERSION) {
+            if (result.protocolVersion !== PROTOCOL_2025) {
                 throw new Error(`The server's protocol version is not supported: ${result.protocolVersion}`);
             }
             this.transport.protocolVersion = result.protocolVersion;

@@ -6,7 +6,7 @@ import type { DemoContext } from './context.js';
 
 type Json = Record<string, unknown>;
 
-export const STATELESS_VERSION = '2026-07-28';
+export const PROTOCOL_2026 = '2026-07-28';
 export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
 export const WITH_TASKS = { elicitation: { form: {} }, sampling: {}, extensions: { [TASKS_EXTENSION]: {} } };
 
@@ -28,7 +28,7 @@ function headers(ctx: DemoContext, method: string, params: Json): Record<string,
     return {
         'content-type': 'application/json',
         accept: 'application/json, text/event-stream',
-        'mcp-protocol-version': STATELESS_VERSION,
+        'mcp-protocol-version': PROTOCOL_2026,
         'mcp-method': method,
         ...(typeof name === 'string' ? { 'mcp-name': name } : {}),
         ...(ctx.token ? { authorization: `Bearer ${ctx.token}` } : {}),
@@ -39,7 +39,7 @@ function withMeta(params: Json, capabilities: Json): Json {
     return {
         ...params,
         _meta: {
-            'io.modelcontextprotocol/protocolVersion': STATELESS_VERSION,
+            'io.modelcontextprotocol/protocolVersion': PROTOCOL_2026,
             'io.modelcontextprotocol/clientCapabilities': capabilities,
             'io.modelcontextprotocol/clientInfo': { name: 'mcp-tasks-demo', version: '1' },
             ...(params._meta as Json | undefined),
@@ -87,7 +87,7 @@ export function curl(ctx: DemoContext, method: string, params: Json, capabilitie
     return [
         `curl -sN "$MCP_URL"${ctx.token ? ' -H "Authorization: Bearer $MCP_TASKS_TOKEN"' : ''}`,
         `  -H 'Content-Type: application/json' -H 'Accept: application/json, text/event-stream'`,
-        `  -H 'MCP-Protocol-Version: ${STATELESS_VERSION}' -H 'Mcp-Method: ${method}'${typeof name === 'string' ? ` -H 'Mcp-Name: ${name}'` : ''}`,
+        `  -H 'MCP-Protocol-Version: ${PROTOCOL_2026}' -H 'Mcp-Method: ${method}'${typeof name === 'string' ? ` -H 'Mcp-Name: ${name}'` : ''}`,
         `  -d '${body.replaceAll("'", "'\\''")}'`,
     ].join(' \\\n');
 }

@@ -1,9 +1,9 @@
 import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage, MessageExtraInfo } from '@modelcontextprotocol/sdk/types.js';
-import { PROTOCOL_VERSION, RELATED_TASK_META_KEY } from '../../server/src/contract.js';
+import { PROTOCOL_2025, RELATED_TASK_META_KEY } from '../../server/src/contract.js';
 import type { Terminal } from './ui.js';
 
-export { PROTOCOL_VERSION, RELATED_TASK_META_KEY as RELATED_TASK };
+export { PROTOCOL_2025, RELATED_TASK_META_KEY as RELATED_TASK };
 
 type Json = Record<string, unknown>;
 type Message = Json & { id?: string | number; method?: string; params?: Json; result?: Json; error?: { code: number; message: string } };
@@ -163,7 +163,7 @@ export class CurlCommands {
     post(message: Json): string {
         return [
             `curl -sN "$MCP_URL"${this.auth()} -H "Mcp-Session-Id: $MCP_SESSION"`,
-            `  -H 'Content-Type: application/json' -H 'Accept: application/json, text/event-stream' -H 'MCP-Protocol-Version: ${PROTOCOL_VERSION}'`,
+            `  -H 'Content-Type: application/json' -H 'Accept: application/json, text/event-stream' -H 'MCP-Protocol-Version: ${PROTOCOL_2025}'`,
             `  -d ${shellQuote(JSON.stringify({ jsonrpc: '2.0', ...message }))}`,
         ].join(' \\\n');
     }
@@ -183,7 +183,7 @@ export class CurlCommands {
 
     /** The session's GET stream: server notifications and requests arrive here. */
     getStream(): string {
-        return `curl -sN "$MCP_URL"${this.auth()} -H "Mcp-Session-Id: $MCP_SESSION" -H 'Accept: text/event-stream' -H 'MCP-Protocol-Version: ${PROTOCOL_VERSION}'`;
+        return `curl -sN "$MCP_URL"${this.auth()} -H "Mcp-Session-Id: $MCP_SESSION" -H 'Accept: text/event-stream' -H 'MCP-Protocol-Version: ${PROTOCOL_2025}'`;
     }
 
     private auth(): string {

@@ -2,8 +2,23 @@
 // protocol version, JSON-RPC message shapes, task statuses and the owner's task-info shape. No imports at all, so the
 // extension bundles it without pulling in the server (`@mcp-tasks/server/contract`).
 
-/** The MCP protocol version this server implements (MCP Tasks v1). */
-export const PROTOCOL_VERSION = '2025-11-25';
+/**
+ * The protocol revisions this server speaks, all listed here and nowhere else. They are named by
+ * their dates in code and docs alike. 2025-11-25 (MCP Tasks v1): `initialize` opens a session,
+ * and the older versions a client may ask for negotiate down to it. 2026-07-28 (SEP-2575): no
+ * session, every request names its version in `_meta`, and Tasks is an extension.
+ */
+export const PROTOCOL_2025 = '2025-11-25';
+/** Every version `initialize` accepts, newest first (SDK 1.32.2's SUPPORTED_PROTOCOL_VERSIONS, without loading its schema module, some 30 ms of start-up). */
+export const PROTOCOL_2025_VERSIONS: readonly string[] = [PROTOCOL_2025, '2025-06-18', '2025-03-26', '2024-11-05', '2024-10-07'];
+export const PROTOCOL_2026 = '2026-07-28';
+/** What server/discover and UnsupportedProtocolVersionError list: 2026-07-28, and 2025-11-25 (after initialize). */
+export const ADVERTISED_VERSIONS: readonly string[] = [PROTOCOL_2026, PROTOCOL_2025];
+/** Where a 2026-07-28 request carries its protocol version, capabilities and client name, and a result the server's. */
+export const META_PROTOCOL_VERSION = 'io.modelcontextprotocol/protocolVersion';
+export const META_CLIENT_CAPABILITIES = 'io.modelcontextprotocol/clientCapabilities';
+export const META_CLIENT_INFO = 'io.modelcontextprotocol/clientInfo';
+export const META_SERVER_INFO = 'io.modelcontextprotocol/serverInfo';
 
 export const Methods = {
     taskStatus: 'notifications/tasks/status',

@@ -37,5 +37,5 @@ export type {
 export { ChildTaskError, SpawnError, join, type SpawnRefusal } from './tools/subtasks.js';
 export { ErrorCodes, RpcError } from './rpc/errors.js';
 export { createLogger, silentLogger, type Logger, type LogLevel } from './log.js';
-export { newSecret, PROTOCOL_VERSION, type TaskInfo } from './contract.js';
+export { newSecret, PROTOCOL_2025, type TaskInfo } from './contract.js';
 export { SERVER_VERSION } from './version.js';

@@ -1,6 +1,6 @@
 // The server's command line: the flags come from ./flags/table.ts; this file holds what a table
 // row cannot say (which transport, checks across flags) and the usage text around the table.
-import { PROTOCOL_VERSION } from './contract.js';
+import { PROTOCOL_2025 } from './contract.js';
 import { helpText } from './flags/render.js';
 import { parseFlags, type FlagValues } from './flags/spec.js';
 import { FLAGS } from './flags/table.js';
@@ -21,7 +21,7 @@ export type CliOptions = Omit<FlagValues<typeof FLAGS>, 'bindTo'> & {
 
 const HEADER = `Usage: ${BIN} [--stdio | --http] [options]      (also installed as mcp-tasks-server)
 
-An MCP server implementing MCP Tasks v1 (protocol ${PROTOCOL_VERSION}): task-augmented tools with
+An MCP server implementing MCP Tasks v1 (protocol ${PROTOCOL_2025}): task-augmented tools with
 tasks/get, tasks/result, tasks/list, tasks/cancel, progress and status notifications; and, on the
 same endpoint, protocol 2026-07-28 (stateless, no initialize) with the Tasks extension
 (io.modelcontextprotocol/tasks): each request is served by the revision it names (docs/PROTOCOL.md).

@@ -6,14 +6,14 @@
  */
 import { once } from 'node:events';
 import { Agent, request, type IncomingHttpHeaders } from 'node:http';
-import { PROTOCOL_VERSION } from '../../server/src/contract.js';
+import { PROTOCOL_2025 } from '../../server/src/contract.js';
 import { parseSse, SseSplitter } from './sse.js';
 import { HUNG_MS } from './wait.js';
 
 export type Msg = Record<string, unknown> & { id?: unknown; method?: string; params?: Record<string, unknown>; result?: Record<string, unknown>; error?: { code: number; message: string } };
 
-export { PROTOCOL_VERSION };
-export const INITIALIZE = { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: PROTOCOL_VERSION, capabilities: {}, clientInfo: { name: 'raw', version: '1' } } };
+export { PROTOCOL_2025 };
+export const INITIALIZE = { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: PROTOCOL_2025, capabilities: {}, clientInfo: { name: 'raw', version: '1' } } };
 
 export interface JsonRpcError {
     jsonrpc: string;

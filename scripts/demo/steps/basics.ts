@@ -1,6 +1,6 @@
 import { expect, type DemoContext } from '../context.js';
 import { CLIENT_CAPABILITIES, DemoSession } from '../session.js';
-import { PROTOCOL_VERSION } from '../wire.js';
+import { PROTOCOL_2025 } from '../wire.js';
 
 /** Step 1: initialize, show both sides' capabilities, confirm the GET stream, list the tools. */
 export async function connectStep(ctx: DemoContext): Promise<void> {
@@ -12,7 +12,7 @@ export async function connectStep(ctx: DemoContext): Promise<void> {
     const caps = client.getServerCapabilities() ?? {};
     term.note(`server capabilities: ${JSON.stringify(caps)}`);
     term.note(`client capabilities: ${JSON.stringify(CLIENT_CAPABILITIES)}`);
-    expect(ctx, `protocol ${PROTOCOL_VERSION} negotiated`, ctx.session.transport.protocolVersion === PROTOCOL_VERSION, ctx.session.transport.protocolVersion);
+    expect(ctx, `protocol ${PROTOCOL_2025} negotiated`, ctx.session.transport.protocolVersion === PROTOCOL_2025, ctx.session.transport.protocolVersion);
     expect(
         ctx,
         'the server declares tasks.list, tasks.cancel and tasks.requests.tools.call',
@@ -33,7 +33,7 @@ export async function connectStep(ctx: DemoContext): Promise<void> {
     );
     term.command(
         'curl: initialize a session of your own (-i shows its Mcp-Session-Id header)',
-        ctx.curl.initialize({ protocolVersion: PROTOCOL_VERSION, capabilities: CLIENT_CAPABILITIES, clientInfo: { name: 'curl', version: '1' } }),
+        ctx.curl.initialize({ protocolVersion: PROTOCOL_2025, capabilities: CLIENT_CAPABILITIES, clientInfo: { name: 'curl', version: '1' } }),
     );
     term.command('curl: the GET stream (one per session, and the demo holds its own: use it with your session)', ctx.curl.getStream());
 }

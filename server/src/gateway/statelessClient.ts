@@ -1,7 +1,7 @@
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage, Tool } from '@modelcontextprotocol/sdk/types.js';
-import { mirroredName } from '../contract.js';
-import { META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_PROTOCOL_VERSION, META_SERVER_INFO, STATELESS_VERSION } from '../mcp/revision.js';
+import { META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_PROTOCOL_VERSION, META_SERVER_INFO, mirroredName, PROTOCOL_2026 } from '../contract.js';
+
 import { TASKS_EXTENSION } from '../mcp/stateless/envelope.js';
 import { SERVER_VERSION } from '../version.js';
 import { DirectRequests } from './directRequests.js';
@@ -20,7 +20,7 @@ const CLIENT_INFO = { name: 'mcp-tasks-gateway', version: SERVER_VERSION };
  */
 function envelope(extensions: boolean): Json {
     const capabilities = extensions ? { ...CAPABILITIES, extensions: { [TASKS_EXTENSION]: {} } } : CAPABILITIES;
-    return Object.freeze({ [META_PROTOCOL_VERSION]: STATELESS_VERSION, [META_CLIENT_CAPABILITIES]: capabilities, [META_CLIENT_INFO]: CLIENT_INFO });
+    return Object.freeze({ [META_PROTOCOL_VERSION]: PROTOCOL_2026, [META_CLIENT_CAPABILITIES]: capabilities, [META_CLIENT_INFO]: CLIENT_INFO });
 }
 const PLAIN = envelope(false);
 const WITH_TASKS = envelope(true);
@@ -71,7 +71,7 @@ export class StatelessClient {
         client.direct = new DirectRequests(transport);
         const discovered = await client.call('server/discover', {});
         const versions = discovered.supportedVersions;
-        if (Array.isArray(versions) && !versions.includes(STATELESS_VERSION)) {
+        if (Array.isArray(versions) && !versions.includes(PROTOCOL_2026)) {
             throw new Error(`it speaks neither 2025-11-25 nor 2026-07-28 (it lists ${versions.join(', ')})`);
         }
         client.capabilities = (discovered.capabilities as Json | undefined) ?? {};
@@ -179,7 +179,7 @@ export function statelessFetch(base: typeof fetch = fetch): typeof fetch {
         }
         const message = JSON.parse(init.body) as { method?: unknown; params?: Json };
         const headers = new Headers(init.headers);
-        headers.set('mcp-protocol-version', STATELESS_VERSION);
+        headers.set('mcp-protocol-version', PROTOCOL_2026);
         if (typeof message.method === 'string') {
             headers.set('mcp-method', message.method);
             const name = mirroredName(message.method, message.params);

@@ -1,19 +1,20 @@
 import { errorMessage } from '../log.js';
 import { invalidParams, RpcError } from '../rpc/errors.js';
 import { optionalObject, optionalString, requireString } from '../rpc/params.js';
-import { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from '../rpc/protocol.js';
+
 import { PARENT_TASK_META_KEY, relatedTaskMeta, toWireTask } from '../tasks/wire.js';
 import { capabilitiesOf } from './capabilities.js';
 import { ownerView, type Method, type Params, type RequestContext, type Result } from './context.js';
-import { META_SERVER_INFO } from './revision.js';
+
 import { advertisedVersions } from './stateless/envelope.js';
 import { LIST_TTL_MS } from './stateless/adapter.js';
 import { listen } from './stateless/listen.js';
+import { META_SERVER_INFO, PROTOCOL_2025, PROTOCOL_2025_VERSIONS } from '../contract.js';
 
 function initialize(ctx: RequestContext, params: Params): Result {
     const requested = requireString(params, 'protocolVersion');
     const clientInfo = optionalObject(params, 'clientInfo');
-    const protocolVersion = SUPPORTED_PROTOCOL_VERSIONS.includes(requested) ? requested : LATEST_PROTOCOL_VERSION;
+    const protocolVersion = PROTOCOL_2025_VERSIONS.includes(requested) ? requested : PROTOCOL_2025;
     ctx.push!.initialized(protocolVersion, optionalObject(params, 'capabilities') ?? {}, typeof clientInfo?.name === 'string' ? clientInfo.name.slice(0, 200) : undefined);
     const { serverInfo, instructions } = ctx.services;
     return { protocolVersion, capabilities: capabilitiesOf(ctx.services, 'session'), serverInfo, instructions };

@@ -1,12 +1,4 @@
-import { SUPPORTED_PROTOCOL_VERSIONS } from '../rpc/protocol.js';
-
-/** The stateless revision (SEP-2575): no initialize, no session, everything per request. */
-export const STATELESS_VERSION = '2026-07-28';
-/** Where a 2026-07-28 request carries its protocol version, capabilities and client name. */
-export const META_PROTOCOL_VERSION = 'io.modelcontextprotocol/protocolVersion';
-export const META_CLIENT_CAPABILITIES = 'io.modelcontextprotocol/clientCapabilities';
-export const META_CLIENT_INFO = 'io.modelcontextprotocol/clientInfo';
-export const META_SERVER_INFO = 'io.modelcontextprotocol/serverInfo';
+import { META_PROTOCOL_VERSION, PROTOCOL_2025_VERSIONS } from '../contract.js';
 
 export type Revision = 'session' | 'stateless';
 
@@ -25,7 +17,7 @@ export function revisionOf(method: string, params: Record<string, unknown> | und
         return 'session';
     }
     const version = requestedVersion(method, params, headerVersion);
-    if (version !== undefined && !(typeof version === 'string' && SUPPORTED_PROTOCOL_VERSIONS.includes(version))) {
+    if (version !== undefined && !(typeof version === 'string' && PROTOCOL_2025_VERSIONS.includes(version))) {
         return 'stateless';
     }
     return method === 'server/discover' ? 'stateless' : 'session';

@@ -10,7 +10,8 @@ import { SESSION_REVISION } from './session/adapter.js';
 import { STATELESS_REVISION } from './stateless/adapter.js';
 import { advertisedVersions, unsupportedVersion, type Envelope } from './stateless/envelope.js';
 import type { StatelessPipe } from './stateless/front.js';
-import { LATEST_PROTOCOL_VERSION } from '../rpc/protocol.js';
+import { PROTOCOL_2025 } from '../contract.js';
+
 
 /** Where a message came from, as far as choosing its revision goes. */
 export interface Inbound {
@@ -51,7 +52,7 @@ export function dispatch(ctx: RequestContext, method: string, params: Record<str
 export function sessionRequest(services: McpServices, identity: ClientIdentity, push: PushChannel, request: JsonRpcRequest, reply: Transport, abort: RequestAbort): Result {
     if (services.statelessOnly) {
         // --no-session-protocol: a client that starts with initialize learns to speak 2026-07-28.
-        throw unsupportedVersion(request.params?.protocolVersion ?? LATEST_PROTOCOL_VERSION, advertisedVersions(true));
+        throw unsupportedVersion(request.params?.protocolVersion ?? PROTOCOL_2025, advertisedVersions(true));
     }
     return dispatch({ id: request.id, identity, revision: SESSION_REVISION, services, reply, abort, push, envelope: undefined }, request.method, request.params);
 }

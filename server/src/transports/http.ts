@@ -4,7 +4,7 @@ import { systemClock, type Clock } from '../clock.js';
 import { errorMessage } from '../log.js';
 import { ErrorCodes, RpcError } from '../rpc/errors.js';
 import { decodeFrame, errorResponse, invalidMessageError, type JsonRpcMessage } from '../rpc/messages.js';
-import { SUPPORTED_PROTOCOL_VERSIONS } from '../rpc/protocol.js';
+
 import { OWNER_PROOF_HEADER } from '../ownerProof.js';
 import type { TasksServer } from '../server.js';
 import { ConnectionGuard, DEFAULT_CONNECTION_LIMITS, type ConnectionLimits } from './connectionGuard.js';
@@ -16,11 +16,12 @@ import { isLoopbackHost, originAllowed } from './guards.js';
 import { NO_SESSION, PostExchange, SseStream } from './sse.js';
 import { checkHeaders } from './mcpHeaders.js';
 import { revisionFor } from '../mcp/router.js';
-import { requestedVersion, STATELESS_VERSION } from '../mcp/revision.js';
+import { requestedVersion } from '../mcp/revision.js';
 import { unsupportedVersion } from '../mcp/stateless/envelope.js';
 import { serveStateless } from '../mcp/stateless/front.js';
 import { answerRequest } from '../rpc/answer.js';
 import { RequestAbort } from '../rpc/requestAbort.js';
+import { PROTOCOL_2025_VERSIONS, PROTOCOL_2026 } from '../contract.js';
 
 export interface HttpOptions {
     host: string;
@@ -301,7 +302,7 @@ export class HttpTransportServer {
             // stream), so one is accepted and dropped; but a version this server does not speak is
             // refused on every POST, a notification's too (400 and -32022, as the spec says).
             const requested = 'method' in message ? requestedVersion(message.method, message.params, req.headers['mcp-protocol-version'] as string | undefined) : undefined;
-            if (requested !== undefined && requested !== STATELESS_VERSION) {
+            if (requested !== undefined && requested !== PROTOCOL_2026) {
                 replyMessage(res, 400, errorResponse(null, unsupportedVersion(requested).toJSON()));
                 return;
             }
@@ -337,7 +338,7 @@ export class HttpTransportServer {
             return undefined;
         }
         const version = req.headers['mcp-protocol-version'];
-        if (typeof version === 'string' && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) {
+        if (typeof version === 'string' && !PROTOCOL_2025_VERSIONS.includes(version)) {
             replyError(res, 400, ErrorCodes.InvalidRequest, `Unsupported MCP-Protocol-Version: ${version}`);
             return undefined;
         }

@@ -3,12 +3,13 @@ import type { Clock, ClockTimer } from '../clock.js';
 import type { Logger } from '../log.js';
 import type { McpSession, SessionChannel } from '../mcp/session/session.js';
 import type { JsonRpcMessage } from '../rpc/messages.js';
-import { LATEST_PROTOCOL_VERSION } from '../rpc/protocol.js';
+
 import type { Transport } from '../rpc/transport.js';
 import type { TasksServer } from '../server.js';
 import type { ClientIdentity } from '../tasks/hub.js';
 import type { Caller } from './httpAuth.js';
 import type { ExchangeOwner, SseStream } from './sse.js';
+import { PROTOCOL_2025 } from '../contract.js';
 
 /** One Mcp-Session-Id: its MCP session, its GET stream when open, and when it was last active. */
 export class HttpSession implements SessionChannel, ExchangeOwner {
@@ -123,7 +124,7 @@ export class HttpSessions {
     /** An established session, as after a successful initialize with no client capabilities (library use, tests). */
     open(caller: Caller): HttpSession {
         const entry = this.begin(caller);
-        entry.session.initialized(LATEST_PROTOCOL_VERSION, {}, undefined);
+        entry.session.initialized(PROTOCOL_2025, {}, undefined);
         entry.ready = true;
         this.admit(entry);
         return entry;

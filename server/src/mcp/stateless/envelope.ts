@@ -1,10 +1,7 @@
 import { ErrorCodes, invalidParams, RpcError } from '../../rpc/errors.js';
-import { META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_PROTOCOL_VERSION, STATELESS_VERSION } from '../revision.js';
-import { LATEST_PROTOCOL_VERSION } from '../../rpc/protocol.js';
+import { ADVERTISED_VERSIONS, META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_PROTOCOL_VERSION, PROTOCOL_2026 } from '../../contract.js';
 
 export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
-/** What server/discover and UnsupportedProtocolVersionError list: the stateless revision, and the session one (after initialize). */
-export const ADVERTISED_VERSIONS: readonly string[] = [STATELESS_VERSION, LATEST_PROTOCOL_VERSION];
 
 /** What a stateless request says about its client, read from its `_meta` (SEP-2575). */
 export interface Envelope {
@@ -42,7 +39,7 @@ export function readEnvelope(params: Record<string, unknown> | undefined): Envel
 }
 
 export function checkVersion(envelope: Envelope): void {
-    if (envelope.version !== STATELESS_VERSION) {
+    if (envelope.version !== PROTOCOL_2026) {
         throw unsupportedVersion(envelope.version);
     }
 }
@@ -51,7 +48,7 @@ export function checkVersion(envelope: Envelope): void {
 export function advertisedVersions(statelessOnly: boolean | undefined): readonly string[] {
     return statelessOnly ? STATELESS_ONLY : ADVERTISED_VERSIONS;
 }
-const STATELESS_ONLY: readonly string[] = [STATELESS_VERSION];
+const STATELESS_ONLY: readonly string[] = [PROTOCOL_2026];
 
 /** UnsupportedProtocolVersionError (-32022), listing the versions this server speaks. */
 export function unsupportedVersion(requested: unknown, supported: readonly string[] = ADVERTISED_VERSIONS): RpcError {

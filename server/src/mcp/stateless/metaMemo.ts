@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { decodeFrame, type Decoded } from '../../rpc/messages.js';
-import { META_PROTOCOL_VERSION } from '../revision.js';
+import { META_PROTOCOL_VERSION } from '../../contract.js';
+
 
 /** Misses in a row after which a connection's lines are no longer searched (a client whose `_meta` varies). */
 const GIVE_UP_AFTER = 16;

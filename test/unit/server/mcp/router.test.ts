@@ -8,7 +8,7 @@ import { describe, it } from 'node:test';
 import { createLogger } from '../../../../server/src/log.js';
 import type { PushChannel } from '../../../../server/src/mcp/context.js';
 import { METHODS } from '../../../../server/src/mcp/methods.js';
-import { META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION, STATELESS_VERSION } from '../../../../server/src/mcp/revision.js';
+
 import { revisionFor, sessionRequest, statelessRequest } from '../../../../server/src/mcp/router.js';
 import { TASKS_EXTENSION, type Envelope } from '../../../../server/src/mcp/stateless/envelope.js';
 import { ErrorCodes, RpcError } from '../../../../server/src/rpc/errors.js';
@@ -16,10 +16,11 @@ import { RequestAbort } from '../../../../server/src/rpc/requestAbort.js';
 import type { Transport } from '../../../../server/src/rpc/transport.js';
 import { TasksServer } from '../../../../server/src/server.js';
 import { nap } from '../../../support/napTool.js';
+import { META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION, PROTOCOL_2026 } from '../../../../server/src/contract.js';
 
 const sink: Transport = { send: () => true, close: () => undefined };
 const identity = { clientKey: 'c', isOwner: false };
-const envelope: Envelope = { version: STATELESS_VERSION, capabilities: { extensions: { [TASKS_EXTENSION]: {} } } };
+const envelope: Envelope = { version: PROTOCOL_2026, capabilities: { extensions: { [TASKS_EXTENSION]: {} } } };
 
 function pushChannel(): PushChannel {
     const push = {
@@ -120,7 +121,7 @@ describe('one router for both revisions', () => {
     });
 
     it('decides the revision of a message in one function', () => {
-        const meta = { [META_PROTOCOL_VERSION]: STATELESS_VERSION, [META_CLIENT_CAPABILITIES]: {} };
+        const meta = { [META_PROTOCOL_VERSION]: PROTOCOL_2026, [META_CLIENT_CAPABILITIES]: {} };
         const call = { jsonrpc: '2.0' as const, id: 1, method: 'tools/list', params: { _meta: meta } };
         assert.equal(revisionFor(call, { inSession: false }), 'stateless');
         assert.equal(revisionFor(call, { inSession: true }), 'session', 'a session’s message is 2025-11-25 whatever it carries');

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { createLogger } from '../../../../server/src/log.js';
-import { META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION, STATELESS_VERSION } from '../../../../server/src/mcp/revision.js';
+
 import { TASKS_EXTENSION } from '../../../../server/src/mcp/stateless/envelope.js';
 import { serveStateless } from '../../../../server/src/mcp/stateless/front.js';
 import type { JsonRpcMessage } from '../../../../server/src/rpc/messages.js';
@@ -17,11 +17,12 @@ import { TasksServer } from '../../../../server/src/server.js';
 import { ManualClock } from '../../../support/manualClock.js';
 import { waitUntil } from '../../../support/wait.js';
 import { nap } from '../../../support/napTool.js';
+import { META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION, PROTOCOL_2026 } from '../../../../server/src/contract.js';
 
 const ABANDON_MS = 30_000;
 const HOUR = 3_600_000;
 const CLIENT = { clientKey: 'principal:a', isOwner: false };
-const META = { [META_PROTOCOL_VERSION]: STATELESS_VERSION, [META_CLIENT_CAPABILITIES]: { extensions: { [TASKS_EXTENSION]: {} } } };
+const META = { [META_PROTOCOL_VERSION]: PROTOCOL_2026, [META_CLIENT_CAPABILITIES]: { extensions: { [TASKS_EXTENSION]: {} } } };
 
 function setup() {
     const clock = new ManualClock();
