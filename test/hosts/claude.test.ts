@@ -1,0 +1,3 @@
+import { hostSuite } from './hostSuite.js';
+
+hostSuite('claude');
