@@ -74,6 +74,8 @@ function record(installed: InstalledHost, scenario: string, run: HostRun): void 
                 results: run.recording.results,
                 requests: run.recording.requests.map(request => ({ path: request.path, tools: request.view.tools.length, results: request.view.results.length, reply: request.reply })),
                 strays: run.strays,
+                // The whole first conversation request, when asked for (it is large): to see a dialect's details.
+                firstRequest: process.env.MCP_TASKS_HOSTS_DEBUG ? run.recording.turns[0]?.body : undefined,
                 stdout: tail(run.exit.stdout),
                 stderr: tail(run.exit.stderr),
             },

@@ -2,13 +2,24 @@
 import { type Dialect, field, json, list, sse, startSse } from './dialect.js';
 import { contentText } from './script.js';
 
-/** Tool names, including those Codex groups under a namespace entry with its own `tools`. */
-function toolNames(tools: Record<string, unknown>[], prefix = ''): string[] {
+/**
+ * Tool names. Codex groups each MCP server's tools under a `{type: 'namespace', name, tools}` entry
+ * (`mcp__tasks`); those are spelled `<namespace>.<tool>` here (a Responses tool name holds no dot).
+ */
+function toolNames(tools: Record<string, unknown>[]): string[] {
     return tools.flatMap(tool => {
-        const nested = list(tool.tools);
         const name = typeof tool.name === 'string' ? tool.name : '';
-        return nested.length > 0 ? toolNames(nested, prefix + name) : name ? [prefix + name] : [];
+        if (tool.type === 'namespace') {
+            return list(tool.tools).map(inner => `${name}.${String(inner.name)}`);
+        }
+        return name ? [name] : [];
     });
+}
+
+/** A call's `name`, plus `namespace` for a namespaced tool, as the API's function_call item has them. */
+function callName(spelled: string): { name: string; namespace?: string } {
+    const dot = spelled.lastIndexOf('.');
+    return dot < 0 ? { name: spelled } : { namespace: spelled.slice(0, dot), name: spelled.slice(dot + 1) };
 }
 
 export const responses: Dialect = {
@@ -23,7 +34,7 @@ export const responses: Dialect = {
     answer(_path, body, reply, res) {
         const item =
             reply.kind === 'call'
-                ? { type: 'function_call', id: `fc_${reply.id}`, call_id: reply.id, name: reply.name, arguments: JSON.stringify(reply.args), status: 'completed' }
+                ? { type: 'function_call', id: `fc_${reply.id}`, call_id: reply.id, ...callName(reply.name), arguments: JSON.stringify(reply.args), status: 'completed' }
                 : { type: 'message', id: `msg_${Date.now()}`, role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: reply.text, annotations: [] }] };
         const usage = { input_tokens: 100, input_tokens_details: { cached_tokens: 0 }, output_tokens: 10, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 110 };
         const response = { id: `resp_${Date.now()}`, object: 'response', model: field(body, 'model'), status: 'completed', output: [item], usage };
