@@ -12,6 +12,16 @@ export const greet: RunOptions = {
 /** The line a model must read to know what failed. */
 export const FAILURE_LINE = 'not ok 100 - adds numbers';
 
+/** The program's last line: the digest's "Last lines" end with it when no output was lost. */
+export const LAST_LINE = 'ok 507 - case 507';
+
+/**
+ * Why the last line does not reach the model on today's server (measured on all four hosts: the
+ * log ends at line 172 or 173 of 507). Remove it once the server keeps the whole output.
+ */
+export const OUTPUT_LOSS_TODO =
+    'known server bug: a command child writes stdout/stderr to socket pairs asynchronously, so what it still had queued when it called process.exit(1) is lost (the log ends near line 173 of 507)';
+
 /**
  * A test run like a real one: 507 lines of TAP, the failure at line 100 with its assertion
  * message, then `process.exit(1)` right after the last write, which is where output written to a
