@@ -17,10 +17,10 @@ export const LAST_LINE = 'ok 507 - case 507';
 
 /**
  * Why the last line does not reach the model on today's server (measured on all four hosts: the
- * log ends at line 172 or 173 of 507). Remove it once the server keeps the whole output.
+ * log usually ends at line 172 to 180 of 507, timing-dependent). Remove it once the server keeps the whole output.
  */
 export const OUTPUT_LOSS_TODO =
-    'known server bug: a command child writes stdout/stderr to socket pairs asynchronously, so what it still had queued when it called process.exit(1) is lost (the log ends near line 173 of 507)';
+    'known server bug: a command child writes stdout/stderr to socket pairs asynchronously, so what it still had queued when it called process.exit(1) is lost (measured: the log ended at line 172 to 180 of 507 in most runs; a run that keeps all 507 lines passes this todo)';
 
 /**
  * A test run like a real one: 507 lines of TAP, the failure at line 100 with its assertion
