@@ -25,12 +25,12 @@ export function makeHostDirs(host: string): HostDirs {
 }
 
 /**
- * The environment every host starts from. The proxy variables point at the discard port, so a host
- * that tries to reach anything but loopback (telemetry, update checks, model lists) fails at once
- * instead of waiting on a network this machine may not have; NO_PROXY lets loopback through.
+ * The environment every host starts from. The proxy variables point at `proxyUrl`, a proxy that
+ * refuses everything (refusingProxy.ts), so a host that tries to reach anything but loopback fails
+ * at once and the attempt is on record; NO_PROXY lets loopback through.
  */
-export function baseEnv(dirs: HostDirs): Record<string, string> {
-    const deadProxy = 'http://127.0.0.1:9';
+export function baseEnv(dirs: HostDirs, proxyUrl: string): Record<string, string> {
+    const deadProxy = proxyUrl;
     return {
         PATH: `${dirname(process.execPath)}:/usr/local/bin:/usr/bin:/bin`,
         HOME: dirs.home,

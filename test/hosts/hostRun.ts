@@ -10,6 +10,7 @@ import { DRIVERS } from './drivers/index.js';
 import type { InstalledHost } from './hostInstall.js';
 import { baseEnv, type HostExit, makeHostDirs, removeHostDirs, runHost, type HostDirs } from './hostProcess.js';
 import { startScriptedModel, type StrayRequest } from './model/server.js';
+import { startRefusingProxy } from './refusingProxy.js';
 import type { Recording, Turn } from './model/script.js';
 
 /** A run that outlives this is killed with its tree: hosts answer a scripted model in seconds. */
@@ -29,12 +30,15 @@ export interface HostRun {
     exit: HostExit;
     recording: Recording;
     strays: StrayRequest[];
+    /** Where the host tried to go beyond loopback (refused), through the proxy variables. */
+    outbound: string[];
 }
 
 const RESULTS_DIR = resolve(__dirname, '../../test-results/hosts');
 
 export async function runOnHost(installed: InstalledHost, options: RunOptions): Promise<HostRun> {
     const model = await startScriptedModel(options.script);
+    const proxy = await startRefusingProxy();
     const dirs = makeHostDirs(installed.host.name);
     try {
         const flags = [...(options.serverFlags ?? []), ...(options.prepare?.(dirs) ?? [])];
@@ -44,14 +48,15 @@ export async function runOnHost(installed: InstalledHost, options: RunOptions): 
             modelUrl: model.url,
             server: { command: process.execPath, args: [SERVER_JS, '--stdio', ...flags] },
             prompt: options.prompt,
-            env: baseEnv(dirs),
+            env: baseEnv(dirs, proxy.url),
         });
         const exit = await runHost(launch.command, launch.args, { env: launch.env, cwd: dirs.workdir, timeoutMs: RUN_TIMEOUT_MS });
-        const run = { exit, recording: model.recording, strays: model.strays };
+        const run = { exit, recording: model.recording, strays: model.strays, outbound: [...new Set(proxy.attempts)] };
         record(installed, options.scenario, run);
         return run;
     } finally {
         await model.close();
+        await proxy.close();
         if (!process.env.MCP_TASKS_HOSTS_KEEP) {
             removeHostDirs(dirs);
         }
@@ -74,6 +79,7 @@ function record(installed: InstalledHost, scenario: string, run: HostRun): void 
                 results: run.recording.results,
                 requests: run.recording.requests.map(request => ({ path: request.path, tools: request.view.tools.length, results: request.view.results.length, reply: request.reply })),
                 strays: run.strays,
+                outbound: run.outbound,
                 // The whole first conversation request, when asked for (it is large): to see a dialect's details.
                 firstRequest: process.env.MCP_TASKS_HOSTS_DEBUG ? run.recording.turns[0]?.body : undefined,
                 stdout: tail(run.exit.stdout),
@@ -91,6 +97,7 @@ export function describeRun(run: HostRun): string {
     return [
         `exit ${exit.code ?? exit.signal}${exit.timedOut ? ' (timed out, killed)' : ''} after ${exit.ms} ms`,
         `model requests: ${run.recording.requests.map(request => `${request.path} tools=${request.view.tools.length} results=${request.view.results.length} → ${request.reply.kind === 'call' ? `call ${request.reply.name}` : 'text'}`).join('; ') || 'none'}`,
+        run.outbound.length > 0 ? `refused beyond loopback: ${run.outbound.join(', ')}` : '',
         run.strays.length > 0 ? `unanswered: ${run.strays.map(stray => `${stray.method} ${stray.url}`).join(', ')}` : '',
         `stdout: ${exit.stdout.slice(-1500)}`,
         `stderr: ${exit.stderr.slice(-1500)}`,

@@ -38,10 +38,11 @@ export interface RecordedRequest {
 /**
  * The host's name for our tool `name`: exactly it, or it after a prefix ending in a separator
  * (`mcp__tasks__greet`, `tasks_greet`, `mcp_tasks_greet`), since every host namespaces MCP tools
- * its own way.
+ * its own way. The shortest such name wins: `tasks_start_run_tests` also ends in `_run_tests`.
  */
 export function offeredName(tools: string[], name: string): string | undefined {
-    return tools.find(tool => tool === name) ?? tools.find(tool => tool.endsWith(name) && /[_.:-]$/.test(tool.slice(0, -name.length)));
+    const candidates = tools.filter(tool => tool === name || (tool.endsWith(name) && /[_.:-]$/.test(tool.slice(0, -name.length))));
+    return candidates.sort((a, b) => a.length - b.length)[0];
 }
 
 export function decideReply(script: Turn[], view: RequestView): Reply {
