@@ -16,13 +16,6 @@ export const FAILURE_LINE = 'not ok 100 - adds numbers';
 export const LAST_LINE = 'ok 507 - case 507';
 
 /**
- * Why the last line does not reach the model on today's server (measured on all four hosts: the
- * log usually ends at line 172 to 180 of 507, timing-dependent). Remove it once the server keeps the whole output.
- */
-export const OUTPUT_LOSS_TODO =
-    'known server bug: a command child writes stdout/stderr to socket pairs asynchronously, so what it still had queued when it called process.exit(1) is lost (measured: the log ended at line 172 to 180 of 507 in most runs; a run that keeps all 507 lines passes this todo)';
-
-/**
  * A test run like a real one: 507 lines of TAP, the failure at line 100 with its assertion
  * message, then `process.exit(1)` right after the last write, which is where output written to a
  * socket asynchronously is lost.

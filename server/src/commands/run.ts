@@ -4,6 +4,7 @@ import { once } from 'node:events';
 import type { Clock } from '../clock.js';
 import type { CallToolResult, ToolContext } from '../tools/types.js';
 import { buildArgv } from './argv.js';
+import { OutputCapture } from './capture.js';
 import { logFailure, openLog } from './logFile.js';
 import { INLINE_LOG_KEEP_MS, type CommandLogs, type LogEntry } from './logs.js';
 import { CommandOutput, percentOf } from './output.js';
@@ -15,11 +16,6 @@ import { stopperFor, survivorNote, type Survivor } from './stopper.js';
 
 /** At most this many progress notifications per second per task. */
 export const PROGRESS_PER_SECOND = 4;
-/**
- * Once nothing of a run is left, how long its pipes may stay open before the run ends anyway: a
- * descendant no scan could find (it cleared its environment) may hold them for as long as it lives.
- */
-export const PIPE_GRACE_MS = 300;
 
 export interface RunDeps {
     clock: Clock;
@@ -58,22 +54,29 @@ export async function runCommand(spec: CommandSpec, args: Record<string, unknown
     const log = logFile.stream;
     const throttle = progressThrottle(spec, ctx, deps.clock);
     const output = new CommandOutput(log, secrets, throttle.line, spec.progressPattern !== undefined);
-    const child = spawn(argv[0]!, argv.slice(1), { cwd: spec.cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    // The command writes to a file, not a pipe, so nothing it printed is lost when it exits at once (capture.ts).
+    let capture: OutputCapture;
+    try {
+        capture = await OutputCapture.open(`${logPath}.capture`, deps.clock, { write: chunk => output.write('out', chunk), drained: () => output.drained() });
+    } catch (err) {
+        await output.end();
+        deps.logs.ended(logEntry, 0);
+        return logFailure(err as NodeJS.ErrnoException, argv, logPath);
+    }
+    let child: ChildProcess;
+    try {
+        child = spawn(argv[0]!, argv.slice(1), { cwd: spec.cwd, env, detached: true, stdio: ['ignore', capture.fd, capture.fd] });
+    } catch (err) {
+        await capture.finish();
+        await output.end();
+        throw err;
+    }
+    capture.started();
     const startError = once(child, 'spawn').then(
         () => undefined,
         (err: NodeJS.ErrnoException) => err,
     );
     const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>(resolve => child.once('exit', (code, signal) => resolve({ code, signal })));
-    const streamsDone = Promise.all([child.stdout && once(child.stdout, 'close'), child.stderr && once(child.stderr, 'close')]);
-    for (const [name, stream] of [['out', child.stdout], ['err', child.stderr]] as const) {
-        stream?.on('data', (chunk: Buffer) => {
-            if (!output.write(name, chunk)) {
-                // The log file is behind: the pipe fills and the command waits, instead of the server's memory growing.
-                stream.pause();
-                void output.drained().then(() => stream.resume());
-            }
-        });
-    }
 
     const stopper = stopperFor(deps.clock);
     const since = child.pid === undefined ? 0 : stopper.startTimeOf(child.pid);
@@ -91,13 +94,16 @@ export async function runCommand(spec: CommandSpec, args: Record<string, unknown
     const finished: Promise<RunEnd> = (async () => {
         const failure = await startError;
         if (failure) {
+            await capture.finish();
             await output.end();
             return { failure };
         }
         const exit = await exited;
         // The leader is gone; anything it left, in its group or not, goes too, so nothing outlives the task.
         const survivors = await stop();
-        await pipesClosed(child, streamsDone, deps.clock);
+        // Everything written up to now, to the last byte; a descendant no scan found (it cleared its environment) cannot hold the run.
+        await capture.finish();
+        logError ??= capture.readError;
         if (survivors.length > 0) {
             output.write('mcp-tasks', Buffer.from(`${survivorNote(survivors)}\n`));
         }
@@ -129,16 +135,6 @@ export async function runCommand(spec: CommandSpec, args: Record<string, unknown
         ctx.conclude?.(conclusion);
     }
     return result;
-}
-
-/** Waits for the pipes to close, at most PIPE_GRACE_MS, then closes them: the run ends whoever still holds them. */
-async function pipesClosed(child: ChildProcess, closed: Promise<unknown>, clock: Clock): Promise<void> {
-    let timer: ReturnType<Clock['setTimeout']> | undefined;
-    const grace = new Promise<void>(resolve => (timer = clock.setTimeout(resolve, PIPE_GRACE_MS, undefined)));
-    await Promise.race([closed, grace]);
-    clock.clearTimeout(timer);
-    child.stdout?.destroy();
-    child.stderr?.destroy();
 }
 
 /** Reports the latest line as progress at most PROGRESS_PER_SECOND times a second: the last line of each window wins. */

@@ -1,0 +1,139 @@
+import { closeSync, openSync, unlinkSync, watch, type FSWatcher } from 'node:fs';
+import { open, type FileHandle } from 'node:fs/promises';
+import type { Clock, ClockTimer } from '../clock.js';
+
+/** How often a running command's capture file is read when no change was signalled (fs.watch may miss one, or be unavailable). */
+export const CAPTURE_POLL_MS = 200;
+const CHUNK = 64 * 1024;
+
+/**
+ * Where a command writes its output (stdout and stderr alike): a file of its own, not a pipe.
+ * Node, like most runtimes, writes to a file synchronously, so a child that ends with
+ * process.exit() right after printing keeps every byte; to a pipe or a socket pair (what spawn's
+ * 'pipe' gives) it writes asynchronously, and what is still queued at exit is lost: a 507-line
+ * test run ending in process.exit(1) kept 171-180 lines in most runs, and a FIFO lost as much once
+ * it filled. The server follows the file as it grows and writes the log a person reads (secrets
+ * hidden) from it; the capture itself holds the output as written, so it is private (0600), read
+ * only by the server, and deleted when the run ends.
+ */
+export class OutputCapture {
+    private position = 0;
+    private reading?: Promise<void>;
+    private again = false;
+    private watcher?: FSWatcher;
+    private timer?: ClockTimer;
+    private finished = false;
+    private closed = false;
+    /** Why the file could not be read, if it could not: the run ends with what was read. */
+    readError?: NodeJS.ErrnoException;
+
+    private constructor(
+        readonly path: string,
+        /** The descriptor the child's stdout and stderr are given; the server's copy is closed once the child has it (started()). */
+        private childFd: number | undefined,
+        private readonly file: FileHandle,
+        private readonly clock: Clock,
+        /** Takes each chunk as read; false asks to wait for `drained` before reading on. */
+        private readonly sink: { write(chunk: Buffer): boolean; drained(): Promise<void> },
+    ) {}
+
+    /** Creates the capture file next to the run's log; rejects (nothing left behind) when it cannot be made. */
+    static async open(path: string, clock: Clock, sink: OutputCapture['sink']): Promise<OutputCapture> {
+        const childFd = openSync(path, 'a', 0o600);
+        try {
+            const file = await open(path, 'r');
+            return new OutputCapture(path, childFd, file, clock, sink);
+        } catch (err) {
+            closeSync(childFd);
+            unlinkQuietly(path);
+            throw err;
+        }
+    }
+
+    /** The descriptor to give the child as stdout and stderr. */
+    get fd(): number {
+        if (this.childFd === undefined) {
+            throw new Error('The capture file was already handed over');
+        }
+        return this.childFd;
+    }
+
+    /** The child has its descriptor (or never will): the server's copy closes, and the file is followed as it grows. */
+    started(): void {
+        if (this.childFd !== undefined) {
+            closeSync(this.childFd);
+            this.childFd = undefined;
+        }
+        try {
+            this.watcher = watch(this.path, { persistent: false }, () => void this.read());
+            this.watcher.on('error', () => this.watcher?.close());
+        } catch {
+            // No change events here: the poll below is enough, only slower to show a line.
+        }
+        this.poll();
+    }
+
+    /** Reads what the command wrote up to now, to the end of the file; then stops following it and deletes it. */
+    async finish(): Promise<void> {
+        this.finished = true;
+        this.clock.clearTimeout(this.timer);
+        this.watcher?.close();
+        if (this.childFd !== undefined) {
+            closeSync(this.childFd);
+            this.childFd = undefined;
+        }
+        await this.read();
+        this.closed = true;
+        await this.file.close().catch(() => undefined);
+        unlinkQuietly(this.path);
+    }
+
+    private poll(): void {
+        if (!this.finished) {
+            this.timer = this.clock.setTimeout(capture => (void capture.read(), capture.poll()), CAPTURE_POLL_MS, this, true);
+        }
+    }
+
+    /** Reads to the end of the file; a read asked for while one runs makes it go round once more, so none is lost. Never rejects. */
+    private read(): Promise<void> {
+        if (this.closed || this.readError) {
+            return Promise.resolve();
+        }
+        if (this.reading) {
+            this.again = true;
+            return this.reading;
+        }
+        this.reading = (async () => {
+            do {
+                this.again = false;
+                await this.drain();
+            } while (this.again);
+        })()
+            .catch((err: NodeJS.ErrnoException) => void (this.readError ??= err))
+            .finally(() => (this.reading = undefined));
+        return this.reading;
+    }
+
+    private async drain(): Promise<void> {
+        for (;;) {
+            // A fresh buffer each time: the sink keeps the chunk (the log stream writes it later).
+            const buffer = Buffer.allocUnsafe(CHUNK);
+            const { bytesRead } = await this.file.read(buffer, 0, CHUNK, this.position);
+            if (bytesRead === 0) {
+                return;
+            }
+            this.position += bytesRead;
+            if (!this.sink.write(buffer.subarray(0, bytesRead))) {
+                await this.sink.drained();
+            }
+        }
+    }
+}
+
+function unlinkQuietly(path: string): void {
+    try {
+        unlinkSync(path);
+    } catch {
+        // Already gone.
+    }
+}
