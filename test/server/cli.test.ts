@@ -236,6 +236,11 @@ describe('--no-demo-tools', () => {
             assert.ok(plain.names.includes(name), `${name} is served by default`);
         }
         assert.match(plain.instructions, /demonstrations/);
+        // Written for a model, which calls tools: the task tools by name, no protocol method it cannot call.
+        assert.match(plain.instructions, /call start_<tool> with the same arguments .* then get_task with that task_id/);
+        assert.doesNotMatch(plain.instructions, /tasks\/(get|result|list|cancel)/);
+        const noTaskTools = await offered(['--no-task-tools']);
+        assert.doesNotMatch(noTaskTools.instructions, /start_|get_task|tasks\//);
 
         const bare = await offered(['--no-demo-tools']);
         assert.deepEqual(bare.names, ['cancel_task', 'get_task', 'list_tasks']);

@@ -30,6 +30,21 @@ export function startToolName(toolName: string): string {
 }
 
 /**
+ * Why a plain call of a tool that runs only as a task was refused, written for the model that made
+ * it: first the tool it can call instead (when the task tools are served), then, in brackets, what
+ * a client that speaks MCP Tasks does (`protocolWay`), which a model cannot do itself.
+ */
+export function onlyAsTaskText(toolName: string, taskTools: boolean, protocolWay: string): string {
+    if (!taskTools) {
+        return `Tool ${toolName} runs only as a task: ${protocolWay}`;
+    }
+    return (
+        `Tool ${toolName} runs only as a task. Call ${startToolName(toolName)} with the same arguments instead: it starts the work in the background and returns a task id at once; ` +
+        `then call get_task with that task_id for its progress and, once it ends, its result. (A client that speaks MCP Tasks would ${protocolWay}.)`
+    );
+}
+
+/**
  * Plain tools (never task-augmented) through which a model that cannot, or should not, block on a
  * task starts, follows and cancels tasks: for hosts that never send `task` (Claude Code, Cursor,
  * Codex), and for VS Code, whose chat turn blocks until a task-augmented call ends. They act on

@@ -99,7 +99,8 @@ for (const kind of TRANSPORTS) {
             );
             assert.ok(err instanceof McpError);
             assert.equal(err.code, -32601);
-            assert.match(err.message, /call start_deploy with the same arguments to start it in the background and get_task to follow it/);
+            // The tool to call first, for the model; the protocol's way after, in brackets.
+            assert.match(err.message, /^(MCP error -32601: )?Tool deploy runs only as a task\. Call start_deploy with the same arguments instead: .* then call get_task with that task_id .*\(A client that speaks MCP Tasks would send "task": \{\} with the call/);
         });
 
         it('runs slow_compute in the background: progress in get_task, the result once done, the same task in tasks/list', async () => {

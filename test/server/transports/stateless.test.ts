@@ -174,6 +174,8 @@ describe('protocol 2026-07-28 over HTTP', () => {
         const error = errorOf(reply.messages);
         assert.equal(error.code, -32021);
         assert.deepEqual(error.data, { requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } } });
+        // What a model reads (Claude Code -p declares no extension): the tool to call instead, first.
+        assert.match(error.message, /^Tool failing_job runs only as a task\. Call start_failing_job with the same arguments instead: .*\(A client that speaks MCP Tasks would declare the io\.modelcontextprotocol\/tasks extension/);
     });
 
     it('creates a flat task and inlines its result in tasks/get', async () => {

@@ -10,7 +10,7 @@ import { toWireTask } from '../../tasks/wire.js';
 import { textResult, type CallToolResult, type ToolContext, type ToolDefinition } from '../../tools/types.js';
 import { CallContext } from '../callContext.js';
 import { ownerView, type Params, type PushChannel, type RequestContext, type Result, type Revision } from '../context.js';
-import { startToolName, type TaskTool, type TaskTools } from '../taskTools.js';
+import { onlyAsTaskText, type TaskTool, type TaskTools } from '../taskTools.js';
 import { deferAfterFor, runDeferrable } from '../defer.js';
 
 /**
@@ -131,8 +131,7 @@ export const SESSION_REVISION: Revision = {
             throw forbiddenAsTask(tool.name);
         }
         if (!task && tool.taskSupport === 'required') {
-            const instead = ctx.services.taskTools ? `, or call ${startToolName(tool.name)} with the same arguments to start it in the background and get_task to follow it` : '';
-            throw methodNotFound(`Tool ${tool.name} must run as a task (execution.taskSupport is "required"); call it with "task": {}${instead}`);
+            throw methodNotFound(onlyAsTaskText(tool.name, ctx.services.taskTools !== undefined, 'send "task": {} with the call (execution.taskSupport is "required")'));
         }
         return task !== undefined;
     },

@@ -4,7 +4,9 @@ import { isTerminal } from '../../tasks/types.js';
 import type { CallToolResult, ToolContext, ToolDefinition } from '../../tools/types.js';
 import { ownerView, type Params, type RequestContext, type Revision } from '../context.js';
 import { deferAfterFor, runDeferrable } from '../defer.js';
-import { hasTasksExtension, requireTasksExtension } from './envelope.js';
+import { META_CLIENT_CAPABILITIES } from '../../contract.js';
+import { onlyAsTaskText } from '../taskTools.js';
+import { hasTasksExtension, requireTasksExtension, TASKS_EXTENSION } from './envelope.js';
 import { inRound, runPlainCall, type PausableCall, type RoundCallContext } from './rounds.js';
 import { createTaskResult, detailedTask } from './taskView.js';
 
@@ -96,7 +98,7 @@ export const STATELESS_REVISION: Revision = {
     callsAsTask(ctx, tool) {
         const asTask = tool.taskSupport !== 'forbidden' && hasTasksExtension(ctx.envelope!);
         if (!asTask && tool.taskSupport === 'required') {
-            requireTasksExtension(ctx.envelope!, `Tool ${tool.name} runs only as a task, which`);
+            requireTasksExtension(ctx.envelope!, tool.name, onlyAsTaskText(tool.name, ctx.services.taskTools !== undefined, `declare the ${TASKS_EXTENSION} extension in _meta["${META_CLIENT_CAPABILITIES}"].extensions`));
         }
         return asTask;
     },
