@@ -80,7 +80,8 @@ export class TasksServer {
         }
         const store: TaskStore = options.store ?? new MemoryTaskStore({ clock: options.clock });
         const toolList = options.tools ?? [];
-        const registry = (this.registry = new ToolRegistry(toolList));
+        // Deferral needs the task tools (a model follows the task with get_task): mcp/defer.ts.
+        const registry = (this.registry = new ToolRegistry(toolList, Boolean(options.deferAfterMs && options.taskTools)));
         this.runtime = new TaskRuntime(store, registry, this.hub, limits, this.log, options.workerId ?? store.workerId ?? randomUUID(), options.clock);
         this.services = {
             runtime: this.runtime,

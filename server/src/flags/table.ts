@@ -385,7 +385,7 @@ export const FLAGS = [
         help:
             'A plain `tools/call` (no `task`; from a 2026-07-28 client, one without the tasks extension) of a task-capable tool still running after DUR answers with an ordinary result saying the work goes on as task X ' +
             "(`get_task`, `cancel_task` follow it; `read_output` reads a command's log), `structuredContent` `{taskId, status, next}` " +
-            '(for a tool with an output schema, which clients check a success against, an error result saying so instead); `0` turns it off. 50 s is under the 60 s at which Claude Code, Copilot CLI and Copilot for Eclipse give up.',
+            "(a tool with an output schema lists it as its own or that answer, so a client's check accepts it); `0` turns it off. 50 s is under the 60 s at which Claude Code, Copilot CLI and Copilot for Eclipse give up.",
     },
 
     // Other

@@ -2,6 +2,7 @@ import { LinkedList, type ListNode } from '../linkedList.js';
 import { errorMessage, type Logger } from '../log.js';
 import { RequestAbort } from '../rpc/requestAbort.js';
 import { relatedTaskMeta } from '../tasks/wire.js';
+import { mayDefer } from '../tools/registry.js';
 import { onStop, sleep, type CallToolResult, type ToolContext, type ToolDefinition } from '../tools/types.js';
 import type { Clock, ClockTimer } from '../clock.js';
 import type { RequestContext } from './context.js';
@@ -23,7 +24,7 @@ export type RunTool = (tool: ToolDefinition, args: Record<string, unknown>, ctx:
 /** Whether a plain call of `tool` may be deferred: only where a model can follow the task (get_task), and only for code we run (not external jobs). */
 export function deferAfterFor(ctx: RequestContext, tool: ToolDefinition): number | undefined {
     const { deferAfterMs, taskTools } = ctx.services;
-    return deferAfterMs && taskTools && tool.taskSupport !== 'forbidden' && tool.run ? deferAfterMs : undefined;
+    return deferAfterMs && taskTools && mayDefer(tool) ? deferAfterMs : undefined;
 }
 
 /**
@@ -330,21 +331,17 @@ function fire(queue: DeferralQueue): void {
 }
 
 /**
- * What a deferred call answers: the same words in the text (hosts that show it) and in
- * `structuredContent.next` (Claude Code shows only that of a successful result), and the task in
- * `_meta` (related-task). Only tools that exist are named: deferral needs the task tools, and a
- * command's log is read with read_output. A tool with an output schema (commands, some wrapped
- * tools) cannot answer `{taskId, status, next}` as a success: clients check that against the
- * schema and refuse it (both SDKs do). So its answer is an error without structuredContent, which
- * no client checks, and whose first block, all a host shows of an error, says it all.
+ * What a deferred call answers, a success (never an error: it is not one, and a host marks an
+ * error as a failure to the model): the same words in the text (hosts that show it) and in
+ * `structuredContent.next` (Claude Code and Codex show only that), and the task in `_meta`
+ * (related-task). A tool with an output schema lists it as "its own, or DEFERRED_ANSWER_SCHEMA"
+ * (tools/registry.ts), so clients that check a success against it accept this. Only tools that
+ * exist are named: deferral needs the task tools, and a command's log is read with read_output.
  */
 function deferredAnswer(tool: ToolDefinition, taskId: string): CallToolResult {
-    const schema = tool.outputSchema !== undefined || tool.jsonOutputSchema !== undefined;
     const output = tool.output ? `, read_output with task_id "${taskId}" for its output so far` : '';
     const next =
-        `${tool.name} is still running${schema ? ' (not a failure)' : ''}; it continues in the background as task ${taskId}. ` +
+        `${tool.name} is still running; it continues in the background as task ${taskId}. ` +
         `Call get_task with task_id "${taskId}" (wait_seconds up to ${MAX_WAIT_SECONDS}) for its progress and result${output}, and cancel_task to stop it.`;
-    const content: CallToolResult['content'] = [{ type: 'text', text: next }];
-    const _meta = relatedTaskMeta(taskId);
-    return schema ? { content, isError: true, _meta } : { content, structuredContent: { taskId, status: 'working', next }, _meta };
+    return { content: [{ type: 'text', text: next }], structuredContent: { taskId, status: 'working', next }, _meta: relatedTaskMeta(taskId) };
 }

@@ -3,12 +3,38 @@ import { invalidParams } from '../rpc/errors.js';
 import type { KeyArguments } from '../tasks/wire.js';
 import type { ToolDefinition } from './types.js';
 
+/**
+ * What a plain call deferred into a task answers as its `structuredContent` (mcp/defer.ts): the
+ * task, and what to call next. A tool that may be deferred lists its output schema as "its own, or
+ * this", so the answer is an ordinary success that every client's schema check accepts (both MCP
+ * SDKs check a success against the listed schema), not an error result, which Claude Code marks
+ * is_error and Gemini CLI wraps in an error.
+ */
+export const DEFERRED_ANSWER_SCHEMA = {
+    type: 'object',
+    properties: {
+        taskId: { type: 'string', description: 'The task the call goes on as.' },
+        status: { type: 'string', const: 'working' },
+        next: { type: 'string', description: 'What to call to follow it.' },
+    },
+    required: ['taskId', 'status', 'next'],
+} as const;
+
+/** Whether a plain call of `tool` can go on as a task (--defer-after): task-capable code this server runs. */
+export function mayDefer(tool: ToolDefinition): boolean {
+    return tool.taskSupport !== 'forbidden' && tool.run !== undefined;
+}
+
 /** The tools a server offers, with their `tools/list` entries computed once. */
 export class ToolRegistry implements KeyArguments {
     private readonly tools = new Map<string, ToolDefinition>();
     private listing?: Record<string, unknown>[];
 
-    constructor(tools: readonly ToolDefinition[]) {
+    constructor(
+        tools: readonly ToolDefinition[],
+        /** Whether plain calls may be deferred into tasks (--defer-after with the task tools): their output schemas then admit the deferral's answer. */
+        private readonly defers = false,
+    ) {
         this.replace(tools);
     }
 
@@ -47,7 +73,7 @@ export class ToolRegistry implements KeyArguments {
     list(): Record<string, unknown>[] {
         this.listing ??= this.all()
             .filter(tool => !tool.hidden)
-            .map(describeTool);
+            .map(tool => describeTool(tool, this.defers));
         return this.listing;
     }
 
@@ -57,8 +83,8 @@ export class ToolRegistry implements KeyArguments {
     }
 }
 
-/** A tool's `tools/list` entry. */
-export function describeTool(tool: ToolDefinition): Record<string, unknown> {
+/** A tool's `tools/list` entry; `defers`: a plain call of it may answer DEFERRED_ANSWER_SCHEMA instead of its own output. */
+export function describeTool(tool: ToolDefinition, defers = false): Record<string, unknown> {
     const entry: Record<string, unknown> = {
         name: tool.name,
         title: tool.title,
@@ -69,6 +95,9 @@ export function describeTool(tool: ToolDefinition): Record<string, unknown> {
         entry.outputSchema = jsonSchema(tool.outputSchema, 'output');
     } else if (tool.jsonOutputSchema) {
         entry.outputSchema = tool.jsonOutputSchema;
+    }
+    if (entry.outputSchema && defers && mayDefer(tool)) {
+        entry.outputSchema = { type: 'object', anyOf: [entry.outputSchema, DEFERRED_ANSWER_SCHEMA] };
     }
     if (tool.annotations) {
         entry.annotations = { title: tool.title, ...tool.annotations };
