@@ -65,7 +65,8 @@ async function main(): Promise<void> {
         JSON.stringify({
             tools: [
                 { name: 'flood', description: 'Writes lines as fast as it can.', command: [process.execPath, '-e', FLOOD_JS, '{lines}'], parameters: { lines: { type: 'number', description: 'How many' } }, env },
-                { name: 'tree', description: 'Starts a grandchild and waits.', command: [process.execPath, '-e', TREE_JS] },
+                // Many identical runs at once: each its own (the default, attach, would make them one).
+                { name: 'tree', description: 'Starts a grandchild and waits.', command: [process.execPath, '-e', TREE_JS], whenBusy: 'queue' },
             ],
         }),
     );

@@ -25,7 +25,7 @@ async function main(): Promise<void> {
     const [groups, graceMs] = process.argv.slice(2, 4).map(Number) as [number, number];
     const dir = mkdtempSync(join(tmpdir(), 'mcp-tasks-stop-probe-'));
     const file = join(dir, 'commands.json');
-    writeFileSync(file, JSON.stringify({ tools: [{ name: 'deaf', description: 'Ignores SIGTERM.', command: ['/bin/sh', '-c', DEAF_SH], killGraceMs: graceMs }] }));
+    writeFileSync(file, JSON.stringify({ tools: [{ name: 'deaf', description: 'Ignores SIGTERM.', command: ['/bin/sh', '-c', DEAF_SH], killGraceMs: graceMs, whenBusy: 'queue' }] }));
     // No cap on processes: every group starts and stops at once.
     const deps = { clock: systemClock, logs: new CommandLogs({ dir, clock: systemClock }), limits: new CommandLimits(Infinity), env: process.env };
     const tools = parseCommandsFile(readFileSync(file, 'utf8'), file).map(spec => commandTool(spec, deps));

@@ -6,7 +6,12 @@ export interface RunOptions {
     expectedDurationMs?: number;
     /** At most this many runs of the command at once. */
     concurrency?: number;
-    /** A call beyond `concurrency`: refused, queued, or (the same arguments as a running one) following that run. */
+    /**
+     * A call with the same arguments as a running (or queued) run follows it and gets its result
+     * (`attach`, the default: a model that retries a deferred or slow call does not start the work
+     * twice); `queue` gives every call its own run; beyond `concurrency` a call waits its turn, or
+     * with `reject` is refused.
+     */
     whenBusy: 'reject' | 'queue' | 'attach';
     /** A task of this command nobody asked about for this long is cancelled, even in the background. */
     maxUnpolledMs?: number;
@@ -37,12 +42,12 @@ export function parseRunOptions(entry: Record<string, unknown>, fail: (field: st
         return value as number | undefined;
     };
     const concurrency = positive('concurrency', true);
-    const whenBusy = entry.whenBusy ?? 'queue';
+    const whenBusy = entry.whenBusy ?? 'attach';
     if (typeof whenBusy !== 'string' || !WHEN_BUSY.includes(whenBusy)) {
         fail('whenBusy', `must be one of ${WHEN_BUSY.join(', ')}`);
     }
-    if (entry.whenBusy !== undefined && whenBusy !== 'attach' && concurrency === undefined) {
-        fail('whenBusy', `"${whenBusy as string}" needs a concurrency to be busy at`);
+    if (whenBusy === 'reject' && concurrency === undefined) {
+        fail('whenBusy', '"reject" needs a concurrency to be busy at');
     }
     return {
         failurePattern,

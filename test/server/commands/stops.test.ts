@@ -120,8 +120,8 @@ describe('command stops: many at once', () => {
     it('cancelling 100 jobs that ignore SIGTERM at once stops every one and leaves the server answering meanwhile', async () => {
         const dir = realpathSync(mkdtempSync(join(tmpdir(), 'cmd-many-')));
         const server = new Server();
-        // sh ignores SIGTERM, and exec hands that on to sleep: one process per job, stopped only by SIGKILL.
-        const deaf = { name: 'deaf', description: 'Ignores SIGTERM.', command: ['/bin/sh', '-c', 'trap "" TERM; echo "ready $$"; exec sleep 1000'], killGraceMs: 1500 };
+        // sh ignores SIGTERM, and exec hands that on to sleep: one process per job (whenBusy queue: identical calls each run), stopped only by SIGKILL.
+        const deaf = { name: 'deaf', description: 'Ignores SIGTERM.', command: ['/bin/sh', '-c', 'trap "" TERM; echo "ready $$"; exec sleep 1000'], killGraceMs: 1500, whenBusy: 'queue' };
         await server.open(commandsFile(dir, [deaf]), dir, {}, ['--max-command-processes', '100']);
         const pids: number[] = [];
         try {

@@ -119,9 +119,9 @@ describe('command concurrency', () => {
         assert.equal((after.content[0] as { text: string }).text, 'ran', 'runs again once the first has ended');
     });
 
-    it('whenBusy "queue" (the default) waits its turn, telling the client', async () => {
+    it('whenBusy "queue" waits its turn, telling the client', async () => {
         const limits = new CommandLimits();
-        const s = spec({ concurrency: 1 });
+        const s = spec({ concurrency: 1, whenBusy: 'queue' });
         const first = pending();
         let secondStarted = false;
         const one = limits.run(s, ['node'], context('t1'), () => first.promise, noFollow);
@@ -134,9 +134,9 @@ describe('command concurrency', () => {
         await one;
     });
 
-    it('whenBusy "attach": an identical call follows the running job; a different one runs', async () => {
+    it('whenBusy "attach" (the default): an identical call follows the running job; a different one runs', async () => {
         const limits = new CommandLimits();
-        const s = spec({ whenBusy: 'attach' });
+        const s = spec({});
         const first = pending();
         let runs = 0;
         const followed: string[] = [];
@@ -181,7 +181,8 @@ describe('commands file: run options', () => {
     it('reads failurePattern, expectedDurationMs, concurrency, whenBusy and maxUnpolledMs', () => {
         const s = spec({ failurePattern: '^BROKEN', expectedDurationMs: 90_000, concurrency: 2, whenBusy: 'reject', maxUnpolledMs: 60_000 });
         assert.deepEqual([s.failurePattern?.source, s.expectedDurationMs, s.concurrency, s.whenBusy, s.maxUnpolledMs], ['^BROKEN', 90_000, 2, 'reject', 60_000]);
-        assert.equal(spec({}).whenBusy, 'queue');
+        assert.equal(spec({}).whenBusy, 'attach', 'a retried call follows the run it repeats');
+        assert.equal(spec({ whenBusy: 'queue' }).whenBusy, 'queue', 'every call its own run, with no concurrency too');
     });
 
     it('refuses bad values, naming the entry and the field', () => {
