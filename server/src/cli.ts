@@ -100,7 +100,7 @@ async function start(options: CliOptions, log: Logger): Promise<Started | undefi
     }
     if (options.wrap.length > 0) {
         try {
-            gateway = await startGateway(options, log, name => takenName(name, [...fixtures, ...demo.tools, ...commandTools], options.taskTools) !== undefined);
+            gateway = await loadGateway(options, log, name => takenName(name, [...fixtures, ...demo.tools, ...commandTools], options.taskTools) !== undefined);
         } catch (err) {
             log.error(`[gateway] ${errorMessage(err)}`);
             commands?.close();
@@ -119,10 +119,24 @@ async function start(options: CliOptions, log: Logger): Promise<Started | undefi
         methods: gateway?.passThrough.table(),
         capabilities: gateway?.passThrough.capabilities(),
         resourceSubscriptions: gateway?.passThrough.subscriptions,
+        toolsStarting: gateway?.starting,
     });
     if (gateway) {
-        gateway.onToolsChanged = () => core.setTools(allTools());
-        gateway.onNotification = (method, params) => core.broadcast(method, params);
+        const wrapping = gateway;
+        wrapping.onToolsChanged = () => core.setTools(allTools());
+        wrapping.onNotification = (method, params) => core.broadcast(method, params);
+        wrapping.onConnected = downstream => {
+            // What it offers is known now: hosts that initialize from here on are told, and those that listed before list again.
+            core.services.instructions = wrapping.instructions(demo.instructions);
+            core.services.capabilities = wrapping.passThrough.capabilities();
+            for (const feature of ['prompts', 'resources'] as const) {
+                if (downstream.capabilities?.[feature] !== undefined) {
+                    core.broadcast(`notifications/${feature}/list_changed`);
+                }
+            }
+        };
+        // In the background: the first answers never wait for a wrapped server to start (gateway.ts).
+        void wrapping.start();
     }
     if (commands) {
         log.info(`[commands] ${commands.tools.length} command tool(s) from ${options.commandsFile}; logs in ${commands.logDir}`);
@@ -204,8 +218,8 @@ function takenName(name: string, builtIn: readonly { name: string }[], taskTools
     return undefined;
 }
 
-/** The gateway and the SDK client it uses are loaded only when a server is wrapped. */
-async function startGateway(options: CliOptions, log: Logger, taken: (name: string) => boolean): Promise<Gateway> {
+/** The gateway and the SDK client it uses are loaded only when a server is wrapped; its servers start once the server exists. */
+async function loadGateway(options: CliOptions, log: Logger, taken: (name: string) => boolean): Promise<Gateway> {
     const { Gateway } = await import('./gateway/gateway.js').catch((err: unknown) => {
         // Installed from npm, the SDK is an optional peer: only the gateway needs it. Bundled, it is dist/gateway-client.js.
         const code = (err as NodeJS.ErrnoException).code;
@@ -218,9 +232,7 @@ async function startGateway(options: CliOptions, log: Logger, taken: (name: stri
         }
         throw err;
     });
-    const gateway = new Gateway(options.wrap, { log, clock: systemClock, taken });
-    await gateway.start();
-    return gateway;
+    return new Gateway(options.wrap, { log, clock: systemClock, taken });
 }
 
 /** Loaded only when asked for, so the in-memory default does not pay for the Redis client. */

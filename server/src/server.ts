@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createLogger, type Logger } from './log.js';
 import { TaskTools } from './mcp/taskTools.js';
-import type { McpServices, Method, ResourceSubscriber, ServerInfo } from './mcp/context.js';
+import type { McpServices, Method, ResourceSubscriber, ServerInfo, ToolsStarting } from './mcp/context.js';
 import { McpSession, type SessionChannel } from './mcp/session/session.js';
 import type { Clock } from './clock.js';
 import { newSecret } from './contract.js';
@@ -49,6 +49,8 @@ export interface TasksServerOptions extends Partial<RuntimeLimits> {
     capabilities?: Record<string, unknown>;
     /** Where those resources are subscribed to for a 2026-07-28 subscriptions/listen that names URIs. */
     resourceSubscriptions?: ResourceSubscriber;
+    /** Tools still on their way (a gateway's wrapped servers on their first start): see ToolsStarting. */
+    toolsStarting?: ToolsStarting;
 }
 
 /** The transport-independent core: one runtime and store, any number of sessions. */
@@ -97,6 +99,7 @@ export class TasksServer {
             methods: options.methods,
             capabilities: options.capabilities,
             resourceSubscriptions: options.resourceSubscriptions,
+            toolsStarting: options.toolsStarting,
         };
     }
 

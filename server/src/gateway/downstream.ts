@@ -19,6 +19,8 @@ import { StatelessClient, statelessFetch } from './statelessClient.js';
 export const RESTART_BACKOFF_MS = { first: 1000, max: 30_000 } as const;
 /** A downstream that stayed up this long starts its backoff over when it dies. */
 export const STABLE_AFTER_MS = 60_000;
+/** How long a call of a tool whose server is starting or restarting waits for it before it fails saying so. */
+export const UP_WAIT_MS = 30_000;
 /** Longest stderr line logged whole. */
 const MAX_LOG_LINE = 2000;
 /** The last stderr lines kept to say why a start failed, each cut to MAX_TAIL_LINE. */
@@ -77,6 +79,8 @@ export class Downstream {
     /** Progress of a 2026-07-28 downstream's calls (a 2025-11-25 one's goes by DirectRequests). */
     private readonly progressRoutes = new Map<string, (params: ProgressParams) => void>();
     private progressTokens = 0;
+    /** Calls waiting for the server to be up (whenUp). */
+    private readonly upWaiters = new Set<() => void>();
     /** The last lines its process wrote to stderr (this start's), for the message of a failed start. */
     private stderrTail: string[] = [];
 
@@ -99,6 +103,28 @@ export class Downstream {
         const why = this.lastExit ? ` (${this.lastExit})` : '';
         const when = this.state === 'closed' ? 'has been shut down' : this.state === 'restarting' ? `is restarting${why}` : 'is still starting';
         throw new Error(`The wrapped MCP server "${this.name}" ${when}; try the call again in a few seconds`);
+    }
+
+    /**
+     * Resolves once the server is up, or after `maxMs`, or when `signal` aborts or the server is shut
+     * down, whichever comes first (never rejects): a call of a server that is starting or restarting
+     * waits for it instead of failing at once.
+     */
+    whenUp(signal: AbortSignal, maxMs = UP_WAIT_MS): Promise<void> {
+        if (this.state === 'up' || this.state === 'closed' || signal.aborted) {
+            return Promise.resolve();
+        }
+        return new Promise<void>(resolve => {
+            const done = () => {
+                this.clock.clearTimeout(timer);
+                signal.removeEventListener('abort', done);
+                this.upWaiters.delete(done);
+                resolve();
+            };
+            const timer = this.clock.setTimeout(done, maxMs, undefined, true);
+            signal.addEventListener('abort', done, { once: true });
+            this.upWaiters.add(done);
+        });
     }
 
     /** The live 2026-07-28 connection, or the error connected() gives. */
@@ -267,6 +293,9 @@ export class Downstream {
         const protocol = this.revision === 'stateless' ? 'protocol 2026-07-28, ' : '';
         this.log.info(`[${this.name}] connected (${info?.name ?? 'unnamed server'} ${info?.version ?? ''}, ${protocol}${this.tools.length} tools)`);
         this.onConnected?.();
+        for (const waiter of [...this.upWaiters]) {
+            waiter();
+        }
     }
 
     /**
@@ -294,6 +323,9 @@ export class Downstream {
 
     async close(): Promise<void> {
         this.state = 'closed';
+        for (const waiter of [...this.upWaiters]) {
+            waiter();
+        }
         this.clock.clearTimeout(this.restartTimer);
         const client = this.client ?? this.stateless;
         this.client = undefined;

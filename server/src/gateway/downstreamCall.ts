@@ -23,7 +23,11 @@ const MIN_TASK_POLL_MS = 500;
  * `notifications/cancelled`, and its result is ours.
  * A failure of the gateway's own (the server died, is restarting) is a tool error saying so.
  */
-export function callDownstream(downstream: Downstream, toolName: string, args: Record<string, unknown>, ctx: ToolContext, asTask: boolean): Promise<CallToolResult> {
+export function callDownstream(downstream: Downstream, toolName: string, args: Record<string, unknown>, ctx: ToolContext, asTask: boolean, waited = false): Promise<CallToolResult> {
+    if (!waited && downstream.state !== 'up') {
+        // Starting or restarting: the call waits for it (a while), instead of failing at once.
+        return downstream.whenUp(ctx.signal).then(() => callDownstream(downstream, toolName, args, ctx, asTask, true));
+    }
     let client: Client;
     try {
         client = downstream.connected();

@@ -1,5 +1,6 @@
 import type { Clock } from '../clock.js';
 import type { Logger } from '../log.js';
+import { LIST_WAIT_MS, type ToolsStarting } from '../mcp/context.js';
 import type { ToolDefinition } from '../tools/types.js';
 import type { DownstreamSpec } from './config.js';
 import { Downstream } from './downstream.js';
@@ -25,23 +26,65 @@ export class Gateway {
     onToolsChanged?: () => void;
     /** Called with each downstream notification every client should hear (list changes, resource updates, log messages). */
     onNotification?: (method: string, params: Record<string, unknown>) => void;
+    /** Called whenever a wrapped server connects (the first time and after a restart): what it offers (instructions, prompts, resources) is known from then on. */
+    onConnected?: (downstream: Downstream) => void;
+    /** The wrapped servers' tools while their first starts are under way (tools/list and calls wait for them a while). */
+    readonly starting: ToolsStarting;
+    private firstStarts?: Promise<void>;
+    private started = false;
 
     constructor(
         specs: readonly DownstreamSpec[],
         private readonly options: GatewayOptions,
     ) {
         this.downstreams = specs.map(spec => new Downstream(spec, options.log, options.clock, () => this.onToolsChanged?.()));
-        this.passThrough = new PassThrough(this.downstreams, options.log);
+        this.passThrough = new PassThrough(this.downstreams, options.log, signal => (this.starting.pending() ? this.starting.wait(signal, LIST_WAIT_MS) : Promise.resolve()));
         for (const downstream of this.downstreams) {
             downstream.onNotification = (method, params) => this.onNotification?.(method, params);
-            // A restarted server has forgotten its subscriptions: the clients still want their updates.
-            downstream.onConnected = () => this.passThrough.subscriptions.renew();
+            downstream.onConnected = () => {
+                // A restarted server has forgotten its subscriptions: the clients still want their updates.
+                this.passThrough.subscriptions.renew();
+                this.onConnected?.(downstream);
+            };
         }
+        this.starting = {
+            pending: () => this.firstStarts !== undefined && !this.started,
+            wait: (signal, maxMs) => this.waitForStarts(signal, maxMs),
+        };
     }
 
-    /** Starts every downstream; resolves once each has connected or failed its first attempt (it then retries on its own). */
-    async start(): Promise<void> {
-        await Promise.all(this.downstreams.map(downstream => downstream.start()));
+    /**
+     * Starts every downstream, in the background: the server answers its first requests at once,
+     * however long a wrapped server takes to start (an npx download can take a minute), and each
+     * one's tools arrive with notifications/tools/list_changed. Resolves once each has connected or
+     * failed its first attempt (it then retries on its own).
+     */
+    start(): Promise<void> {
+        this.firstStarts ??= Promise.all(this.downstreams.map(downstream => downstream.start())).then(() => {
+            this.started = true;
+            const up = this.downstreams.filter(downstream => downstream.state === 'up').length;
+            this.options.log.info(`[gateway] ${up} of ${this.downstreams.length} wrapped server(s) up after their first start`);
+        });
+        return this.firstStarts;
+    }
+
+    /** Until the first starts are over, `maxMs` has passed or `signal` aborted, whichever comes first. */
+    private waitForStarts(signal: AbortSignal, maxMs: number): Promise<void> {
+        const starts = this.firstStarts;
+        if (!starts || this.started || signal.aborted) {
+            return Promise.resolve();
+        }
+        const { clock } = this.options;
+        return new Promise<void>(resolve => {
+            const done = () => {
+                clock.clearTimeout(timer);
+                signal.removeEventListener('abort', done);
+                resolve();
+            };
+            const timer = clock.setTimeout(done, maxMs, undefined, true);
+            signal.addEventListener('abort', done, { once: true });
+            void starts.then(done);
+        });
     }
 
     /** Our instructions followed by each wrapped server's own (as of its first connection), so the model reads theirs too. */

@@ -16,8 +16,8 @@ export type PassThroughHandler = (params: Json | undefined, signal: AbortSignal)
  * templates, subscribe), completions and logging. Lists are merged over every downstream that
  * offers the feature (prompt names that collide get the server prefix, as tools do; a resource
  * URI belongs to the first server that lists it); a request about one name or URI goes to the
- * server it came from. The capabilities follow the downstreams': a feature none offers is not
- * declared, and its methods are not found.
+ * server it came from. The capabilities follow the downstreams': once each has connected, a
+ * feature none offers is not declared, and its methods are not found.
  */
 export class PassThrough {
     /** Method → handler; each method is one registration in the request path. */
@@ -30,6 +30,8 @@ export class PassThrough {
     constructor(
         private readonly downstreams: readonly Downstream[],
         log: Logger,
+        /** Resolves once the wrapped servers' first starts are over (or a while has passed): a forwarded request waits for it, as tools/list does. */
+        private readonly ready: (signal: AbortSignal) => Promise<void> = () => Promise.resolve(),
     ) {
         this.subscriptions = new ResourceSubscriptions((method, params, signal) => this.forwardByUri(method, params, signal ?? NO_SIGNAL), log);
         this.methods = new Map<string, PassThroughHandler>([
@@ -45,16 +47,22 @@ export class PassThrough {
         ]);
     }
 
-    /** What the gateway declares beside tools and tasks: what at least one downstream declared. */
+    /**
+     * What the gateway declares beside tools and tasks: what at least one downstream declared. While
+     * a downstream has never connected (its first start is under way), what it offers is unknown,
+     * and a client that initializes then learns its capabilities only once: so every feature is
+     * declared (a list of nothing until the server is up, then list_changed), rather than none.
+     */
     capabilities(): Json {
         const declared = this.downstreams.map(downstream => downstream.capabilities ?? {});
-        const any = (key: string) => declared.some(caps => caps[key] !== undefined);
+        const unknown = this.downstreams.some(downstream => downstream.capabilities === undefined);
+        const any = (key: string) => unknown || declared.some(caps => caps[key] !== undefined);
         const result: Json = {};
         if (any('prompts')) {
             result.prompts = { listChanged: true };
         }
         if (any('resources')) {
-            result.resources = { listChanged: true, subscribe: declared.some(caps => (caps.resources as Json | undefined)?.subscribe === true) };
+            result.resources = { listChanged: true, subscribe: unknown || declared.some(caps => (caps.resources as Json | undefined)?.subscribe === true) };
         }
         if (any('completions')) {
             result.completions = {};
@@ -75,10 +83,11 @@ export class PassThrough {
         for (const name of this.methods.keys()) {
             const shape = CACHEABLE.has(name) ? 'cacheable' : 'complete';
             table.set(name, {
-                handler: (ctx, params) => {
-                    const forward = this.handler(name);
-                    return forward ? forward(params, ctx.abort.signal).then(result => ctx.revision[shape](result)) : ctx.revision.missing(name);
-                },
+                handler: (ctx, params) =>
+                    this.ready(ctx.abort.signal).then(() => {
+                        const forward = this.handler(name);
+                        return forward ? forward(params, ctx.abort.signal).then(result => ctx.revision[shape](result)) : ctx.revision.missing(name);
+                    }),
                 only: name === 'logging/setLevel' ? 'session' : undefined,
             });
         }

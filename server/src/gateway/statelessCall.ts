@@ -24,6 +24,8 @@ const MIN_TASK_POLL_MS = 500;
  * the extension, and our call mirrors that task (mirrorTask).
  */
 export async function callStateless(downstream: Downstream, toolName: string, args: Json, ctx: ToolContext): Promise<CallToolResult> {
+    // Starting or restarting: the call waits for it (a while), instead of failing at once.
+    await downstream.whenUp(ctx.signal);
     let client: StatelessClient;
     try {
         client = downstream.statelessClient();

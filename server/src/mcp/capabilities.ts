@@ -10,19 +10,20 @@ const BY_REVISION: Record<RevisionName, Record<string, unknown>> = {
     stateless: { extensions: { [TASKS_EXTENSION]: {} } },
 };
 
-const declared = new WeakMap<McpServices, Record<RevisionName, Record<string, unknown>>>();
+const declared = new WeakMap<McpServices, { extra: Record<string, unknown> | undefined; both: Record<RevisionName, Record<string, unknown>> }>();
 
 /**
  * The capabilities `initialize` (2025-11-25) and `server/discover` (2026-07-28) declare: the one
  * place they come from. A front that serves more (prompts, resources) adds them to
- * `services.capabilities`; made once per services object, and the same object every time.
+ * `services.capabilities`; made once per services object and front capabilities (a gateway's
+ * change as its wrapped servers connect), and the same object every time.
  */
 export function capabilitiesOf(services: McpServices, revision: RevisionName): Record<string, unknown> {
-    let both = declared.get(services);
-    if (!both) {
+    let made = declared.get(services);
+    if (!made || made.extra !== services.capabilities) {
         const extra = services.capabilities ?? {};
-        both = { session: { ...COMMON, ...extra, ...BY_REVISION.session }, stateless: { ...COMMON, ...extra, ...BY_REVISION.stateless } };
-        declared.set(services, both);
+        made = { extra: services.capabilities, both: { session: { ...COMMON, ...extra, ...BY_REVISION.session }, stateless: { ...COMMON, ...extra, ...BY_REVISION.stateless } } };
+        declared.set(services, made);
     }
-    return both[revision];
+    return made.both[revision];
 }

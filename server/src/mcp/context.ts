@@ -52,6 +52,28 @@ export interface McpServices {
     deferAfterMs?: number;
     /** Where a front's resources are subscribed to (the gateway's), for the URIs a 2026-07-28 listener names. */
     resourceSubscriptions?: ResourceSubscriber;
+    /** Tools still being found (wrapped servers on their first start): tools/list and a call of an unknown name wait for them, a while. */
+    toolsStarting?: ToolsStarting;
+}
+
+/**
+ * How long tools/list (and a forwarded list, a subscriptions/listen naming resources) waits for
+ * tools still on their way (wrapped servers starting): long enough for a server npx has cached,
+ * short enough for a host's start-up budget (Codex: 10 s). Slower ones arrive with list_changed.
+ */
+export const LIST_WAIT_MS = 5000;
+/** How long a call of a tool not known yet waits for them: the tool may be on its way. */
+export const CALL_WAIT_MS = 30_000;
+
+/**
+ * Tools that are on their way: the gateway answers `initialize` and `server/discover` at once, and
+ * its wrapped servers' tools arrive as each one starts (with `notifications/tools/list_changed`).
+ */
+export interface ToolsStarting {
+    /** Whether some tools are still on their way. */
+    pending(): boolean;
+    /** Resolves once they are all in, after `maxMs` at the latest, or when `signal` aborts (never rejects). */
+    wait(signal: AbortSignal, maxMs: number): Promise<void>;
 }
 
 /** A front's resource subscriptions, held by a subscriptions/listen stream while it is open. */

@@ -4,7 +4,7 @@ import { optionalObject, optionalString, requireString } from '../rpc/params.js'
 
 import { PARENT_TASK_META_KEY, relatedTaskMeta, toWireTask } from '../tasks/wire.js';
 import { capabilitiesOf } from './capabilities.js';
-import { ownerView, type Method, type Params, type RequestContext, type Result } from './context.js';
+import { CALL_WAIT_MS, LIST_WAIT_MS, ownerView, type Method, type Params, type RequestContext, type Result } from './context.js';
 
 import { advertisedVersions } from './stateless/envelope.js';
 import { LIST_TTL_MS } from './stateless/adapter.js';
@@ -27,7 +27,8 @@ function discover(ctx: RequestContext): Result {
         resultType: 'complete',
         supportedVersions: advertisedVersions(ctx.services.statelessOnly),
         capabilities: capabilitiesOf(ctx.services, 'stateless'),
-        ttlMs: LIST_TTL_MS,
+        // Not to be reused while tools are on their way: the instructions and capabilities fill in as they come.
+        ttlMs: ctx.services.toolsStarting?.pending() ? 0 : LIST_TTL_MS,
         cacheScope: 'public',
         _meta: { [META_SERVER_INFO]: serverInfo },
     };
@@ -38,6 +39,14 @@ function discover(ctx: RequestContext): Result {
 }
 
 function listTools(ctx: RequestContext): Result {
+    const starting = ctx.services.toolsStarting;
+    if (starting?.pending()) {
+        return starting.wait(ctx.abort.signal, LIST_WAIT_MS).then(() => listing(ctx));
+    }
+    return listing(ctx);
+}
+
+function listing(ctx: RequestContext): Result {
     const { tools, taskTools } = ctx.services;
     return ctx.revision.toolListing(taskTools ? [...tools.list(), ...taskTools.list()] : tools.list());
 }
@@ -48,8 +57,12 @@ function listTools(ctx: RequestContext): Result {
  * and a plain call's promise is the tool's own.
  */
 function callTool(ctx: RequestContext, params: Params): Result {
-    const name = requireString(params, 'name');
-    const { tools, taskTools } = ctx.services;
+    return callNamed(ctx, params, requireString(params, 'name'), false);
+}
+
+/** callTool for `name`; `waited`: the tools on their way are in (or the wait is over), so an unknown name is unknown. */
+function callNamed(ctx: RequestContext, params: Params, name: string, waited: boolean): Result {
+    const { tools, taskTools, toolsStarting } = ctx.services;
     const taskTool = taskTools?.get(name);
     if (taskTool) {
         return ctx.revision.callTaskTool(ctx, taskTools!, taskTool, params);
@@ -57,6 +70,10 @@ function callTool(ctx: RequestContext, params: Params): Result {
     const tool = tools.get(name);
     // A hidden tool answers exactly like a missing one: it exists only for tasks to spawn.
     if (!tool || tool.hidden) {
+        if (!waited && toolsStarting?.pending()) {
+            // It may be a wrapped server's, still starting: asked again once they are in.
+            return toolsStarting.wait(ctx.abort.signal, CALL_WAIT_MS).then(() => callNamed(ctx, params, name, true));
+        }
         throw invalidParams(`Unknown tool: ${name}`);
     }
     const asTask = ctx.revision.callsAsTask(ctx, tool, params);

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { ListPromptsResultSchema, LoggingMessageNotificationSchema, ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { waitUntil } from '../../support/wait.js';
-import { stdioGateway, wrapEverything, wrapMisbehaving, type Gateway } from './gatewayHelpers.js';
+import { httpGateway, stdioGateway, wrapEverything, wrapMisbehaving, type Gateway } from './gatewayHelpers.js';
 
 // Everything but tools passes through the gateway to server-everything (from npm, its own process):
 // prompts, resources (list, read, templates, subscribe), completions and logging, with the
@@ -23,11 +23,7 @@ describe('pass-through of prompts, resources, completions and logging', { timeou
 
     after(() => gateway?.close());
 
-    it("passes on the downstream's instructions after ours", () => {
-        assert.match(gateway.client.getInstructions() ?? '', /^MCP Tasks server\.[^]*\n\nFrom the wrapped server "server-everything": ./);
-    });
-
-    it("declares the downstream's features beside tools and tasks", () => {
+    it("declares the downstream's features beside tools and tasks (all of them while it starts: the client learns them once)", () => {
         const capabilities = gateway.client.getServerCapabilities()!;
         assert.ok(capabilities.prompts && capabilities.resources && capabilities.completions && capabilities.logging, JSON.stringify(capabilities));
         assert.equal(capabilities.resources.subscribe, true);
@@ -72,16 +68,29 @@ describe('pass-through of prompts, resources, completions and logging', { timeou
     });
 });
 
-describe('pass-through without the feature downstream', { timeout: 60_000 }, () => {
-    it('declares no prompts or resources for a server that has none, and answers method not found', async () => {
-        const gateway = await stdioGateway(wrapMisbehaving());
+describe('pass-through once the wrapped server is up, for a client that initializes then', { timeout: 60_000 }, () => {
+    it("passes on the downstream's instructions after ours", async () => {
+        const gateway = await httpGateway(wrapEverything());
         try {
-            const capabilities = gateway.client.getServerCapabilities()!;
+            await gateway.log.waitFor(/\[gateway\] 1 of 1 wrapped server\(s\) up after their first start/);
+            const client = await gateway.connect();
+            assert.match(client.getInstructions() ?? '', /^MCP Tasks server\.[^]*\n\nFrom the wrapped server "server-everything": ./);
+        } finally {
+            await gateway.stop();
+        }
+    });
+
+    it('declares no prompts or resources for a server that has none, and answers method not found', async () => {
+        const gateway = await httpGateway(wrapMisbehaving());
+        try {
+            await gateway.log.waitFor(/\[gateway\] 1 of 1 wrapped server\(s\) up after their first start/);
+            const client = await gateway.connect();
+            const capabilities = client.getServerCapabilities()!;
             assert.equal(capabilities.prompts, undefined);
             assert.equal(capabilities.resources, undefined);
-            await assert.rejects(gateway.client.request({ method: 'prompts/list', params: {} }, ListPromptsResultSchema), /Method not found/);
+            await assert.rejects(client.request({ method: 'prompts/list', params: {} }, ListPromptsResultSchema), /Method not found/);
         } finally {
-            await gateway.close();
+            await gateway.stop();
         }
     });
 });

@@ -5,7 +5,7 @@ import type { ClientIdentity, ClientLink } from '../../tasks/hub.js';
 import { TASK_STATUS_METHOD } from '../../tasks/notifier.js';
 import { requireTasksExtension } from './envelope.js';
 import { capabilitiesOf } from '../capabilities.js';
-import type { Params, RequestContext } from '../context.js';
+import { LIST_WAIT_MS, type Params, type RequestContext } from '../context.js';
 import { detailedTask } from './taskView.js';
 
 export const SUBSCRIPTION_ID_META = 'io.modelcontextprotocol/subscriptionId';
@@ -90,6 +90,11 @@ export async function listen(call: RequestContext, params: Params): Promise<Reco
     }
     let uris: Set<string> | undefined;
     if (wantedUris !== undefined) {
+        // A wrapped server still on its first start may hold these resources: it is waited for, a while.
+        const starting = call.services.toolsStarting;
+        if (starting?.pending()) {
+            await starting.wait(abort.signal, LIST_WAIT_MS);
+        }
         uris = await holdResources(call, wantedUris, unfollow);
         agreed.resourceSubscriptions = [...uris];
     }
