@@ -2,26 +2,21 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { systemClock, type Clock } from '../clock.js';
 import { errorMessage } from '../log.js';
-import { ErrorCodes, RpcError } from '../rpc/errors.js';
-import { decodeFrame, errorResponse, invalidMessageError, type JsonRpcMessage } from '../rpc/messages.js';
+import { ErrorCodes } from '../rpc/errors.js';
+import { decodeFrame, invalidMessageError } from '../rpc/messages.js';
 
 import { OWNER_PROOF_HEADER } from '../ownerProof.js';
 import type { TasksServer } from '../server.js';
 import { ConnectionGuard, DEFAULT_CONNECTION_LIMITS, type ConnectionLimits } from './connectionGuard.js';
 import { Authenticator, HostCheck, type Caller } from './httpAuth.js';
 import { AcceptCache, readBody } from './httpBody.js';
-import { allFinished, replyError, replyMessage } from './httpReply.js';
-import { HttpSessions, type HttpSession } from './httpSessions.js';
+import { allFinished, replyError } from './httpReply.js';
+import { HttpSessions, SESSION_HEADER, type HttpSession } from './httpSessions.js';
 import { isLoopbackHost, originAllowed } from './guards.js';
-import { NO_SESSION, PostExchange, SseStream } from './sse.js';
-import { checkHeaders } from './mcpHeaders.js';
-import { revisionFor } from '../mcp/router.js';
-import { requestedVersion } from '../mcp/revision.js';
-import { unsupportedVersion } from '../mcp/stateless/envelope.js';
-import { serveStateless } from '../mcp/stateless/front.js';
-import { answerRequest } from '../rpc/answer.js';
-import { RequestAbort } from '../rpc/requestAbort.js';
-import { PROTOCOL_2025_VERSIONS, PROTOCOL_2026 } from '../contract.js';
+import { McpPost, type PostEndpoint } from './mcpPost.js';
+import { SseStream } from './sse.js';
+import { dispatchPost } from '../mcp/dispatch.js';
+import { PROTOCOL_2025_VERSIONS } from '../contract.js';
 
 export interface HttpOptions {
     host: string;
@@ -60,7 +55,6 @@ export interface HttpHandle {
     close(): Promise<void>;
 }
 
-const SESSION_HEADER = 'mcp-session-id';
 /** How long close() waits for responses in progress before cutting the connections. */
 const CLOSE_GRACE_MS = 2000;
 /**
@@ -75,7 +69,7 @@ const REQUEST_TIMEOUT_MS = 30_000;
 const CONNECTIONS_CHECK_MS = 1000;
 
 /** Streamable HTTP (MCP 2025-11-25) on node:http: POST for messages, GET for the standalone stream, DELETE to end. */
-export class HttpTransportServer {
+export class HttpTransportServer implements PostEndpoint {
     readonly server: Server;
     readonly sessions: HttpSessions;
     private readonly auth: Authenticator;
@@ -247,7 +241,7 @@ export class HttpTransportServer {
         }
     }
 
-    /** One POSTed message: initialize opens a session; anything else needs one. */
+    /** One POSTed message: dispatch picks its revision (a session's, or a 2026-07-28 one answered alone). */
     private receive(req: IncomingMessage, res: ServerResponse, caller: Caller, body: string, acceptsJson: boolean, acceptsSse: boolean): void {
         const decoded = decodeFrame(body);
         if (decoded.kind === 'unparsable') {
@@ -260,72 +254,11 @@ export class HttpTransportServer {
             replyError(res, 400, code, message, {}, decoded.id);
             return;
         }
-        // Which revision answers: decided in one place (revisionFor), from the session header, the body's _meta and the version header.
-        const message = decoded.message;
-        if (revisionFor(message, { inSession: req.headers[SESSION_HEADER] !== undefined, headerVersion: req.headers['mcp-protocol-version'] as string | undefined }) === 'stateless') {
-            this.receiveSessionless(req, res, caller, message, acceptsJson, acceptsSse);
-            return;
-        }
-        const initialize = decoded.kind === 'request' && decoded.message.method === 'initialize';
-        const entry = initialize ? this.sessions.begin(caller) : this.lookup(req, res, caller);
-        if (!entry) {
-            return;
-        }
-        const { rpc } = entry.session;
-        if (decoded.kind !== 'request') {
-            if (decoded.kind === 'notification') {
-                rpc.handleNotification(decoded.message);
-            } else {
-                rpc.handleResponse(decoded.message);
-            }
-            res.writeHead(202).end();
-            return;
-        }
-        const request = decoded.message;
-        const exchange = new PostExchange(res, entry, request.id, acceptsSse, acceptsJson);
-        exchange.onclose = () => rpc.abortRequest(request.id, exchange, 'The client closed the HTTP connection');
-        if (initialize) {
-            // No session without a successful initialize: a failed one is ended, and named to no one.
-            void rpc.answer(request, exchange).then(() => this.sessions.discard(entry));
-        } else {
-            void rpc.answer(request, exchange);
-        }
-    }
-
-    /**
-     * One 2026-07-28 message (SEP-2575): a request is answered like a session's (answerRequest),
-     * on its own POST's stream, with the identity of its credential and its headers checked.
-     */
-    private receiveSessionless(req: IncomingMessage, res: ServerResponse, caller: Caller, message: JsonRpcMessage, acceptsJson: boolean, acceptsSse: boolean): void {
-        if (!('method' in message) || !('id' in message)) {
-            // No client notification is defined over HTTP in this revision (cancelling = closing the
-            // stream), so one is accepted and dropped; but a version this server does not speak is
-            // refused on every POST, a notification's too (400 and -32022, as the spec says).
-            const requested = 'method' in message ? requestedVersion(message.method, message.params, req.headers['mcp-protocol-version'] as string | undefined) : undefined;
-            if (requested !== undefined && requested !== PROTOCOL_2026) {
-                replyMessage(res, 400, errorResponse(null, unsupportedVersion(requested).toJSON()));
-                return;
-            }
-            res.writeHead(202).end();
-            return;
-        }
-        const exchange = new PostExchange(res, NO_SESSION, message.id, acceptsSse, acceptsJson);
-        const abort = new RequestAbort(exchange);
-        exchange.onclose = () => abort.abort(new RpcError(ErrorCodes.ConnectionClosed, 'The client closed the HTTP connection'));
-        const identity = this.sessions.identityOf(caller);
-        const { services, log } = this.core;
-        void answerRequest(
-            message,
-            exchange,
-            abort,
-            (request, reply, abort) => serveStateless(services, identity, request, reply, abort, envelope => checkHeaders(req, request, envelope, services.tools)),
-            log,
-            'http',
-        );
+        dispatchPost(this.core.services, decoded.message, new McpPost(this, req, res, caller, acceptsJson, acceptsSse));
     }
 
     /** The session a request names, checked against its caller and protocol version; undefined once refused. */
-    private lookup(req: IncomingMessage, res: ServerResponse, caller: Caller): HttpSession | undefined {
+    lookup(req: IncomingMessage, res: ServerResponse, caller: Caller): HttpSession | undefined {
         const id = req.headers[SESSION_HEADER];
         if (typeof id !== 'string' || id === '') {
             replyError(res, 400, ErrorCodes.InvalidRequest, 'Bad Request: Mcp-Session-Id header is required (send initialize first)');

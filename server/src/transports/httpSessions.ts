@@ -11,6 +11,9 @@ import type { Caller } from './httpAuth.js';
 import type { ExchangeOwner, SseStream } from './sse.js';
 import { PROTOCOL_2025 } from '../contract.js';
 
+/** The header that names a 2025-11-25 session over HTTP. */
+export const SESSION_HEADER = 'mcp-session-id';
+
 /** One Mcp-Session-Id: its MCP session, its GET stream when open, and when it was last active. */
 export class HttpSession implements SessionChannel, ExchangeOwner {
     session!: McpSession;

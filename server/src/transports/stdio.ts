@@ -1,13 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { Readable, Writable } from 'node:stream';
 import { errorMessage } from '../log.js';
-import { pipeRouter } from '../mcp/router.js';
+import { PipeDispatch } from '../mcp/dispatch.js';
 import type { McpSession } from '../mcp/session/session.js';
-import { StatelessPipe } from '../mcp/stateless/front.js';
-import { MetaMemo } from '../mcp/stateless/metaMemo.js';
 import { ErrorCodes } from '../rpc/errors.js';
 import { encodeFrame } from '../rpc/jsonText.js';
-import { errorResponse, invalidMessageError, type JsonRpcMessage } from '../rpc/messages.js';
+import { decodeFrame, errorResponse, invalidMessageError, type Decoded, type JsonRpcMessage } from '../rpc/messages.js';
 import type { Transport } from '../rpc/transport.js';
 import type { TasksServer } from '../server.js';
 
@@ -26,9 +24,11 @@ export interface StdioConnection {
 
 /**
  * Newline-delimited JSON-RPC on a pair of streams; only protocol frames are written to `output`.
- * Frames it cannot decode are answered here; the rest go to `onmessage`.
+ * Each line is read with `decode`; frames it cannot decode are answered here, the rest go to `onmessage`.
  */
 export class StdioTransport implements Transport {
+    /** Reads one line (the pipe's dispatch lends its own, which knows its client's repeated `_meta`). */
+    decode: (line: string) => Decoded = decodeFrame;
     onmessage?: (message: JsonRpcMessage) => void;
     onclose?: () => void;
     onerror?: (error: unknown) => void;
@@ -43,8 +43,6 @@ export class StdioTransport implements Transport {
     private scheduled = false;
     private buffered = '';
     private skipping = false;
-    /** A 2026-07-28 client's `_meta`, the same on every line, parsed once. */
-    private readonly meta = new MetaMemo();
 
     constructor(
         private readonly input: Readable,
@@ -141,7 +139,7 @@ export class StdioTransport implements Transport {
         }
         let decoded;
         try {
-            decoded = this.meta.decode(line);
+            decoded = this.decode(line);
         } catch (err) {
             // Nothing should throw here (nesting.ts bounds what is walked), but a throw would end the process.
             this.onerror?.(err);
@@ -170,10 +168,11 @@ export function connectStdio(server: TasksServer, options: StdioOptions = {}): S
     // Its responses batch while the session answers others (a closure: the session comes next).
     const transport = new StdioTransport(options.input ?? process.stdin, options.output ?? process.stdout, options.maxMessageBytes ?? 4 * 1024 * 1024, () => session.busy);
     // One connection, one client: the pipe is the binding. It carries a 2025-11-25 session, or a
-    // 2026-07-28 client's requests; the router picks, message by message.
-    const identity = { clientKey: `stdio:${randomUUID()}`, isOwner: false };
-    const session = server.createSession(identity, { standalone: () => transport });
-    transport.onmessage = pipeRouter(session, new StatelessPipe(server.services, identity), transport);
+    // 2026-07-28 client's requests; its dispatch picks, message by message.
+    const session = server.createSession({ clientKey: `stdio:${randomUUID()}`, isOwner: false }, { standalone: () => transport });
+    const dispatch = new PipeDispatch(session, transport);
+    transport.decode = dispatch.decode;
+    transport.onmessage = dispatch.receive;
     transport.onerror = err => server.log.error(`[stdio] a message failed: ${errorMessage(err)}`);
     const closed = new Promise<void>(resolve => (transport.onclose = resolve));
     transport.start();

@@ -2,7 +2,7 @@
  * No message can crash the server (issue 30): a value nested past the limits (rpc/nesting.ts) is
  * refused with -32602 when it is decoded, over stdio and HTTP, and the server goes on serving.
  * Before the limit, a 2026-07-28 `_meta` 10,000 levels deep overflowed the stack on stdio
- * (MetaMemo stringified it outside the transport's try/catch) and ended the process.
+ * (the pipe's `_meta` memo stringified it outside the transport's try/catch) and ended the process.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';

@@ -29,7 +29,7 @@ export interface SessionChannel {
 /**
  * One MCP connection the server can push to: the ClientLink the runtime uses to reach that client,
  * and the state a 2025-11-25 session keeps (capabilities, protocol version). The JSON-RPC work is
- * `rpc`'s; what each request does is the router's (one handler table for both revisions).
+ * `rpc`'s; what each request does is the router's (router.ts: one handler table for both revisions).
  */
 export class McpSession implements ClientLink, PushChannel {
     readonly rpc: RpcConnection;

@@ -18,7 +18,7 @@ function isObject(value: unknown): value is Record<string, unknown> {
  * Reads and checks a stateless request's `_meta`: a -32602 when a required field is missing or
  * malformed (clientInfo is optional). checkVersion comes next (-32022); HTTP checks its headers
  * against it in between (transports/mcpHeaders.ts). A stdio pipe remembers the outcome for its
- * client's repeated `_meta` (front.ts StatelessPipe).
+ * client's repeated `_meta` (StatelessPipe, pipe.ts).
  */
 export function readEnvelope(params: Record<string, unknown> | undefined): Envelope {
     const meta = params?._meta;

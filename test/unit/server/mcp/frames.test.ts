@@ -1,13 +1,14 @@
 /**
  * The two shortcuts of the stdio frame path: a repeated 2026-07-28 `_meta` parsed once per
- * connection (MetaMemo), and a pre-serialised last member spliced into a response (encodeFrame).
+ * pipe (StatelessPipe.decode), and a pre-serialised last member spliced into a response (encodeFrame).
  * Each must give exactly what plain JSON.parse / JSON.stringify give, whatever the line holds.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { MetaMemo } from '../../../../server/src/mcp/stateless/metaMemo.js';
+import type { McpServices } from '../../../../server/src/mcp/context.js';
+import { StatelessPipe } from '../../../../server/src/mcp/stateless/pipe.js';
 import { encodeFrame, JsonText, withJsonTail } from '../../../../server/src/rpc/jsonText.js';
-import { decodeFrame, type JsonRpcMessage } from '../../../../server/src/rpc/messages.js';
+import { decodeFrame, type Decoded, type JsonRpcMessage } from '../../../../server/src/rpc/messages.js';
 
 const META = {
     'io.modelcontextprotocol/protocolVersion': '2026-07-28',
@@ -20,9 +21,14 @@ function request(id: number, params: string): string {
     return `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":${params}}`;
 }
 
+/** A pipe's 2026-07-28 side; decoding reads none of the services. */
+function newPipe(): StatelessPipe {
+    return new StatelessPipe({} as McpServices, { clientKey: 'stdio:frames', isOwner: false });
+}
+
 /** Decodes the lines in order with one memo; each must equal a plain decode (key order aside). */
-function decodeAll(lines: string[]): { memo: MetaMemo; decoded: ReturnType<MetaMemo['decode']>[] } {
-    const memo = new MetaMemo();
+function decodeAll(lines: string[]): { memo: StatelessPipe; decoded: Decoded[] } {
+    const memo = newPipe();
     const decoded = lines.map(line => {
         const got = memo.decode(line);
         assert.deepEqual(got, decodeFrame(line), line);
@@ -31,12 +37,12 @@ function decodeAll(lines: string[]): { memo: MetaMemo; decoded: ReturnType<MetaM
     return { memo, decoded };
 }
 
-function metaOf(decoded: ReturnType<MetaMemo['decode']>): unknown {
+function metaOf(decoded: Decoded): unknown {
     assert.equal(decoded.kind, 'request');
     return (decoded as { message: JsonRpcMessage & { params: Record<string, unknown> } }).message.params._meta;
 }
 
-describe('MetaMemo', () => {
+describe('StatelessPipe.decode', () => {
     it('parses a repeated _meta once and hands later lines the same frozen value, wherever it sits among the params', () => {
         const lines = [
             request(1, `{"_meta":${META_JSON},"name":"greet","arguments":{"name":"a"}}`),

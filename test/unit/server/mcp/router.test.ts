@@ -9,7 +9,8 @@ import { createLogger } from '../../../../server/src/log.js';
 import type { PushChannel } from '../../../../server/src/mcp/context.js';
 import { METHODS } from '../../../../server/src/mcp/methods.js';
 
-import { revisionFor, sessionRequest, statelessRequest } from '../../../../server/src/mcp/router.js';
+import { revisionFor } from '../../../../server/src/mcp/dispatch.js';
+import { sessionRequest, statelessRequest } from '../../../../server/src/mcp/router.js';
 import { TASKS_EXTENSION, type Envelope } from '../../../../server/src/mcp/stateless/envelope.js';
 import { ErrorCodes, RpcError } from '../../../../server/src/rpc/errors.js';
 import { RequestAbort } from '../../../../server/src/rpc/requestAbort.js';
