@@ -1,4 +1,5 @@
 import { answerRequest } from '../rpc/answer.js';
+import type { RpcConnection } from '../rpc/connection.js';
 import { errorResponse, type Decoded, type JsonRpcMessage, type JsonRpcRequest, type RequestId } from '../rpc/messages.js';
 import type { RequestAbort } from '../rpc/requestAbort.js';
 import type { Transport } from '../rpc/transport.js';
@@ -54,6 +55,7 @@ export function revisionFor(message: JsonRpcMessage, inbound: Inbound): Revision
 export class PipeDispatch {
     /** The pipe's line reader: decodeFrame, but a 2026-07-28 client's repeated `_meta` is parsed once (StatelessPipe). */
     readonly decode: (line: string) => Decoded;
+    private readonly rpc: RpcConnection;
     private readonly stateless: StatelessPipe;
     private readonly inbound: Inbound;
 
@@ -61,17 +63,17 @@ export class PipeDispatch {
         private readonly session: Pick<McpSession, 'rpc' | 'protocolVersion' | 'services' | 'identity'>,
         private readonly reply: Transport,
     ) {
+        this.rpc = session.rpc;
         this.stateless = new StatelessPipe(session.services, session.identity);
         this.decode = this.stateless.decode;
         this.inbound = { inSession: false, knownStateless: this.stateless.knows };
     }
 
     readonly receive = (message: JsonRpcMessage): void => {
-        const { rpc } = this.session;
         if (this.session.protocolVersion === undefined && 'method' in message && 'id' in message && revisionFor(message, this.inbound) === 'stateless') {
-            void rpc.answer(message, this.reply, this.stateless.serve);
+            void this.rpc.answer(message, this.reply, this.stateless.serve);
         } else {
-            rpc.receive(message, this.reply);
+            this.rpc.receive(message, this.reply);
         }
     };
 }
