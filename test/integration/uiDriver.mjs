@@ -8,6 +8,7 @@
 import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
+import { layoutSettled, painted, pollFor, STATE_MS } from './pageWaits.mjs';
 
 const QUICK_INPUT = '.quick-input-widget';
 /** A row of the Tasks view: the sidebar's, not the Notifications Center's (whose hidden rows can name the same task). */
@@ -678,8 +679,13 @@ export function createUiDriver(shotsDir, log = line => console.log(line), { repo
         }
         const header = page.locator('.part.sidebar .composite.title').first();
         await header.hover();
-        await delay(300);
-        const buttons = await header.locator('.actions-container .action-item .action-label').evaluateAll(labels =>
+        // The title's actions show while the pointer is over it: read them once they are drawn and stay put.
+        const labels = header.locator('.actions-container .action-item .action-label');
+        await labels.first().waitFor({ timeout: STATE_MS }).catch(() => log('[ui] no buttons in the Tasks view\'s title bar'));
+        if (!(await layoutSettled(labels))) {
+            log('[ui] the title bar\'s buttons were still moving; reading them as they are');
+        }
+        const buttons = await labels.evaluateAll(labels =>
             labels.map(label => ({
                 name: label.getAttribute('aria-label') ?? '',
                 left: Math.round(label.getBoundingClientRect().left),
@@ -701,8 +707,11 @@ export function createUiDriver(shotsDir, log = line => console.log(line), { repo
             return;
         }
         const description = page.locator('.gettingStartedContainer .category-description[x-category-description-for]').first();
-        await description.waitFor({ timeout: 15_000 }).catch(() => log('[ui] no walkthrough description'));
-        await delay(500);
+        await description.waitFor({ timeout: STATE_MS }).catch(() => log('[ui] no walkthrough description'));
+        // The page slides in and its fonts arrive after the element shows: whether it clips is read once it stays put.
+        if (!(await layoutSettled(description))) {
+            log('[ui] the walkthrough description was still moving; reading it as it is');
+        }
         const read = await description
             .evaluate(el => ({ text: el.textContent ?? '', clipped: el.scrollHeight > el.clientHeight + 1 || el.scrollWidth > el.clientWidth + 1, width: el.clientWidth }))
             .catch(() => ({ text: '', clipped: true, width: 0 }));
@@ -724,7 +733,10 @@ export function createUiDriver(shotsDir, log = line => console.log(line), { repo
             return;
         }
         done.add('welcome-walkthroughs');
-        await delay(500);
+        // As for a walkthrough: whether a title is cut is read once the list stays put.
+        if (!(await layoutSettled(entries))) {
+            log('[ui] the Welcome page\'s walkthroughs were still moving; reading them as they are');
+        }
         const read = await entries.evaluateAll(buttons =>
             buttons.map(button => {
                 const title = button.querySelector('.category-title');
@@ -770,16 +782,19 @@ export function createUiDriver(shotsDir, log = line => console.log(line), { repo
     }
 
     /**
-     * The suite asks "ui-row-twice <row text> :: <action title> :: <ms>": the driver clicks that inline
-     * button, then clicks the same spot again <ms> later without moving, as a hurried user does
-     * (whatever button is there by then gets the click), and photographs the row (row-twice-<row text>.png).
+     * The suite asks "ui-row-twice <row text> :: <action title>": the driver clicks that inline button,
+     * then clicks the same spot again without moving as soon as the row has changed under the pointer,
+     * as a hurried user does whose second click lands on whatever button is there by then, and
+     * photographs the row (row-twice-<row text>.png). Waiting for the change, not a fixed interval:
+     * on a loaded machine the row can take longer than any interval to be redrawn, and a second
+     * click on the first button would test nothing.
      */
     async function rowTwiceOnRequest(page) {
-        const request = page.locator('.part.statusbar .statusbar-item', { hasText: /ui-row-twice .+ :: .+ :: \d+/ }).first();
+        const request = page.locator('.part.statusbar .statusbar-item', { hasText: /ui-row-twice .+ :: .+/ }).first();
         if (!(await request.isVisible().catch(() => false)) || (await page.locator(QUICK_INPUT).isVisible().catch(() => false))) {
             return;
         }
-        const [, text, title, ms] = /ui-row-twice (.+?) :: (.+?) :: (\d+)/.exec(((await request.textContent()) ?? '').trim()) ?? [];
+        const [, text, title] = /ui-row-twice (.+?) :: (.+)$/.exec(((await request.textContent()) ?? '').trim()) ?? [];
         if (!text || done.has(`twice-${text}`)) {
             return;
         }
@@ -796,12 +811,23 @@ export function createUiDriver(shotsDir, log = line => console.log(line), { repo
         done.add(`twice-${text}`);
         const x = box.x + box.width / 2;
         const y = box.y + box.height / 2;
-        log(`[ui] clicking ${title} on the row of ${text}, and the same spot again ${ms} ms later`);
+        const underPointer = () => page.evaluate(([px, py]) => document.elementFromPoint(px, py)?.getAttribute('aria-label') ?? '', [x, y]);
+        // The button under the pointer, by its name ('' between two drawings of the row, when none is there).
+        const buttonThere = () => page.evaluate(([px, py]) => document.elementFromPoint(px, py)?.closest('.action-label, [role="button"]')?.getAttribute('aria-label') ?? '', [x, y]);
+        const first = await buttonThere();
+        log(`[ui] clicking ${title} on the row of ${text}, and the same spot again once another button is there`);
         await page.mouse.click(x, y);
-        await delay(Number(ms));
-        const under = await page.evaluate(([px, py]) => document.elementFromPoint(px, py)?.getAttribute('aria-label') ?? '', [x, y]);
+        const changed = await pollFor(async () => {
+            const now = await buttonThere();
+            return now && now !== first ? now : undefined;
+        }, { everyMs: 20 });
+        if (changed === undefined) {
+            log(`[ui] no other button took the place of ${title} on the row of ${text} in ${STATE_MS / 1000} s; clicking again anyway`);
+        }
+        const under = await underPointer();
         await page.mouse.click(x, y);
-        await delay(300);
+        // The picture shows the row after the second click.
+        await painted(page);
         await shot(page, `row-twice-${text}`, page.locator('.part.sidebar'));
         // Leave no row hovered: a hovered row shows its buttons over its text, which later suites read.
         await page.mouse.move(700, 450);
@@ -844,19 +870,28 @@ export function createUiDriver(shotsDir, log = line => console.log(line), { repo
             await entry.click();
             await page.locator('.extension-editor').first().waitFor({ timeout: 10_000 }).catch(() => log('[ui] no details page opened'));
         }
+        // Each image has loaded or failed: what it drew is then final. The report says which if some never settle.
         let images = [];
-        for (let i = 0; i < 60; i++) {
+        const settled = await pollFor(async () => {
             images = await read();
-            if (images.length > 0 && images.every(image => image.complete)) {
-                break;
-            }
-            await delay(250);
+            return images.length > 0 && images.every(image => image.complete);
+        });
+        if (!settled) {
+            log(`[ui] the README's images had not all loaded or failed after ${STATE_MS / 1000} s`);
         }
-        // Scroll the first image into view for the picture.
+        // Scroll the first image into view for the picture, and let its frame draw it there.
         for (const frame of page.frames()) {
-            await frame.evaluate(() => document.querySelector('img[alt]')?.scrollIntoView()).catch(() => undefined);
+            const scrolled = await frame
+                .evaluate(() => {
+                    const image = document.querySelector('img[alt]');
+                    image?.scrollIntoView();
+                    return image !== null;
+                })
+                .catch(() => false);
+            if (scrolled) {
+                await painted(frame);
+            }
         }
-        await delay(300);
         // The picture first: the suite closes the page once it has the report.
         await shot(page, `extension-details-${tag}`);
         writeReport(`readme-images-${tag}.json`, images);
@@ -875,7 +910,7 @@ export function createUiDriver(shotsDir, log = line => console.log(line), { repo
         }
         let drawn;
         let drawnIn;
-        for (let i = 0; i < 60 && !drawn; i++) {
+        await pollFor(async () => {
             for (const frame of page.frames()) {
                 // The preview's frame: the one whose document has the result's heading.
                 const read = await frame
@@ -893,12 +928,13 @@ export function createUiDriver(shotsDir, log = line => console.log(line), { repo
                 if (read) {
                     drawn = read;
                     drawnIn = frame;
-                    break;
+                    return true;
                 }
             }
-            if (!drawn) {
-                await delay(250);
-            }
+            return false;
+        });
+        if (!drawn) {
+            log(`[ui] no Markdown preview drew the result ${name} in ${STATE_MS / 1000} s`);
         }
         await shot(page, `result-${name}`);
         if (click && drawnIn) {
