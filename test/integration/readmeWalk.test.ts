@@ -1,5 +1,5 @@
 import * as assert from 'node:assert/strict';
-import { readFileSync, statSync, writeFileSync } from 'node:fs';
+import { readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import type { McpTasksTestApi } from '../../extension/api';
@@ -42,7 +42,10 @@ describe('a fresh walk of the README journeys', function () {
     /** Asks the walk driver to do `actions` and waits for its report: the pictures it took and their text. */
     async function walk(name: string, actions: Action[]): Promise<Shot[]> {
         const since = Date.now();
-        writeFileSync(join(dir, `request-${requests++}.json`), JSON.stringify({ name, actions }));
+        // Whole or not at all: the driver reads a request the moment its name appears.
+        const request = join(dir, `request-${requests++}.json`);
+        writeFileSync(`${request}.partial`, JSON.stringify({ name, actions }));
+        renameSync(`${request}.partial`, request);
         const report = join(dir, `${name}.json`);
         await waitFor(`the walk driver's report ${name}.json`, () => ((statSync(report, { throwIfNoEntry: false })?.mtimeMs ?? 0) >= since ? true : undefined), 150_000, 100);
         const { shots, errors } = JSON.parse(readFileSync(report, 'utf8')) as { shots: Shot[]; errors: string[] };

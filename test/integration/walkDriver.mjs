@@ -3,9 +3,9 @@
 // of actions) into the walk's folder; the driver performs the actions in order, photographs the workbench
 // where an action or the request asks (<journey>-<step>.png), and writes <name>.json with the text of each
 // picture. A file, not a status bar message, carries the request: the pictures and the text stay the user's.
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, watch, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { setTimeout as delay } from 'node:timers/promises';
+import { pollFor, STATE_MS } from './pageWaits.mjs';
 
 const QUICK_INPUT = '.quick-input-widget';
 const TREE_ROW = '.part.sidebar .monaco-list-row';
@@ -79,23 +79,31 @@ export function createWalkDriver(dir, log = line => console.log(line)) {
         return page.locator(`${TREE_ROW}[aria-label*=${JSON.stringify(text)}]`).first();
     }
 
-    /** The prompt open now (its title), once one is open whose title matches `title` (a regex source), or undefined. */
+    /** The prompt open now (its title), once one is open whose title matches `title` (a regex source); throws if none opens. */
     async function openPrompt(page, title) {
         const widget = page.locator(QUICK_INPUT);
-        const deadline = Date.now() + 30_000;
-        while (Date.now() < deadline) {
-            if (await widget.isVisible().catch(() => false)) {
-                const shown = ((await widget.locator('.quick-input-title').textContent().catch(() => '')) ?? '').trim();
-                const placeholder = (await widget.locator('input').first().getAttribute('placeholder').catch(() => '')) ?? '';
-                // What the prompt says: its title, hint and the message under the input (which names the field).
-                const says = `${shown} ${placeholder} ${(await widget.innerText().catch(() => '')) ?? ''}`;
-                if (!title || new RegExp(title).test(says)) {
-                    return { widget, shown, says };
-                }
-            }
-            await delay(200);
+        // Read in the page itself, where a look costs no round trip.
+        const read = await page
+            .waitForFunction(
+                wanted => {
+                    const shown = document.querySelector('.quick-input-widget');
+                    if (!shown || shown.offsetParent === null) {
+                        return undefined;
+                    }
+                    const titleText = (shown.querySelector('.quick-input-title')?.textContent ?? '').trim();
+                    const placeholder = shown.querySelector('input')?.getAttribute('placeholder') ?? '';
+                    // What the prompt says: its title, hint and the message under the input (which names the field).
+                    const says = `${titleText} ${placeholder} ${shown.innerText ?? ''}`;
+                    return !wanted || new RegExp(wanted).test(says) ? { shown: titleText, says } : undefined;
+                },
+                title,
+                { polling: 100, timeout: STATE_MS },
+            )
+            .then(handle => handle.jsonValue(), () => undefined);
+        if (!read) {
+            throw new Error(title ? `no prompt matching /${title}/ opened` : 'no prompt opened');
         }
-        throw new Error(title ? `no prompt matching /${title}/ opened` : 'no prompt opened');
+        return { widget, ...read };
     }
 
     const actions = {
@@ -240,15 +248,19 @@ export function createWalkDriver(dir, log = line => console.log(line)) {
             const center = page.locator('.notifications-center');
             const bell = page.locator('[id="status.notifications"]').first();
             const item = center.locator('.notification-list-item', { hasText: has }).first();
-            const deadline = Date.now() + 30_000;
-            while (!(await item.isVisible().catch(() => false))) {
-                if (Date.now() > deadline) {
-                    throw new Error(`no notification saying "${has}"`);
+            // Open the center (the bell toggles it, so only when it is closed: something may close it again) until it lists the item.
+            const shown = await pollFor(async () => {
+                if (await item.isVisible()) {
+                    return true;
                 }
-                if (!(await center.isVisible().catch(() => false))) {
+                if (!(await center.isVisible())) {
                     await bell.click();
+                    await center.waitFor({ state: 'visible', timeout: 10_000 });
                 }
-                await delay(300);
+                return false;
+            }, { everyMs: 250 });
+            if (!shown) {
+                throw new Error(`no notification saying "${has}"`);
             }
             if (shot) {
                 await snapshot(page, shot, shots);
@@ -262,15 +274,10 @@ export function createWalkDriver(dir, log = line => console.log(line)) {
         },
         /** Waits until the workbench shows `text` somewhere (the page or a frame). */
         async waitText(page, { text }) {
-            const deadline = Date.now() + 60_000;
-            while (Date.now() < deadline) {
-                // The editor draws spaces as non-breaking ones: compare words, not whitespace.
-                if ((await readAll(page)).some(read => read.text.replace(/\s+/g, ' ').includes(text))) {
-                    return;
-                }
-                await delay(250);
+            // The editor draws spaces as non-breaking ones: compare words, not whitespace.
+            if (!(await pollFor(async () => (await readAll(page)).some(read => read.text.replace(/\s+/g, ' ').includes(text)), { timeoutMs: 2 * STATE_MS, everyMs: 250 }))) {
+                throw new Error(`the workbench never showed "${text}"`);
             }
-            throw new Error(`the workbench never showed "${text}"`);
         },
         async key(page, { key }) {
             await page.keyboard.press(key);
@@ -300,19 +307,41 @@ export function createWalkDriver(dir, log = line => console.log(line)) {
         renameSync(`${path}.partial`, path);
     }
 
+    /**
+     * Resolves true once `file` exists (the suite renames it into place whole), false if the page closes
+     * first. Woken by the folder's changes, not by polling.
+     */
+    function arrival(page, file) {
+        return new Promise(resolve => {
+            let watcher;
+            const finish = arrived => {
+                watcher?.close();
+                page.off('close', closed);
+                resolve(arrived);
+            };
+            const closed = () => finish(false);
+            page.on('close', closed);
+            watcher = watch(dir, () => {
+                if (existsSync(file)) {
+                    finish(true);
+                }
+            });
+            // Watching starts now: a file that came before is already there.
+            if (existsSync(file)) {
+                finish(true);
+            } else if (page.isClosed()) {
+                finish(false);
+            }
+        });
+    }
+
     /** The runner's onPage hook: performs each request as it comes, in order, until the page closes. */
     return async function onPage(page) {
-        while (!page.isClosed()) {
-            const file = join(dir, `request-${next}.json`);
-            if (existsSync(file)) {
-                next++;
-                const request = JSON.parse(readFileSync(file, 'utf8'));
-                log(`[walk] request ${request.name}: ${request.actions.map(action => action.do).join(', ')}`);
-                await perform(page, request).catch(err => log(`[walk] ${request.name}: ${err.message}`));
-            } else {
-                // Requests arrive as files: this is how often the driver looks for the next one.
-                await delay(200);
-            }
+        while (await arrival(page, join(dir, `request-${next}.json`))) {
+            const request = JSON.parse(readFileSync(join(dir, `request-${next}.json`), 'utf8'));
+            next++;
+            log(`[walk] request ${request.name}: ${request.actions.map(action => action.do).join(', ')}`);
+            await perform(page, request).catch(err => log(`[walk] ${request.name}: ${err.message}`));
         }
     };
 }
