@@ -1,11 +1,12 @@
 import * as assert from 'node:assert/strict';
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import * as vscode from 'vscode';
 import type { McpTasksTestApi } from '../../extension/api';
 import { readRows } from './drawnRows';
 import { invoke, readNotifications, readyWithTasksView, waitFor } from './util';
-import { cancelFromSidebar, everything, LONG, restarted, screenshotSince, servedTools, setWrap, startLongCall, unwrap, waitForTools } from './wrapped';
+import { cancelFromSidebar, everything, LONG, restarted, screenshotSince, sentProgress, servedTools, setWrap, startLongCall, tappedEverything, unwrap, waitForTools } from './wrapped';
 
 /**
  * The gateway inside VS Code: a server moved from mcp.json to mcpTasks.wrap (the pinned
@@ -15,6 +16,8 @@ import { cancelFromSidebar, everything, LONG, restarted, screenshotSince, served
  */
 describe('a wrapped MCP server (mcpTasks.wrap) in VS Code', () => {
     let api: McpTasksTestApi;
+    /** Where the wrapped server-everything logs the progress it sends (tappedEverything). */
+    const progressLog = join(mkdtempSync(join(tmpdir(), 'mcp-tasks-progress-')), 'sent.jsonl');
 
     before(async function () {
         this.timeout(240_000);
@@ -23,12 +26,13 @@ describe('a wrapped MCP server (mcpTasks.wrap) in VS Code', () => {
 
     after(async function () {
         this.timeout(240_000);
+        rmSync(dirname(progressLog), { recursive: true, force: true });
         await unwrap(api);
     });
 
     it("Copilot calls its long tool as a task: the sidebar row shows progress, and Cancel there cancels the downstream call", async function () {
         this.timeout(300_000);
-        const tools = await setWrap(api, { everything: everything(['echo']) }, [LONG, 'echo']);
+        const tools = await setWrap(api, { everything: tappedEverything(progressLog, ['echo']) }, [LONG, 'echo']);
         assert.match(api.testing.wrap.text ?? '', /"everything"/);
         const { tree } = api.testing;
         const { view, settled } = await startLongCall(api, tools.get(LONG)!);
@@ -44,11 +48,20 @@ describe('a wrapped MCP server (mcpTasks.wrap) in VS Code', () => {
         assert.ok(row, `a row "${label}" in ${JSON.stringify(drawn.rows.map(r => r.label))}`);
         assert.match(row.description, /^running · \d+% · (<1m|\d+m)$/);
 
+        // The call's progress token on the wrapped server: the one its updates so far carried (it is the only call there).
+        const token = sentProgress(progressLog).at(-1)?.token;
+        assert.ok(token !== undefined, 'the tap saw the wrapped server report progress');
         await cancelFromSidebar(api, view, settled, 'everything');
         const progressAtCancel = view.progress?.progress;
-        // The wrapped server's later progress (it ticks every 2 s) no longer reaches the task.
-        await new Promise(resolve => setTimeout(resolve, 4500));
-        assert.equal(view.progress?.progress, progressAtCancel);
+        const sentAtCancel = sentProgress(progressLog).length;
+        // server-everything ignores the cancel and goes on reporting progress (every 2 s): wait until it has sent
+        // two more updates for the cancelled call, so what follows is no guess about time.
+        await waitFor('two more progress updates from the wrapped server after the cancel', () => (sentProgress(progressLog).slice(sentAtCancel).filter(sent => sent.token === token).length >= 2 ? true : undefined), 60_000, 200);
+        // A second call's progress is sent after those updates on the same pipe and reaches the sidebar the same
+        // way (the owner's progress notifications, in order): once it shows, anything the gateway made of them has arrived.
+        const second = await startLongCall(api, tools.get(LONG)!);
+        assert.equal(view.progress?.progress, progressAtCancel, "the wrapped server's later progress no longer reaches the cancelled task");
+        await cancelFromSidebar(api, second.view, second.settled, 'everything');
         await readRows('gateway-cancelled', shown => shown.rows.some(r => r.label === label && /^cancelled/.test(r.description)));
     });
 

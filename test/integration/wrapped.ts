@@ -1,5 +1,5 @@
 import * as assert from 'node:assert/strict';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import * as vscode from 'vscode';
 import type { McpTasksTestApi } from '../../extension/api';
@@ -13,6 +13,19 @@ export const EVERYTHING = resolve(__dirname, '../../../node_modules/@modelcontex
 /** A `mcpTasks.wrap` entry for server-everything over stdio, run by the extension host's own Node. */
 export function everything(sync: string[] = []): Record<string, unknown> {
     return { type: 'stdio', command: process.execPath, args: [EVERYTHING, 'stdio'], env: { ELECTRON_RUN_AS_NODE: '1' }, sync };
+}
+
+/** Runs server-everything under a tap that logs each progress update it sends (fixtures/progress-tap.mjs). */
+const PROGRESS_TAP = resolve(__dirname, '../../../test/integration/fixtures/progress-tap.mjs');
+
+/** A `mcpTasks.wrap` entry for server-everything (as everything()) that appends each progress update it sends to `log` (see sentProgress). */
+export function tappedEverything(log: string, sync: string[] = []): Record<string, unknown> {
+    return { ...everything(sync), args: [PROGRESS_TAP, log, EVERYTHING, 'stdio'] };
+}
+
+/** The progress updates a tapped server-everything has sent so far, in order. */
+export function sentProgress(log: string): { token: string | number; progress: number }[] {
+    return existsSync(log) ? readFileSync(log, 'utf8').split('\n').filter(Boolean).map(line => JSON.parse(line) as { token: string | number; progress: number }) : [];
 }
 
 /** The tool names the (restarted) server lists on its owner connection. */
