@@ -59,6 +59,30 @@ export function waitFor<T>(what: string, check: () => T | undefined | Promise<T 
 }
 
 /**
+ * A suite's cleanup (an after hook): every step runs, in order, even when one before it failed or hung,
+ * each bounded by `stepMs`, so that one failure leaves the next suites as clean a state as it can;
+ * then the hook fails naming each step that did not finish. A step that hangs is left behind, never awaited
+ * past its bound: the hook's own timeout must not be what ends it (mocha then moves on while it still runs).
+ */
+export async function cleanUp(steps: [what: string, step: () => unknown][], stepMs = 60_000): Promise<void> {
+    const failed: string[] = [];
+    for (const [what, step] of steps) {
+        let timer: NodeJS.Timeout | undefined;
+        const bound = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`not done after ${stepMs / 1000} s`)), stepMs)));
+        try {
+            await Promise.race([Promise.resolve().then(step), bound]);
+        } catch (err) {
+            failed.push(`${what}: ${(err as Error).message}`);
+        } finally {
+            clearTimeout(timer);
+        }
+    }
+    if (failed.length > 0) {
+        throw new Error(`cleanup left undone: ${failed.join('; ')}`);
+    }
+}
+
+/**
  * Waits for the Playwright UI driver (uiDriver.mjs) to write `file` (a screenshot, a JSON report) at
  * or after `since`: the driver has seen that state. Without the driver (no MCP_TASKS_UI_DIR) there is
  * nothing to wait for, unless `required`.
