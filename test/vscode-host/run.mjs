@@ -17,6 +17,12 @@ import { createRunDirs } from './tempDirs.mjs';
 
 const DEFAULT_TIMEOUT_MS = 10 * 60 * 1000;
 /**
+ * How long the workbench may take to show after the page is opened: a bound for a hung start, not a speed.
+ * Playwright's default of 30 s for page.goto ran out on a machine at load 15-77, where serving and parsing
+ * the workbench's scripts alone took longer.
+ */
+const WORKBENCH_MS = 5 * 60 * 1000;
+/**
  * User settings of a run with workspace trust on: the folder opens in Restricted Mode with no
  * modal prompt (VS Code skips the startup prompt when it is "never"; the banner is not modal).
  */
@@ -68,10 +74,14 @@ export async function runVsCodeTests(opts) {
     // The limit starts after the install: a first run spends minutes compiling it.
     let timer;
     let finished = false;
+    /** When the limit runs out (ms since the epoch), once armed: the suite is told, to report before it. */
+    let deadline;
     const armTimeout = () => {
         if (!finished) {
+            deadline = Date.now() + timeoutMs;
             timer = setTimeout(() => settle({ code: 1, reason: `timed out after ${timeoutMs} ms` }), timeoutMs);
         }
+        return deadline;
     };
 
     const startedAt = Date.now();
@@ -145,7 +155,7 @@ function elapsed(since) {
 /** Starts code-server and the page; resolves with the page once the workbench loads. */
 async function startSession(opts, { log, cleanups, serverLog, settle, armTimeout }) {
     const host = await ensureCodeServer();
-    armTimeout();
+    const deadline = armTimeout();
     const startedAt = Date.now();
     const { dirs, remove } = createRunDirs({ settings: { ...(opts.workspaceTrust ? WORKSPACE_TRUST_SETTINGS : {}), ...opts.settings } });
     await cleanups.add(async () => {
@@ -207,10 +217,13 @@ async function startSession(opts, { log, cleanups, serverLog, settle, armTimeout
         extensionDevelopmentPath: developmentPath(opts, dirs),
         extraDevelopmentPaths: (opts.extraDevelopmentPaths ?? []).map((path) => resolve(path)),
         extensionTestsPath: opts.extensionTestsPath && resolve(opts.extensionTestsPath),
-        extensionEnvironment: opts.env,
+        // The pass's deadline, for a suite that reports what it was doing before the limit cuts it off (integration/index.ts).
+        extensionEnvironment: opts.extensionTestsPath && deadline ? { ...opts.env, MCP_TASKS_PASS_DEADLINE: String(deadline) } : opts.env,
     });
     log(`[runner] opening ${url}`);
-    await page.goto(url, { waitUntil: 'domcontentloaded' });
+    // What the hook needs is the workbench drawn, not a page event: wait for that, as long as a loaded machine takes.
+    await page.goto(url, { waitUntil: 'commit', timeout: WORKBENCH_MS });
+    await page.locator('.monaco-workbench').first().waitFor({ state: 'attached', timeout: WORKBENCH_MS });
     log(`[runner] workbench page loaded after ${elapsed(startedAt)}`);
     if (opts.onPage) {
         runHook(opts, page, { port: server.port, workspace, url, dirs }, settle);
