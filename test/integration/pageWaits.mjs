@@ -82,7 +82,17 @@ export async function layoutSettled(locator, timeoutMs = 15_000) {
         .catch(() => false);
 }
 
-/** Resolves once `frame` (a page's main frame or a webview's) has drawn a new frame: what was just changed is on screen. */
-export async function painted(frame) {
-    await frame.evaluate(() => new Promise(resolve => requestAnimationFrame(() => requestAnimationFrame(() => resolve())))).catch(() => undefined);
+/**
+ * Resolves once `frame` (a page's main frame or a webview's) has drawn a new frame: what was just changed is
+ * on screen. A frame that is not shown draws none (its animation frames never come), hence the bound;
+ * false when it ran out.
+ */
+export async function painted(frame, timeoutMs = 10_000) {
+    let timer;
+    const drawn = await Promise.race([
+        frame.evaluate(() => new Promise(resolve => requestAnimationFrame(() => requestAnimationFrame(() => resolve(true))))).catch(() => false),
+        new Promise(resolve => (timer = setTimeout(() => resolve(false), timeoutMs))),
+    ]);
+    clearTimeout(timer);
+    return drawn;
 }

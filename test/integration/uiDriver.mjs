@@ -844,6 +844,8 @@ export function createUiDriver(shotsDir, log = line => console.log(line), { repo
         if (!tag) {
             return;
         }
+        /** The frame the README is drawn in, once read() found it. */
+        let readme;
         const read = async () => {
             for (const frame of page.frames()) {
                 const images = await frame
@@ -858,6 +860,7 @@ export function createUiDriver(shotsDir, log = line => console.log(line), { repo
                     .catch(() => []);
                 // The details page's README: the frame whose images carry alt text.
                 if (images.some(image => image.alt)) {
+                    readme = frame;
                     return images;
                 }
             }
@@ -879,17 +882,11 @@ export function createUiDriver(shotsDir, log = line => console.log(line), { repo
         if (!settled) {
             log(`[ui] the README's images had not all loaded or failed after ${STATE_MS / 1000} s`);
         }
-        // Scroll the first image into view for the picture, and let its frame draw it there.
-        for (const frame of page.frames()) {
-            const scrolled = await frame
-                .evaluate(() => {
-                    const image = document.querySelector('img[alt]');
-                    image?.scrollIntoView();
-                    return image !== null;
-                })
-                .catch(() => false);
-            if (scrolled) {
-                await painted(frame);
+        // Scroll the first image into view for the picture, and let the README's frame draw it there.
+        if (readme) {
+            await readme.evaluate(() => document.querySelector('img[alt]')?.scrollIntoView()).catch(() => undefined);
+            if (!(await painted(readme))) {
+                log("[ui] the README's frame drew no frame after the scroll");
             }
         }
         // The picture first: the suite closes the page once it has the report.
