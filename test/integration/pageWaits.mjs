@@ -7,6 +7,13 @@
 export const STATE_MS = 60_000;
 
 /**
+ * How long the UI driver looks for the state a report is about before it writes the report with what
+ * there is: well inside the 60 s a suite waits for the report (util.ts uiArtifact), so a state that never
+ * comes fails on what the report says, not as a missing report.
+ */
+export const REPORT_MS = 30_000;
+
+/**
  * Resolves with the first truthy value of `check` (which may read several frames, hence node side), or
  * undefined once `timeoutMs` has passed without one: the caller decides whether that is an error.
  * Looks again every `everyMs`; checks never overlap.

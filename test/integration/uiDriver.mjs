@@ -8,7 +8,7 @@
 import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
-import { layoutSettled, painted, pollFor, STATE_MS } from './pageWaits.mjs';
+import { layoutSettled, painted, pollFor, REPORT_MS } from './pageWaits.mjs';
 
 const QUICK_INPUT = '.quick-input-widget';
 /** A row of the Tasks view: the sidebar's, not the Notifications Center's (whose hidden rows can name the same task). */
@@ -681,7 +681,7 @@ export function createUiDriver(shotsDir, log = line => console.log(line), { repo
         await header.hover();
         // The title's actions show while the pointer is over it: read them once they are drawn and stay put.
         const labels = header.locator('.actions-container .action-item .action-label');
-        await labels.first().waitFor({ timeout: STATE_MS }).catch(() => log('[ui] no buttons in the Tasks view\'s title bar'));
+        await labels.first().waitFor({ timeout: REPORT_MS }).catch(() => log('[ui] no buttons in the Tasks view\'s title bar'));
         if (!(await layoutSettled(labels))) {
             log('[ui] the title bar\'s buttons were still moving; reading them as they are');
         }
@@ -707,7 +707,7 @@ export function createUiDriver(shotsDir, log = line => console.log(line), { repo
             return;
         }
         const description = page.locator('.gettingStartedContainer .category-description[x-category-description-for]').first();
-        await description.waitFor({ timeout: STATE_MS }).catch(() => log('[ui] no walkthrough description'));
+        await description.waitFor({ timeout: REPORT_MS }).catch(() => log('[ui] no walkthrough description'));
         // The page slides in and its fonts arrive after the element shows: whether it clips is read once it stays put.
         if (!(await layoutSettled(description))) {
             log('[ui] the walkthrough description was still moving; reading it as it is');
@@ -820,9 +820,9 @@ export function createUiDriver(shotsDir, log = line => console.log(line), { repo
         const changed = await pollFor(async () => {
             const now = await buttonThere();
             return now && now !== first ? now : undefined;
-        }, { everyMs: 20 });
+        }, { timeoutMs: REPORT_MS, everyMs: 20 });
         if (changed === undefined) {
-            log(`[ui] no other button took the place of ${title} on the row of ${text} in ${STATE_MS / 1000} s; clicking again anyway`);
+            log(`[ui] no other button took the place of ${title} on the row of ${text} in ${REPORT_MS / 1000} s; clicking again anyway`);
         }
         const under = await underPointer();
         await page.mouse.click(x, y);
@@ -878,9 +878,9 @@ export function createUiDriver(shotsDir, log = line => console.log(line), { repo
         const settled = await pollFor(async () => {
             images = await read();
             return images.length > 0 && images.every(image => image.complete);
-        });
+        }, { timeoutMs: REPORT_MS });
         if (!settled) {
-            log(`[ui] the README's images had not all loaded or failed after ${STATE_MS / 1000} s`);
+            log(`[ui] the README's images had not all loaded or failed after ${REPORT_MS / 1000} s`);
         }
         // Scroll the first image into view for the picture, and let the README's frame draw it there.
         if (readme) {
@@ -929,9 +929,9 @@ export function createUiDriver(shotsDir, log = line => console.log(line), { repo
                 }
             }
             return false;
-        });
+        }, { timeoutMs: REPORT_MS });
         if (!drawn) {
-            log(`[ui] no Markdown preview drew the result ${name} in ${STATE_MS / 1000} s`);
+            log(`[ui] no Markdown preview drew the result ${name} in ${REPORT_MS / 1000} s`);
         }
         await shot(page, `result-${name}`);
         if (click && drawnIn) {
