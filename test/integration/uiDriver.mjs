@@ -882,11 +882,12 @@ export function createUiDriver(shotsDir, log = line => console.log(line), { repo
         if (!settled) {
             log(`[ui] the README's images had not all loaded or failed after ${REPORT_MS / 1000} s`);
         }
-        // Scroll the first image into view for the picture, and let the README's frame draw it there.
+        // Scroll the first image into view for the picture, and let the workbench draw it there. The page's own
+        // frame is the one waited on: the README's webview frame runs no animation frames here (seen: never in 10 s).
         if (readme) {
             await readme.evaluate(() => document.querySelector('img[alt]')?.scrollIntoView()).catch(() => undefined);
-            if (!(await painted(readme))) {
-                log("[ui] the README's frame drew no frame after the scroll");
+            if (!(await painted(page))) {
+                log('[ui] the workbench drew no frame after the scroll');
             }
         }
         // The picture first: the suite closes the page once it has the report.
