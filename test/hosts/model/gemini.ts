@@ -19,7 +19,10 @@ export const gemini: Dialect = {
             .flatMap(content => list(content.parts))
             .filter(part => typeof part.functionResponse === 'object' && part.functionResponse !== null)
             // The model reads the functionResponse object as JSON: keep it whole.
-            .map(part => ({ text: JSON.stringify(field(part.functionResponse, 'response')), raw: part.functionResponse }));
+            .map(part => {
+                const response = field(part.functionResponse, 'response');
+                return { text: JSON.stringify(response), isError: field(response, 'error') !== undefined, raw: part.functionResponse };
+            });
         return { tools, results };
     },
     answer(path, body, reply, res) {

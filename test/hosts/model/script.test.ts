@@ -1,6 +1,7 @@
 /** The scripted model's own logic, without a host: which turn a request gets and how a tool name is found. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { findInstructions } from './instructions.js';
 import { decideReply, offeredName, type Turn } from './script.js';
 
 const script: Turn[] = [{ call: 'greet', args: { name: 'Ada' } }, { text: 'Greeted Ada.' }];
@@ -29,5 +30,22 @@ describe('scripted model', () => {
         const reply = decideReply(script, { tools: ['Bash'], results: [] });
         assert.equal(reply.kind, 'text');
         assert.match(reply.kind === 'text' ? reply.text : '', /no tool greet among Bash/);
+    });
+
+    it('computes a turn\'s arguments from the previous tool result, when they are a function', () => {
+        const follow: Turn[] = [{ call: 'slow_build', args: {} }, { call: 'get_task', args: previous => ({ task_id: /task (\w+)/.exec(previous)?.[1] }) }];
+        const deferred = { text: 'slow_build is still running; it continues in the background as task abc123.', raw: {} };
+        assert.deepEqual(decideReply(follow, { tools: ['tasks_get_task', 'tasks_slow_build'], results: [deferred] }), {
+            kind: 'call',
+            name: 'tasks_get_task',
+            args: { task_id: 'abc123' },
+            id: 'call_1',
+        });
+    });
+
+    it('finds the instructions wherever the host put them, as the line that holds them', () => {
+        const body = { model: 'm', messages: [{ role: 'user', content: [{ type: 'text', text: 'Hi' }, { type: 'text', text: '# MCP Server Instructions\n## tasks\nMCP Tasks server. Call get_task.\n</x>' }] }] };
+        assert.deepEqual(findInstructions(body, 'MCP Tasks server.'), { where: 'messages.0.content.1.text', text: 'MCP Tasks server. Call get_task.' });
+        assert.equal(findInstructions({ tools: [] }, 'MCP Tasks server.'), undefined);
     });
 });

@@ -4,13 +4,19 @@
  * gets is the number of tool results already in its conversation, so side requests a host makes
  * (titles, summaries, next-speaker checks) never consume a turn.
  */
-export type Turn = { call: string; args: Record<string, unknown> } | { text: string };
+export type Turn = { call: string; args: Args | ((previous: string) => Args) } | { text: string };
+
+type Args = Record<string, unknown>;
 
 /** One tool result as the host handed it to the model: exactly what a model would read. */
 export interface SeenResult {
     /** The text the model reads (for structured results, the JSON the host put there). */
     text: string;
-    /** The host's error flag, where its API has one (Anthropic `is_error`). */
+    /**
+     * The host's error flag, where its API has one: Anthropic `is_error`, or Gemini CLI's
+     * `{error}` response in place of `{output}`. Undefined where the API has none (Responses,
+     * Chat Completions): there the text is all the model has.
+     */
     isError?: boolean;
     /** The result part of the request, untouched. */
     raw: unknown;
@@ -63,7 +69,9 @@ export function decideReply(script: Turn[], view: RequestView): Reply {
         // Said to the user, so a run shows why the script stopped.
         return { kind: 'text', text: `scripted model: no tool ${turn.call} among ${view.tools.join(', ')}` };
     }
-    return { kind: 'call', name, args: turn.args, id: `call_${index}` };
+    // A turn may depend on what the model read last (a task id to follow), as a real model's would.
+    const args = typeof turn.args === 'function' ? turn.args(view.results[index - 1]?.text ?? '') : turn.args;
+    return { kind: 'call', name, args, id: `call_${index}` };
 }
 
 /** Every request the model got, with what it read and answered. */
