@@ -14,6 +14,16 @@ export interface HostPackage {
     entry: string;
     /** True when `entry` is a JavaScript file to run with our Node (the rest are executables). */
     runWithNode: boolean;
+    /**
+     * Where the host hands the model our server's instructions (measured), or false if it does not:
+     * the instructions test asserts on them only where they are handed over.
+     */
+    instructionsIn: string | false;
+    /**
+     * What the host's own MCP client answers, never asking the server, to a plain call of a tool
+     * whose `taskSupport` is `required` (measured), or false where the call reaches the server.
+     */
+    refusesRequiredTask: RegExp | false;
 }
 
 export const HOSTS: Record<HostName, HostPackage> = {
@@ -25,6 +35,8 @@ export const HOSTS: Record<HostName, HostPackage> = {
         // its postinstall, and running the original leaves nothing to that step.
         entry: 'node_modules/@anthropic-ai/claude-code-linux-x64/claude',
         runWithNode: false,
+        instructionsIn: 'a system-reminder in the first user message',
+        refusesRequiredTask: false,
     },
     codex: {
         name: 'codex',
@@ -32,6 +44,8 @@ export const HOSTS: Record<HostName, HostPackage> = {
         version: '0.169.0',
         entry: 'node_modules/@openai/codex/bin/codex.js',
         runWithNode: true,
+        instructionsIn: 'the description of our tools\' namespace',
+        refusesRequiredTask: false,
     },
     gemini: {
         name: 'gemini',
@@ -39,6 +53,8 @@ export const HOSTS: Record<HostName, HostPackage> = {
         version: '0.61.0',
         entry: 'node_modules/@google/gemini-cli/bundle/gemini.js',
         runWithNode: true,
+        instructionsIn: 'the loaded context of the first user turn',
+        refusesRequiredTask: false,
     },
     opencode: {
         name: 'opencode',
@@ -46,5 +62,8 @@ export const HOSTS: Record<HostName, HostPackage> = {
         version: '1.18.33',
         entry: 'node_modules/opencode-linux-x64/bin/opencode',
         runWithNode: false,
+        instructionsIn: 'the system message',
+        // Its bundled MCP SDK's Client.callTool checks the listed taskSupport and throws before sending.
+        refusesRequiredTask: /MCP error -32600: Tool "failing_job" requires task-based execution/,
     },
 };

@@ -9,9 +9,11 @@ import { SERVER_JS } from '../support/helpers.js';
 import { DRIVERS } from './drivers/index.js';
 import type { InstalledHost } from './hostInstall.js';
 import { baseEnv, type HostExit, makeHostDirs, removeHostDirs, runHost, type HostDirs } from './hostProcess.js';
+import { findInstructions, type FoundInstructions } from './model/instructions.js';
 import { startScriptedModel, type StrayRequest } from './model/server.js';
 import { startRefusingProxy } from './refusingProxy.js';
 import type { Recording, Turn } from './model/script.js';
+import { INSTRUCTIONS_MARKER } from './scenarios.js';
 
 /** A run that outlives this is killed with its tree: hosts answer a scripted model in seconds. */
 export const RUN_TIMEOUT_MS = 180_000;
@@ -32,6 +34,8 @@ export interface HostRun {
     strays: StrayRequest[];
     /** Where the host tried to go beyond loopback (refused), through the proxy variables. */
     outbound: string[];
+    /** Our server's instructions as the host handed them to the model in its first conversation request, if it did. */
+    instructions?: FoundInstructions;
 }
 
 const RESULTS_DIR = resolve(__dirname, '../../test-results/hosts');
@@ -51,7 +55,9 @@ export async function runOnHost(installed: InstalledHost, options: RunOptions): 
             env: baseEnv(dirs, proxy.url),
         });
         const exit = await runHost(launch.command, launch.args, { env: launch.env, cwd: dirs.workdir, timeoutMs: RUN_TIMEOUT_MS });
-        const run = { exit, recording: model.recording, strays: model.strays, outbound: [...new Set(proxy.attempts)] };
+        const recording = model.recording;
+        const instructions = findInstructions(recording.turns[0]?.body, INSTRUCTIONS_MARKER);
+        const run = { exit, recording, strays: model.strays, outbound: [...new Set(proxy.attempts)], instructions };
         record(installed, options.scenario, run);
         return run;
     } finally {
@@ -76,6 +82,7 @@ function record(installed: InstalledHost, scenario: string, run: HostRun): void 
                 runMs: run.exit.ms,
                 exit: { code: run.exit.code, signal: run.exit.signal, timedOut: run.exit.timedOut },
                 toolsOffered: run.recording.toolsOffered,
+                instructions: run.instructions,
                 results: run.recording.results,
                 requests: run.recording.requests.map(request => ({ path: request.path, tools: request.view.tools.length, results: request.view.results.length, reply: request.reply })),
                 strays: run.strays,

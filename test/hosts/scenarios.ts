@@ -1,7 +1,14 @@
 /** The scenarios every host runs: what the model is scripted to do, and the files they need. */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { demoServerOptions } from '../../server/src/demo.js';
 import type { RunOptions } from './hostRun.js';
+
+/** The instructions our CLI serves (task tools on): what a host should hand the model. */
+export const SERVER_INSTRUCTIONS = demoServerOptions().instructions;
+
+/** Their first sentence, by which they are found in a model request whatever the host wraps them in. */
+export const INSTRUCTIONS_MARKER = SERVER_INSTRUCTIONS.slice(0, SERVER_INSTRUCTIONS.indexOf('.') + 1);
 
 export const greet: RunOptions = {
     scenario: 'greet',
@@ -54,4 +61,73 @@ export const failingCommand: RunOptions = {
         );
         return ['--commands', commands];
     },
+};
+
+/** A plain call of a demo tool that runs only as a task (`taskSupport: 'required'`). */
+export const requiredTaskPlain: RunOptions = {
+    scenario: 'required-task-plain',
+    prompt: 'Run the failing_job tool.',
+    script: [{ call: 'failing_job', args: {} }, { text: 'It has to be started instead.' }],
+};
+
+/** The task id a deferral answer or a start_ tool names; a placeholder the server refuses when none is there. */
+export function taskIdIn(text: string): string {
+    return /as task ([\w-]+)/.exec(text)?.[1] ?? 'no-task-id-in-the-previous-result';
+}
+
+/** The line the deferred command prints last: the model must read it in get_task's answer. */
+export const BUILD_RESULT_LINE = 'build done: 42 artifacts';
+
+/**
+ * A command that outlives --defer-after 2s: one line, then 4 s of work (the child's own timer: it
+ * is the work, nothing in the test waits on it), then the result line and exit 0.
+ */
+const SLOW_BUILD_SCRIPT = `
+process.stdout.write('build started\\n');
+setTimeout(() => {
+    process.stdout.write(${JSON.stringify(BUILD_RESULT_LINE)} + '\\n');
+    process.exit(0);
+}, 4000);
+`;
+
+/**
+ * A plain call deferred into a task, then followed to its end: the model reads the deferral
+ * answer, takes the task id from it and calls get_task (waiting up to 20 s) for the result.
+ */
+export const deferral: RunOptions = {
+    scenario: 'deferral',
+    prompt: 'Build the project with the slow_build tool and tell me the result.',
+    script: [
+        { call: 'slow_build', args: {} },
+        { call: 'get_task', args: previous => ({ task_id: taskIdIn(previous), wait_seconds: 20 }) },
+        { text: 'The build is done.' },
+    ],
+    serverFlags: ['--no-demo-tools', '--defer-after', '2s'],
+    prepare(dirs) {
+        const script = join(dirs.root, 'slow-build.js');
+        writeFileSync(script, SLOW_BUILD_SCRIPT);
+        const commands = join(dirs.root, 'commands.json');
+        writeFileSync(
+            commands,
+            JSON.stringify({
+                tools: [{ name: 'slow_build', description: 'Builds the project (takes a few seconds).', command: [process.execPath, script] }],
+            }),
+        );
+        return ['--commands', commands];
+    },
+};
+
+/**
+ * A task that asks the user (confirm_delete, started in the background), then get_task: what a
+ * host does with the server's question when nobody is there to answer it. Only recorded. The
+ * 5 s wait is the server's (get_task's wait_seconds), bounding a task that may never end.
+ */
+export const elicitation: RunOptions = {
+    scenario: 'elicitation',
+    prompt: 'Delete notes.txt with confirm_delete, in the background.',
+    script: [
+        { call: 'start_confirm_delete', args: { filename: 'notes.txt' } },
+        { call: 'get_task', args: previous => ({ task_id: taskIdIn(previous), wait_seconds: 5 }) },
+        { text: 'Asked.' },
+    ],
 };
