@@ -16,6 +16,8 @@ import { stopperFor, survivorNote, type Survivor } from './stopper.js';
 
 /** At most this many progress notifications per second per task. */
 export const PROGRESS_PER_SECOND = 4;
+/** A line worth showing as progress: it has a letter or a digit in some script. */
+const SAYS_SOMETHING = /[\p{L}\p{N}]/u;
 
 export interface RunDeps {
     clock: Clock;
@@ -165,7 +167,8 @@ function progressThrottle(spec: CommandSpec, ctx: ToolContext, clock: Clock): { 
     return {
         line(line) {
             percent = percentOf(spec.progressPattern, line) ?? percent;
-            if (!line.trim()) {
+            // A line with no letter or digit ("  ...", "-----", a spinner) tells a person nothing: the last line that does stays the progress.
+            if (!SAYS_SOMETHING.test(line)) {
                 return;
             }
             pending = line;

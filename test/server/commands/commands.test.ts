@@ -30,6 +30,7 @@ function commandsJson(extra: object[] = []): string {
         tools: [
             { name: 'print', description: 'Prints lines.', command: [node, script('print.js'), '{count}'], parameters: { count: { type: 'number', description: 'How many', optional: true } }, env: { API_TOKEN: SECRET } },
             { name: 'fail', description: 'Fails.', command: [node, script('fail.js')] },
+            { name: 'dots', description: 'Prints a step, then punctuation.', command: [node, '-e', "console.log('step one'); console.log('  ...'); console.log('-----'); console.log('');"] },
             { name: 'sleepy', description: 'Sleeps.', command: [node, script('sleep.js')] },
             // Long enough for node to start and print its pid first on a loaded machine (300 ms was not, in a CI run under load).
             { name: 'slow', description: 'Times out.', command: [node, script('sleep.js')], timeoutMs: 3000 },
@@ -236,6 +237,18 @@ describe('command tools', () => {
         // The lines arrive within a few reads, so at 4 a second only a few go out; 20 is far below 1000.
         assert.ok(mine.length >= 1 && mine.length <= 20, `${mine.length} notifications for 1000 lines`);
         assert.match(mine.at(-1)!.message ?? '', /^(done|secret is \*\*\*)$/, 'the final line is reported last');
+    });
+
+    it('progress skips lines with no letter or digit: the last line that says something stays the progress', async () => {
+        const { taskId, token } = await peer.start('dots');
+        await peer.result(taskId);
+        const messages = peer.progress.items.filter(p => p.progressToken === token).map(p => p.message);
+        assert.equal(messages.at(-1), 'step one');
+        assert.deepEqual(
+            messages.filter(message => !/[a-z0-9]/i.test(message ?? '')),
+            [],
+            'no progress message of punctuation alone',
+        );
     });
 
     it('an entry named like a built-in or task tool is refused alone; the server starts and serves the rest', async () => {
