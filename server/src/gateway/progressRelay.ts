@@ -81,6 +81,20 @@ export class ProgressRelay {
     }
 
     private send(update: Update): void {
-        this.ctx.progress(update.progress, update.total, update.message);
+        this.ctx.progress(update.progress, update.total, update.message ?? progressText(update));
     }
+}
+
+/**
+ * Words for an update that carries numbers only: get_task, a task list and the editor's row show a
+ * task's latest message, and a wrapped server that reports 3 of 5 without one would show nothing.
+ * Only with a total: a bare count may be bytes, items or anything else.
+ */
+export function progressText(update: Update): string | undefined {
+    const { progress, total } = update;
+    if (typeof total !== 'number' || !(total > 0) || !Number.isFinite(progress)) {
+        return undefined;
+    }
+    const percent = Math.max(0, Math.min(100, Math.round((progress / total) * 100)));
+    return `${percent}% (${progress} of ${total})`;
 }

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { PROGRESS_BURST, PROGRESS_WINDOW_MS, ProgressRelay } from '../../../../server/src/gateway/progressRelay.js';
+import { PROGRESS_BURST, PROGRESS_WINDOW_MS, progressText, ProgressRelay } from '../../../../server/src/gateway/progressRelay.js';
 import { ManualClock } from '../../../support/manualClock.js';
 
 // A downstream's progress flood reaches the host as at most one update per window, the newest kept.
@@ -40,5 +40,22 @@ describe('the progress relay', () => {
         await clock.tick(PROGRESS_WINDOW_MS);
         assert.equal(sent.length, 3, 'nothing after close');
         assert.equal(clock.pending, 0, 'no timer left');
+    });
+
+    it('gives numbers-only progress with a total words a person can read; a message or a bare count passes as it came', () => {
+        const clock = new ManualClock();
+        const sent: [progress: number, total?: number, message?: string][] = [];
+        const relay = new ProgressRelay({ progress: (...update) => void sent.push(update) }, clock);
+        relay.onProgress({ progress: 3, total: 5 });
+        relay.onProgress({ progress: 4, total: 5, message: 'copying' });
+        relay.onProgress({ progress: 1234 });
+        relay.close();
+        assert.deepEqual(sent, [
+            [3, 5, '60% (3 of 5)'],
+            [4, 5, 'copying'],
+            [1234, undefined, undefined],
+        ]);
+        assert.equal(progressText({ progress: 7, total: 0 }), undefined);
+        assert.equal(progressText({ progress: 12, total: 10 }), '100% (12 of 10)');
     });
 });
