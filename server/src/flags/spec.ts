@@ -222,6 +222,54 @@ export interface ParsedFlags<T extends readonly Flag[]> {
     given: Set<T[number]['name']>;
 }
 
+/** Flags people reach for that are spelled otherwise here: what to type instead. */
+const INSTEAD: Readonly<Record<string, string>> = {
+    redis: '--store redis://HOST:PORT',
+    'redis-url': '--store redis://HOST:PORT',
+    transport: '--stdio or --http',
+};
+
+/**
+ * An unknown flag, in words that help: the flag meant (the nearest name, a typo or two away), or
+ * what this server spells it as, instead of Node's "Unknown option … place it after '--'".
+ */
+function unknownFlag(table: readonly Flag[], err: Error): Error {
+    // Node names the option in quotes: "Unknown option '--stdoi'. To specify a positional argument…"
+    const given = /'(-[^']*)'/.exec(err.message)?.[1] ?? 'given';
+    const name = given.replace(/^-+/, '');
+    const instead = INSTEAD[name.toLowerCase()];
+    if (instead) {
+        return new Error(`unknown flag ${given}: use ${instead}`);
+    }
+    let best: string | undefined;
+    let bestDistance = Infinity;
+    for (const flag of table) {
+        const distance = editDistance(name.toLowerCase(), flag.name);
+        if (distance < bestDistance) {
+            best = flag.name;
+            bestDistance = distance;
+        }
+    }
+    // A typo or two, never a guess from a different word: at most 2 edits, and under half the name.
+    const near = best !== undefined && bestDistance <= Math.min(2, Math.floor(best.length / 2));
+    return new Error(`unknown flag ${given}${near ? `; did you mean --${best}?` : ''}`);
+}
+
+/** Levenshtein distance, with a swap of two neighbours counting as one edit (stoid → stdio). */
+export function editDistance(a: string, b: string): number {
+    const d: number[][] = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
+    for (let i = 1; i <= a.length; i++) {
+        for (let j = 1; j <= b.length; j++) {
+            const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+            d[i]![j] = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + cost);
+            if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) {
+                d[i]![j] = Math.min(d[i]![j]!, d[i - 2]![j - 2]! + 1);
+            }
+        }
+    }
+    return d[a.length]![b.length]!;
+}
+
 /**
  * Reads `argv`, then the environment for every flag argv did not give (a flag beats its variable;
  * a `oneOf` set given on the command line hides the environment's members of it). Throws an
@@ -231,21 +279,27 @@ export function parseFlags<const T extends readonly Flag[]>(table: T, argv: stri
     const command = table.find(flag => flag.type === 'command');
     const dashes = argv.indexOf('--');
     const options = dashes === -1 ? argv : argv.slice(0, dashes);
-    const { values, positionals } = parseArgs({
-        args: options,
-        strict: true,
-        allowPositionals: true,
-        options: Object.fromEntries(
-            table.map(flag => [
-                flag.name,
-                {
-                    type: flag.type === 'switch' || flag.type === 'off' || flag.type === 'command' ? ('boolean' as const) : ('string' as const),
-                    multiple: flag.type === 'list',
-                    ...(flag.short ? { short: flag.short } : {}),
-                },
-            ]),
-        ),
-    });
+    let parsed: ReturnType<typeof parseArgs>;
+    try {
+        parsed = parseArgs({
+            args: options,
+            strict: true,
+            allowPositionals: true,
+            options: Object.fromEntries(
+                table.map(flag => [
+                    flag.name,
+                    {
+                        type: flag.type === 'switch' || flag.type === 'off' || flag.type === 'command' ? ('boolean' as const) : ('string' as const),
+                        multiple: flag.type === 'list',
+                        ...(flag.short ? { short: flag.short } : {}),
+                    },
+                ]),
+            ),
+        });
+    } catch (err) {
+        throw (err as NodeJS.ErrnoException).code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' ? unknownFlag(table, err as Error) : err;
+    }
+    const { values, positionals } = parsed;
     if (positionals.length > 0) {
         throw new Error(`unexpected argument "${positionals[0]}"${command ? ` (a program to run goes after --${command.name} --)` : ''}`);
     }

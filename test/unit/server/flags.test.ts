@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { flagsMarkdown, helpText } from '../../../server/src/flags/render.js';
-import { envName, flagArgs, parseFlags, type Flag } from '../../../server/src/flags/spec.js';
+import { editDistance, envName, flagArgs, parseFlags, type Flag } from '../../../server/src/flags/spec.js';
 import { FLAGS } from '../../../server/src/flags/table.js';
 import { parseCli } from '../../../server/src/options.js';
 
@@ -130,6 +130,25 @@ describe('flag shapes for later flags', () => {
         assert.deepEqual(parseFlags(table, ['--wrap-header', 'A: 1', '--wrap-header=B: 2, 3', '--wrap-header', 'A: 1'], {}).values.wrapHeaders, ['A: 1', 'B: 2, 3', 'A: 1']);
         assert.deepEqual(parseFlags(table, [], { MCP_TASKS_WRAP_HEADER: 'A: 1, 2\nB: 3' }).values.wrapHeaders, ['A: 1, 2', 'B: 3']);
         assert.deepEqual(parseFlags(table, ['--wrap-header', 'C: 4'], { MCP_TASKS_WRAP_HEADER: 'A: 1' }).values.wrapHeaders, ['C: 4']);
+    });
+
+    it('an unknown flag names the one meant when it is a typo or two away, or what to type instead', () => {
+        const refused = (args: string[]) => {
+            try {
+                parseCli(args);
+            } catch (err) {
+                return (err as Error).message;
+            }
+            return 'accepted';
+        };
+        assert.equal(refused(['--stdoi']), 'unknown flag --stdoi; did you mean --stdio?');
+        assert.equal(refused(['--comands', 'x.json']), 'unknown flag --comands; did you mean --commands?');
+        assert.equal(refused(['--hhtp']), 'unknown flag --hhtp; did you mean --http?');
+        assert.equal(refused(['--redis', 'redis://h:1']), 'unknown flag --redis: use --store redis://HOST:PORT');
+        // No guess from a different word.
+        assert.equal(refused(['--bogus']), 'unknown flag --bogus');
+        assert.equal(editDistance('stoid', 'stdio'), 2);
+        assert.equal(editDistance('stdoi', 'stdio'), 1, 'two neighbours swapped are one edit');
     });
 });
 
