@@ -11,6 +11,7 @@ import { homedir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { HOSTS, type HostName, type HostPackage } from './hostList.js';
+import { processRunning } from '../../server/src/commands/group.js';
 
 const MARKER = '.install-complete';
 
@@ -34,21 +35,12 @@ function log(message: string): void {
     process.stderr.write(`[hosts] ${message}\n`);
 }
 
-function isAlive(pid: number): boolean {
-    try {
-        process.kill(pid, 0);
-        return true;
-    } catch {
-        return false;
-    }
-}
-
 /** Staging folders whose installer died are garbage (the name ends in that installer's pid). */
 function removeAbandonedStaging(home: string): void {
     const parent = dirname(home);
     const prefix = `${home.slice(parent.length + 1)}.partial-`;
     for (const name of readdirSync(parent)) {
-        if (name.startsWith(prefix) && !isAlive(Number(name.slice(prefix.length)))) {
+        if (name.startsWith(prefix) && !processRunning(Number(name.slice(prefix.length)))) {
             rmSync(join(parent, name), { recursive: true, force: true });
         }
     }

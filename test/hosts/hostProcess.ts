@@ -4,9 +4,10 @@
  * adds; on timeout the whole process tree (the host and the MCP servers it started) is killed.
  */
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { descendantsOf } from '../vscode-host/proc.mjs';
 
 export interface HostDirs {
     root: string;
@@ -60,33 +61,6 @@ export interface HostExit {
     ms: number;
 }
 
-/** Live descendants of `root` (from /proc), so processes that left the group are caught too. */
-function descendants(root: number): number[] {
-    const children = new Map<number, number[]>();
-    for (const entry of readdirSync('/proc')) {
-        if (!/^\d+$/.test(entry)) {
-            continue;
-        }
-        try {
-            // The command name may hold spaces or parens: the fields after the last ')' are safe.
-            const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-            const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-            children.set(ppid, [...(children.get(ppid) ?? []), Number(entry)]);
-        } catch {
-            // Gone while we read it.
-        }
-    }
-    const found: number[] = [];
-    const walk = (pid: number): void => {
-        for (const child of children.get(pid) ?? []) {
-            found.push(child);
-            walk(child);
-        }
-    };
-    walk(root);
-    return found;
-}
-
 function killAll(leader: number, pids: number[]): void {
     for (const target of [-leader, ...pids]) {
         try {
@@ -110,13 +84,13 @@ export function runHost(command: string, args: string[], options: { env: Record<
     let tree: number[] = [];
     const watch = setInterval(() => {
         if (child.pid) {
-            tree = [...new Set([...tree, ...descendants(child.pid)])];
+            tree = [...new Set([...tree, ...descendantsOf(child.pid)])];
         }
     }, 500);
     const timer = setTimeout(() => {
         timedOut = true;
         if (child.pid) {
-            killAll(child.pid, [...tree, ...descendants(child.pid)]);
+            killAll(child.pid, [...tree, ...descendantsOf(child.pid)]);
         }
     }, options.timeoutMs);
     return new Promise((resolve, reject) => {

@@ -202,7 +202,7 @@ export class Downstream {
             this.log.warn(`[${this.name}] refused a question that names no task while calls of several clients run: it could be any of theirs`);
             throw new sdk.McpError(
                 sdk.ErrorCode.InvalidRequest,
-                'The gateway did not pass this question on: calls of several clients are running on this server and the question does not say which call it belongs to, so it could reach the wrong user. Try again once the other calls have ended, or run the tool as a task, whose questions name it',
+                'The gateway did not pass this question on: calls of several clients are running on this server and the question does not say which call it belongs to, so it could reach the wrong user. Call the tool again once the other calls on this server have ended',
             );
         }
         if (!ctx) {

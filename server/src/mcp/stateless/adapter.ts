@@ -6,7 +6,7 @@ import { ownerView, type Params, type RequestContext, type Revision } from '../c
 import { deferAfterFor, runDeferrable } from '../defer.js';
 import { META_CLIENT_CAPABILITIES } from '../../contract.js';
 import { onlyAsTaskText } from '../taskTools.js';
-import { hasTasksExtension, requireTasksExtension, TASKS_EXTENSION } from './envelope.js';
+import { hasTasksExtension, missingCapability, requireTasksExtension, TASKS_EXTENSION } from './envelope.js';
 import { inRound, runPlainCall, type PausableCall, type RoundCallContext } from './rounds.js';
 import { createTaskResult, detailedTask } from './taskView.js';
 
@@ -98,7 +98,9 @@ export const STATELESS_REVISION: Revision = {
     callsAsTask(ctx, tool) {
         const asTask = tool.taskSupport !== 'forbidden' && hasTasksExtension(ctx.envelope!);
         if (!asTask && tool.taskSupport === 'required') {
-            requireTasksExtension(ctx.envelope!, tool.name, onlyAsTaskText(tool.name, ctx.services.taskTools !== undefined, `declare the ${TASKS_EXTENSION} extension in _meta["${META_CLIENT_CAPABILITIES}"].extensions`));
+            // Without the extension, by definition (asTask is false): -32021, in words for the model first.
+            const protocolWay = `declare the ${TASKS_EXTENSION} extension in _meta["${META_CLIENT_CAPABILITIES}"].extensions`;
+            throw missingCapability(onlyAsTaskText(tool.name, ctx.services.taskTools !== undefined, protocolWay), { extensions: { [TASKS_EXTENSION]: {} } });
         }
         return asTask;
     },

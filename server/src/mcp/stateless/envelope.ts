@@ -65,9 +65,8 @@ export function missingCapability(message: string, required: Record<string, unkn
     return new RpcError(ErrorCodes.MissingRequiredClientCapability, message, { requiredCapabilities: required });
 }
 
-/** -32021 for a request without the tasks extension: `what` needs it (or, given `message`, that whole text says why). */
-export function requireTasksExtension(envelope: Envelope, what: string, message?: string): void {
+export function requireTasksExtension(envelope: Envelope, what: string): void {
     if (!hasTasksExtension(envelope)) {
-        throw missingCapability(message ?? `${what} needs the ${TASKS_EXTENSION} extension: declare it in _meta["${META_CLIENT_CAPABILITIES}"].extensions`, { extensions: { [TASKS_EXTENSION]: {} } });
+        throw missingCapability(`${what} needs the ${TASKS_EXTENSION} extension: declare it in _meta["${META_CLIENT_CAPABILITIES}"].extensions`, { extensions: { [TASKS_EXTENSION]: {} } });
     }
 }
