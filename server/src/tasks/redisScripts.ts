@@ -19,7 +19,9 @@ import { createHash } from 'node:crypto';
  * - P sizes:<client>  hash id → that task's share of held; both freed by the reaper with the task
  * - P exp             zset expiry-ms → member "id\nclient\nparent\nworker": what the reaper unindexes
  * - P workers         hash worker → lease ms: replicas that run tasks
- * - P hb:<worker>     string with PEXPIRE = lease: the replica's heartbeat
+ * - P hb:<worker>     string with PEXPIRE = lease: the replica's heartbeat, holding the incarnation
+ *                     (one per process) that renews it, so a new process under the same worker id is
+ *                     told from the old one
  * - P run:<worker>    set of ids: live tasks whose work runs on that replica
  * - P orphans         zset seq → member (as in P exp): tasks of clients whose HTTP session ended, oldest first
  * - P orphan-sizes    hash id → the bytes that task added to P orphan-held when it was orphaned
@@ -224,12 +226,12 @@ return out
 
 /**
  * ARGV: prefix, channel, now, batch. Unindexes tasks whose key expired (publishing 'deleted'), and
- * fails the live tasks of every worker whose heartbeat lapsed. Returns {expired, failed}.
+ * fails the live tasks of every worker whose heartbeat lapsed. Returns {expired, failed, {worker, count, …}}.
  */
 const REAP = `
 local p, channel, now, batch = ARGV[1], ARGV[2], ARGV[3], tonumber(ARGV[4])
 local ms = now_ms()
-local expired, failed = 0, 0
+local expired, failed, lapsed = 0, 0, {}
 for _, member in ipairs(redis.call('ZRANGEBYSCORE', p .. 'exp', '-inf', ms, 'LIMIT', 0, batch)) do
   local key = p .. 't:' .. string.match(member, '^([^\\n]*)')
   local pttl = redis.call('PTTL', key)
@@ -246,14 +248,20 @@ for i = 1, #workers, 2 do
   if redis.call('EXISTS', p .. 'hb:' .. w) == 0 then
     local msg = 'Worker ' .. w .. ' stopped responding (no heartbeat within its ' .. lease .. ' ms lease); the work of this task was lost'
     local outcome = '{"result":{"content":[{"type":"text","text":' .. cjson.encode('Task failed: ' .. msg) .. '}],"isError":true}}'
+    local lost = 0
     for _, id in ipairs(redis.call('SMEMBERS', p .. 'run:' .. w)) do
-      if finish_task(p, channel, '', id, 'failed', msg, now, outcome, #outcome) then failed = failed + 1 end
+      if finish_task(p, channel, '', id, 'failed', msg, now, outcome, #outcome) then lost = lost + 1 end
     end
+    failed = failed + lost
     redis.call('DEL', p .. 'run:' .. w)
     redis.call('HDEL', p .. 'workers', w)
+    if lost > 0 then
+      table.insert(lapsed, w)
+      table.insert(lapsed, lost)
+    end
   end
 end
-return {expired, failed}
+return {expired, failed, lapsed}
 `;
 
 /**
@@ -288,11 +296,44 @@ end
 return dropped
 `;
 
-/** ARGV: prefix, worker, lease ms. Registers the worker and renews its heartbeat in one step. */
+/**
+ * ARGV: prefix, worker, lease ms, incarnation. Renews the heartbeat in one step. Returns 1, or 0 when
+ * another process has since claimed the worker id (its heartbeat is then kept alive, not taken back:
+ * two processes under one id is a misconfiguration this process reports, not one it fights over).
+ */
 const HEARTBEAT = `
-redis.call('SET', ARGV[1] .. 'hb:' .. ARGV[2], '1', 'PX', ARGV[3])
+local hb = ARGV[1] .. 'hb:' .. ARGV[2]
+local holder = redis.call('GET', hb)
 redis.call('HSET', ARGV[1] .. 'workers', ARGV[2], ARGV[3])
+if holder and holder ~= ARGV[4] then
+  redis.call('PEXPIRE', hb, ARGV[3])
+  return 0
+end
+redis.call('SET', hb, ARGV[4], 'PX', ARGV[3])
 return 1
+`;
+
+/**
+ * ARGV: prefix, channel, now, worker, lease ms, incarnation. A process starts under a worker id:
+ * tasks still live under that id ran in an earlier process (this one has run nothing yet), which
+ * is gone or going, so their work is lost: they fail now, not when a lease the new process keeps
+ * renewing would lapse (never). Then the id's heartbeat holds this incarnation.
+ * Returns {the ids failed, the incarnation that held the heartbeat, or false}.
+ */
+const CLAIM = `
+local p, channel, now, w, lease, me = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6]
+local hb = p .. 'hb:' .. w
+local before = redis.call('GET', hb)
+local msg = 'Replica ' .. w .. ' restarted; the work of this task was lost with its previous process'
+local outcome = '{"result":{"content":[{"type":"text","text":' .. cjson.encode('Task failed: ' .. msg) .. '}],"isError":true}}'
+local failed = {}
+for _, id in ipairs(redis.call('SMEMBERS', p .. 'run:' .. w)) do
+  if finish_task(p, channel, '', id, 'failed', msg, now, outcome, #outcome) then table.insert(failed, id) end
+end
+redis.call('DEL', p .. 'run:' .. w)
+redis.call('SET', hb, me, 'PX', lease)
+redis.call('HSET', p .. 'workers', w, lease)
+return {failed, before}
 `;
 
 /** ARGV: prefix, worker. A clean stop: with nothing left running the worker leaves at once; else the reaper fails what is left. */
@@ -322,5 +363,6 @@ export const SCRIPTS = {
     reap: script('reap', REAP),
     orphan: script('orphan', ORPHAN),
     heartbeat: script('heartbeat', HEARTBEAT, false),
+    claim: script('claim', CLAIM),
     retire: script('retire', RETIRE, false),
 } as const;

@@ -111,6 +111,10 @@ export class RedisTaskStore implements TaskStore {
     private readonly channel: string;
     /** Tags this instance's publications so it does not apply its own events twice. */
     private readonly origin = randomUUID();
+    /** This process's hold on the worker id: a restart under the same id is a new incarnation. */
+    private readonly incarnation = randomUUID();
+    /** Set once another process was seen holding this worker id (reported once). */
+    private displaced = false;
     private readonly events = new EventEmitter();
     private readonly log: Logger;
     private readonly where: string;
@@ -172,7 +176,7 @@ export class RedisTaskStore implements TaskStore {
             await client.connect();
             await subscriber.connect();
             await subscriber.subscribe(store.channel, message => store.onMessage(message));
-            await store.heartbeat();
+            await store.claim();
         } catch (err) {
             store.closed = true;
             for (const c of [client, subscriber]) {
@@ -346,9 +350,9 @@ export class RedisTaskStore implements TaskStore {
     /** Looks for expired tasks and lost workers now (every replica also does so periodically). */
     async reap(): Promise<{ expired: number; failed: number }> {
         try {
-            const [expired, failed] = (await this.runRaw(SCRIPTS.reap, [this.prefix, this.channel, this.isoNow(), '200'])) as number[];
-            if (failed) {
-                this.log.warn(`[store] failed ${failed} task(s) of lost worker(s)`);
+            const [expired, failed, lapsed] = (await this.runRaw(SCRIPTS.reap, [this.prefix, this.channel, this.isoNow(), '200'])) as [number, number, (string | number)[]];
+            for (let i = 0; i < (lapsed?.length ?? 0); i += 2) {
+                this.log.warn(`[store] worker ${lapsed[i]} stopped responding (its lease lapsed): failed the ${lapsed[i + 1]} task(s) it was running`);
             }
             return { expired: expired ?? 0, failed: failed ?? 0 };
         } catch (err) {
@@ -358,7 +362,29 @@ export class RedisTaskStore implements TaskStore {
     }
 
     private async heartbeat(): Promise<void> {
-        await this.runRaw(SCRIPTS.heartbeat, [this.prefix, this.workerId, String(this.leaseMs)]);
+        const held = await this.runRaw(SCRIPTS.heartbeat, [this.prefix, this.workerId, String(this.leaseMs), this.incarnation]);
+        if (held === 0 && !this.displaced) {
+            this.displaced = true;
+            this.log.error(
+                `[store] another process started as worker ${this.workerId} and failed the tasks this one was running; ` +
+                    'each replica needs its own --worker-id (leave it unset for a unique one)',
+            );
+        }
+    }
+
+    /**
+     * Takes the worker id for this process. Tasks still live under it ran in an earlier process
+     * under the same id (a restart), so they fail at once with words that say so; the lease alone
+     * would never lapse, since this process renews it.
+     */
+    private async claim(): Promise<void> {
+        const [failed, before] = (await this.runRaw(SCRIPTS.claim, [this.prefix, this.channel, this.isoNow(), this.workerId, String(this.leaseMs), this.incarnation])) as [string[], string | null];
+        if (failed.length > 0) {
+            const shown = failed.slice(0, 10).join(', ') + (failed.length > 10 ? `, and ${failed.length - 10} more` : '');
+            this.log.warn(`[store] worker ${this.workerId} restarted: failed the ${failed.length} task(s) its previous process left running (${shown}); their work was lost with that process`);
+        } else if (before) {
+            this.log.info(`[store] worker ${this.workerId} restarted; its previous process left no running task`);
+        }
     }
 
     /** Heartbeat and reaper, each re-armed when its round ends (a slow Redis never gets overlapping rounds). */
