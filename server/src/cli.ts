@@ -4,6 +4,7 @@ import { hostname } from 'node:os';
 import { setFlagsFromString } from 'node:v8';
 import { systemClock } from './clock.js';
 import { CommandsFile } from './commands/commandsFile.js';
+import { removeLeftoverLogFolders } from './commands/leftovers.js';
 import { conformanceFixtures } from './tools/conformance/index.js';
 import { demoServerOptions } from './demo.js';
 import { createLogger, errorMessage, type Logger } from './log.js';
@@ -66,6 +67,8 @@ async function start(options: CliOptions, log: Logger): Promise<Started | undefi
         log.error(`[store] ${errorMessage(err)}`);
         return undefined;
     }
+    // Log folders of servers that died without closing; nothing waits on it.
+    void removeLeftoverLogFolders(log);
     const demo = demoServerOptions(options.taskTools, options.demoTools);
     // Fixtures first: the conformance suite calls the first listed tool with no arguments.
     const fixtures = options.conformanceFixtures ? conformanceFixtures(() => core.setTools(allTools())) : [];

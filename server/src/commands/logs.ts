@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Clock, ClockTimer } from '../clock.js';
 import type { OutputLog } from '../tools/types.js';
+import { LOG_FOLDER_PREFIX, markOwner } from './leftovers.js';
 
 /** The default cap on what the logs of one server hold together. */
 export const DEFAULT_LOG_LIMIT_BYTES = 1024 * 1024 * 1024;
@@ -55,7 +56,11 @@ export class CommandLogs {
         if (options.dir !== undefined) {
             mkdirSync(options.dir, { recursive: true, mode: 0o700 });
         }
-        this.dir = options.dir ?? mkdtempSync(join(tmpdir(), 'mcp-tasks-commands-'));
+        this.dir = options.dir ?? mkdtempSync(join(tmpdir(), LOG_FOLDER_PREFIX));
+        if (this.owned) {
+            // Names this process, so that if it dies without closing, the next server removes the folder.
+            markOwner(this.dir);
+        }
         this.maxBytes = options.maxBytes ?? DEFAULT_LOG_LIMIT_BYTES;
         this.clock = options.clock;
     }

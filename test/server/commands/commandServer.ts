@@ -17,10 +17,11 @@ export class Server {
     transport!: StdioClientTransport;
     private next = 0;
 
-    async open(file: string, logDir: string, env: Record<string, string> = {}, args: string[] = []): Promise<void> {
+    /** `logDir` undefined: the server's default, a private temp folder. */
+    async open(file: string, logDir: string | undefined, env: Record<string, string> = {}, args: string[] = []): Promise<void> {
         this.transport = new StdioClientTransport({
             command: node,
-            args: [SERVER_JS, '--stdio', '--commands', file, '--commands-log-dir', logDir, ...args],
+            args: [SERVER_JS, '--stdio', '--commands', file, ...(logDir === undefined ? [] : ['--commands-log-dir', logDir]), ...args],
             env: { ...(process.env as Record<string, string>), ...env },
             stderr: 'pipe',
         });
