@@ -2,7 +2,7 @@
 // measures, stops it, and returns named numbers; run.ts alternates the kinds and takes medians.
 import { spawn } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
-import { FetchPoster, HttpMcpSession, NodeHttpPoster, StatelessEncoder, type Poster } from './httpClient.js';
+import { FetchPoster, HttpMcpSession, NodeHttpPoster, Encoder2026, type Poster } from './httpClient.js';
 import { closedLoop, delay, interleavedLoops, inTurn, pool } from './load.js';
 import { percentile, slope } from './stats.js';
 import type { StdioMcpClient } from './stdioClient.js';
@@ -221,7 +221,7 @@ function checkErrors(kind: Kind, what: string, firstError: string | undefined): 
 
 /** The client a kind is measured with: none for the floor, a 2026-07-28 one for `v2`, else a 2025-11-25 session. */
 async function sessionFor(kind: Kind, url: string, client: Poster): Promise<HttpMcpSession> {
-    return kind === 'floor' ? HttpMcpSession.bare(url, client) : kind === 'v2' ? HttpMcpSession.statelessClient(url, client) : HttpMcpSession.open(url, client);
+    return kind === 'floor' ? HttpMcpSession.bare(url, client) : kind === 'v2' ? HttpMcpSession.client2026(url, client) : HttpMcpSession.open(url, client);
 }
 
 /** The CPU time (ms) so far that a kind's requests are charged with: with the Redis store, redis-server's too. */
@@ -282,7 +282,7 @@ export async function stdioThroughputOf(ctx: Context, kinds: Kind[], options: Th
             const client = startStdio(kind, ctx.programs);
             clients.push(client);
             if (kind === 'v2') {
-                client.stateless = new StatelessEncoder();
+                client.stateless = new Encoder2026();
             } else if (kind !== 'floor') {
                 await client.initialize();
             }

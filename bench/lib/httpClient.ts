@@ -116,7 +116,7 @@ const STATELESS_META = JSON.stringify({
  * A 2026-07-28 request's params and its Mcp-Method / Mcp-Name (SEP-2243), built once per distinct
  * params text: the hot loops repeat the same few, so the client's own cost stays that of a lookup.
  */
-export class StatelessEncoder {
+export class Encoder2026 {
     private readonly cache = new Map<string, { params: string; name?: string }>();
 
     encode(method: string, paramsJson: string): { params: string; name?: string } {
@@ -138,7 +138,7 @@ export class HttpMcpSession {
     private nextId = 1;
     private readonly headers: Record<string, string>;
     /** Set for a 2026-07-28 client: no session, `_meta` and headers per request. */
-    private stateless?: StatelessEncoder;
+    private stateless?: Encoder2026;
 
     private constructor(
         readonly url: URL,
@@ -170,9 +170,9 @@ export class HttpMcpSession {
     }
 
     /** A 2026-07-28 client (with the tasks extension): no initialize, every request on its own. */
-    static statelessClient(url: string, poster: Poster, extraHeaders: Record<string, string> = {}): HttpMcpSession {
+    static client2026(url: string, poster: Poster, extraHeaders: Record<string, string> = {}): HttpMcpSession {
         const session = new HttpMcpSession(new URL(url), poster, undefined, { ...extraHeaders, 'mcp-protocol-version': PROTOCOL_2026 });
-        session.stateless = new StatelessEncoder();
+        session.stateless = new Encoder2026();
         return session;
     }
 

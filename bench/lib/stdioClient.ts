@@ -1,6 +1,6 @@
 // A newline-delimited JSON-RPC client over a child process's stdin/stdout, for the stdio figures.
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { PROTOCOL_2025, RpcFailure, StatelessEncoder, type RpcResponse } from './httpClient.js';
+import { PROTOCOL_2025, RpcFailure, Encoder2026, type RpcResponse } from './httpClient.js';
 
 interface Waiter {
     resolve(result: Record<string, unknown>): void;
@@ -15,7 +15,7 @@ export class StdioMcpClient {
     private exited?: Error;
     notifications = 0;
     /** Set for a 2026-07-28 client: no initialize, `_meta` on every request. */
-    stateless?: StatelessEncoder;
+    stateless?: Encoder2026;
 
     constructor(command: string, args: string[], env: NodeJS.ProcessEnv, onStderr?: (text: string) => void) {
         this.proc = spawn(command, args, { stdio: ['pipe', 'pipe', 'pipe'], env });

@@ -6,7 +6,7 @@
 import { PassThrough, Writable } from 'node:stream';
 import { performance } from 'node:perf_hooks';
 import { connectStdio, createTasksServer, defaultTools, isTerminal, PROTOCOL_2025, silentLogger } from '../../server/src/index.js';
-import type { McpSession } from '../../server/src/mcp/session/session.js';
+import type { McpSession } from '../../server/src/mcp/rev2025/session.js';
 import type { Transport } from '../../server/src/rpc/transport.js';
 
 declare const gc: () => void;

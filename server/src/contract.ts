@@ -12,6 +12,8 @@ export const PROTOCOL_2025 = '2025-11-25';
 /** Every version `initialize` accepts, newest first (SDK 1.32.2's SUPPORTED_PROTOCOL_VERSIONS, without loading its schema module, some 30 ms of start-up). */
 export const PROTOCOL_2025_VERSIONS: readonly string[] = [PROTOCOL_2025, '2025-06-18', '2025-03-26', '2024-11-05', '2024-10-07'];
 export const PROTOCOL_2026 = '2026-07-28';
+/** The two revisions the server speaks, by the date of each: every version of PROTOCOL_2025_VERSIONS is served by the first. */
+export type RevisionName = typeof PROTOCOL_2025 | typeof PROTOCOL_2026;
 /** What server/discover and UnsupportedProtocolVersionError list: 2026-07-28, and 2025-11-25 (after initialize). */
 export const ADVERTISED_VERSIONS: readonly string[] = [PROTOCOL_2026, PROTOCOL_2025];
 /** Where a 2026-07-28 request carries its protocol version, capabilities and client name, and a result the server's. */

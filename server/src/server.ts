@@ -2,10 +2,10 @@ import { randomUUID } from 'node:crypto';
 import { createLogger, type Logger } from './log.js';
 import { TaskTools } from './mcp/taskTools.js';
 import type { McpServices, Method, ResourceSubscriber, ServerInfo, ToolsStarting } from './mcp/context.js';
-import { McpSession, type SessionChannel } from './mcp/session/session.js';
+import { McpSession, type SessionChannel } from './mcp/rev2025/session.js';
 import type { Clock } from './clock.js';
 import { newSecret } from './contract.js';
-import { RequestStates } from './mcp/stateless/requestState.js';
+import { RequestStates } from './mcp/rev2026/requestState.js';
 import { ClientHub, type ClientIdentity } from './tasks/hub.js';
 import { MemoryTaskStore } from './tasks/memoryStore.js';
 import { DEFAULT_LIMITS } from './defaults.js';
@@ -43,7 +43,7 @@ export interface TasksServerOptions extends Partial<RuntimeLimits> {
     deferAfterMs?: number;
     /** False: speak 2026-07-28 only, refusing every 2025-11-25 request (initialize first) with UnsupportedProtocolVersionError. */
     sessionProtocol?: boolean;
-    /** Methods a front adds (the gateway's prompts, resources, completions, logging), served by both revisions. */
+    /** Methods an embedder adds (the gateway's prompts, resources, completions, logging), served by both revisions. */
     methods?: ReadonlyMap<string, Method>;
     /** Capabilities those methods add to what initialize and server/discover declare. */
     capabilities?: Record<string, unknown>;
@@ -95,7 +95,7 @@ export class TasksServer {
             instructions: options.instructions,
             requestStates: new RequestStates(options.requestStateKey ?? newSecret()),
             deferAfterMs: options.deferAfterMs,
-            statelessOnly: options.sessionProtocol === false,
+            only2026: options.sessionProtocol === false,
             methods: options.methods,
             capabilities: options.capabilities,
             resourceSubscriptions: options.resourceSubscriptions,
@@ -124,7 +124,7 @@ export class TasksServer {
     /**
      * A notification for every client: each session, and each subscriptions/listen stream of a
      * 2026-07-28 client (which passes on what its client opted in to). For list changes (tools,
-     * and a front's prompts and resources).
+     * and an embedder's prompts and resources, such as the gateway's).
      */
     broadcast(method: string, params: Record<string, unknown> = {}): void {
         for (const session of this.sessions) {

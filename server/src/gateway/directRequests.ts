@@ -132,7 +132,7 @@ export class DirectRequests {
         });
     }
 
-    /** A request (as start) withdrawn when `signal` aborts, its result rejecting with the signal's reason (for a 2026-07-28 downstream, statelessClient.ts). */
+    /** A request (as start) withdrawn when `signal` aborts, its result rejecting with the signal's reason (for a 2026-07-28 downstream, client2026.ts). */
     request(method: string, params: Record<string, unknown>, signal: AbortSignal): Promise<Record<string, unknown>> {
         if (signal.aborted) {
             return Promise.reject(signal.reason);
@@ -194,7 +194,7 @@ export class DirectRequests {
 }
 
 /**
- * The calls waiting for an answer, by the number in their id, in the table the front keeps its
+ * The calls waiting for an answer, by the number in their id, in the table the gateway keeps its
  * requests in (rpc/inFlight.ts: not a Map, which under per-call churn keeps every call alive for
  * the GC; nor a dictionary object, which interns each id string).
  */

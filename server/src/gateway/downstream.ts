@@ -12,8 +12,9 @@ import { SERVER_VERSION } from '../version.js';
 import { LeanStdioTransport } from './leanStdio.js';
 import { AMBIGUOUS, CallsInFlight } from './callsInFlight.js';
 import type { DownstreamSpec } from './config.js';
+import type { RevisionName } from '../contract.js';
 import { DirectRequests, type DirectCall, type DirectProgress } from './directRequests.js';
-import { StatelessClient, statelessFetch } from './statelessClient.js';
+import { Client2026, fetch2026 } from './client2026.js';
 
 /** Restart delays after a downstream dies: doubling from the first, capped at the last. */
 export const RESTART_BACKOFF_MS = { first: 1000, max: 30_000 } as const;
@@ -34,10 +35,8 @@ interface ProgressParams {
     total?: number;
     message?: string;
 }
-/** The revision a downstream speaks: 2025-11-25 (`initialize`, a session), or 2026-07-28 only (stateless). */
-export type DownstreamRevision = 'session' | 'stateless';
 
-/** What the pass-through asks of a connection: the SDK Client's `request`, which StatelessClient has too. */
+/** What the pass-through asks of a connection: the SDK Client's `request`, which Client2026 has too. */
 export interface Requester {
     request(request: { method: string; params?: Record<string, unknown> }, resultSchema: typeof sdk.ResultSchema, options?: { signal?: AbortSignal }): Promise<Record<string, unknown>>;
 }
@@ -45,7 +44,7 @@ export interface Requester {
 /**
  * One wrapped MCP server: started with the gateway, its stderr in our log, its tools listed (and
  * listed again on list_changed), its questions routed to the call that asks, and restarted with
- * backoff when it dies. The calls are in downstreamCall.ts; this owns the connection.
+ * backoff when it dies. The calls are in call2025.ts; this owns the connection.
  */
 export class Downstream {
     readonly calls = new CallsInFlight();
@@ -55,7 +54,7 @@ export class Downstream {
      * only 2026-07-28 does, with UnsupportedProtocolVersionError); then 2026-07-28, kept for its
      * restarts unless `server/discover` is refused too.
      */
-    revision: DownstreamRevision = 'session';
+    revision: RevisionName = '2025-11-25';
     tools: Tool[] = [];
     /** What the server declared at its last connection (prompts, resources, …). */
     capabilities?: Record<string, unknown>;
@@ -69,7 +68,7 @@ export class Downstream {
     onConnected?: () => void;
     private client?: sdk.Client;
     /** The connection of a 2026-07-28 downstream (instead of `client`). */
-    private stateless?: StatelessClient;
+    private link2026?: Client2026;
     /** The lean path for plain calls on the same connection as `client`. */
     private direct?: DirectRequests;
     private attempt = 0;
@@ -128,9 +127,9 @@ export class Downstream {
     }
 
     /** The live 2026-07-28 connection, or the error connected() gives. */
-    statelessClient(): StatelessClient {
-        if (this.state === 'up' && this.stateless) {
-            return this.stateless;
+    client2026(): Client2026 {
+        if (this.state === 'up' && this.link2026) {
+            return this.link2026;
         }
         this.connected();
         throw new Error(`The wrapped MCP server "${this.name}" does not speak 2026-07-28`);
@@ -138,7 +137,7 @@ export class Downstream {
 
     /** The live connection for forwarded requests (prompts, resources, …), whichever revision it speaks. */
     requester(): Requester {
-        return this.revision === 'stateless' ? this.statelessClient() : this.connected();
+        return this.revision === '2026-07-28' ? this.client2026() : this.connected();
     }
 
     /** Connects once; a failure is logged and retried with backoff (never rejects). */
@@ -146,8 +145,8 @@ export class Downstream {
         if (this.state === 'closed') {
             return;
         }
-        if (this.revision === 'stateless') {
-            return this.startStateless();
+        if (this.revision === '2026-07-28') {
+            return this.start2026();
         }
         const client = new sdk.Client(
             { name: 'mcp-tasks-gateway', version: SERVER_VERSION },
@@ -179,8 +178,8 @@ export class Downstream {
             if (refused(err) && client.getServerCapabilities() === undefined && (this.state as DownstreamState) !== 'closed') {
                 // An error answer to initialize (not to tools/list after it): a server that speaks only 2026-07-28 (SEP-2575) gives one.
                 this.log.info(`[${this.name}] refused initialize (${errorMessage(err)}); speaking protocol 2026-07-28 to it`);
-                this.revision = 'stateless';
-                return this.startStateless();
+                this.revision = '2026-07-28';
+                return this.start2026();
             }
             this.failedStart(err);
             return;
@@ -220,13 +219,13 @@ export class Downstream {
         return true;
     }
 
-    /** Connects to a server that speaks only 2026-07-28: server/discover, then its tools (statelessClient.ts). */
-    private async startStateless(): Promise<void> {
+    /** Connects to a server that speaks only 2026-07-28: server/discover, then its tools (client2026.ts). */
+    private async start2026(): Promise<void> {
         const transport = this.transport();
-        let link: StatelessClient | undefined;
+        let link: Client2026 | undefined;
         try {
-            link = await StatelessClient.connect(transport, {
-                onNotification: (method, params) => this.statelessNotification(method, params),
+            link = await Client2026.connect(transport, {
+                onNotification: (method, params) => this.notification2026(method, params),
                 onClose: () => this.closed(link),
                 onError: err => this.log.debug(`[${this.name}] ${errorMessage(err)}`),
             });
@@ -236,7 +235,7 @@ export class Downstream {
             await transport.close().catch(() => undefined);
             if (refused(err)) {
                 // It refused server/discover too: ask with initialize again next time.
-                this.revision = 'session';
+                this.revision = '2025-11-25';
             }
             this.failedStart(err);
             return;
@@ -244,7 +243,7 @@ export class Downstream {
         if (await this.closedMeanwhile(link)) {
             return;
         }
-        this.stateless = link;
+        this.link2026 = link;
         this.capabilities = link.capabilities;
         this.instructions = link.instructions;
         this.onToolsChanged();
@@ -257,14 +256,14 @@ export class Downstream {
      * and (on the listen stream) its list changes: its tools are listed again, and the prompt and
      * resource changes reach our clients.
      */
-    private statelessNotification(method: string, params: Record<string, unknown>): void {
+    private notification2026(method: string, params: Record<string, unknown>): void {
         if (method === 'notifications/progress') {
             this.progressRoutes.get(String(params.progressToken))?.(params as unknown as ProgressParams);
         } else if (method === 'notifications/tools/list_changed') {
-            const link = this.stateless;
+            const link = this.link2026;
             link?.listTools().then(
                 tools => {
-                    if (this.stateless === link) {
+                    if (this.link2026 === link) {
                         this.tools = tools;
                         this.onToolsChanged();
                     }
@@ -290,7 +289,7 @@ export class Downstream {
         this.state = 'up';
         this.upSince = this.clock.now();
         // A 2025-11-25 server's line is as it always was; only the newer revision is named.
-        const protocol = this.revision === 'stateless' ? 'protocol 2026-07-28, ' : '';
+        const protocol = this.revision === '2026-07-28' ? 'protocol 2026-07-28, ' : '';
         this.log.info(`[${this.name}] connected (${info?.name ?? 'unnamed server'} ${info?.version ?? ''}, ${protocol}${this.tools.length} tools)`);
         this.onConnected?.();
         for (const waiter of [...this.upWaiters]) {
@@ -327,9 +326,9 @@ export class Downstream {
             waiter();
         }
         this.clock.clearTimeout(this.restartTimer);
-        const client = this.client ?? this.stateless;
+        const client = this.client ?? this.link2026;
         this.client = undefined;
-        this.stateless = undefined;
+        this.link2026 = undefined;
         this.direct = undefined;
         await client?.close().catch(() => undefined);
     }
@@ -337,7 +336,7 @@ export class Downstream {
     private transport(): Transport {
         const { spec } = this;
         if (spec.kind === 'http') {
-            return new sdk.StreamableHTTPClientTransport(new URL(spec.url), { requestInit: { headers: spec.headers }, fetch: this.revision === 'stateless' ? statelessFetch() : undefined });
+            return new sdk.StreamableHTTPClientTransport(new URL(spec.url), { requestInit: { headers: spec.headers }, fetch: this.revision === '2026-07-28' ? fetch2026() : undefined });
         }
         // The environment a host would give it (the SDK's default keeps only HOME, PATH, SHELL and
         // TERM, which loses what npx needs: proxy and CA settings, a user's API keys), with the
@@ -378,12 +377,12 @@ export class Downstream {
     }
 
     /** The connection ended: on its own (the process died), or because we closed it. */
-    private closed(connection: sdk.Client | StatelessClient | undefined): void {
-        if (connection === undefined || (this.client ?? this.stateless) !== connection || this.state === 'closed') {
+    private closed(connection: sdk.Client | Client2026 | undefined): void {
+        if (connection === undefined || (this.client ?? this.link2026) !== connection || this.state === 'closed') {
             return;
         }
         this.client = undefined;
-        this.stateless = undefined;
+        this.link2026 = undefined;
         this.direct = undefined;
         this.lastExit = this.spec.kind === 'stdio' ? 'its process exited' : 'its connection closed';
         this.log.warn(`[${this.name}] stopped: ${this.lastExit}; running calls through it fail`);

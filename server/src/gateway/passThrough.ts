@@ -88,7 +88,7 @@ export class PassThrough {
                         const forward = this.handler(name);
                         return forward ? forward(params, ctx.abort.signal).then(result => ctx.revision[shape](result)) : ctx.revision.missing(name);
                     }),
-                only: name === 'logging/setLevel' ? 'session' : undefined,
+                only: name === 'logging/setLevel' ? '2025-11-25' : undefined,
             });
         }
         return table;

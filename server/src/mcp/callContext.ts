@@ -9,7 +9,7 @@ import { sleep, type ToolContext } from '../tools/types.js';
  * progress on the request's stream and the refusal to spawn are the same; how it asks its client
  * for input is the revision's, in a subclass (a 2025-11-25 session sends the client a request,
  * session/adapter.ts; a 2026-07-28 call ends its round with an InputRequiredResult,
- * stateless/rounds.ts). A class, so `signal` can be a getter on the prototype (an object literal
+ * rev2026/rounds.ts). A class, so `signal` can be a getter on the prototype (an object literal
  * with a getter is built slowly, on every call): a tool that never looks at its signal (greet)
  * costs no AbortController, and one object per call.
  */

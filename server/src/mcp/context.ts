@@ -9,8 +9,8 @@ import type { KeyArguments, OwnerFacts } from '../tasks/wire.js';
 import type { ToolDefinition } from '../tools/types.js';
 import type { ClientHub } from '../tasks/hub.js';
 import type { TaskTool, TaskTools } from './taskTools.js';
-import type { Envelope } from './stateless/envelope.js';
-import type { RequestStates } from './stateless/requestState.js';
+import type { Envelope } from './rev2026/envelope.js';
+import type { RequestStates } from './rev2026/requestState.js';
 
 /** The tools as the handlers see them: their listing, lookup and argument validation. */
 export interface ToolCatalog extends KeyArguments {
@@ -42,15 +42,15 @@ export interface McpServices {
     instructions?: string;
     /** Signs the requestState of 2026-07-28 calls that wait for input. */
     requestStates: RequestStates;
-    /** Capabilities a front adds to what `initialize` and `server/discover` declare (see capabilities.ts). */
+    /** Capabilities an embedder (the gateway) adds to what `initialize` and `server/discover` declare (see capabilities.ts). */
     capabilities?: Record<string, unknown>;
     /** Refuse every 2025-11-25 request (`--no-session-protocol`): only 2026-07-28 is spoken. */
-    statelessOnly?: boolean;
-    /** Methods a front adds to the table (methods.ts), served like the built-in ones; a built-in name wins. */
+    only2026?: boolean;
+    /** Methods an embedder (the gateway) adds to the table (methods.ts), served like the built-in ones; a built-in name wins. */
     methods?: ReadonlyMap<string, Method>;
     /** A plain call of a task-capable tool still running after this many ms goes on as a task (defer.ts); 0 or absent = never. */
     deferAfterMs?: number;
-    /** Where a front's resources are subscribed to (the gateway's), for the URIs a 2026-07-28 listener names. */
+    /** Where an embedder's resources are subscribed to (the gateway's), for the URIs a 2026-07-28 listener names. */
     resourceSubscriptions?: ResourceSubscriber;
     /** Tools still being found (wrapped servers on their first start): tools/list and a call of an unknown name wait for them, a while. */
     toolsStarting?: ToolsStarting;
@@ -76,7 +76,7 @@ export interface ToolsStarting {
     wait(signal: AbortSignal, maxMs: number): Promise<void>;
 }
 
-/** A front's resource subscriptions, held by a subscriptions/listen stream while it is open. */
+/** An embedder's resource subscriptions, held by a subscriptions/listen stream while it is open. */
 export interface ResourceSubscriber {
     /** Subscribes to `uri` until the returned release is called; rejects when no server serves it. */
     hold(uri: string, signal: AbortSignal): Promise<() => void>;
@@ -125,7 +125,8 @@ export type Result = Promise<Record<string, unknown>> | Record<string, unknown>;
 /** One MCP method, the same for every revision: the revision adapter shapes what differs. */
 export type Handler = (ctx: RequestContext, params: Params) => Result;
 
-export type RevisionName = 'session' | 'stateless';
+export type { RevisionName } from '../contract.js';
+import type { RevisionName } from '../contract.js';
 
 /**
  * What differs between the protocol revisions, and nothing else: the envelope of a result

@@ -11,7 +11,7 @@ import { MAX_WAIT_SECONDS } from './taskTools.js';
 /**
  * What a call in its request reports and asks through, whichever revision serves it: a
  * 2025-11-25 session's request stream (session/adapter.ts), or a 2026-07-28 call's round
- * (stateless/rounds.ts), which alone has `input` and `clientCapabilities`.
+ * (rev2026/rounds.ts), which alone has `input` and `clientCapabilities`.
  */
 export interface RequestChannel extends Pick<ToolContext, 'progress' | 'progressWatched' | 'elicit' | 'createMessage' | 'spawn' | 'input' | 'clientCapabilities'> {
     /** A 2026-07-28 call that asked something not answered yet: it answers input_required this turn, so it is not deferred. */

@@ -6,16 +6,16 @@ import type { Transport } from '../rpc/transport.js';
 import type { ClientIdentity } from '../tasks/hub.js';
 import type { McpServices, RevisionName, ToolCatalog } from './context.js';
 import { requestedVersion, revisionOf } from './revision.js';
-import type { McpSession } from './session/session.js';
-import { unsupportedVersion, type Envelope } from './stateless/envelope.js';
-import { serveStateless } from './stateless/front.js';
-import { StatelessPipe } from './stateless/pipe.js';
+import type { McpSession } from './rev2025/session.js';
+import { unsupportedVersion, type Envelope } from './rev2026/envelope.js';
+import { serve2026 } from './rev2026/serve.js';
+import { Pipe2026 } from './rev2026/pipe.js';
 import { PROTOCOL_2026 } from '../contract.js';
 
 /*
  * Dispatch: what a transport calls, and all it calls of the protocol (docs/DEVELOPING.md). It
  * decides which revision answers each message a transport received (revisionFor) and hands the
- * message to it: a 2025-11-25 session's connection, or the 2026-07-28 front. One entry per kind of
+ * message to it: a 2025-11-25 session's connection, or the 2026-07-28 entry (rev2026/serve.ts). One entry per kind of
  * transport: a pipe (stdio) makes a PipeDispatch and gives it every line; HTTP gives dispatchPost
  * every POSTed message. Both revisions sit below this module and never import it.
  */
@@ -26,8 +26,8 @@ export interface Inbound {
     readonly inSession: boolean;
     /** The MCP-Protocol-Version header (HTTP). */
     readonly headerVersion?: string;
-    /** Whether the message carries the `_meta` that passed the 2026-07-28 checks last time on this pipe (StatelessPipe.knows). */
-    readonly knownStateless?: (request: JsonRpcRequest) => boolean;
+    /** Whether the message carries the `_meta` that passed the 2026-07-28 checks last time on this pipe (Pipe2026.knows). */
+    readonly known2026?: (request: JsonRpcRequest) => boolean;
 }
 
 /**
@@ -36,11 +36,11 @@ export interface Inbound {
  */
 export function revisionFor(message: JsonRpcMessage, inbound: Inbound): RevisionName {
     if (inbound.inSession || !('method' in message)) {
-        return 'session';
+        return '2025-11-25';
     }
     // Fast path: a stdio client repeats one frozen `_meta`; once it passed, no version is read again.
-    if ('id' in message && inbound.knownStateless?.(message)) {
-        return 'stateless';
+    if ('id' in message && inbound.known2026?.(message)) {
+        return '2026-07-28';
     }
     return revisionOf(message.method, message.params, false, inbound.headerVersion);
 }
@@ -48,15 +48,15 @@ export function revisionFor(message: JsonRpcMessage, inbound: Inbound): Revision
 /**
  * The dispatch of one pipe (stdio): the transport reads each line with `decode` and hands what it
  * decoded to `receive`. A pipe that has sent initialize is a 2025-11-25 session; before that, a
- * request may be a 2026-07-28 one, served by the pipe's StatelessPipe. Both are the pipe's
- * connection's requests (its ids, cancellation and close), so the session and the stateless side
+ * request may be a 2026-07-28 one, served by the pipe's Pipe2026. Both are the pipe's
+ * connection's requests (its ids, cancellation and close), so the session and the 2026-07-28 side
  * stay peers that know nothing of each other.
  */
 export class PipeDispatch {
-    /** The pipe's line reader: decodeFrame, but a 2026-07-28 client's repeated `_meta` is parsed once (StatelessPipe). */
+    /** The pipe's line reader: decodeFrame, but a 2026-07-28 client's repeated `_meta` is parsed once (Pipe2026). */
     readonly decode: (line: string) => Decoded;
     private readonly rpc: RpcConnection;
-    private readonly stateless: StatelessPipe;
+    private readonly pipe2026: Pipe2026;
     private readonly inbound: Inbound;
 
     constructor(
@@ -64,14 +64,14 @@ export class PipeDispatch {
         private readonly reply: Transport,
     ) {
         this.rpc = session.rpc;
-        this.stateless = new StatelessPipe(session.services, session.identity);
-        this.decode = this.stateless.decode;
-        this.inbound = { inSession: false, knownStateless: this.stateless.knows };
+        this.pipe2026 = new Pipe2026(session.services, session.identity);
+        this.decode = this.pipe2026.decode;
+        this.inbound = { inSession: false, known2026: this.pipe2026.knows };
     }
 
     readonly receive = (message: JsonRpcMessage): void => {
-        if (this.session.protocolVersion === undefined && 'method' in message && 'id' in message && revisionFor(message, this.inbound) === 'stateless') {
-            void this.rpc.answer(message, this.reply, this.stateless.serve);
+        if (this.session.protocolVersion === undefined && 'method' in message && 'id' in message && revisionFor(message, this.inbound) === '2026-07-28') {
+            void this.rpc.answer(message, this.reply, this.pipe2026.serve);
         } else {
             this.rpc.receive(message, this.reply);
         }
@@ -98,7 +98,7 @@ export interface HttpPost extends Inbound {
  * stream, as its credential, with its headers checked against its `_meta`.
  */
 export function dispatchPost(services: McpServices, message: JsonRpcMessage, post: HttpPost): void {
-    if (revisionFor(message, post) === 'session') {
+    if (revisionFor(message, post) === '2025-11-25') {
         post.toSession(message);
         return;
     }
@@ -120,7 +120,7 @@ export function dispatchPost(services: McpServices, message: JsonRpcMessage, pos
         message,
         reply,
         abort,
-        (request, reply, abort) => serveStateless(services, identity, request, reply, abort, envelope => post.checkHeaders(request, envelope, services.tools)),
+        (request, reply, abort) => serve2026(services, identity, request, reply, abort, envelope => post.checkHeaders(request, envelope, services.tools)),
         services.log,
         'http',
     );

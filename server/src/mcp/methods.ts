@@ -6,9 +6,9 @@ import { PARENT_TASK_META_KEY, relatedTaskMeta, toWireTask } from '../tasks/wire
 import { capabilitiesOf } from './capabilities.js';
 import { CALL_WAIT_MS, LIST_WAIT_MS, ownerView, type Method, type Params, type RequestContext, type Result } from './context.js';
 
-import { advertisedVersions } from './stateless/envelope.js';
-import { LIST_TTL_MS } from './stateless/adapter.js';
-import { listen } from './stateless/listen.js';
+import { advertisedVersions } from './rev2026/envelope.js';
+import { LIST_TTL_MS } from './rev2026/adapter.js';
+import { listen } from './rev2026/listen.js';
 import { META_SERVER_INFO, PROTOCOL_2025, PROTOCOL_2025_VERSIONS } from '../contract.js';
 
 function initialize(ctx: RequestContext, params: Params): Result {
@@ -17,7 +17,7 @@ function initialize(ctx: RequestContext, params: Params): Result {
     const protocolVersion = PROTOCOL_2025_VERSIONS.includes(requested) ? requested : PROTOCOL_2025;
     ctx.push!.initialized(protocolVersion, optionalObject(params, 'capabilities') ?? {}, typeof clientInfo?.name === 'string' ? clientInfo.name.slice(0, 200) : undefined);
     const { serverInfo, instructions } = ctx.services;
-    return { protocolVersion, capabilities: capabilitiesOf(ctx.services, 'session'), serverInfo, instructions };
+    return { protocolVersion, capabilities: capabilitiesOf(ctx.services, '2025-11-25'), serverInfo, instructions };
 }
 
 /** 2026-07-28's introduction: what `initialize` answered, asked on its own (SEP-2575). */
@@ -25,8 +25,8 @@ function discover(ctx: RequestContext): Result {
     const { serverInfo, instructions } = ctx.services;
     const result: Record<string, unknown> = {
         resultType: 'complete',
-        supportedVersions: advertisedVersions(ctx.services.statelessOnly),
-        capabilities: capabilitiesOf(ctx.services, 'stateless'),
+        supportedVersions: advertisedVersions(ctx.services.only2026),
+        capabilities: capabilitiesOf(ctx.services, '2026-07-28'),
         // Not to be reused while tools are on their way: the instructions and capabilities fill in as they come.
         ttlMs: ctx.services.toolsStarting?.pending() ? 0 : LIST_TTL_MS,
         cacheScope: 'public',
@@ -144,7 +144,7 @@ async function listTasks(ctx: RequestContext, params: Params): Promise<Record<st
  * Every MCP method this server answers, one handler each over a RequestContext, whichever
  * revision serves it (the revision adapter shapes what differs). A method both revisions have is
  * added here once; `only` marks the few one revision has alone (its lifecycle, its streams). A
- * front (a wrapped server's prompts and resources) adds its own in `services.methods`.
+ * embedder (the gateway, with its wrapped servers' prompts and resources) adds its own in `services.methods`.
  */
 export const METHODS: ReadonlyMap<string, Method> = new Map<string, Method>([
     ['tools/list', { handler: listTools }],
@@ -152,10 +152,10 @@ export const METHODS: ReadonlyMap<string, Method> = new Map<string, Method>([
     ['tasks/get', { handler: getTask }],
     ['tasks/update', { handler: updateTask }],
     ['tasks/cancel', { handler: cancelTask }],
-    ['initialize', { handler: initialize, only: 'session' }],
-    ['ping', { handler: () => ({}), only: 'session' }],
-    ['tasks/result', { handler: taskResult, only: 'session' }],
-    ['tasks/list', { handler: listTasks, only: 'session' }],
-    ['server/discover', { handler: discover, only: 'stateless' }],
-    ['subscriptions/listen', { handler: listen, only: 'stateless' }],
+    ['initialize', { handler: initialize, only: '2025-11-25' }],
+    ['ping', { handler: () => ({}), only: '2025-11-25' }],
+    ['tasks/result', { handler: taskResult, only: '2025-11-25' }],
+    ['tasks/list', { handler: listTasks, only: '2025-11-25' }],
+    ['server/discover', { handler: discover, only: '2026-07-28' }],
+    ['subscriptions/listen', { handler: listen, only: '2026-07-28' }],
 ]);

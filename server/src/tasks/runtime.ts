@@ -71,7 +71,7 @@ export interface CreateTaskOptions extends TaskFlags {
     /** Called with the new task's id before its code starts (so before any event of it). */
     onCreated?: (taskId: string) => void;
     /** A stateless (2026-07-28) client's task: its input requests wait for tasks/update, within these capabilities. */
-    statelessCapabilities?: Record<string, unknown>;
+    capabilities2026?: Record<string, unknown>;
 }
 
 /**
@@ -146,7 +146,7 @@ export class TaskRuntime implements RunHost {
         const run = new TaskRun(this, record, parent, true, options.onProgress);
         this.runs.set(record.taskId, run);
         // A tool's own window (a command's maxUnpolledMs) applies in the background too.
-        const watchStopped = this.watchesStopped && !options.background && !options.statelessCapabilities;
+        const watchStopped = this.watchesStopped && !options.background && !options.capabilities2026;
         const stoppedMs = watchStopped ? STOPPED_AFTER_POLLS * this.limits.pollIntervalMs : 0;
         let unpolledMs = tool.maxUnpolledMs ?? (options.background ? 0 : (this.limits.abandonAfterMs ?? 0));
         if (watchStopped && this.limits.stoppedWaiting === 'cancel') {
@@ -156,8 +156,8 @@ export class TaskRuntime implements RunHost {
         if ((unpolledMs > 0 || stoppedMs > 0) && !parent && !client.isOwner) {
             (this.abandon ??= this.abandonWatch()).watch(record.taskId, unpolledMs, stoppedMs);
         }
-        if (options.statelessCapabilities) {
-            this.inputs.adopt(record.taskId, options.statelessCapabilities, record.ttl);
+        if (options.capabilities2026) {
+            this.inputs.adopt(record.taskId, options.capabilities2026, record.ttl);
         }
         run.start(tool, args);
         return record;

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Clock, ClockTimer } from '../clock.js';
 import type { Logger } from '../log.js';
-import type { McpSession, SessionChannel } from '../mcp/session/session.js';
+import type { McpSession, SessionChannel } from '../mcp/rev2025/session.js';
 import type { JsonRpcMessage } from '../rpc/messages.js';
 
 import type { Transport } from '../rpc/transport.js';

@@ -4,7 +4,7 @@ import { mirroredName } from '../contract.js';
 import { ErrorCodes, RpcError } from '../rpc/errors.js';
 import type { JsonRpcRequest } from '../rpc/messages.js';
 import type { ToolCatalog } from '../mcp/context.js';
-import type { Envelope } from '../mcp/stateless/envelope.js';
+import type { Envelope } from '../mcp/rev2026/envelope.js';
 
 const SENTINEL = /^=\?base64\?(.*)\?=$/;
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;

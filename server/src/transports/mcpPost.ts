@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ToolCatalog } from '../mcp/context.js';
 import type { HttpPost } from '../mcp/dispatch.js';
-import type { Envelope } from '../mcp/stateless/envelope.js';
+import type { Envelope } from '../mcp/rev2026/envelope.js';
 import { ErrorCodes, RpcError } from '../rpc/errors.js';
 import type { JsonRpcMessage, JsonRpcRequest, RequestId } from '../rpc/messages.js';
 import { RequestAbort } from '../rpc/requestAbort.js';

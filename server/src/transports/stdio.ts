@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Readable, Writable } from 'node:stream';
 import { errorMessage } from '../log.js';
 import { PipeDispatch } from '../mcp/dispatch.js';
-import type { McpSession } from '../mcp/session/session.js';
+import type { McpSession } from '../mcp/rev2025/session.js';
 import { ErrorCodes } from '../rpc/errors.js';
 import { encodeFrame } from '../rpc/jsonText.js';
 import { decodeFrame, errorResponse, invalidMessageError, type Decoded, type JsonRpcMessage } from '../rpc/messages.js';

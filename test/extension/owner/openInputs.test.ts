@@ -10,7 +10,7 @@ import { openInputRequests } from '../../../extension/owner/openInputs';
 import { OwnerConnection, type InputHandlers } from '../../../extension/owner/ownerConnection';
 import { TaskModel } from '../../../extension/tasks/taskModel';
 import { startHttpServer, textOf, type HttpServer } from '../../support/helpers.js';
-import { StatelessHttpClient } from '../../support/stateless.js';
+import { Http2026Client } from '../../support/rev2026.js';
 import { waitUntil } from '../../support/wait.js';
 
 void fake;
@@ -38,13 +38,13 @@ function heldInput(): InputHandlers & { asked: Asked[] } {
 
 describe("the owner connection answers a 2026-07-28 task's inputRequests", () => {
     let server: HttpServer;
-    let client: StatelessHttpClient;
+    let client: Http2026Client;
     let owner: OwnerConnection;
     let input: ReturnType<typeof heldInput>;
 
     before(async () => {
         server = await startHttpServer(['--token', TOKEN, '--owner-token', OWNER, '--bind', 'principal']);
-        client = new StatelessHttpClient(server.url, TOKEN);
+        client = new Http2026Client(server.url, TOKEN);
         input = heldInput();
         owner = new OwnerConnection(new TaskModel(), quiet, input);
         owner.setEndpoint({ url: server.url, token: OWNER });

@@ -54,8 +54,8 @@ describe('asking a wrapped 2026-07-28 server for progress', { timeout: 120_000 }
     let gateway: Gateway;
 
     before(async () => {
-        gateway = await stdioGateway(['--wrap', '--', process.execPath, resolve(__dirname, '../fixtures/gateway/statelessMisbehaving.mjs')]);
-        await gateway.log.waitFor(/\[statelessMisbehaving\] connected/);
+        gateway = await stdioGateway(['--wrap', '--', process.execPath, resolve(__dirname, '../fixtures/gateway/misbehaving2026.mjs')]);
+        await gateway.log.waitFor(/\[misbehaving2026\] connected/);
     });
 
     after(() => gateway?.close());

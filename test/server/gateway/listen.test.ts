@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { TRANSPORTS, type LogTail } from '../../support/helpers.js';
 import { StdioLines } from '../../support/lightRpc.js';
-import { meta } from '../../support/stateless.js';
+import { meta } from '../../support/rev2026.js';
 import { waitUntil } from '../../support/wait.js';
 import { v2Gateway, wrapChanging, wrapEverything, type V2Client } from './gatewayHelpers.js';
 

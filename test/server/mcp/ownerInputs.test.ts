@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { z } from 'zod';
 import { INPUT_REQUESTS_META_KEY, TASK_INFO_META_KEY } from '../../../server/src/contract.js';
 import { connect, startHttpServer, textOf, type Connected, type HttpServer } from '../../support/helpers.js';
-import { StatelessHttpClient } from '../../support/stateless.js';
+import { Http2026Client } from '../../support/rev2026.js';
 import { waitUntil } from '../../support/wait.js';
 
 // The owner (the editor's 2025-11-25 session) sees a 2026-07-28 client's task's open inputRequests
@@ -15,7 +15,7 @@ const OWNER = 'owner-inputs-owner';
 const Loose = z.object({}).passthrough();
 
 let server: HttpServer;
-let client: StatelessHttpClient;
+let client: Http2026Client;
 let owner: Connected;
 let other: Connected;
 
@@ -26,7 +26,7 @@ async function ownerGet(taskId: string): Promise<Record<string, unknown>> {
 describe("the owner answers a 2026-07-28 task's input requests", () => {
     before(async () => {
         server = await startHttpServer(['--token', TOKEN, '--owner-token', OWNER, '--bind', 'principal']);
-        client = new StatelessHttpClient(server.url, TOKEN);
+        client = new Http2026Client(server.url, TOKEN);
         owner = await connect('http', server, { token: OWNER, name: 'MCP Tasks for VS Code' });
         other = await connect('http', server, { token: TOKEN });
     });

@@ -9,7 +9,7 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { describe, it } from 'node:test';
 import { httpServerPerSuite } from '../../support/helpers.js';
-import { StatelessHttpClient } from '../../support/stateless.js';
+import { Http2026Client } from '../../support/rev2026.js';
 
 const run = promisify(execFile);
 
@@ -46,7 +46,7 @@ describe('anonymous 2026-07-28 callers over HTTP (no --token)', () => {
     const server = httpServerPerSuite();
 
     it("another process cannot list or cancel the first one's tasks; the first reaches its own by id", async () => {
-        const first = new StatelessHttpClient(server.url);
+        const first = new Http2026Client(server.url);
         const started = (await first.call('tools/call', { name: 'start_slow_compute', arguments: { seconds: 60, label: 'mine' } })) as { structuredContent: { task_id: string } };
         const background = started.structuredContent.task_id;
         const created = (await first.call('tools/call', { name: 'slow_compute', arguments: { seconds: 60, label: 'mine too' } })) as { resultType: string; taskId: string };
@@ -72,10 +72,10 @@ describe('2026-07-28 callers over HTTP with tokens', () => {
     const server = httpServerPerSuite(['--token', 'alice-token', '--token', 'bob-token']);
 
     it('each lists its own tasks, and only those', async () => {
-        const alice = new StatelessHttpClient(server.url, 'alice-token');
-        const bob = new StatelessHttpClient(server.url, 'bob-token');
+        const alice = new Http2026Client(server.url, 'alice-token');
+        const bob = new Http2026Client(server.url, 'bob-token');
         const started = (await alice.call('tools/call', { name: 'start_slow_compute', arguments: { seconds: 60 } })) as { structuredContent: { task_id: string } };
-        const list = async (client: StatelessHttpClient) =>
+        const list = async (client: Http2026Client) =>
             ((await client.call('tools/call', { name: 'list_tasks', arguments: {} })) as { structuredContent: { tasks: { task_id: string }[] } }).structuredContent.tasks.map(task => task.task_id);
         assert.deepEqual(await list(alice), [started.structuredContent.task_id]);
         assert.deepEqual(await list(bob), []);

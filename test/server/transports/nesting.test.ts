@@ -11,7 +11,7 @@ import { classify } from '../../../server/src/rpc/messages.js';
 import { httpServerPerSuite } from '../../support/helpers.js';
 import { StdioLines } from '../../support/lightRpc.js';
 import { exchange, INITIALIZE } from '../../support/rawHttp.js';
-import { meta, StatelessHttpClient } from '../../support/stateless.js';
+import { meta, Http2026Client } from '../../support/rev2026.js';
 
 const LEVELS = 10_000;
 
@@ -76,7 +76,7 @@ describe('a message nested past the limits', () => {
         const server = httpServerPerSuite();
 
         it(`a 2026-07-28 request with a _meta ${LEVELS} levels deep gets 400 and -32602`, async () => {
-            const client = new StatelessHttpClient(server.url);
+            const client = new Http2026Client(server.url);
             const reply = await exchange(server.url, { headers: client.headersFor('tools/list', {}), body: deepMetaLine(7, 'tools/list', LEVELS) });
             assert.equal(reply.status, 400);
             assertRefused(reply.messages[0]!, /nests more than/);

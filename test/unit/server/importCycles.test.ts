@@ -5,7 +5,7 @@
  *
  * Type-only imports count too. They load nothing at run time, so they cannot make load order
  * decide which binding is still undefined; but a module that names its callers' types is still
- * knotted to them (the loop this test was written for, mcp/router.ts ↔ mcp/stateless/front.ts,
+ * knotted to them (the loop this test was written for, mcp/router.ts ↔ mcp/rev2026/serve.ts,
  * was one), and keeping the layers apart costs nothing where there is none.
  */
 import assert from 'node:assert/strict';

@@ -1,12 +1,12 @@
 /**
  * The two shortcuts of the stdio frame path: a repeated 2026-07-28 `_meta` parsed once per
- * pipe (StatelessPipe.decode), and a pre-serialised last member spliced into a response (encodeFrame).
+ * pipe (Pipe2026.decode), and a pre-serialised last member spliced into a response (encodeFrame).
  * Each must give exactly what plain JSON.parse / JSON.stringify give, whatever the line holds.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { McpServices } from '../../../../server/src/mcp/context.js';
-import { StatelessPipe } from '../../../../server/src/mcp/stateless/pipe.js';
+import { Pipe2026 } from '../../../../server/src/mcp/rev2026/pipe.js';
 import { encodeFrame, JsonText, withJsonTail } from '../../../../server/src/rpc/jsonText.js';
 import { decodeFrame, type Decoded, type JsonRpcMessage } from '../../../../server/src/rpc/messages.js';
 
@@ -22,12 +22,12 @@ function request(id: number, params: string): string {
 }
 
 /** A pipe's 2026-07-28 side; decoding reads none of the services. */
-function newPipe(): StatelessPipe {
-    return new StatelessPipe({} as McpServices, { clientKey: 'stdio:frames', isOwner: false });
+function newPipe(): Pipe2026 {
+    return new Pipe2026({} as McpServices, { clientKey: 'stdio:frames', isOwner: false });
 }
 
 /** Decodes the lines in order with one memo; each must equal a plain decode (key order aside). */
-function decodeAll(lines: string[]): { memo: StatelessPipe; decoded: Decoded[] } {
+function decodeAll(lines: string[]): { memo: Pipe2026; decoded: Decoded[] } {
     const memo = newPipe();
     const decoded = lines.map(line => {
         const got = memo.decode(line);
@@ -42,7 +42,7 @@ function metaOf(decoded: Decoded): unknown {
     return (decoded as { message: JsonRpcMessage & { params: Record<string, unknown> } }).message.params._meta;
 }
 
-describe('StatelessPipe.decode', () => {
+describe('Pipe2026.decode', () => {
     it('parses a repeated _meta once and hands later lines the same frozen value, wherever it sits among the params', () => {
         const lines = [
             request(1, `{"_meta":${META_JSON},"name":"greet","arguments":{"name":"a"}}`),

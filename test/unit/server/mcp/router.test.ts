@@ -10,8 +10,8 @@ import type { PushChannel } from '../../../../server/src/mcp/context.js';
 import { METHODS } from '../../../../server/src/mcp/methods.js';
 
 import { revisionFor } from '../../../../server/src/mcp/dispatch.js';
-import { sessionRequest, statelessRequest } from '../../../../server/src/mcp/router.js';
-import { TASKS_EXTENSION, type Envelope } from '../../../../server/src/mcp/stateless/envelope.js';
+import { sessionRequest, request2026 } from '../../../../server/src/mcp/router.js';
+import { TASKS_EXTENSION, type Envelope } from '../../../../server/src/mcp/rev2026/envelope.js';
 import { ErrorCodes, RpcError } from '../../../../server/src/rpc/errors.js';
 import { RequestAbort } from '../../../../server/src/rpc/requestAbort.js';
 import type { Transport } from '../../../../server/src/rpc/transport.js';
@@ -68,9 +68,9 @@ describe('one router for both revisions', () => {
                 }
                 const request = { jsonrpc: '2.0' as const, id: 1, method, params: {} };
                 const inSession = await codeOf(() => sessionRequest(core.services, identity, push, request, sink, new RequestAbort()));
-                const stateless = await codeOf(() => statelessRequest(core.services, identity, envelope, request, sink, new RequestAbort()));
-                assert.equal(inSession === ErrorCodes.MethodNotFound, only === 'stateless' || (method === 'tasks/update' && !identity.isOwner), `${method} in a session`);
-                assert.equal(stateless === ErrorCodes.MethodNotFound, only === 'session', `${method} in 2026-07-28`);
+                const stateless = await codeOf(() => request2026(core.services, identity, envelope, request, sink, new RequestAbort()));
+                assert.equal(inSession === ErrorCodes.MethodNotFound, only === '2026-07-28' || (method === 'tasks/update' && !identity.isOwner), `${method} in a session`);
+                assert.equal(stateless === ErrorCodes.MethodNotFound, only === '2025-11-25', `${method} in 2026-07-28`);
             }
         } finally {
             await core.close();
@@ -81,7 +81,7 @@ describe('one router for both revisions', () => {
         const core = server();
         try {
             const request = { jsonrpc: '2.0' as const, id: 1, method: 'tasks/result', params: { taskId: 'x' } };
-            assert.throws(() => statelessRequest(core.services, identity, envelope, request, sink, new RequestAbort()), /tasks\/result is not part of protocol 2026-07-28 \(tasks\/get carries the result\)/);
+            assert.throws(() => request2026(core.services, identity, envelope, request, sink, new RequestAbort()), /tasks\/result is not part of protocol 2026-07-28 \(tasks\/get carries the result\)/);
         } finally {
             await core.close();
         }
@@ -94,7 +94,7 @@ describe('one router for both revisions', () => {
             const init = (await sessionRequest(core.services, identity, pushChannel(), { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {} } }, sink, new RequestAbort())) as {
                 capabilities: Record<string, unknown>;
             };
-            const discover = (await statelessRequest(core.services, identity, envelope, { jsonrpc: '2.0', id: 2, method: 'server/discover', params: {} }, sink, new RequestAbort())) as { capabilities: Record<string, unknown> };
+            const discover = (await request2026(core.services, identity, envelope, { jsonrpc: '2.0', id: 2, method: 'server/discover', params: {} }, sink, new RequestAbort())) as { capabilities: Record<string, unknown> };
             for (const capabilities of [init.capabilities, discover.capabilities]) {
                 assert.deepEqual(capabilities.prompts, { listChanged: true });
                 assert.deepEqual(capabilities.resources, { subscribe: true });
@@ -115,7 +115,7 @@ describe('one router for both revisions', () => {
         try {
             const request = { jsonrpc: '2.0' as const, id: 1, method: 'prompts/list', params: {} };
             assert.deepEqual(await sessionRequest(core.services, identity, push, request, sink, new RequestAbort()), { prompts: [{ name: 'hello', from: 'c' }] });
-            assert.deepEqual(await statelessRequest(core.services, identity, envelope, request, sink, new RequestAbort()), { resultType: 'complete', prompts: [{ name: 'hello', from: 'c' }] });
+            assert.deepEqual(await request2026(core.services, identity, envelope, request, sink, new RequestAbort()), { resultType: 'complete', prompts: [{ name: 'hello', from: 'c' }] });
         } finally {
             await core.close();
         }
@@ -124,10 +124,10 @@ describe('one router for both revisions', () => {
     it('decides the revision of a message in one function', () => {
         const meta = { [META_PROTOCOL_VERSION]: PROTOCOL_2026, [META_CLIENT_CAPABILITIES]: {} };
         const call = { jsonrpc: '2.0' as const, id: 1, method: 'tools/list', params: { _meta: meta } };
-        assert.equal(revisionFor(call, { inSession: false }), 'stateless');
-        assert.equal(revisionFor(call, { inSession: true }), 'session', 'a session’s message is 2025-11-25 whatever it carries');
-        assert.equal(revisionFor({ jsonrpc: '2.0', id: 2, method: 'initialize', params: {} }, { inSession: false, headerVersion: '' }), 'session');
-        assert.equal(revisionFor({ jsonrpc: '2.0', id: 3, method: 'server/discover' }, { inSession: false }), 'stateless');
-        assert.equal(revisionFor({ jsonrpc: '2.0', id: 4, method: 'tools/list' }, { inSession: false, knownStateless: () => true }), 'stateless', 'a pipe’s known _meta skips the reading');
+        assert.equal(revisionFor(call, { inSession: false }), '2026-07-28');
+        assert.equal(revisionFor(call, { inSession: true }), '2025-11-25', 'a session’s message is 2025-11-25 whatever it carries');
+        assert.equal(revisionFor({ jsonrpc: '2.0', id: 2, method: 'initialize', params: {} }, { inSession: false, headerVersion: '' }), '2025-11-25');
+        assert.equal(revisionFor({ jsonrpc: '2.0', id: 3, method: 'server/discover' }, { inSession: false }), '2026-07-28');
+        assert.equal(revisionFor({ jsonrpc: '2.0', id: 4, method: 'tools/list' }, { inSession: false, known2026: () => true }), '2026-07-28', 'a pipe’s known _meta skips the reading');
     });
 });

@@ -8,8 +8,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { createLogger } from '../../../../server/src/log.js';
 
-import { TASKS_EXTENSION } from '../../../../server/src/mcp/stateless/envelope.js';
-import { serveStateless } from '../../../../server/src/mcp/stateless/front.js';
+import { TASKS_EXTENSION } from '../../../../server/src/mcp/rev2026/envelope.js';
+import { serve2026 } from '../../../../server/src/mcp/rev2026/serve.js';
 import type { JsonRpcMessage } from '../../../../server/src/rpc/messages.js';
 import { RequestAbort } from '../../../../server/src/rpc/requestAbort.js';
 import type { Transport } from '../../../../server/src/rpc/transport.js';
@@ -31,7 +31,7 @@ function setup() {
     const sent: JsonRpcMessage[] = [];
     const stream: Transport = { send: message => (sent.push(message), true), close: () => undefined };
     const request = (method: string, params: Record<string, unknown>, abort = new RequestAbort()) =>
-        Promise.resolve(serveStateless(server.services, CLIENT, { jsonrpc: '2.0', id: nextId++, method, params: { ...params, _meta: META } }, stream, abort));
+        Promise.resolve(serve2026(server.services, CLIENT, { jsonrpc: '2.0', id: nextId++, method, params: { ...params, _meta: META } }, stream, abort));
     const start = async () => {
         const created = await request('tools/call', { name: 'nap', arguments: { ms: HOUR } });
         assert.equal(created.resultType, 'task');

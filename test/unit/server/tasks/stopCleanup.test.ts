@@ -58,7 +58,7 @@ async function waitingForInput(runtime: TaskRuntime, taskId: string): Promise<vo
 describe('a task’s end releases what it holds, without the event bus', () => {
     it('a cancel releases the open input requests of a 2026-07-28 client’s task', async () => {
         const { runtime } = setup();
-        const task = await runtime.createTask(CLIENT, ask, {}, { statelessCapabilities: STATELESS });
+        const task = await runtime.createTask(CLIENT, ask, {}, { capabilities2026: STATELESS });
         await waitingForInput(runtime, task.taskId);
         await runtime.cancel(CLIENT, task.taskId);
         const open = await runtime.inputs.open(task.taskId, false);
@@ -68,7 +68,7 @@ describe('a task’s end releases what it holds, without the event bus', () => {
 
     it('shutdown releases them too', async () => {
         const { runtime } = setup();
-        const task = await runtime.createTask(CLIENT, ask, {}, { statelessCapabilities: STATELESS });
+        const task = await runtime.createTask(CLIENT, ask, {}, { capabilities2026: STATELESS });
         await waitingForInput(runtime, task.taskId);
         await runtime.shutdown('test over');
         assert.equal((await runtime.inputs.open(task.taskId, false)).here, false);
@@ -93,7 +93,7 @@ describe('a task’s end releases what it holds, without the event bus', () => {
 
     it('the runtime’s dispose records the end of what still runs, through TaskRun.stop', async () => {
         const { store, runtime } = setup();
-        const task = await runtime.createTask(CLIENT, ask, {}, { statelessCapabilities: STATELESS });
+        const task = await runtime.createTask(CLIENT, ask, {}, { capabilities2026: STATELESS });
         await waitingForInput(runtime, task.taskId);
         runtime.dispose('disposed by the test');
         const ended = await waitUntil(async () => {

@@ -18,7 +18,7 @@ import {
     type TasksServer,
     type TasksServerOptions,
 } from '../../../../server/src/index.js';
-import { ANNOUNCE_GAP_MS } from '../../../../server/src/mcp/session/session.js';
+import { ANNOUNCE_GAP_MS } from '../../../../server/src/mcp/rev2025/session.js';
 import { ManualClock } from '../../../support/manualClock.js';
 import { waitUntil } from '../../../support/wait.js';
 

@@ -2,20 +2,20 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { startHttpServer, TEST_STORE, type HttpServer } from '../../support/helpers.js';
-import { StatelessHttpClient } from '../../support/stateless.js';
+import { Http2026Client } from '../../support/rev2026.js';
 import { waitUntil } from '../../support/wait.js';
 
 // Two replicas on one Redis store serve a 2026-07-28 client with no sticky routing: a task made
 // on one is read, answered (tasks/update) and cancelled on the other. Runs with a shared store
-// only (`npx tsx scripts/withRedis.ts -- node --import tsx --test test/server/transports/statelessReplicas.test.ts`).
+// only (`npx tsx scripts/withRedis.ts -- node --import tsx --test test/server/transports/rev2026Replicas.test.ts`).
 
 const TOKEN = 'replica-token';
 let one: HttpServer;
 let two: HttpServer;
-let a: StatelessHttpClient;
-let b: StatelessHttpClient;
+let a: Http2026Client;
+let b: Http2026Client;
 
-function untilStatus(client: StatelessHttpClient, taskId: string, status: string): Promise<Record<string, unknown>> {
+function untilStatus(client: Http2026Client, taskId: string, status: string): Promise<Record<string, unknown>> {
     return waitUntil(
         async () => {
             const task = await client.call('tasks/get', { taskId });
@@ -30,8 +30,8 @@ describe('protocol 2026-07-28 across two replicas', { skip: TEST_STORE ? false :
     before(async () => {
         const prefix = ['--store-prefix', `test-${randomUUID()}:`, '--store', TEST_STORE!];
         [one, two] = await Promise.all([startHttpServer(['--token', TOKEN, '--conformance-fixtures', ...prefix]), startHttpServer(['--token', TOKEN, '--conformance-fixtures', ...prefix])]);
-        a = new StatelessHttpClient(one.url, TOKEN);
-        b = new StatelessHttpClient(two.url, TOKEN);
+        a = new Http2026Client(one.url, TOKEN);
+        b = new Http2026Client(two.url, TOKEN);
     });
 
     after(async () => {

@@ -88,7 +88,7 @@ async function runToolCode(tool: ToolDefinition, args: Record<string, unknown>, 
  * `initialize`, a task asked for with `task` in tools/call, input asked by server requests.
  */
 export const SESSION_REVISION: Revision = {
-    name: 'session',
+    name: '2025-11-25',
 
     missing(method) {
         throw methodNotFound(`Method not found: ${method}`);

@@ -5,7 +5,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { CallToolResultSchema, CreateTaskResultSchema, ElicitRequestSchema, McpError, ProgressNotificationSchema, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { SERVER_JS, startHttpServer, textOf, type HttpServer } from '../../support/helpers.js';
 import { pollUntilTerminal } from '../../support/messageTap.js';
-import { StatelessHttpClient } from '../../support/stateless.js';
+import { Http2026Client } from '../../support/rev2026.js';
 import { Feed, waitUntil } from '../../support/wait.js';
 import { resolve } from 'node:path';
 import { httpGateway, stdioGateway, v2Gateway, v2TaskSession, type Gateway, type HttpGateway } from './gatewayHelpers.js';
@@ -19,7 +19,7 @@ import { httpGateway, stdioGateway, v2Gateway, v2TaskSession, type Gateway, type
 type Json = Record<string, unknown>;
 const V2 = '2026-07-28';
 /** Demo tools (greet, slow_compute, confirm_delete, failing_job) and the conformance fixtures (plain calls that ask through InputRequiredResults). */
-const wrapStateless = () => ['--wrap', '--', process.execPath, SERVER_JS, '--stdio', '--no-session-protocol', '--conformance-fixtures', '--no-task-tools', '--defer-after', '0', '--log-level', 'debug'];
+const wrap2026 = () => ['--wrap', '--', process.execPath, SERVER_JS, '--stdio', '--no-session-protocol', '--conformance-fixtures', '--no-task-tools', '--defer-after', '0', '--log-level', 'debug'];
 
 describe('a server started with --no-session-protocol', { timeout: 60_000 }, () => {
     it('refuses initialize with UnsupportedProtocolVersionError naming 2026-07-28 only', async () => {
@@ -43,7 +43,7 @@ describe('the gateway in front of a server that speaks only 2026-07-28 (2025-11-
     const held = new Feed<Json>();
 
     before(async () => {
-        gateway = await stdioGateway(wrapStateless(), { elicitation: { form: {} } });
+        gateway = await stdioGateway(wrap2026(), { elicitation: { form: {} } });
         gateway.client.setNotificationHandler(ProgressNotificationSchema, notification => progress.push(notification.params));
         gateway.client.setRequestHandler(ElicitRequestSchema, async request => {
             if (request.params.message.includes('hold.txt')) {
@@ -143,7 +143,7 @@ describe('the gateway in front of a server that speaks only 2026-07-28 (2026-07-
     let gateway: HttpGateway;
 
     before(async () => {
-        gateway = await httpGateway(wrapStateless());
+        gateway = await httpGateway(wrap2026());
     });
 
     after(() => gateway?.stop());
@@ -168,7 +168,7 @@ describe('the gateway in front of a server that speaks only 2026-07-28 (2026-07-
 
     it('passes a plain call InputRequiredResult on to a 2026-07-28 client: it answers our round, and the retry answers the downstream', async () => {
         // No tasks extension: a plain call, whose question ends our round as it ended the downstream's.
-        const client = new StatelessHttpClient(gateway.url, undefined, { elicitation: { form: {} } });
+        const client = new Http2026Client(gateway.url, undefined, { elicitation: { form: {} } });
         const first = await client.call('tools/call', { name: 'test_input_required_result_elicitation', arguments: {} });
         assert.equal(first.resultType, 'input_required', JSON.stringify(first));
         const requests = Object.entries(first.inputRequests as Record<string, { method: string; params: { message: string } }>);
@@ -182,7 +182,7 @@ describe('the gateway in front of a server that speaks only 2026-07-28 (2026-07-
     });
 
     it('serves a plain call of the 2026-07-28 client on stdio', async () => {
-        const { client, close } = await v2Gateway('stdio', wrapStateless());
+        const { client, close } = await v2Gateway('stdio', wrap2026());
         try {
             const result = await client.callTool({ name: 'greet', arguments: { name: 'stateless' } });
             assert.equal(textOf(result as never), 'Hello, stateless!');
@@ -223,7 +223,7 @@ describe('the gateway in front of a 2026-07-28 server that misbehaves', { timeou
     let gateway: Gateway;
 
     before(async () => {
-        gateway = await stdioGateway(['--wrap', '--', process.execPath, resolve(__dirname, '../fixtures/gateway/statelessMisbehaving.mjs')]);
+        gateway = await stdioGateway(['--wrap', '--', process.execPath, resolve(__dirname, '../fixtures/gateway/misbehaving2026.mjs')]);
         await gateway.log.waitFor(/connected \(stateless-misbehaving 1\.0\.0, protocol 2026-07-28, 6 tools\)/);
     });
 
@@ -244,14 +244,14 @@ describe('the gateway in front of a 2026-07-28 server that misbehaves', { timeou
             (err: unknown) => err,
         );
         const said = failed instanceof McpError ? failed.message : textOf(failed as never);
-        assert.match(said, /not_an_object on the wrapped MCP server "statelessMisbehaving" failed: its answer carried no result object/);
+        assert.match(said, /not_an_object on the wrapped MCP server "misbehaving2026" failed: its answer carried no result object/);
         assert.equal(textOf(await gateway.client.callTool({ name: 'echo', arguments: { message: 'after' } })), 'Echo: after');
     });
 
     it('fails the call running when it exits, and restarts it speaking 2026-07-28 at once (no second initialize)', async () => {
         const result = await gateway.client.callTool({ name: 'crash', arguments: {} });
         assert.equal(result.isError, true);
-        assert.match(textOf(result), /The wrapped MCP server "statelessMisbehaving" stopped while crash was running/);
+        assert.match(textOf(result), /The wrapped MCP server "misbehaving2026" stopped while crash was running/);
         await waitUntil(() => gateway.log.lines.filter(line => /connected \(stateless-misbehaving 1\.0\.0, protocol 2026-07-28/.test(line)).length >= 2, 'the restarted server to connect', { on: gateway.log.changes });
         assert.equal(gateway.log.lines.filter(line => /refused initialize/.test(line)).length, 1);
         assert.equal(textOf(await gateway.client.callTool({ name: 'echo', arguments: { message: 'back' } })), 'Echo: back');

@@ -59,7 +59,7 @@ async function startTask(ctx: RequestContext, tool: ToolDefinition, args: Record
         }
         taskArgs = { ...args, ...gathered.value };
     }
-    const record = await ctx.services.runtime.createTask(ctx.identity, tool, taskArgs, { statelessCapabilities: ctx.envelope!.capabilities });
+    const record = await ctx.services.runtime.createTask(ctx.identity, tool, taskArgs, { capabilities2026: ctx.envelope!.capabilities });
     return createTaskResult(record, ownerView(ctx));
 }
 
@@ -70,7 +70,7 @@ async function startTask(ctx: RequestContext, tool: ToolDefinition, args: Record
  * with an InputRequiredResult (a task's, through its inputRequests and tasks/update).
  */
 export const STATELESS_REVISION: Revision = {
-    name: 'stateless',
+    name: '2026-07-28',
 
     missing(method) {
         const instead = REMOVED.get(method);

@@ -39,7 +39,7 @@ let nextId = 1;
  * Raw 2026-07-28 requests over HTTP: one POST each, with the standard headers and `_meta`, and no session.
  * `server` is a URL, or a server whose URL is read at each request (a describe's `httpServerPerSuite`).
  */
-export class StatelessHttpClient {
+export class Http2026Client {
     constructor(
         private readonly server: string | { readonly url: string },
         private readonly token?: string,

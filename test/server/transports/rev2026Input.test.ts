@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { httpServerPerSuite } from '../../support/helpers.js';
-import { errorOf, StatelessHttpClient } from '../../support/stateless.js';
+import { errorOf, Http2026Client } from '../../support/rev2026.js';
 
 // Multi round-trip requests (SEP-2322) for plain tool calls of 2026-07-28 clients, and progress on
 // the request's own stream, through the conformance fixtures (the default tools that ask for input
@@ -16,8 +16,8 @@ const accept = (content: Record<string, unknown>) => ({ action: 'accept', conten
 
 describe('multi round-trip tool calls (2026-07-28)', () => {
     const server = httpServerPerSuite(['--token', TOKEN_A, '--token', TOKEN_B, '--conformance-fixtures']);
-    const a = new StatelessHttpClient(server, TOKEN_A);
-    const b = new StatelessHttpClient(server, TOKEN_B);
+    const a = new Http2026Client(server, TOKEN_A);
+    const b = new Http2026Client(server, TOKEN_B);
 
     it('lists the fixtures first, only with --conformance-fixtures', async () => {
         const tools = (await a.call('tools/list')).tools as { name: string }[];

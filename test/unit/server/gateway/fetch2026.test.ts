@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { statelessFetch } from '../../../../server/src/gateway/statelessClient.js';
+import { fetch2026 } from '../../../../server/src/gateway/client2026.js';
 
 /** A fetch that records what it was asked and answers `response`. */
 function recording(response: () => Response) {
@@ -9,12 +9,12 @@ function recording(response: () => Response) {
         asked.push({ url: String(url), headers: new Headers(init?.headers) });
         return response();
     }) as typeof fetch;
-    return { asked, fetch: statelessFetch(base) };
+    return { asked, fetch: fetch2026(base) };
 }
 
 const post = (message: Record<string, unknown>, headers: Record<string, string> = {}): RequestInit => ({ method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', id: 1, ...message }) });
 
-describe('statelessFetch (a 2026-07-28 downstream over HTTP)', () => {
+describe('fetch2026 (a 2026-07-28 downstream over HTTP)', () => {
     it('adds the version, method and name headers to each POST, keeping the configured ones', async () => {
         const { asked, fetch } = recording(() => new Response('{}', { headers: { 'content-type': 'application/json' } }));
         await fetch('http://127.0.0.1/mcp', post({ method: 'tools/call', params: { name: 'slow_compute' } }, { authorization: 'Bearer x' }));

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { exchange, INITIALIZE, type Msg } from '../../support/rawHttp.js';
 import { httpServerPerSuite } from '../../support/helpers.js';
-import { ALL_CAPABILITIES, errorOf, meta, StatelessHttpClient, TASKS_EXTENSION, V2 } from '../../support/stateless.js';
+import { ALL_CAPABILITIES, errorOf, meta, Http2026Client, TASKS_EXTENSION, V2 } from '../../support/rev2026.js';
 import { waitUntil } from '../../support/wait.js';
 
 // Protocol 2026-07-28 over HTTP (SEP-2575 stateless core, SEP-2663 tasks extension, SEP-2322
@@ -14,17 +14,17 @@ const TOKEN_B = 'stateless-token-b';
 const OWNER = 'stateless-owner-token';
 
 
-async function createTask(client: StatelessHttpClient, name: string, args: Record<string, unknown> = {}): Promise<string> {
+async function createTask(client: Http2026Client, name: string, args: Record<string, unknown> = {}): Promise<string> {
     const result = await client.call('tools/call', { name, arguments: args });
     assert.equal(result.resultType, 'task', JSON.stringify(result));
     return result.taskId as string;
 }
 
-function getTask(client: StatelessHttpClient, taskId: string): Promise<Record<string, unknown>> {
+function getTask(client: Http2026Client, taskId: string): Promise<Record<string, unknown>> {
     return client.call('tasks/get', { taskId });
 }
 
-function untilStatus(client: StatelessHttpClient, taskId: string, ...statuses: string[]): Promise<Record<string, unknown>> {
+function untilStatus(client: Http2026Client, taskId: string, ...statuses: string[]): Promise<Record<string, unknown>> {
     return waitUntil(
         async () => {
             const task = await getTask(client, taskId);
@@ -37,8 +37,8 @@ function untilStatus(client: StatelessHttpClient, taskId: string, ...statuses: s
 
 describe('protocol 2026-07-28 over HTTP', () => {
     const server = httpServerPerSuite(['--token', TOKEN_A, '--token', TOKEN_B, '--owner-token', OWNER, '--bind', 'principal']);
-    const a = new StatelessHttpClient(server, TOKEN_A);
-    const b = new StatelessHttpClient(server, TOKEN_B);
+    const a = new Http2026Client(server, TOKEN_A);
+    const b = new Http2026Client(server, TOKEN_B);
 
     it('answers server/discover with its versions, the tasks extension and no session', async () => {
         const reply = await a.post('server/discover');
@@ -240,7 +240,7 @@ describe('protocol 2026-07-28 over HTTP', () => {
 
     it('cancels a task and its sub-tasks (deploy), and the owner sees them all in its 2025-11-25 view', async () => {
         const taskId = await createTask(a, 'deploy', { app: 'stateless-app' });
-        const owner = new StatelessHttpClient(server.url, OWNER);
+        const owner = new Http2026Client(server.url, OWNER);
         // The owner's view (the sidebar) lists the task with its task info, and its sub-tasks.
         const ownerTask = await getTask(owner, taskId);
         assert.equal(((ownerTask._meta as Record<string, { toolName: string }>)['dev.mcp-tasks/task-info'])?.toolName, 'deploy');

@@ -5,9 +5,9 @@ import type { Transport } from '../../rpc/transport.js';
 import type { ClientIdentity } from '../../tasks/hub.js';
 import { META_PROTOCOL_VERSION } from '../../contract.js';
 import type { McpServices, Result } from '../context.js';
-import { statelessRequest } from '../router.js';
+import { request2026 } from '../router.js';
 import { checkVersion, readEnvelope, type Envelope } from './envelope.js';
-import { callerOf } from './front.js';
+import { callerOf } from './serve.js';
 
 /** Misses in a row after which a pipe's lines are no longer searched (a client whose `_meta` varies). */
 const GIVE_UP_AFTER = 16;
@@ -50,7 +50,7 @@ interface KnownMeta {
  * A line decodes to exactly what parsing it whole gives, except that `params._meta` is that
  * shared, frozen object (nothing changes a request's `_meta`) and comes last among the params' keys.
  */
-export class StatelessPipe {
+export class Pipe2026 {
     private known?: KnownMeta;
     private misses = 0;
 
@@ -83,7 +83,7 @@ export class StatelessPipe {
         return this.learn(line, decodeFrame(line));
     };
 
-    /** Whether the request carries the `_meta` that passed the checks (so revisionOf would say "stateless"). */
+    /** Whether the request carries the `_meta` that passed the checks (so revisionOf would say "2026-07-28"). */
     readonly knows = (request: JsonRpcRequest): boolean => {
         const known = this.known;
         return known?.checked !== undefined && request.params?._meta === known.value;
@@ -102,7 +102,7 @@ export class StatelessPipe {
                 known.checked = checked;
             }
         }
-        return statelessRequest(this.services, checked.caller, checked.envelope, request, reply, abort);
+        return request2026(this.services, checked.caller, checked.envelope, request, reply, abort);
     };
 
     /** Remembers a 2026-07-28 `_meta` the line carries, when its text is the line's own (a compact one). */

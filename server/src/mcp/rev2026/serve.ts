@@ -3,16 +3,16 @@ import type { RequestAbort } from '../../rpc/requestAbort.js';
 import type { Transport } from '../../rpc/transport.js';
 import type { ClientIdentity } from '../../tasks/hub.js';
 import type { McpServices, Result } from '../context.js';
-import { statelessRequest } from '../router.js';
+import { request2026 } from '../router.js';
 import { checkVersion, readEnvelope, type Envelope } from './envelope.js';
 
 /**
- * Serves one 2026-07-28 request that came alone (HTTP; a pipe's go through its StatelessPipe): reads
+ * Serves one 2026-07-28 request that came alone (HTTP; a pipe's go through its Pipe2026): reads
  * its `_meta` (-32602), lets the transport check its headers against it (HTTP: -32020), checks the
  * version (-32022), and runs the method (-32601 for one this revision lacks). Throws RpcErrors for
  * the caller to send.
  */
-export function serveStateless(
+export function serve2026(
     services: McpServices,
     identity: ClientIdentity,
     request: JsonRpcRequest,
@@ -23,7 +23,7 @@ export function serveStateless(
     const envelope = readEnvelope(request.params);
     checkHeaders?.(envelope);
     checkVersion(envelope);
-    return statelessRequest(services, callerOf(identity, envelope.clientName), envelope, request, reply, abort);
+    return request2026(services, callerOf(identity, envelope.clientName), envelope, request, reply, abort);
 }
 
 /** The last named form of each identity: a client sends the same name on every request. */

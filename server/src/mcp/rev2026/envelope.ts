@@ -18,7 +18,7 @@ function isObject(value: unknown): value is Record<string, unknown> {
  * Reads and checks a stateless request's `_meta`: a -32602 when a required field is missing or
  * malformed (clientInfo is optional). checkVersion comes next (-32022); HTTP checks its headers
  * against it in between (transports/mcpHeaders.ts). A stdio pipe remembers the outcome for its
- * client's repeated `_meta` (StatelessPipe, pipe.ts).
+ * client's repeated `_meta` (Pipe2026, pipe.ts).
  */
 export function readEnvelope(params: Record<string, unknown> | undefined): Envelope {
     const meta = params?._meta;
@@ -45,8 +45,8 @@ export function checkVersion(envelope: Envelope): void {
 }
 
 /** The versions a server lists: 2026-07-28 alone when it refuses 2025-11-25 (`--no-session-protocol`). */
-export function advertisedVersions(statelessOnly: boolean | undefined): readonly string[] {
-    return statelessOnly ? STATELESS_ONLY : ADVERTISED_VERSIONS;
+export function advertisedVersions(only2026: boolean | undefined): readonly string[] {
+    return only2026 ? STATELESS_ONLY : ADVERTISED_VERSIONS;
 }
 const STATELESS_ONLY: readonly string[] = [PROTOCOL_2026];
 

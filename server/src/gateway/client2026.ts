@@ -2,7 +2,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_PROTOCOL_VERSION, META_SERVER_INFO, mirroredName, PROTOCOL_2026 } from '../contract.js';
 
-import { TASKS_EXTENSION } from '../mcp/stateless/envelope.js';
+import { TASKS_EXTENSION } from '../mcp/rev2026/envelope.js';
 import { SERVER_VERSION } from '../version.js';
 import { DirectRequests } from './directRequests.js';
 import { ErrorCode, McpError } from './sdkClient.js';
@@ -33,7 +33,7 @@ const LIST_CHANGES: readonly [string, string][] = [
 /** For a request no one cancels. */
 const NO_SIGNAL = new AbortController().signal;
 
-export interface StatelessHandlers {
+export interface Handlers2026 {
     /** A notification of the downstream (progress of a call, a log message). */
     onNotification(method: string, params: Json): void;
     /** The connection ended (the process exited, the stream closed). */
@@ -47,10 +47,10 @@ export interface StatelessHandlers {
  * says what it offers, and every request carries the envelope in its `_meta`. Requests go
  * through DirectRequests on the transport itself (the SDK 1.x Client knows only the
  * `initialize` handshake); the server sends no requests of its own in this revision (questions
- * come back as InputRequiredResults or a task's inputRequests, statelessCall.ts), so one that
+ * come back as InputRequiredResults or a task's inputRequests, call2026.ts), so one that
  * arrives is refused.
  */
-export class StatelessClient {
+export class Client2026 {
     capabilities: Json = {};
     instructions?: string;
     serverInfo?: { name?: string; version?: string };
@@ -61,8 +61,8 @@ export class StatelessClient {
     private constructor(private readonly transport: Transport) {}
 
     /** Starts the transport and asks `server/discover`; rejects when the server does not speak 2026-07-28. */
-    static async connect(transport: Transport, handlers: StatelessHandlers): Promise<StatelessClient> {
-        const client = new StatelessClient(transport);
+    static async connect(transport: Transport, handlers: Handlers2026): Promise<Client2026> {
+        const client = new Client2026(transport);
         transport.onmessage = message => client.onMessage(message, handlers);
         transport.onclose = () => handlers.onClose();
         transport.onerror = err => handlers.onError(err);
@@ -76,7 +76,7 @@ export class StatelessClient {
         }
         client.capabilities = (discovered.capabilities as Json | undefined) ?? {};
         client.instructions = typeof discovered.instructions === 'string' ? discovered.instructions : undefined;
-        client.serverInfo = ((discovered._meta as Json | undefined)?.[META_SERVER_INFO] ?? discovered.serverInfo) as StatelessClient['serverInfo'];
+        client.serverInfo = ((discovered._meta as Json | undefined)?.[META_SERVER_INFO] ?? discovered.serverInfo) as Client2026['serverInfo'];
         return client;
     }
 
@@ -94,7 +94,7 @@ export class StatelessClient {
     /**
      * A request whose result is passed on as it is (prompts, resources, completions), in the
      * shape of the SDK Client's `request` so the pass-through treats both alike: a `complete`
-     * result without its `resultType` (the front adds its own revision's), and an error for one
+     * result without its `resultType` (our entry adds its own revision's), and an error for one
      * that asks the user something, which only tool calls pass on.
      */
     async request(request: { method: string; params?: Json }, _schema?: unknown, options?: { signal?: AbortSignal }): Promise<Json> {
@@ -139,7 +139,7 @@ export class StatelessClient {
         await this.transport.close();
     }
 
-    private onMessage(message: JSONRPCMessage, handlers: StatelessHandlers): void {
+    private onMessage(message: JSONRPCMessage, handlers: Handlers2026): void {
         if (!('method' in message)) {
             // A response that is not ours (DirectRequests took its own): nothing waits for it.
             handlers.onError(new Error(`a response to no request of ours (id ${String((message as { id?: unknown }).id)})`));
@@ -172,7 +172,7 @@ const HEADER_SAFE = /^[\x20-\x7e\t]*$/;
  * transport knows only 2025-11-25's), and a JSON-RPC error the server answers with an HTTP error
  * status (a 2026-07-28 server does, for some) is handed on as the answer it is, not as a failed POST.
  */
-export function statelessFetch(base: typeof fetch = fetch): typeof fetch {
+export function fetch2026(base: typeof fetch = fetch): typeof fetch {
     return async (url, init) => {
         if (init?.method !== 'POST' || typeof init.body !== 'string') {
             return base(url, init);

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { afterEach, describe, it } from 'node:test';
 import { StdioLines } from '../../support/lightRpc.js';
 import type { Msg } from '../../support/rawHttp.js';
-import { meta } from '../../support/stateless.js';
+import { meta } from '../../support/rev2026.js';
 import { waitUntil } from '../../support/wait.js';
 
 // Protocol 2026-07-28 on a stdio pipe: no initialize, `_meta` on each request, tasks bound to the

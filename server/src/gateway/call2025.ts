@@ -23,10 +23,10 @@ const MIN_TASK_POLL_MS = 500;
  * `notifications/cancelled`, and its result is ours.
  * A failure of the gateway's own (the server died, is restarting) is a tool error saying so.
  */
-export function callDownstream(downstream: Downstream, toolName: string, args: Record<string, unknown>, ctx: ToolContext, asTask: boolean, waited = false): Promise<CallToolResult> {
+export function call2025(downstream: Downstream, toolName: string, args: Record<string, unknown>, ctx: ToolContext, asTask: boolean, waited = false): Promise<CallToolResult> {
     if (!waited && downstream.state !== 'up') {
         // Starting or restarting: the call waits for it (a while), instead of failing at once.
-        return downstream.whenUp(ctx.signal).then(() => callDownstream(downstream, toolName, args, ctx, asTask, true));
+        return downstream.whenUp(ctx.signal).then(() => call2025(downstream, toolName, args, ctx, asTask, true));
     }
     let client: Client;
     try {

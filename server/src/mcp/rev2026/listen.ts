@@ -52,7 +52,7 @@ async function holdResources(call: RequestContext, wanted: string[], unfollow: (
  * client opted in to, tagged with the subscription id: `notifications/tasks` for the task ids it
  * named (each a full DetailedTask, the first one at once), the tools, prompts and resources
  * `list_changed` notifications (those of a declared capability), and `notifications/resources/updated`
- * for the resource URIs it named (a front's, held while the stream is open). The hub treats the
+ * for the resource URIs it named (an embedder's, held while the stream is open). The hub treats the
  * stream as one more link of the caller's identity. It ends when the client closes it (HTTP) or
  * cancels the request (stdio).
  */
@@ -62,7 +62,7 @@ export async function listen(call: RequestContext, params: Params): Promise<Reco
     const subscriptionId = String(call.id);
     const meta = { [SUBSCRIPTION_ID_META]: subscriptionId };
     const agreed: Record<string, unknown> = {};
-    const capabilities = capabilitiesOf(call.services, 'stateless');
+    const capabilities = capabilitiesOf(call.services, '2026-07-28');
     for (const { key, feature } of LIST_CHANGES.values()) {
         if (wanted[key] === true && capabilities[feature] !== undefined) {
             agreed[key] = true;

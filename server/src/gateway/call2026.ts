@@ -1,11 +1,11 @@
 import { errorMessage } from '../log.js';
 import { ErrorCodes, RpcError } from '../rpc/errors.js';
-import { TASKS_EXTENSION } from '../mcp/stateless/envelope.js';
+import { TASKS_EXTENSION } from '../mcp/rev2026/envelope.js';
 import { textResult, type CallToolResult, type ToolContext } from '../tools/types.js';
 import { asRpcError, isConnectionClosed, type Downstream } from './downstream.js';
 import { asksProgress, ProgressRelay } from './progressRelay.js';
 import { ErrorCode, McpError } from './sdkClient.js';
-import { withoutResultType, type StatelessClient } from './statelessClient.js';
+import { withoutResultType, type Client2026 } from './client2026.js';
 
 type Json = Record<string, unknown>;
 
@@ -23,12 +23,12 @@ const MIN_TASK_POLL_MS = 500;
  * the downstream runs only as a task (it answers -32021 naming the extension) is called again with
  * the extension, and our call mirrors that task (mirrorTask).
  */
-export async function callStateless(downstream: Downstream, toolName: string, args: Json, ctx: ToolContext): Promise<CallToolResult> {
+export async function call2026(downstream: Downstream, toolName: string, args: Json, ctx: ToolContext): Promise<CallToolResult> {
     // Starting or restarting: the call waits for it (a while), instead of failing at once.
     await downstream.whenUp(ctx.signal);
-    let client: StatelessClient;
+    let client: Client2026;
     try {
-        client = downstream.statelessClient();
+        client = downstream.client2026();
     } catch (err) {
         return textResult(errorMessage(err), true);
     }
@@ -87,7 +87,7 @@ export async function callStateless(downstream: Downstream, toolName: string, ar
  * its `inputRequests` is asked once as ours and answered with `tasks/update`, our cancel is its
  * `tasks/cancel`, and the result or error it ends with is ours.
  */
-async function mirrorTask(downstream: Downstream, client: StatelessClient, toolName: string, created: Json, ctx: ToolContext, relay: ProgressRelay): Promise<CallToolResult> {
+async function mirrorTask(downstream: Downstream, client: Client2026, toolName: string, created: Json, ctx: ToolContext, relay: ProgressRelay): Promise<CallToolResult> {
     const taskId = created.taskId;
     if (typeof taskId !== 'string') {
         throw new Error(`${toolName} on the wrapped MCP server "${downstream.name}" answered a task without a taskId`);
