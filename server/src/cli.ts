@@ -11,6 +11,8 @@ import { createLogger, errorMessage, type Logger } from './log.js';
 import { BIN, parseCli, usage, type CliOptions } from './options.js';
 import { createTasksServer, type TasksServer } from './server.js';
 import type { Gateway } from './gateway/gateway.js';
+// attach.ts names the gateway's types only: the gateway itself (and the SDK client) is loaded only when a server is wrapped.
+import { attachGateway, gatewayServerOptions } from './gateway/attach.js';
 import type { TaskStore } from './tasks/types.js';
 import type { ToolDefinition } from './tools/types.js';
 import { connectStdio } from './transports/stdio.js';
@@ -110,36 +112,21 @@ async function start(options: CliOptions, log: Logger): Promise<Started | undefi
             return undefined;
         }
     }
+    // A gateway's wrapped tools, instructions and forwarded methods join the server's own (gateway/attach.ts).
+    const serving = { instructions: demo.instructions, tools: allTools };
     const core = createTasksServer({
         ...options,
         ...demo,
-        instructions: gateway ? gateway.instructions(demo.instructions) : demo.instructions,
-        requestStateKey,
         tools: allTools(),
+        ...(gateway ? gatewayServerOptions(gateway, serving) : {}),
+        requestStateKey,
         store,
         workerId,
         logger: log,
-        methods: gateway?.passThrough.table(),
-        capabilities: gateway?.passThrough.capabilities(),
-        resourceSubscriptions: gateway?.passThrough.subscriptions,
-        toolsStarting: gateway?.starting,
     });
     if (gateway) {
-        const wrapping = gateway;
-        wrapping.onToolsChanged = () => core.setTools(allTools());
-        wrapping.onNotification = (method, params) => core.broadcast(method, params);
-        wrapping.onConnected = downstream => {
-            // What it offers is known now: hosts that initialize from here on are told, and those that listed before list again.
-            core.services.instructions = wrapping.instructions(demo.instructions);
-            core.services.capabilities = wrapping.passThrough.capabilities();
-            for (const feature of ['prompts', 'resources'] as const) {
-                if (downstream.capabilities?.[feature] !== undefined) {
-                    core.broadcast(`notifications/${feature}/list_changed`);
-                }
-            }
-        };
         // In the background: the first answers never wait for a wrapped server to start (gateway.ts).
-        void wrapping.start();
+        void attachGateway(gateway, core, serving);
     }
     if (commands) {
         log.info(`[commands] ${commands.tools.length} command tool(s) from ${options.commandsFile}; logs in ${commands.logDir}`);

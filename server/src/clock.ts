@@ -34,3 +34,32 @@ export const systemClock: Clock = {
     setInterval: (callback, ms, unref) => background(setInterval(callback, ms), unref),
     clearInterval: timer => clearInterval(timer as NodeJS.Timeout | undefined),
 };
+
+/**
+ * Resolves (never rejects) at whichever comes first: `arm`'s `done` is called, `maxMs` has passed
+ * on `clock`, or `signal` aborts. `arm` returns what undoes its hook, run once it resolves. The
+ * shape of every "wait for this, but not forever" (a wrapped server coming up, the first starts).
+ */
+export function waitAtMost(clock: Clock, signal: AbortSignal, maxMs: number, arm: (done: () => void) => (() => void) | void): Promise<void> {
+    return new Promise<void>(resolve => {
+        // Set once arm returns; done may run before that (arm calls it at once), then it undoes after.
+        const hook: { undo?: (() => void) | void } = {};
+        let over = false;
+        const done = () => {
+            if (over) {
+                return;
+            }
+            over = true;
+            clock.clearTimeout(timer);
+            signal.removeEventListener('abort', done);
+            hook.undo?.();
+            resolve();
+        };
+        const timer = clock.setTimeout(done, maxMs, undefined, true);
+        signal.addEventListener('abort', done, { once: true });
+        hook.undo = arm(done);
+        if (over) {
+            hook.undo?.();
+        }
+    });
+}

@@ -7,8 +7,8 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { copyFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -25,7 +25,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { secret, textOf } from './helpers.js';
-import { ROOT } from './packedPackage.js';
+import { repoVersionOf, ROOT, run } from './packedPackage.js';
 
 export const GUIDE = join(ROOT, 'docs/LIBRARY.md');
 /** A sample in the README (it has none today) would run here too. */
@@ -203,6 +203,40 @@ const CHECKS: Record<string, Check> = {
             if (proc.exitCode === null && proc.signalCode === null) {
                 proc.kill('SIGKILL');
             }
+        }
+    },
+
+    'wrap.mjs': async (bare, sample) => {
+        // The gateway needs the SDK's client, an optional peer the shared app lacks on purpose: an app of its own, beside it, with both.
+        const app = join(dirname(bare), 'app-gateway');
+        mkdirSync(app);
+        writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'app-gateway', version: '1.0.0', private: true, type: 'module' }));
+        const tarball = readdirSync(dirname(bare)).find(name => name.endsWith('.tgz'))!;
+        run('npm', ['install', '--prefer-offline', join(dirname(bare), tarball), `@modelcontextprotocol/sdk@${repoVersionOf('@modelcontextprotocol/sdk')}`], app);
+        const file = join(app, sample);
+        copyFileSync(join(bare, sample), file);
+        const refused = spawn(process.execPath, [file], { cwd: app, stdio: ['ignore', 'pipe', 'pipe'] });
+        let refusal = '';
+        refused.stderr.on('data', chunk => (refusal += String(chunk)));
+        assert.equal((await once(refused, 'exit'))[0], 1);
+        assert.match(refusal, /Give the MCP server to wrap/);
+
+        // It wraps the package's own command line, as it would any stdio server.
+        const cli = join(app, 'node_modules/@mcp-tasks/server/dist/cli.js');
+        const client = new Client({ name: 'library-guide', version: '1.0.0' }, { capabilities: {} });
+        await client.connect(new StdioClientTransport({ command: process.execPath, args: [file, process.execPath, cli, '--stdio'], cwd: app, stderr: 'pipe' }));
+        try {
+            assert.equal(client.getServerVersion()?.name, 'wrapper');
+            // tools/list waits a while for a wrapped server still starting.
+            const tools = (await client.listTools()).tools.map(tool => tool.name);
+            assert.ok(tools.includes('greet') && tools.includes('slow_compute'), tools.join(', '));
+            assert.equal(textOf(await client.callTool({ name: 'greet', arguments: { name: 'Ada' } })), 'Hello, Ada!');
+            const taskId = await startTask(client, 'slow_compute', { seconds: 1, label: 'wrapped' });
+            assert.equal(textOf(await taskResult(client, taskId)), 'Computation "wrapped" completed after 1 seconds. Result: 42.');
+            // Ours first; the wrapped server's follow once it has connected (this initialize may have come before).
+            assert.match(client.getInstructions() ?? '', /^Run the slow tools as tasks\./);
+        } finally {
+            await client.close();
         }
     },
 };

@@ -1,18 +1,14 @@
 import { errorMessage } from '../log.js';
 import { ErrorCodes, RpcError } from '../rpc/errors.js';
 import { TASKS_EXTENSION } from '../mcp/rev2026/envelope.js';
-import { textResult, type CallToolResult, type ToolContext } from '../tools/types.js';
-import { asRpcError, isConnectionClosed, type Downstream } from './downstream.js';
+import type { CallToolResult, ToolContext } from '../tools/types.js';
+import { callFailed, MAX_INPUT_ROUNDS, MIN_TASK_POLL_MS, type CallPath2026, type LinkHooks } from './link.js';
 import { asksProgress, ProgressRelay } from './progressRelay.js';
 import { ErrorCode, McpError } from './sdkClient.js';
 import { withoutResultType, type Client2026 } from './client2026.js';
 
 type Json = Record<string, unknown>;
 
-/** Rounds of questions one call may take before the gateway stops answering (a server that asks forever). */
-export const MAX_INPUT_ROUNDS = 16;
-/** How often a downstream task is asked for its status, at least (its own pollIntervalMs may ask for longer). */
-const MIN_TASK_POLL_MS = 500;
 
 /**
  * Runs a tool of a downstream that speaks only 2026-07-28 for one of our calls (a task or a plain
@@ -23,18 +19,12 @@ const MIN_TASK_POLL_MS = 500;
  * the downstream runs only as a task (it answers -32021 naming the extension) is called again with
  * the extension, and our call mirrors that task (mirrorTask).
  */
-export async function call2026(downstream: Downstream, toolName: string, args: Json, ctx: ToolContext): Promise<CallToolResult> {
-    // Starting or restarting: the call waits for it (a while), instead of failing at once.
-    await downstream.whenUp(ctx.signal);
-    let client: Client2026;
-    try {
-        client = downstream.client2026();
-    } catch (err) {
-        return textResult(errorMessage(err), true);
-    }
-    const relay = new ProgressRelay(ctx, downstream.clock);
+export async function call2026(link: CallPath2026, toolName: string, args: Json, ctx: ToolContext): Promise<CallToolResult> {
+    const client = link.connection;
+    const { hooks } = link;
+    const relay = new ProgressRelay(ctx, hooks.clock);
     // As for a plain call on a 2025-11-25 downstream; a downstream task's status messages reach us either way.
-    const route = asksProgress(ctx) ? downstream.progressToken(relay.onProgress) : undefined;
+    const route = asksProgress(ctx) ? link.progressToken(relay.onProgress) : undefined;
     const meta = route ? { _meta: { progressToken: route.token } } : undefined;
     try {
         let params: Json = { name: toolName, arguments: args, ...meta };
@@ -52,13 +42,13 @@ export async function call2026(downstream: Downstream, toolName: string, args: J
                 throw err;
             }
             if (result.resultType === 'task') {
-                return await mirrorTask(downstream, client, toolName, result, ctx, relay);
+                return await mirrorTask(hooks, client, toolName, result, ctx, relay);
             }
             if (result.resultType !== 'input_required') {
                 return withoutResultType(result) as CallToolResult;
             }
             if (++round > MAX_INPUT_ROUNDS) {
-                throw new Error(`${toolName} on the wrapped MCP server "${downstream.name}" asked for input ${MAX_INPUT_ROUNDS} times in a row; the gateway stopped answering`);
+                throw new Error(`${toolName} on the wrapped MCP server "${hooks.name}" asked for input ${MAX_INPUT_ROUNDS} times in a row; the gateway stopped answering`);
             }
             const answers = await answerAll(result.inputRequests, new Set(), ctx, toolName);
             params = { name: toolName, arguments: args, inputResponses: answers, ...meta };
@@ -67,14 +57,7 @@ export async function call2026(downstream: Downstream, toolName: string, args: J
             }
         }
     } catch (err) {
-        if (ctx.signal.aborted) {
-            ctx.log.info(`[${downstream.name}] ${toolName}: cancelled; told the wrapped server`);
-            throw ctx.signal.reason;
-        }
-        if (isConnectionClosed(err)) {
-            return textResult(`The wrapped MCP server "${downstream.name}" stopped while ${toolName} was running (${downstream.lastExit ?? 'connection lost'}); it is being restarted. Call ${toolName} again once it is back.`, true);
-        }
-        throw asRpcError(err) ?? (err instanceof RpcError ? err : new Error(`${toolName} on the wrapped MCP server "${downstream.name}" failed: ${errorMessage(err)}`, { cause: err }));
+        return callFailed(hooks, toolName, ctx, err, 'told the wrapped server');
     } finally {
         route?.end();
         relay.close();
@@ -87,15 +70,15 @@ export async function call2026(downstream: Downstream, toolName: string, args: J
  * its `inputRequests` is asked once as ours and answered with `tasks/update`, our cancel is its
  * `tasks/cancel`, and the result or error it ends with is ours.
  */
-async function mirrorTask(downstream: Downstream, client: Client2026, toolName: string, created: Json, ctx: ToolContext, relay: ProgressRelay): Promise<CallToolResult> {
+async function mirrorTask(hooks: LinkHooks, client: Client2026, toolName: string, created: Json, ctx: ToolContext, relay: ProgressRelay): Promise<CallToolResult> {
     const taskId = created.taskId;
     if (typeof taskId !== 'string') {
-        throw new Error(`${toolName} on the wrapped MCP server "${downstream.name}" answered a task without a taskId`);
+        throw new Error(`${toolName} on the wrapped MCP server "${hooks.name}" answered a task without a taskId`);
     }
     const cancel = () =>
         void client.call('tasks/cancel', { taskId }, undefined, true).then(
-            () => ctx.log.info(`[${downstream.name}] ${toolName}: cancelled; the wrapped server acknowledged tasks/cancel for its task ${taskId}`),
-            (err: unknown) => ctx.log.debug(`[${downstream.name}] tasks/cancel ${taskId}: ${errorMessage(err)}`),
+            () => ctx.log.info(`[${hooks.name}] ${toolName}: cancelled; the wrapped server acknowledged tasks/cancel for its task ${taskId}`),
+            (err: unknown) => ctx.log.debug(`[${hooks.name}] tasks/cancel ${taskId}: ${errorMessage(err)}`),
         );
     if (ctx.signal.aborted) {
         cancel();
@@ -115,9 +98,9 @@ async function mirrorTask(downstream: Downstream, client: Client2026, toolName: 
                 case 'completed':
                     return withoutResultType((task.result as Json | undefined) ?? {}) as CallToolResult;
                 case 'failed':
-                    throw failure(task.error, toolName, downstream.name);
+                    throw failure(task.error, toolName, hooks.name);
                 case 'cancelled':
-                    throw new Error(`${toolName} on the wrapped MCP server "${downstream.name}": its task ${taskId} was cancelled there`);
+                    throw new Error(`${toolName} on the wrapped MCP server "${hooks.name}": its task ${taskId} was cancelled there`);
                 default: {
                     // Questions not asked yet are asked now; answered ones wait for the server to take them.
                     const open = Object.entries((task.inputRequests as Json | undefined) ?? {}).filter(([key]) => !asked.has(key));

@@ -3,18 +3,18 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 // One namespace: the SDK client module's export list is not written out again here.
 import * as sdk from './sdkClient.js';
-import type { Clock, ClockTimer } from '../clock.js';
+import { waitAtMost, type Clock, type ClockTimer } from '../clock.js';
 import { commandEnv, redactor, secretValues, serverSecretsOf } from '../commands/secrets.js';
 import { errorMessage, type Logger } from '../log.js';
-import { RpcError } from '../rpc/errors.js';
-import type { ToolContext } from '../tools/types.js';
-import { SERVER_VERSION } from '../version.js';
+import { textResult, type CallToolResult, type ToolContext } from '../tools/types.js';
 import { LeanStdioTransport } from './leanStdio.js';
 import { AMBIGUOUS, CallsInFlight } from './callsInFlight.js';
 import type { DownstreamSpec } from './config.js';
 import type { RevisionName } from '../contract.js';
-import { DirectRequests, type DirectCall, type DirectProgress } from './directRequests.js';
-import { Client2026, fetch2026 } from './client2026.js';
+import { fetch2026 } from './client2026.js';
+import { refused, type DownstreamLink, type LinkHooks } from './link.js';
+import { HandshakeRefused, Link2025 } from './link2025.js';
+import { Link2026 } from './link2026.js';
 
 /** Restart delays after a downstream dies: doubling from the first, capped at the last. */
 export const RESTART_BACKOFF_MS = { first: 1000, max: 30_000 } as const;
@@ -30,21 +30,11 @@ const MAX_TAIL_LINE = 300;
 
 export type DownstreamState = 'starting' | 'up' | 'restarting' | 'closed';
 
-interface ProgressParams {
-    progress: number;
-    total?: number;
-    message?: string;
-}
-
-/** What the pass-through asks of a connection: the SDK Client's `request`, which Client2026 has too. */
-export interface Requester {
-    request(request: { method: string; params?: Record<string, unknown> }, resultSchema: typeof sdk.ResultSchema, options?: { signal?: AbortSignal }): Promise<Record<string, unknown>>;
-}
-
 /**
  * One wrapped MCP server: started with the gateway, its stderr in our log, its tools listed (and
  * listed again on list_changed), its questions routed to the call that asks, and restarted with
- * backoff when it dies. The calls are in call2025.ts; this owns the connection.
+ * backoff when it dies. This owns the process and its restarts; each connection is a link of the
+ * revision the server speaks (link.ts), which runs the calls (call2025.ts, call2026.ts).
  */
 export class Downstream {
     readonly calls = new CallsInFlight();
@@ -66,18 +56,13 @@ export class Downstream {
     onNotification?: (method: string, params: Record<string, unknown>) => void;
     /** Called on each connection, the first and every one after a restart (which forgets what the server was told). */
     onConnected?: () => void;
-    private client?: sdk.Client;
-    /** The connection of a 2026-07-28 downstream (instead of `client`). */
-    private link2026?: Client2026;
-    /** The lean path for plain calls on the same connection as `client`. */
-    private direct?: DirectRequests;
+    /** The live connection, in the revision the server speaks. */
+    private link?: DownstreamLink;
+    /** This start's token: what a link of an earlier start reports is not heard. */
+    private attemptToken?: object;
     private attempt = 0;
     private upSince = 0;
     private restartTimer?: ClockTimer;
-    private readonly statusListeners = new Map<string, (params: Record<string, unknown>) => void>();
-    /** Progress of a 2026-07-28 downstream's calls (a 2025-11-25 one's goes by DirectRequests). */
-    private readonly progressRoutes = new Map<string, (params: ProgressParams) => void>();
-    private progressTokens = 0;
     /** Calls waiting for the server to be up (whenUp). */
     private readonly upWaiters = new Set<() => void>();
     /** The last lines its process wrote to stderr (this start's), for the message of a failed start. */
@@ -94,10 +79,10 @@ export class Downstream {
         return this.spec.name;
     }
 
-    /** The live client, or an error a caller can show: the server is starting, restarting or gone. */
-    connected(): sdk.Client {
-        if (this.state === 'up' && this.client) {
-            return this.client;
+    /** The live connection, or an error a caller can show: the server is starting, restarting or gone. */
+    connected(): DownstreamLink {
+        if (this.state === 'up' && this.link) {
+            return this.link;
         }
         const why = this.lastExit ? ` (${this.lastExit})` : '';
         const when = this.state === 'closed' ? 'has been shut down' : this.state === 'restarting' ? `is restarting${why}` : 'is still starting';
@@ -113,31 +98,28 @@ export class Downstream {
         if (this.state === 'up' || this.state === 'closed' || signal.aborted) {
             return Promise.resolve();
         }
-        return new Promise<void>(resolve => {
-            const done = () => {
-                this.clock.clearTimeout(timer);
-                signal.removeEventListener('abort', done);
-                this.upWaiters.delete(done);
-                resolve();
-            };
-            const timer = this.clock.setTimeout(done, maxMs, undefined, true);
-            signal.addEventListener('abort', done, { once: true });
+        return waitAtMost(this.clock, signal, maxMs, done => {
             this.upWaiters.add(done);
+            return () => this.upWaiters.delete(done);
         });
     }
 
-    /** The live 2026-07-28 connection, or the error connected() gives. */
-    client2026(): Client2026 {
-        if (this.state === 'up' && this.link2026) {
-            return this.link2026;
+    /**
+     * Runs its tool `toolName` for one of our calls, on the connection it has when the call starts
+     * (a restart may find it speaking another revision). A server that is starting or restarting
+     * is waited for (a while); one still not up, or gone, is a tool error saying so.
+     */
+    async callTool(toolName: string, args: Record<string, unknown>, ctx: ToolContext, asTask: boolean): Promise<CallToolResult> {
+        if (this.state !== 'up') {
+            await this.whenUp(ctx.signal);
         }
-        this.connected();
-        throw new Error(`The wrapped MCP server "${this.name}" does not speak 2026-07-28`);
-    }
-
-    /** The live connection for forwarded requests (prompts, resources, …), whichever revision it speaks. */
-    requester(): Requester {
-        return this.revision === '2026-07-28' ? this.client2026() : this.connected();
+        let link: DownstreamLink;
+        try {
+            link = this.connected();
+        } catch (err) {
+            return textResult(errorMessage(err), true);
+        }
+        return link.callTool(toolName, args, ctx, asTask);
     }
 
     /** Connects once; a failure is logged and retried with backoff (never rejects). */
@@ -145,53 +127,73 @@ export class Downstream {
         if (this.state === 'closed') {
             return;
         }
-        if (this.revision === '2026-07-28') {
-            return this.start2026();
-        }
-        const client = new sdk.Client(
-            { name: 'mcp-tasks-gateway', version: SERVER_VERSION },
-            // The host's answers reach the downstream through our tasks: we can ask for either.
-            { capabilities: { elicitation: { form: {} }, sampling: {} } },
-        );
-        client.setRequestHandler(sdk.ElicitRequestSchema, async request => (await this.asker(request.params, 'ask the user').elicit(CallsInFlight.upstreamParams(request.params) as never)) as never);
-        client.setRequestHandler(sdk.CreateMessageRequestSchema, async request => (await this.asker(request.params, 'ask for sampling').createMessage(CallsInFlight.upstreamParams(request.params) as never)) as never);
-        client.setNotificationHandler(sdk.ToolListChangedNotificationSchema, () => void this.listTools(client));
-        // Progress is routed by DirectRequests, not the SDK's onprogress: the SDK drops an update
-        // that arrives in the same read as its call's response (its handler is gone by the time the
-        // notification's turn comes), and a call's last update is often just that.
-        client.setNotificationHandler(sdk.TaskStatusNotificationSchema, notification => {
-            const params = notification.params as Record<string, unknown>;
-            this.statusListeners.get(params.taskId as string)?.(params);
-        });
-        for (const schema of [sdk.PromptListChangedNotificationSchema, sdk.ResourceListChangedNotificationSchema, sdk.ResourceUpdatedNotificationSchema, sdk.LoggingMessageNotificationSchema]) {
-            client.setNotificationHandler(schema, notification => this.onNotification?.(notification.method, (notification.params ?? {}) as Record<string, unknown>));
-        }
-        client.onerror = err => this.log.debug(`[${this.name}] ${errorMessage(err)}`);
-        const transport = this.transport();
-        client.onclose = () => this.closed(client);
+        const token = {};
+        this.attemptToken = token;
+        const hooks = this.hooks(token);
+        let link: DownstreamLink;
         try {
-            await client.connect(transport);
-            await this.listTools(client);
-        } catch (err) {
-            client.onclose = undefined;
-            await client.close().catch(() => undefined);
-            if (refused(err) && client.getServerCapabilities() === undefined && (this.state as DownstreamState) !== 'closed') {
-                // An error answer to initialize (not to tools/list after it): a server that speaks only 2026-07-28 (SEP-2575) gives one.
-                this.log.info(`[${this.name}] refused initialize (${errorMessage(err)}); speaking protocol 2026-07-28 to it`);
-                this.revision = '2026-07-28';
-                return this.start2026();
+            if (this.revision === '2025-11-25') {
+                try {
+                    link = await Link2025.open(this.transport(), hooks);
+                } catch (err) {
+                    if (!(err instanceof HandshakeRefused) || (this.state as DownstreamState) === 'closed') {
+                        throw err;
+                    }
+                    this.log.info(`[${this.name}] refused initialize (${err.message}); speaking protocol 2026-07-28 to it`);
+                    this.revision = '2026-07-28';
+                    link = await this.open2026(hooks);
+                }
+            } else {
+                link = await this.open2026(hooks);
             }
+        } catch (err) {
             this.failedStart(err);
             return;
         }
-        if (await this.closedMeanwhile(client)) {
+        if ((this.state as DownstreamState) === 'closed') {
+            await link.close().catch(() => undefined);
             return;
         }
-        this.client = client;
-        this.direct = new DirectRequests(transport);
-        this.capabilities = client.getServerCapabilities() as Record<string, unknown> | undefined;
-        this.instructions = client.getInstructions();
-        this.up(client.getServerVersion());
+        this.link = link;
+        this.capabilities = link.capabilities;
+        this.instructions = link.instructions;
+        this.up(link.serverInfo);
+        link.opened();
+    }
+
+    /** A 2026-07-28 connection; one refused too makes the next start ask with initialize again. */
+    private async open2026(hooks: LinkHooks): Promise<DownstreamLink> {
+        try {
+            return await Link2026.open(this.transport(), hooks);
+        } catch (err) {
+            if (refused(err)) {
+                this.revision = '2025-11-25';
+            }
+            throw err;
+        }
+    }
+
+    /** What a link of start `token` tells this downstream; a link of an earlier start is not heard. */
+    private hooks(token: object): LinkHooks {
+        const current = () => this.attemptToken === token;
+        return {
+            name: this.name,
+            clock: this.clock,
+            lastExit: () => this.lastExit,
+            toolsChanged: tools => {
+                if (current()) {
+                    this.tools = tools;
+                    this.onToolsChanged();
+                }
+            },
+            notify: (method, params) => this.onNotification?.(method, params),
+            asker: (params, what) => this.asker(params, what),
+            begin: (ctx, task) => this.calls.begin(ctx, task),
+            bindTask: (taskId, ctx) => this.calls.bindTask(taskId, ctx),
+            closed: link => this.closed(link),
+            debug: text => this.log.debug(`[${this.name}] ${text}`),
+            warn: text => this.log.warn(`[${this.name}] ${text}`),
+        };
     }
 
     /** The call whose user a downstream question goes to; throws what the downstream is answered when there is none it surely belongs to. */
@@ -208,74 +210,6 @@ export class Downstream {
             throw new sdk.McpError(sdk.ErrorCode.InvalidRequest, `No call is running through the gateway to ${what}`);
         }
         return ctx;
-    }
-
-    /** Whether the server began stopping while `link` was connecting; then `link` is closed and not used. */
-    private async closedMeanwhile(link: { close(): Promise<void> }): Promise<boolean> {
-        if ((this.state as DownstreamState) !== 'closed') {
-            return false;
-        }
-        await link.close().catch(() => undefined);
-        return true;
-    }
-
-    /** Connects to a server that speaks only 2026-07-28: server/discover, then its tools (client2026.ts). */
-    private async start2026(): Promise<void> {
-        const transport = this.transport();
-        let link: Client2026 | undefined;
-        try {
-            link = await Client2026.connect(transport, {
-                onNotification: (method, params) => this.notification2026(method, params),
-                onClose: () => this.closed(link),
-                onError: err => this.log.debug(`[${this.name}] ${errorMessage(err)}`),
-            });
-            this.tools = await link.listTools();
-        } catch (err) {
-            transport.onclose = undefined;
-            await transport.close().catch(() => undefined);
-            if (refused(err)) {
-                // It refused server/discover too: ask with initialize again next time.
-                this.revision = '2025-11-25';
-            }
-            this.failedStart(err);
-            return;
-        }
-        if (await this.closedMeanwhile(link)) {
-            return;
-        }
-        this.link2026 = link;
-        this.capabilities = link.capabilities;
-        this.instructions = link.instructions;
-        this.onToolsChanged();
-        this.up(link.serverInfo);
-        link.listen();
-    }
-
-    /**
-     * What a 2026-07-28 downstream notifies on its requests' streams: their progress, log messages,
-     * and (on the listen stream) its list changes: its tools are listed again, and the prompt and
-     * resource changes reach our clients.
-     */
-    private notification2026(method: string, params: Record<string, unknown>): void {
-        if (method === 'notifications/progress') {
-            this.progressRoutes.get(String(params.progressToken))?.(params as unknown as ProgressParams);
-        } else if (method === 'notifications/tools/list_changed') {
-            const link = this.link2026;
-            link?.listTools().then(
-                tools => {
-                    if (this.link2026 === link) {
-                        this.tools = tools;
-                        this.onToolsChanged();
-                    }
-                },
-                (err: unknown) => this.log.warn(`[${this.name}] could not list its changed tools: ${errorMessage(err)}`),
-            );
-        } else if (method === 'notifications/prompts/list_changed' || method === 'notifications/resources/list_changed') {
-            // Without its listen's subscription id, which means nothing to our clients.
-            this.onNotification?.(method, {});
-        } else if (method === 'notifications/message') {
-            this.onNotification?.(method, params);
-        }
     }
 
     private failedStart(err: unknown): void {
@@ -297,40 +231,15 @@ export class Downstream {
         }
     }
 
-    /**
-     * A plain tools/call on the live connection through the lean path (DirectRequests: what it
-     * saves is said there), its progress to `onProgress`; call it right after connected(), which
-     * says why there is none.
-     */
-    callTool(name: string, args: Record<string, unknown>, onProgress: ((update: DirectProgress) => void) | undefined): DirectCall {
-        this.connected();
-        return this.direct!.callTool(name, args, onProgress);
-    }
-
-    /** A progress token for one request to a 2026-07-28 downstream, whose updates go to `listener` until the returned `end` runs. */
-    progressToken(listener: (params: ProgressParams) => void): { token: string; end(): void } {
-        const token = `gateway-${++this.progressTokens}`;
-        this.progressRoutes.set(token, listener);
-        return { token, end: () => this.progressRoutes.delete(token) };
-    }
-
-    /** Mirrors a downstream task's status notifications to `listener` until the returned function runs. */
-    watchTask(taskId: string, listener: (params: Record<string, unknown>) => void): () => void {
-        this.statusListeners.set(taskId, listener);
-        return () => this.statusListeners.delete(taskId);
-    }
-
     async close(): Promise<void> {
         this.state = 'closed';
         for (const waiter of [...this.upWaiters]) {
             waiter();
         }
         this.clock.clearTimeout(this.restartTimer);
-        const client = this.client ?? this.link2026;
-        this.client = undefined;
-        this.link2026 = undefined;
-        this.direct = undefined;
-        await client?.close().catch(() => undefined);
+        const link = this.link;
+        this.link = undefined;
+        await link?.close().catch(() => undefined);
     }
 
     private transport(): Transport {
@@ -364,26 +273,12 @@ export class Downstream {
         return transport;
     }
 
-    private async listTools(client: sdk.Client): Promise<void> {
-        const tools: Tool[] = [];
-        let cursor: string | undefined;
-        do {
-            const page = await client.listTools(cursor ? { cursor } : undefined);
-            tools.push(...page.tools);
-            cursor = page.nextCursor;
-        } while (cursor);
-        this.tools = tools;
-        this.onToolsChanged();
-    }
-
     /** The connection ended: on its own (the process died), or because we closed it. */
-    private closed(connection: sdk.Client | Client2026 | undefined): void {
-        if (connection === undefined || (this.client ?? this.link2026) !== connection || this.state === 'closed') {
+    private closed(link: DownstreamLink): void {
+        if (this.link !== link || this.state === 'closed') {
             return;
         }
-        this.client = undefined;
-        this.link2026 = undefined;
-        this.direct = undefined;
+        this.link = undefined;
         this.lastExit = this.spec.kind === 'stdio' ? 'its process exited' : 'its connection closed';
         this.log.warn(`[${this.name}] stopped: ${this.lastExit}; running calls through it fail`);
         if (this.clock.now() - this.upSince >= STABLE_AFTER_MS) {
@@ -402,22 +297,4 @@ export class Downstream {
         this.log.info(`[${this.name}] restarting in ${delay / 1000} s (attempt ${this.attempt})`);
         this.restartTimer = this.clock.setTimeout(downstream => void downstream.start(), delay, this, true);
     }
-}
-
-/** A downstream's error answer as ours: its code, message (without the SDK's "MCP error N: " prefix) and data. */
-export function asRpcError(err: unknown): RpcError | undefined {
-    if (!(err instanceof sdk.McpError)) {
-        return undefined;
-    }
-    return new RpcError(err.code, err.message.replace(/^MCP error -?\d+: /, ''), err.data);
-}
-
-/** An error answer of the server's own (not a lost connection or a timeout of ours): it refused the request. */
-function refused(err: unknown): boolean {
-    return err instanceof sdk.McpError && err.code !== sdk.ErrorCode.ConnectionClosed && err.code !== sdk.ErrorCode.RequestTimeout;
-}
-
-/** Whether an error is the SDK's "connection closed" for a request that was in flight. */
-export function isConnectionClosed(err: unknown): boolean {
-    return err instanceof sdk.McpError && err.code === sdk.ErrorCode.ConnectionClosed;
 }

@@ -1,5 +1,5 @@
-import type { Clock } from '../clock.js';
-import type { Logger } from '../log.js';
+import { systemClock, waitAtMost, type Clock } from '../clock.js';
+import { createLogger, type Logger } from '../log.js';
 import { LIST_WAIT_MS, type ToolsStarting } from '../mcp/context.js';
 import type { ToolDefinition } from '../tools/types.js';
 import type { DownstreamSpec } from './config.js';
@@ -8,10 +8,11 @@ import { PassThrough } from './passThrough.js';
 import { wrappedTools } from './wrappedTools.js';
 
 export interface GatewayOptions {
-    log: Logger;
-    clock: Clock;
-    /** Whether a tool name is ours already (built-in, command or task tool): such a downstream tool gets its server's prefix. */
-    taken(name: string): boolean;
+    /** Where the wrapped servers' stderr, starts and restarts are logged (default: stderr, info and above). */
+    log?: Logger;
+    clock?: Clock;
+    /** Whether a tool name is ours already (built-in, command or task tool): such a downstream tool gets its server's prefix (default: none is). */
+    taken?(name: string): boolean;
 }
 
 /**
@@ -33,12 +34,13 @@ export class Gateway {
     private firstStarts?: Promise<void>;
     private started = false;
 
-    constructor(
-        specs: readonly DownstreamSpec[],
-        private readonly options: GatewayOptions,
-    ) {
-        this.downstreams = specs.map(spec => new Downstream(spec, options.log, options.clock, () => this.onToolsChanged?.()));
-        this.passThrough = new PassThrough(this.downstreams, options.log, signal => (this.starting.pending() ? this.starting.wait(signal, LIST_WAIT_MS) : Promise.resolve()));
+    private readonly options: Required<GatewayOptions>;
+
+    constructor(specs: readonly DownstreamSpec[], options: GatewayOptions = {}) {
+        this.options = { log: options.log ?? createLogger(), clock: options.clock ?? systemClock, taken: options.taken ?? (() => false) };
+        const { log, clock } = this.options;
+        this.downstreams = specs.map(spec => new Downstream(spec, log, clock, () => this.onToolsChanged?.()));
+        this.passThrough = new PassThrough(this.downstreams, log, signal => (this.starting.pending() ? this.starting.wait(signal, LIST_WAIT_MS) : Promise.resolve()));
         for (const downstream of this.downstreams) {
             downstream.onNotification = (method, params) => this.onNotification?.(method, params);
             downstream.onConnected = () => {
@@ -74,17 +76,7 @@ export class Gateway {
         if (!starts || this.started || signal.aborted) {
             return Promise.resolve();
         }
-        const { clock } = this.options;
-        return new Promise<void>(resolve => {
-            const done = () => {
-                clock.clearTimeout(timer);
-                signal.removeEventListener('abort', done);
-                resolve();
-            };
-            const timer = clock.setTimeout(done, maxMs, undefined, true);
-            signal.addEventListener('abort', done, { once: true });
-            void starts.then(done);
-        });
+        return waitAtMost(this.options.clock, signal, maxMs, done => void starts.then(done));
     }
 
     /** Our instructions followed by each wrapped server's own (as of its first connection), so the model reads theirs too. */

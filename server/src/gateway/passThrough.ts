@@ -2,7 +2,8 @@ import type { Prompt } from '@modelcontextprotocol/sdk/types.js';
 import { invalidParams } from '../rpc/errors.js';
 import type { Logger } from '../log.js';
 import type { Method } from '../mcp/context.js';
-import type { Downstream, Requester } from './downstream.js';
+import type { Downstream } from './downstream.js';
+import type { DownstreamLink } from './link.js';
 import { ResourceSubscriptions } from './resourceSubscriptions.js';
 import { ResultSchema } from './sdkClient.js';
 
@@ -100,11 +101,11 @@ export class PassThrough {
         return this.capabilities()[feature] !== undefined ? this.methods.get(method) : undefined;
     }
 
-    private offering(feature: string): { downstream: Downstream; client: Requester }[] {
-        const live: { downstream: Downstream; client: Requester }[] = [];
+    private offering(feature: string): { downstream: Downstream; client: DownstreamLink }[] {
+        const live: { downstream: Downstream; client: DownstreamLink }[] = [];
         for (const downstream of this.downstreams) {
             if (downstream.capabilities?.[feature] !== undefined && downstream.state === 'up') {
-                live.push({ downstream, client: downstream.requester() });
+                live.push({ downstream, client: downstream.connected() });
             }
         }
         return live;
@@ -143,7 +144,7 @@ export class PassThrough {
         if (!owner) {
             throw invalidParams(`Unknown prompt: ${name}`);
         }
-        return owner.downstream.requester().request({ method: 'prompts/get', params: { ...params, name: owner.name } }, anyResult, { signal }) as Promise<Json>;
+        return owner.downstream.connected().request({ method: 'prompts/get', params: { ...params, name: owner.name } }, anyResult, { signal }) as Promise<Json>;
     }
 
     private async listResources(method: 'resources/list' | 'resources/templates/list', key: 'resources' | 'resourceTemplates'): Promise<Json> {
@@ -185,7 +186,7 @@ export class PassThrough {
             if (!owner) {
                 throw invalidParams(`Unknown prompt: ${ref.name}`);
             }
-            return (await owner.downstream.requester().request({ method: 'completion/complete', params: { ...params, ref: { ...ref, name: owner.name } } }, anyResult, { signal })) as Json;
+            return (await owner.downstream.connected().request({ method: 'completion/complete', params: { ...params, ref: { ...ref, name: owner.name } } }, anyResult, { signal })) as Json;
         }
         // A resource template's arguments: whichever server knows the template answers.
         return firstAnswer(
@@ -215,7 +216,7 @@ async function firstAnswer(candidates: readonly Downstream[], method: string, pa
     let lastError: unknown = invalidParams(none);
     for (const downstream of candidates) {
         try {
-            return (await downstream.requester().request({ method, params: params ?? {} }, anyResult, { signal })) as Json;
+            return (await downstream.connected().request({ method, params: params ?? {} }, anyResult, { signal })) as Json;
         } catch (err) {
             lastError = err;
         }
@@ -223,7 +224,7 @@ async function firstAnswer(candidates: readonly Downstream[], method: string, pa
     throw lastError;
 }
 
-async function allPages<T>(client: Requester, method: string, key: string): Promise<T[]> {
+async function allPages<T>(client: DownstreamLink, method: string, key: string): Promise<T[]> {
     const items: T[] = [];
     let cursor: string | undefined;
     do {

@@ -3,8 +3,6 @@ import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from '../log.js';
 import type { TaskSupport, ToolDefinition } from '../tools/types.js';
 import type { Downstream } from './downstream.js';
-import { call2025 } from './call2025.js';
-import { call2026 } from './call2026.js';
 
 /** Any object: the downstream validates its own arguments (its schema is what tools/list shows). */
 const ANY_ARGUMENTS = z.looseObject({});
@@ -58,8 +56,7 @@ export function wrapTool(downstream: Downstream, tool: Tool, name: string): Tool
         inputSchema: ANY_ARGUMENTS,
         jsonInputSchema: tool.inputSchema as Record<string, unknown>,
         taskSupport,
-        // The revision is the downstream's at call time: a restart may find it speaking another.
-        run: (args, ctx) => (downstream.revision === '2026-07-28' ? call2026(downstream, tool.name, args, ctx) : call2025(downstream, tool.name, args, ctx, asTask)),
+        run: (args, ctx) => downstream.callTool(tool.name, args, ctx, asTask),
     };
     if (tool.outputSchema) {
         definition.jsonOutputSchema = tool.outputSchema as Record<string, unknown>;

@@ -59,7 +59,7 @@ for (const kind of TRANSPORTS) {
             assert.match(deferred.next, /get_task.*cancel_task/);
             assert.doesNotMatch(deferred.next, /read_output/, 'a wrapped tool keeps no output log');
             assert.equal(textOf(answer), deferred.next);
-            await log.waitFor(/\[stateless\] tools\/call trigger-long-running-operation still running after the defer time/);
+            await log.waitFor(/\[2026-07-28\] tools\/call trigger-long-running-operation still running after the defer time/);
             const done = await waitUntil(async () => {
                 const got = await call('get_task', { task_id: deferred.taskId, wait_seconds: 5 });
                 return (got.structuredContent as { status: string }).status === 'completed' ? got : undefined;
