@@ -1,44 +1,18 @@
 import * as vscode from 'vscode';
+import type { CommandDeps } from './commandDeps';
+import type { TaskModel } from './tasks/taskModel';
 import { Commands } from './constants';
 import { showCancelOutcome, showCommandError } from './errorNotice';
-import type { Logger } from './logger';
-import { OWN_CLIENT_NAME, type OwnerConnection } from './owner/ownerConnection';
-import type { ServerController } from './launcher/serverController';
-import type { PendingInputs } from './tasks/pendingInputs';
+import { OWN_CLIENT_NAME } from './owner/ownerConnection';
 import { respondRoute } from './tasks/respondRoute';
-import type { TaskModel } from './tasks/taskModel';
 import { endedInWords } from './tasks/resultText';
 import { clientKind, isTerminal, statusText, taskLabel, UNKNOWN_TOOL, type TaskView } from './tasks/taskView';
-import type { ResultDocuments } from './views/resultDocuments';
 import { runTool } from './runTool';
 import { runToolPreset } from './runToolPreset';
 import { confirmRestart } from './views/confirmStop';
 import { WaitingNotices } from './views/waitingNotice';
 
-export interface CommandDeps {
-    logger: Logger;
-    server: ServerController;
-    owner: OwnerConnection;
-    model: TaskModel;
-    results: ResultDocuments;
-    pendingInputs: PendingInputs;
-    /** Tasks started from this editor: their completion may be announced. */
-    startedHere: Set<string>;
-    resetSamplingConsent(): Promise<void>;
-    /** The row selected in the Tasks view: what a keybinding (which passes no row) acts on. */
-    selected(): TaskView | undefined;
-    /** Whether a tool runs one of the user's commands (mcpTasks.commands, tasks.json): Run Tool lists those first. */
-    runsCommand?(toolName: string): boolean;
-    /** How many workspace commands wait for workspace trust: Run Tool says so above the tools. */
-    waitingForTrust?(): number;
-    /** Each Run Again on a row, and whether the settle guard ignored it (the integration suite waits on it instead of sleeping). */
-    rowRuns?: RowRun[];
-}
-
-export interface RowRun {
-    taskId: string;
-    ignored: boolean;
-}
+export type { CommandDeps, RowRun } from './commandDeps';
 
 /** Lets a command run from the palette (no argument) by picking a task. */
 async function pickTask(model: TaskModel, filter: (view: TaskView) => boolean, placeHolder: string): Promise<TaskView | undefined> {

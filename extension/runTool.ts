@@ -1,7 +1,7 @@
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import * as vscode from 'vscode';
 import { TASK_TOOL_META_KEY } from '@mcp-tasks/server/contract';
-import type { CommandDeps } from './commands';
+import type { CommandDeps } from './commandDeps';
 import { Commands } from './constants';
 import { collectToolArguments } from './input/prompter';
 import type { RunMode, RunToolPreset } from './runToolPreset';

@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import type { CommandDeps } from './commands';
+import type { CommandDeps } from './commandDeps';
 import { Commands } from './constants';
 import { nextProgressStep } from './tasks/waitProgress';
 import { isTerminal, type TaskView } from './tasks/taskView';

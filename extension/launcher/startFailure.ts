@@ -38,7 +38,7 @@ export const FLAG_SETTINGS: Readonly<Record<string, string>> = {
 
 /** A usage error: "mcp-tasks: <reason>" (cli.ts). */
 const USAGE_LINE = /^mcp-tasks: (?!fatal:)(.+)$/;
-/** A log line: "<ISO time> ERROR [component] <message>" (server/src/log.ts). */
+/** A log line: "<ISO time> ERROR [component] <message>" (server/src/util/log.ts). */
 const ERROR_LINE = /^\S+ ERROR\s+(?:\[[\w-]+\] )?(.+)$/;
 const FATAL_LINE = /^mcp-tasks: fatal: (.+)$/;
 

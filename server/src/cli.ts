@@ -2,12 +2,12 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { setFlagsFromString } from 'node:v8';
-import { systemClock } from './clock.js';
+import { systemClock } from './util/clock.js';
 import { CommandsFile } from './commands/commandsFile.js';
 import { removeLeftoverLogFolders } from './commands/leftovers.js';
-import { conformanceFixtures } from './tools/conformance/index.js';
-import { demoServerOptions } from './demo.js';
-import { createLogger, errorMessage, type Logger } from './log.js';
+import { conformanceFixtures } from './demo/conformance/index.js';
+import { demoServerOptions } from './demo/options.js';
+import { createLogger, errorMessage, type Logger } from './util/log.js';
 import { BIN, parseCli, usage, type CliOptions } from './options.js';
 import { createTasksServer, type TasksServer } from './server.js';
 import type { Gateway } from './gateway/gateway.js';

@@ -1,9 +1,36 @@
-import type { RuntimeLimits } from './tasks/runtime.js';
-
-/**
- * The library's task limits when a caller gives none; the command line's defaults are these too
- * (server/src/flags/table.ts). No runtime imports, so the extension can read them.
+/*
+ * Every default a flag has that is a number or a choice, in one leaf with no imports: the server's
+ * modules, the flag table (server/src/flags/table.ts) and through it the extension read them here.
  */
+
+/** The task runtime's limits (tasks/runtime.ts). */
+export interface RuntimeLimits {
+    defaultTtlMs: number;
+    maxTtlMs: number;
+    maxTasksPerClient: number;
+    /** Tasks (finished ones included) one client may hold in the store; unbounded when not given. */
+    maxRetainedTasksPerClient?: number;
+    /** What those tasks may hold together: arguments, progress tokens, results (characters of JSON). */
+    maxRetainedBytesPerClient?: number;
+    pollIntervalMs: number;
+    /** How many levels of sub-tasks may nest below a task a client started (its children are level 1). */
+    maxSubtaskDepth: number;
+    /** How many sub-tasks one task may start over its life. */
+    maxChildrenPerTask: number;
+    /** Cancel a task-augmented call's task its client stopped following this long ago; 0 = never. */
+    abandonAfterMs?: number;
+    /**
+     * When a task-augmented call's client misses STOPPED_AFTER_POLLS polls in a row (VS Code when
+     * its chat request is stopped: it sends nothing, its polls just end), the task is marked for the
+     * owner; `cancel` also cancels it after STOPPED_CANCEL_POLLS, `keep` leaves it running (until
+     * abandonAfterMs, if set); `off`: not watched for that.
+     */
+    stoppedWaiting?: StoppedWaitingAction;
+}
+
+export type StoppedWaitingAction = 'off' | 'keep' | 'cancel';
+
+/** The library's task limits when a caller gives none; the command line's defaults are these too. */
 export const DEFAULT_LIMITS: Required<RuntimeLimits> = {
     defaultTtlMs: 60 * 60 * 1000,
     maxTtlMs: 24 * 60 * 60 * 1000,
@@ -16,3 +43,20 @@ export const DEFAULT_LIMITS: Required<RuntimeLimits> = {
     abandonAfterMs: 0,
     stoppedWaiting: 'off',
 };
+
+export interface ConnectionLimits {
+    /** Open connections at most; at the cap a new one displaces the oldest that has not authenticated. */
+    maxConnections: number;
+    /** A connection that has not sent an authenticated request this long after it opened is cut. */
+    handshakeMs: number;
+    /** A request body that receives nothing for this long is cut. */
+    bodyIdleMs: number;
+}
+
+export const DEFAULT_CONNECTION_LIMITS: ConnectionLimits = { maxConnections: 512, handshakeMs: 5000, bodyIdleMs: 10_000 };
+
+/** The default of --max-command-processes: command runs at once, all commands together. */
+export const DEFAULT_MAX_COMMAND_PROCESSES = 32;
+
+/** The default cap on what the logs of one server hold together. */
+export const DEFAULT_LOG_LIMIT_BYTES = 1024 * 1024 * 1024;

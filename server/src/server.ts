@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { createLogger, type Logger } from './log.js';
+import { createLogger, type Logger } from './util/log.js';
 import { TaskTools } from './mcp/taskTools.js';
 import type { McpServices, Method, ResourceSubscriber, ServerInfo, ToolsStarting } from './mcp/context.js';
 import { McpSession, type SessionChannel } from './mcp/rev2025/session.js';
-import type { Clock } from './clock.js';
+import type { Clock } from './util/clock.js';
 import { newSecret } from './contract.js';
 import { RequestStates } from './mcp/rev2026/requestState.js';
 import { ClientHub, type ClientIdentity } from './tasks/hub.js';

@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, it } from 'node:test';
 import { STEPS } from '../../scripts/demo/steps.js';
-import { defaultTools } from '../../server/src/tools/index.js';
+import { defaultTools } from '../../server/src/demo/tools.js';
 import { readmeSteps } from '../support/markdown.js';
 
 const ROOT = resolve(__dirname, '../..');

@@ -1,7 +1,7 @@
 /** The scenarios every host runs: what the model is scripted to do, and the files they need. */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { demoServerOptions } from '../../server/src/demo.js';
+import { demoServerOptions } from '../../server/src/demo/options.js';
 import type { RunOptions } from './hostRun.js';
 
 /** The instructions our CLI serves (task tools on): what a host should hand the model. */

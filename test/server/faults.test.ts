@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { request } from 'node:http';
 import { describe, it } from 'node:test';
-import { SimulatedJobSystem } from '../../server/src/tools/simulatedJobs.js';
+import { SimulatedJobSystem } from '../../server/src/demo/simulatedJobs.js';
 import { httpServerPerSuite, startHttpServer } from '../support/helpers.js';
 import { mib, MiB, rssOf } from '../support/lightRpc.js';
 import { exitWithin } from '../support/rawHelpers.js';

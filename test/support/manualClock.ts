@@ -1,4 +1,4 @@
-import { systemClock, type Clock, type ClockTimer } from '../../server/src/clock.js';
+import { systemClock, type Clock, type ClockTimer } from '../../server/src/util/clock.js';
 import { promisesDrained } from './wait.js';
 
 interface Pending {

@@ -3,7 +3,7 @@
  * it names one (npm run test:server:redis), else on a throw-away redis-server when one is installed.
  */
 import { randomUUID } from 'node:crypto';
-import type { Clock } from '../../server/src/clock.js';
+import type { Clock } from '../../server/src/util/clock.js';
 import { MemoryTaskStore } from '../../server/src/tasks/memoryStore.js';
 import { RedisTaskStore } from '../../server/src/tasks/redisStore.js';
 import type { NewTask, TaskStore } from '../../server/src/tasks/types.js';

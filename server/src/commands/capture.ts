@@ -1,6 +1,6 @@
 import { closeSync, openSync, unlinkSync, watch, type FSWatcher } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
-import type { Clock, ClockTimer } from '../clock.js';
+import type { Clock, ClockTimer } from '../util/clock.js';
 
 /** How often a running command's capture file is read when no change was signalled (fs.watch may miss one, or be unavailable). */
 export const CAPTURE_POLL_MS = 200;

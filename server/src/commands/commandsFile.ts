@@ -1,7 +1,7 @@
 import { readFileSync, watch, type FSWatcher } from 'node:fs';
 import { basename, dirname, resolve } from 'node:path';
-import type { Clock } from '../clock.js';
-import { errorMessage, type Logger } from '../log.js';
+import type { Clock } from '../util/clock.js';
+import { errorMessage, type Logger } from '../util/log.js';
 import type { ClientHub } from '../tasks/hub.js';
 import type { ToolDefinition } from '../tools/types.js';
 import { CommandLimits } from './limits.js';

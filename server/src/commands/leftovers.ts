@@ -2,7 +2,7 @@ import { lstat, readdir, readFile, rm } from 'node:fs/promises';
 import { writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { errorMessage, type Logger } from '../log.js';
+import { errorMessage, type Logger } from '../util/log.js';
 import { processRunning } from './group.js';
 import { systemProcessTable } from './processTable.js';
 

@@ -1,9 +1,8 @@
 import { textResult, type CallToolResult, type ToolContext } from '../tools/types.js';
 import type { LogEntry } from './logs.js';
 import type { CommandSpec } from './spec.js';
-
-/** The default of --max-command-processes: command runs at once, all commands together. */
-export const DEFAULT_MAX_COMMAND_PROCESSES = 32;
+import { DEFAULT_MAX_COMMAND_PROCESSES } from '../defaults.js';
+export { DEFAULT_MAX_COMMAND_PROCESSES };
 
 interface Waiter {
     resolve(): void;

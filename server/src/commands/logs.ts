@@ -1,12 +1,12 @@
 import { mkdirSync, mkdtempSync, rmSync, statSync, unlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Clock, ClockTimer } from '../clock.js';
+import type { Clock, ClockTimer } from '../util/clock.js';
 import type { OutputLog } from '../tools/types.js';
 import { LOG_FOLDER_PREFIX, markOwner } from './leftovers.js';
+import { DEFAULT_LOG_LIMIT_BYTES } from '../defaults.js';
+export { DEFAULT_LOG_LIMIT_BYTES } from '../defaults.js';
 
-/** The default cap on what the logs of one server hold together. */
-export const DEFAULT_LOG_LIMIT_BYTES = 1024 * 1024 * 1024;
 /** How long the log of a call that ran inline (no task, so no TTL) is kept. */
 export const INLINE_LOG_KEEP_MS = 60 * 60 * 1000;
 /** How long the running logs' summed size is reused: every run's end sweeps, and re-reading every

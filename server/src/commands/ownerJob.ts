@@ -1,5 +1,5 @@
 import { Methods, type OwnerJobStatus } from '../contract.js';
-import { errorMessage } from '../log.js';
+import { errorMessage } from '../util/log.js';
 import type { ClientHub, ClientLink } from '../tasks/hub.js';
 import type { CallToolResult, ExternalStatus, ExternalTaskHandler } from '../tools/types.js';
 

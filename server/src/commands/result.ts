@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { errorMessage } from '../log.js';
+import { errorMessage } from '../util/log.js';
 import type { CallToolResult } from '../tools/types.js';
 import { displayCommand } from './argv.js';
 import { digest, statusDigest } from './digest.js';

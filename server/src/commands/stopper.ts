@@ -1,4 +1,4 @@
-import type { Clock, ClockTimer } from '../clock.js';
+import type { Clock, ClockTimer } from '../util/clock.js';
 import { systemProcessTable, type ProcessTable, type ScannedProcess } from './processTable.js';
 
 /** How often the shared poller looks at every stopping group: one signal 0 each, no /proc reads. */

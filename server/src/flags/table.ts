@@ -2,11 +2,8 @@
 // (MCP_TASKS_<NAME>, derived), help text and group. --help, the parser (../options.ts), the
 // defaults, docs/CLI.md's tables (`npm run docs:cli`) and the extension's launch arguments all
 // come from here. To add a flag, add a row, then read it in ../options.ts or ../cli.ts.
-import { DEFAULT_MAX_COMMAND_PROCESSES } from '../commands/limits.js';
-import { DEFAULT_LOG_LIMIT_BYTES } from '../commands/logs.js';
-import { DEFAULT_LIMITS } from '../defaults.js';
-import { DEFAULT_CONNECTION_LIMITS } from '../transports/connectionGuard.js';
-import { LOG_LEVELS } from '../log.js';
+import { DEFAULT_CONNECTION_LIMITS, DEFAULT_LIMITS, DEFAULT_LOG_LIMIT_BYTES, DEFAULT_MAX_COMMAND_PROCESSES } from '../defaults.js';
+import { LOG_LEVELS } from '../util/log.js';
 import { formatDuration, type Flag } from './spec.js';
 
 /**

@@ -1,4 +1,4 @@
-import { errorMessage } from '../log.js';
+import { errorMessage } from '../util/log.js';
 import { onStop, type CallToolResult, type ToolContext } from '../tools/types.js';
 import type { DirectCall } from './directRequests.js';
 import { callFailed, MIN_TASK_POLL_MS, type CallPath2025 } from './link.js';

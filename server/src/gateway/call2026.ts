@@ -1,4 +1,4 @@
-import { errorMessage } from '../log.js';
+import { errorMessage } from '../util/log.js';
 import { ErrorCodes, RpcError } from '../rpc/errors.js';
 import { TASKS_EXTENSION } from '../mcp/rev2026/envelope.js';
 import type { CallToolResult, ToolContext } from '../tools/types.js';

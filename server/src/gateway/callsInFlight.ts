@@ -1,5 +1,5 @@
 import { RELATED_TASK_META_KEY } from '../contract.js';
-import { LinkedList, type ListNode } from '../linkedList.js';
+import { LinkedList, type ListNode } from '../util/linkedList.js';
 import type { ToolContext } from '../tools/types.js';
 
 /**

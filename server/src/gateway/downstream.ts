@@ -3,9 +3,9 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 // One namespace: the SDK client module's export list is not written out again here.
 import * as sdk from './sdkClient.js';
-import { waitAtMost, type Clock, type ClockTimer } from '../clock.js';
+import { waitAtMost, type Clock, type ClockTimer } from '../util/clock.js';
 import { commandEnv, redactor, secretValues, serverSecretsOf } from '../commands/secrets.js';
-import { errorMessage, type Logger } from '../log.js';
+import { errorMessage, type Logger } from '../util/log.js';
 import { textResult, type CallToolResult, type ToolContext } from '../tools/types.js';
 import { LeanStdioTransport } from './leanStdio.js';
 import { AMBIGUOUS, CallsInFlight } from './callsInFlight.js';

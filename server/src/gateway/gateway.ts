@@ -1,5 +1,5 @@
-import { systemClock, waitAtMost, type Clock } from '../clock.js';
-import { createLogger, type Logger } from '../log.js';
+import { systemClock, waitAtMost, type Clock } from '../util/clock.js';
+import { createLogger, type Logger } from '../util/log.js';
 import { LIST_WAIT_MS, type ToolsStarting } from '../mcp/context.js';
 import type { ToolDefinition } from '../tools/types.js';
 import type { DownstreamSpec } from './config.js';

@@ -1,9 +1,9 @@
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { RevisionName } from '../contract.js';
-import { errorMessage } from '../log.js';
+import { errorMessage } from '../util/log.js';
 import { RpcError } from '../rpc/errors.js';
 import { textResult, type CallToolResult, type ToolContext } from '../tools/types.js';
-import type { Clock } from '../clock.js';
+import type { Clock } from '../util/clock.js';
 import type { Client2026 } from './client2026.js';
 import type { DirectCall, DirectProgress } from './directRequests.js';
 // One namespace: the SDK client module's export list is not written out again here.

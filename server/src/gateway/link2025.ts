@@ -1,7 +1,7 @@
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import * as sdk from './sdkClient.js';
-import { errorMessage } from '../log.js';
+import { errorMessage } from '../util/log.js';
 import type { CallToolResult, ToolContext } from '../tools/types.js';
 import { SERVER_VERSION } from '../version.js';
 import { CallsInFlight } from './callsInFlight.js';

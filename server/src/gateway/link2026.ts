@@ -1,6 +1,6 @@
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
-import { errorMessage } from '../log.js';
+import { errorMessage } from '../util/log.js';
 import type { CallToolResult, ToolContext } from '../tools/types.js';
 import { call2026 } from './call2026.js';
 import { Client2026 } from './client2026.js';

@@ -1,6 +1,6 @@
 import type { Prompt } from '@modelcontextprotocol/sdk/types.js';
 import { invalidParams } from '../rpc/errors.js';
-import type { Logger } from '../log.js';
+import type { Logger } from '../util/log.js';
 import type { Method } from '../mcp/context.js';
 import type { Downstream } from './downstream.js';
 import type { DownstreamLink } from './link.js';

@@ -1,4 +1,4 @@
-import type { Clock, ClockTimer } from '../clock.js';
+import type { Clock, ClockTimer } from '../util/clock.js';
 import type { ToolContext } from '../tools/types.js';
 
 /** Progress updates pass as they come up to PROGRESS_BURST per window; beyond that, the newest of the window. */

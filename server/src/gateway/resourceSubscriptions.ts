@@ -1,4 +1,4 @@
-import { errorMessage, type Logger } from '../log.js';
+import { errorMessage, type Logger } from '../util/log.js';
 import { invalidParams } from '../rpc/errors.js';
 import type { ResourceSubscriber } from '../mcp/context.js';
 

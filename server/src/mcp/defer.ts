@@ -1,10 +1,10 @@
-import { LinkedList, type ListNode } from '../linkedList.js';
-import { errorMessage, type Logger } from '../log.js';
+import { LinkedList, type ListNode } from '../util/linkedList.js';
+import { errorMessage, type Logger } from '../util/log.js';
 import { RequestAbort } from '../rpc/requestAbort.js';
 import { relatedTaskMeta } from '../tasks/wire.js';
 import { mayDefer } from '../tools/registry.js';
 import { onStop, sleep, type CallToolResult, type ToolContext, type ToolDefinition } from '../tools/types.js';
-import type { Clock, ClockTimer } from '../clock.js';
+import type { Clock, ClockTimer } from '../util/clock.js';
 import type { RequestContext } from './context.js';
 import { MAX_WAIT_SECONDS } from './taskTools.js';
 

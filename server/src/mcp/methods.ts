@@ -1,4 +1,4 @@
-import { errorMessage } from '../log.js';
+import { errorMessage } from '../util/log.js';
 import { invalidParams, RpcError } from '../rpc/errors.js';
 import { optionalObject, optionalString, requireString } from '../rpc/params.js';
 

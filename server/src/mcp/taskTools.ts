@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { TASK_TOOL_META_KEY } from '../contract.js';
-import { errorMessage } from '../log.js';
+import { errorMessage } from '../util/log.js';
 import { RpcError } from '../rpc/errors.js';
 import type { RequestAbort } from '../rpc/requestAbort.js';
 import type { TaskRecord } from '../tasks/types.js';

@@ -1,4 +1,4 @@
-import type { Clock, ClockTimer } from '../clock.js';
+import type { Clock, ClockTimer } from '../util/clock.js';
 
 /** How long a task's requests wait for its client to name it before they go anyway. */
 export const UNSEEN_GRACE_MS = 2000;

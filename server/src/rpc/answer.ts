@@ -1,4 +1,4 @@
-import { errorMessage, type Logger } from '../log.js';
+import { errorMessage, type Logger } from '../util/log.js';
 import { ErrorCodes, RpcError } from './errors.js';
 import { errorResponse, resultResponse, type JsonRpcRequest, type JsonRpcResponse } from './messages.js';
 import type { RequestAbort } from './requestAbort.js';

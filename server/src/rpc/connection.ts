@@ -1,4 +1,4 @@
-import { errorMessage, type Logger } from '../log.js';
+import { errorMessage, type Logger } from '../util/log.js';
 import { answerRequest, responseTo, type RequestDispatcher } from './answer.js';
 import { ErrorCodes, RpcError } from './errors.js';
 import type { JsonRpcMessage, JsonRpcNotification, JsonRpcRequest, JsonRpcResponse, RequestId } from './messages.js';

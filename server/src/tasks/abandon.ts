@@ -1,4 +1,4 @@
-import type { Clock, ClockTimer } from '../clock.js';
+import type { Clock, ClockTimer } from '../util/clock.js';
 
 interface Followed {
     /** When the creating client last asked about the task (created, tasks/get, a tasks/result ending). */

@@ -1,6 +1,6 @@
-import { errorMessage } from '../log.js';
+import { errorMessage } from '../util/log.js';
 import { textResult, type ExternalStatus, type ExternalTaskHandler } from '../tools/types.js';
-import type { ClockTimer } from '../clock.js';
+import type { ClockTimer } from '../util/clock.js';
 import { outcomeOfError, resultText } from './outcomes.js';
 import type { TaskRun } from './taskRun.js';
 import type { TaskOutcome, TaskRecord } from './types.js';

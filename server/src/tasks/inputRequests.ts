@@ -1,4 +1,4 @@
-import { errorMessage, type Logger } from '../log.js';
+import { errorMessage, type Logger } from '../util/log.js';
 import type { Disposable, TaskStore } from './types.js';
 
 /** One input request a task waits on, as `tasks/get` shows it under `inputRequests`. */

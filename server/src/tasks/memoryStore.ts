@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events';
 import { ErrorCodes, RpcError } from '../rpc/errors.js';
-import { systemClock, type Clock, type ClockTimer } from '../clock.js';
+import { systemClock, type Clock, type ClockTimer } from '../util/clock.js';
 import { decodeCursor, encodeCursor } from './cursor.js';
 import { newTaskId } from './ids.js';
 import { recordBase, taskRecord } from './records.js';

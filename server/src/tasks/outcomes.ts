@@ -1,4 +1,4 @@
-import { errorMessage } from '../log.js';
+import { errorMessage } from '../util/log.js';
 import { RpcError } from '../rpc/errors.js';
 import { textResult, type CallToolResult } from '../tools/types.js';
 import type { TaskOutcome } from './types.js';

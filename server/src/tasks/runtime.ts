@@ -1,8 +1,8 @@
-import { errorMessage, type Logger } from '../log.js';
+import { errorMessage, type Logger } from '../util/log.js';
 import { ErrorCodes, invalidParams, RpcError } from '../rpc/errors.js';
 import { ToolRegistry } from '../tools/registry.js';
 import { textResult, type ToolDefinition } from '../tools/types.js';
-import { systemClock, type Clock } from '../clock.js';
+import { systemClock, type Clock } from '../util/clock.js';
 import type { ClientHub, ClientIdentity } from './hub.js';
 import { notifyOwners, notifyProgress, notifyStatus } from './notifier.js';
 import type { OwnerFacts } from './wire.js';
@@ -13,6 +13,8 @@ import { isTerminal, type NewTask, type RetentionBudget, type TaskFlags, type Ta
 import { TaskWaiters } from './waiters.js';
 import { AbandonWatch } from './abandon.js';
 import { TaskInputRequests } from './inputRequests.js';
+import type { RuntimeLimits, StoppedWaitingAction } from '../defaults.js';
+export type { RuntimeLimits, StoppedWaitingAction };
 
 export { OWNER_PROGRESS_METHOD, TASK_STATUS_METHOD } from './notifier.js';
 export { outcomeOfError, resultText } from './outcomes.js';
@@ -20,32 +22,6 @@ const LIST_PAGE_SIZE = 100;
 const MIN_TTL_MS = 1000;
 /** How often a tasks/result that waits across a store outage reads again, should the store's resync have come before it parked. */
 const STORE_RETRY_MS = 1000;
-
-export interface RuntimeLimits {
-    defaultTtlMs: number;
-    maxTtlMs: number;
-    maxTasksPerClient: number;
-    /** Tasks (finished ones included) one client may hold in the store; unbounded when not given. */
-    maxRetainedTasksPerClient?: number;
-    /** What those tasks may hold together: arguments, progress tokens, results (characters of JSON). */
-    maxRetainedBytesPerClient?: number;
-    pollIntervalMs: number;
-    /** How many levels of sub-tasks may nest below a task a client started (its children are level 1). */
-    maxSubtaskDepth: number;
-    /** How many sub-tasks one task may start over its life. */
-    maxChildrenPerTask: number;
-    /** Cancel a task-augmented call's task its client stopped following this long ago; 0 = never. */
-    abandonAfterMs?: number;
-    /**
-     * When a task-augmented call's client misses STOPPED_AFTER_POLLS polls in a row (VS Code when
-     * its chat request is stopped: it sends nothing, its polls just end), the task is marked for the
-     * owner; `cancel` also cancels it after STOPPED_CANCEL_POLLS, `keep` leaves it running (until
-     * abandonAfterMs, if set); `off`: not watched for that.
-     */
-    stoppedWaiting?: StoppedWaitingAction;
-}
-
-export type StoppedWaitingAction = 'off' | 'keep' | 'cancel';
 
 /**
  * Polls a client may miss before it counts as no longer waiting (marked for the owner), plus one

@@ -1,4 +1,4 @@
-import { errorMessage } from '../log.js';
+import { errorMessage } from '../util/log.js';
 import { parseArguments } from '../tools/registry.js';
 import { ChildTaskError, SpawnError } from '../tools/subtasks.js';
 import type { CallToolResult, ChildTask, SpawnOptions } from '../tools/types.js';

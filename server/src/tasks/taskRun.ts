@@ -1,8 +1,8 @@
-import { errorMessage, type Logger } from '../log.js';
+import { errorMessage, type Logger } from '../util/log.js';
 import { ErrorCodes, RpcError } from '../rpc/errors.js';
 import type { ToolRegistry } from '../tools/registry.js';
 import type { CallToolResult, ChildTask, SpawnOptions, ToolContext, ToolDefinition } from '../tools/types.js';
-import type { Clock, ClockTimer } from '../clock.js';
+import type { Clock, ClockTimer } from '../util/clock.js';
 import { ExternalJob } from './external.js';
 import { parseCreateMessageResult, parseElicitResult } from './inputReplies.js';
 import type { ClientHub, ClientIdentity, InputCapability } from './hub.js';

@@ -1,5 +1,5 @@
 import type { JsonRpcErrorObject } from '../rpc/messages.js';
-import type { CallToolResult } from '../tools/types.js';
+import type { CallToolResult } from '../mcpTypes.js';
 
 import type { LiveStatus, TaskFlags, TaskStatus, TerminalStatus } from '../contract.js';
 

@@ -1,6 +1,6 @@
 import type { CallToolResult, CreateMessageRequestParams, CreateMessageResult, ElicitRequestFormParams, ElicitResult, ToolAnnotations } from '../mcpTypes.js';
 import type { z } from 'zod';
-import type { Logger } from '../log.js';
+import type { Logger } from '../util/log.js';
 import type { ProgressUpdate } from '../tasks/types.js';
 
 export type { CallToolResult } from '../mcpTypes.js';

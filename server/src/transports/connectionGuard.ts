@@ -1,17 +1,8 @@
 import type { IncomingMessage, Server } from 'node:http';
 import type { Socket } from 'node:net';
-import type { Clock, ClockTimer } from '../clock.js';
-
-export interface ConnectionLimits {
-    /** Open connections at most; at the cap a new one displaces the oldest that has not authenticated. */
-    maxConnections: number;
-    /** A connection that has not sent an authenticated request this long after it opened is cut. */
-    handshakeMs: number;
-    /** A request body that receives nothing for this long is cut. */
-    bodyIdleMs: number;
-}
-
-export const DEFAULT_CONNECTION_LIMITS: ConnectionLimits = { maxConnections: 512, handshakeMs: 5000, bodyIdleMs: 10_000 };
+import type { Clock, ClockTimer } from '../util/clock.js';
+import { DEFAULT_CONNECTION_LIMITS, type ConnectionLimits } from '../defaults.js';
+export { DEFAULT_CONNECTION_LIMITS, type ConnectionLimits };
 
 /**
  * Keeps unauthenticated peers from holding the server's connections. Each connection is

@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { systemClock, type Clock } from '../clock.js';
-import { errorMessage } from '../log.js';
+import { systemClock, type Clock } from '../util/clock.js';
+import { errorMessage } from '../util/log.js';
 import { ErrorCodes } from '../rpc/errors.js';
 import { decodeFrame, invalidMessageError } from '../rpc/messages.js';
 

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Clock } from '../clock.js';
+import type { Clock } from '../util/clock.js';
 import { ErrorCodes } from '../rpc/errors.js';
 import { replyError } from './httpReply.js';
 

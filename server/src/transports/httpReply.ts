@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import type { Clock } from '../clock.js';
+import type { Clock } from '../util/clock.js';
 import { errorResponse, type JsonRpcMessage, type RequestId } from '../rpc/messages.js';
 
 /** Answers an HTTP request with a JSON-RPC error body (or just ends it when the headers are out). */

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import type { Clock, ClockTimer } from '../clock.js';
-import type { Logger } from '../log.js';
+import type { Clock, ClockTimer } from '../util/clock.js';
+import type { Logger } from '../util/log.js';
 import type { McpSession, SessionChannel } from '../mcp/rev2025/session.js';
 import type { JsonRpcMessage } from '../rpc/messages.js';
 

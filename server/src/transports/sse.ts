@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import type { Clock, ClockTimer } from '../clock.js';
+import type { Clock, ClockTimer } from '../util/clock.js';
 import { ErrorCodes } from '../rpc/errors.js';
 import type { JsonRpcMessage, RequestId } from '../rpc/messages.js';
 import type { Transport } from '../rpc/transport.js';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Readable, Writable } from 'node:stream';
-import { errorMessage } from '../log.js';
+import { errorMessage } from '../util/log.js';
 import { PipeDispatch } from '../mcp/dispatch.js';
 import type { McpSession } from '../mcp/rev2025/session.js';
 import { ErrorCodes } from '../rpc/errors.js';

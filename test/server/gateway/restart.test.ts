@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Downstream, RESTART_BACKOFF_MS } from '../../../server/src/gateway/downstream.js';
-import type { Logger } from '../../../server/src/log.js';
+import type { Logger } from '../../../server/src/util/log.js';
 import { ManualClock } from '../../support/manualClock.js';
 import { waitUntil } from '../../support/wait.js';
 

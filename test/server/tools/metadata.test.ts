@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
-import { defaultTools } from '../../../server/src/tools/index.js';
+import { defaultTools } from '../../../server/src/demo/tools.js';
 import { connect, type Connected } from '../../support/helpers.js';
 
 // What a model sees of each tool: enough to pick it, call it right, and know it runs as a task.

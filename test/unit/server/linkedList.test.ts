@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { LinkedList, type ListNode } from '../../../server/src/linkedList.js';
+import { LinkedList, type ListNode } from '../../../server/src/util/linkedList.js';
 
 // The list the gateway's running calls and the deferral deadlines are kept in, links in the nodes
 // themselves: its order, size and removal must match an array's, and removing twice is nothing.

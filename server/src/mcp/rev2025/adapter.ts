@@ -1,5 +1,5 @@
 import { INPUT_REQUESTS_META_KEY, Methods } from '../../contract.js';
-import { errorMessage, type Logger } from '../../log.js';
+import { errorMessage, type Logger } from '../../util/log.js';
 import { ErrorCodes, invalidParams, methodNotFound, RpcError } from '../../rpc/errors.js';
 import { fromChat, optionalObject, progressTokenOf } from '../../rpc/params.js';
 import type { RequestAbort } from '../../rpc/requestAbort.js';

@@ -1,4 +1,4 @@
-import type { Clock, ClockTimer } from '../../clock.js';
+import type { Clock, ClockTimer } from '../../util/clock.js';
 
 /**
  * The announce gap's one timer per session (McpSession.announceAfter). A task whose

@@ -1,4 +1,4 @@
-import { errorMessage } from '../../log.js';
+import { errorMessage } from '../../util/log.js';
 import { invalidParams } from '../../rpc/errors.js';
 import { optionalObject } from '../../rpc/params.js';
 import type { ClientIdentity, ClientLink } from '../../tasks/hub.js';

@@ -1,5 +1,5 @@
-import type { Clock } from '../../clock.js';
-import { errorMessage, type Logger } from '../../log.js';
+import type { Clock } from '../../util/clock.js';
+import { errorMessage, type Logger } from '../../util/log.js';
 import { invalidParams, RpcError } from '../../rpc/errors.js';
 import { optionalObject, optionalString } from '../../rpc/params.js';
 import type { RequestAbort } from '../../rpc/requestAbort.js';

@@ -6,7 +6,7 @@ import { beforeEach, describe, it } from 'node:test';
 import type { ElicitRequest } from '@modelcontextprotocol/sdk/types.js';
 import { answerElicitation, collectToolArguments, type PendingPrompt } from '../../../../extension/input/prompter.js';
 import { runQuestion } from '../../../../server/src/commands/tool.js';
-import { deleteQuestion } from '../../../../server/src/tools/confirmDelete.js';
+import { deleteQuestion } from '../../../../server/src/demo/confirmDelete.js';
 import { safeConfirmSchema } from '../../../../server/src/tools/safeConfirm.js';
 
 type Params = ElicitRequest['params'];

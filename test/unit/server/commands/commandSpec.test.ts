@@ -4,10 +4,10 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { systemClock } from '../../../../server/src/clock.js';
+import { systemClock } from '../../../../server/src/util/clock.js';
 import { buildArgv, inputSchemaOf } from '../../../../server/src/commands/argv.js';
 import { CommandsFile } from '../../../../server/src/commands/commandsFile.js';
-import { createLogger } from '../../../../server/src/log.js';
+import { createLogger } from '../../../../server/src/util/log.js';
 import { parseCommandsFile, type CommandSpec } from '../../../../server/src/commands/spec.js';
 
 const dir = realpathSync(mkdtempSync(join(tmpdir(), 'cmd-spec-')));

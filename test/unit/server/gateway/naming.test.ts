@@ -4,7 +4,7 @@ import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { DownstreamSpec } from '../../../../server/src/gateway/config.js';
 import { Downstream } from '../../../../server/src/gateway/downstream.js';
 import { wrappedTools } from '../../../../server/src/gateway/wrappedTools.js';
-import { silentLogger, type Logger } from '../../../../server/src/log.js';
+import { silentLogger, type Logger } from '../../../../server/src/util/log.js';
 import { ManualClock } from '../../../support/manualClock.js';
 
 // How the wrapped tools are named and what task support they get (no processes: the downstreams

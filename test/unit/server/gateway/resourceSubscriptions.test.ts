@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ResourceSubscriptions } from '../../../../server/src/gateway/resourceSubscriptions.js';
-import { createLogger } from '../../../../server/src/log.js';
+import { createLogger } from '../../../../server/src/util/log.js';
 import { promisesDrained } from '../../../support/wait.js';
 
 // Who keeps a wrapped server's resource subscription: 2026-07-28 listeners (each for as long as its

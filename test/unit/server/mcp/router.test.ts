@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { createLogger } from '../../../../server/src/log.js';
+import { createLogger } from '../../../../server/src/util/log.js';
 import type { PushChannel } from '../../../../server/src/mcp/context.js';
 import { METHODS } from '../../../../server/src/mcp/methods.js';
 

@@ -6,12 +6,12 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { z } from 'zod';
-import { demoServerOptions } from '../../../../server/src/demo.js';
-import { createLogger } from '../../../../server/src/log.js';
+import { demoServerOptions } from '../../../../server/src/demo/options.js';
+import { createLogger } from '../../../../server/src/util/log.js';
 import { MAX_WAIT_SECONDS } from '../../../../server/src/mcp/taskTools.js';
 import { RequestAbort } from '../../../../server/src/rpc/requestAbort.js';
 import { TasksServer } from '../../../../server/src/server.js';
-import { conformanceFixtures } from '../../../../server/src/tools/conformance/index.js';
+import { conformanceFixtures } from '../../../../server/src/demo/conformance/index.js';
 import { defineTool, textResult, type CallToolResult, type ToolDefinition } from '../../../../server/src/tools/types.js';
 import { ManualClock } from '../../../support/manualClock.js';
 import { promisesDrained } from '../../../support/wait.js';

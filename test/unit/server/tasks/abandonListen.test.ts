@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { createLogger } from '../../../../server/src/log.js';
+import { createLogger } from '../../../../server/src/util/log.js';
 
 import { TASKS_EXTENSION } from '../../../../server/src/mcp/rev2026/envelope.js';
 import { serve2026 } from '../../../../server/src/mcp/rev2026/serve.js';

@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { createLogger } from '../../../../server/src/log.js';
+import { createLogger } from '../../../../server/src/util/log.js';
 import { ClientHub } from '../../../../server/src/tasks/hub.js';
 import { MemoryTaskStore } from '../../../../server/src/tasks/memoryStore.js';
 import { STOPPED_AFTER_POLLS, STOPPED_CANCEL_POLLS, TaskRuntime, type StoppedWaitingAction } from '../../../../server/src/tasks/runtime.js';

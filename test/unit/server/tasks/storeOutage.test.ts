@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { EventEmitter } from 'node:events';
 import { describe, it } from 'node:test';
-import { createLogger } from '../../../../server/src/log.js';
+import { createLogger } from '../../../../server/src/util/log.js';
 import { ErrorCodes, RpcError } from '../../../../server/src/rpc/errors.js';
 import { ClientHub } from '../../../../server/src/tasks/hub.js';
 import { MemoryTaskStore } from '../../../../server/src/tasks/memoryStore.js';

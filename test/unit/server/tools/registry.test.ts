@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { z } from 'zod';
 import { RpcError } from '../../../../server/src/rpc/errors.js';
-import { greetTool } from '../../../../server/src/tools/greet.js';
+import { greetTool } from '../../../../server/src/demo/greet.js';
 import { parseArguments } from '../../../../server/src/tools/registry.js';
-import { slowComputeTool } from '../../../../server/src/tools/slowCompute.js';
+import { slowComputeTool } from '../../../../server/src/demo/slowCompute.js';
 import { defineTool, textResult } from '../../../../server/src/tools/types.js';
 import { assertRpcThrows } from '../../../support/rpcThrows.js';
 

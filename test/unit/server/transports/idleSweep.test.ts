@@ -10,7 +10,7 @@ import { createTasksServer, defineTool, silentLogger, textResult, type TasksServ
 import type { JsonRpcMessage } from '../../../../server/src/rpc/messages.js';
 import type { Transport } from '../../../../server/src/rpc/transport.js';
 import { HttpSessions } from '../../../../server/src/transports/httpSessions.js';
-import { systemClock, type Clock, type ClockTimer } from '../../../../server/src/clock.js';
+import { systemClock, type Clock, type ClockTimer } from '../../../../server/src/util/clock.js';
 
 const IDLE_MS = 1000;
 /** The sweep runs every quarter of the limit, so a session goes at most this long after it. */

@@ -8,7 +8,7 @@ import { once } from 'node:events';
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import { connect, type AddressInfo, type Socket } from 'node:net';
 import { afterEach, beforeEach, describe, it } from 'node:test';
-import { systemClock } from '../../../../server/src/clock.js';
+import { systemClock } from '../../../../server/src/util/clock.js';
 import type { JsonRpcMessage } from '../../../../server/src/rpc/messages.js';
 import { SseStream } from '../../../../server/src/transports/sse.js';
 

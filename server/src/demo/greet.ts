@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineTool, textResult } from './types.js';
+import { defineTool, textResult } from '../tools/types.js';
 
 export const greetTool = defineTool({
     name: 'greet',

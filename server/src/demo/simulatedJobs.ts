@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events';
 import { randomUUID } from 'node:crypto';
-import { textResult, type CallToolResult, type ExternalStatus, type ExternalTaskHandler } from './types.js';
+import { textResult, type CallToolResult, type ExternalStatus, type ExternalTaskHandler } from '../tools/types.js';
 
 interface Job {
     jobId: string;

@@ -1,6 +1,6 @@
 import type { ElicitRequestFormParams, ElicitResult } from '../../mcpTypes.js';
 import { z } from 'zod';
-import { defineTool, textResult, type ToolDefinition } from '../types.js';
+import { defineTool, textResult, type ToolDefinition } from '../../tools/types.js';
 
 // The conformance suite's 2025-11-25 input fixtures: plain calls (no task) that ask the client
 // directly, with elicitation/create or sampling/createMessage, on the call's own response stream.

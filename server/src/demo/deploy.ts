@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { DEPLOY_STEPS, deployStepTool, roundSeconds, type DeployStep } from './deployStep.js';
-import { ChildTaskError, join } from './subtasks.js';
-import { defineTool, textResult, type ChildTask, type ToolContext } from './types.js';
+import { ChildTaskError, join } from '../tools/subtasks.js';
+import { defineTool, textResult, type ChildTask, type ToolContext } from '../tools/types.js';
 
 /** Simulated durations: build and test overlap, so a deploy takes about max(3, 2) + 1 = 4 s. */
 export const DEPLOY_STEP_SECONDS: Record<DeployStep, number> = { build: 3, test: 2, push: 1 };

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { SimulatedJobSystem } from './simulatedJobs.js';
-import { defineTool, type ExternalTaskHandler } from './types.js';
+import { defineTool, type ExternalTaskHandler } from '../tools/types.js';
 
 const inputSchema = z.object({
     job_id: z.string().min(1).max(200).default('job-001').describe('The external job to run and track, e.g. "job-042".'),

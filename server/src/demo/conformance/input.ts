@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { RpcError } from '../../rpc/errors.js';
-import { defineTool, textResult, type ToolContext, type ToolDefinition } from '../types.js';
+import { defineTool, textResult, type ToolContext, type ToolDefinition } from '../../tools/types.js';
 
 // The conformance suite's multi round-trip (SEP-2322) fixtures: each asks through ctx.input, which
 // only plain calls of 2026-07-28 clients have.

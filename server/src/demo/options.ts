@@ -1,6 +1,6 @@
-import type { TasksServerOptions } from './server.js';
-import { defaultTools } from './tools/index.js';
-import { SERVER_VERSION } from './version.js';
+import type { TasksServerOptions } from '../server.js';
+import { defaultTools } from './tools.js';
+import { SERVER_VERSION } from '../version.js';
 
 /** What the mcp-tasks-server CLI serves: the demo tools (unless turned off), under the demo's name and instructions. */
 export function demoServerOptions(taskTools = true, demoTools = true): Required<Pick<TasksServerOptions, 'serverInfo' | 'instructions' | 'tools'>> {

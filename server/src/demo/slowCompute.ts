@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { countSeconds, type Counting } from './countSeconds.js';
-import { defineTool } from './types.js';
+import { defineTool } from '../tools/types.js';
 
 const MAX_SECONDS = 86_400;
 

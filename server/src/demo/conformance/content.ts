@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineTool, textResult, type CallToolResult, type ToolDefinition } from '../types.js';
+import { defineTool, textResult, type CallToolResult, type ToolDefinition } from '../../tools/types.js';
 
 // Tools whose names and answers the official conformance suite (@modelcontextprotocol/conformance)
 // prescribes; served only with --conformance-fixtures.

@@ -1,6 +1,6 @@
 import type { CreateMessageResult } from '../mcpTypes.js';
 import { z } from 'zod';
-import { defineTool, textResult } from './types.js';
+import { defineTool, textResult } from '../tools/types.js';
 
 export const writeHaikuTool = defineTool({
     name: 'write_haiku',

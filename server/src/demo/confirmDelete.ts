@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { choseSafe, isConsent, safeConfirmSchema, type SafeConfirm } from './safeConfirm.js';
-import { defineTool, textResult } from './types.js';
+import { choseSafe, isConsent, safeConfirmSchema, type SafeConfirm } from '../tools/safeConfirm.js';
+import { defineTool, textResult } from '../tools/types.js';
 
 export const confirmDeleteTool = defineTool({
     name: 'confirm_delete',

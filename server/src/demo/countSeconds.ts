@@ -1,4 +1,4 @@
-import type { CallToolResult, ToolContext } from './types.js';
+import type { CallToolResult, ToolContext } from '../tools/types.js';
 
 /**
  * What a demo that waits says and returns, given its arguments. A tool keeps one of these as a

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineTool, textResult } from './types.js';
+import { defineTool, textResult } from '../tools/types.js';
 
 export const FAILING_JOB_MESSAGE = 'Job failed: the simulated worker crashed after 1 second (this tool always fails, to demonstrate task failure)';
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { countSeconds, type Counting } from './countSeconds.js';
-import { defineTool, textResult } from './types.js';
+import { defineTool, textResult } from '../tools/types.js';
 
 export const DEPLOY_STEPS = ['build', 'test', 'push'] as const;
 export type DeployStep = (typeof DEPLOY_STEPS)[number];

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { RpcError } from '../../rpc/errors.js';
-import { defineTool, textResult, type ToolDefinition } from '../types.js';
+import { defineTool, textResult, type ToolDefinition } from '../../tools/types.js';
 
 // The conformance suite's tasks fixtures (SEP-2663) beyond the demo tools it also uses.
 

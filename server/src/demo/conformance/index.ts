@@ -1,4 +1,4 @@
-import type { ToolDefinition } from '../types.js';
+import type { ToolDefinition } from '../../tools/types.js';
 import { contentFixtures } from './content.js';
 import { inputFixtures } from './input.js';
 import { sessionInputFixtures } from './sessionInput.js';
