@@ -1,7 +1,8 @@
 /**
- * `npm run soak -- [--minutes N] [--idle-minutes N] [--every SECONDS] [--json FILE]`: the soak of
+ * `npm run soak -- [--minutes N] [--idle-minutes N] [--every SECONDS] [--ttl SECONDS] [--json FILE]`: the soak of
  * test/soak/soak.ts against the built server (run `npm run build` first), on loopback only, with a
- * throw-away redis-server. Prints figures as it goes and a summary at the end; exits 1 if a task
+ * throw-away redis-server. Prints figures as it goes (with each server's live heap, read after a full
+ * collection forced once per line) and a summary at the end; exits 1 if a task
  * was lost, doubled or wrong, or a process or file was left behind.
  */
 import { writeFileSync } from 'node:fs';
@@ -16,17 +17,19 @@ function main(): Promise<number> {
             minutes: { type: 'string', default: '20' },
             'idle-minutes': { type: 'string', default: '3' },
             every: { type: 'string', default: '30' },
+            ttl: { type: 'string' },
             json: { type: 'string' },
         },
     });
     const minutes = Number(values.minutes);
     const idle = Number(values['idle-minutes']);
     const every = Number(values.every);
-    if (!(minutes > 0 && minutes <= MAX_MINUTES) || !(idle >= 0 && idle <= 60) || !(every >= 1)) {
-        process.stderr.write(`soak: --minutes takes 0 < N <= ${MAX_MINUTES}, --idle-minutes 0 to 60, --every at least 1 (seconds)\n`);
+    const ttl = values.ttl === undefined ? undefined : Number(values.ttl);
+    if (!(minutes > 0 && minutes <= MAX_MINUTES) || !(idle >= 0 && idle <= 60) || !(every >= 1) || (ttl !== undefined && !(ttl >= 1))) {
+        process.stderr.write(`soak: --minutes takes 0 < N <= ${MAX_MINUTES}, --idle-minutes 0 to 60, --every and --ttl at least 1 (seconds)\n`);
         return Promise.resolve(2);
     }
-    return runSoak({ seconds: minutes * 60, idleSeconds: idle * 60, everySeconds: every, print: line => process.stdout.write(`${line}\n`) }).then(summary => {
+    return runSoak({ seconds: minutes * 60, idleSeconds: idle * 60, everySeconds: every, ttlSeconds: ttl, collect: true, print: line => process.stdout.write(`${line}\n`) }).then(summary => {
         if (values.json) {
             writeFileSync(values.json, JSON.stringify(summary, null, 2));
         }

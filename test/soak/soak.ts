@@ -24,6 +24,10 @@ export interface SoakOptions {
     idleSeconds: number;
     /** How often a line of figures is printed. */
     everySeconds: number;
+    /** The servers' --default-ttl in seconds (their own default, an hour, when not given): shorter, and the store reaches its steady size within the run. */
+    ttlSeconds?: number;
+    /** After each line of figures, force a full collection in every server: the next line's live heap (a leak grows it; what V8 merely keeps does not). */
+    collect?: boolean;
     print: (line: string) => void;
 }
 
@@ -80,10 +84,11 @@ export async function runSoak(options: SoakOptions): Promise<SoakSummary> {
             ],
         }),
     );
-    const setup = (name: string, args: string[]): ServerSetup => ({ name, args: ['--commands', commands, '--token', TOKEN, ...args], root, tag, token: TOKEN });
+    const ttl = options.ttlSeconds === undefined ? [] : ['--default-ttl', `${options.ttlSeconds}s`];
+    const setup = (name: string, args: string[]): ServerSetup => ({ name, args: ['--commands', commands, '--token', TOKEN, ...ttl, ...args], root, tag, token: TOKEN });
     const redis = await startRedis();
     const memory = new SoakServer(setup('memory', []), 'http');
-    const stdio = new SoakServer({ ...setup('stdio', []), args: ['--commands', commands] }, 'stdio');
+    const stdio = new SoakServer({ ...setup('stdio', []), args: ['--commands', commands, ...ttl] }, 'stdio');
     const store = ['--store', redis.url, '--store-prefix', `soak-${tag}:`];
     const replicaA = new SoakServer(setup('replica-a', [...store, '--worker-id', 'replica-a']), 'http');
     const replicaB = new SoakServer(setup('replica-b', store), 'http');
@@ -111,6 +116,9 @@ export async function runSoak(options: SoakOptions): Promise<SoakSummary> {
                 entry.first ??= sample;
                 entry.peakRss = Math.max(entry.peakRss, sample?.rss ?? 0);
                 options.print(formatPoint(point));
+            }
+            if (options.collect) {
+                servers.forEach(server => server.collect());
             }
         };
         reporting = setInterval(report, options.everySeconds * 1000);
@@ -200,7 +208,7 @@ export function formatPoint(point: Point): string {
     return (
         `[soak] ${String(point.at).padStart(5)} s ${point.site.padEnd(6)} ` +
         OUTCOMES.map(o => `${o === 'lost' ? 'LOST' : o} ${c[o]}`).join(' ') +
-        (s ? ` | rss ${(s.rss / MB).toFixed(1)} MB heap ${(s.heapUsed / MB).toFixed(1)} MB fds ${s.fds} children ${s.children} tmp ${(s.tmpBytes / 1024).toFixed(0)} KB` : ' | (no sample)') +
+        (s ? ` | rss ${(s.rss / MB).toFixed(1)} MB heap ${(s.heapUsed / MB).toFixed(1)} MB${s.collectedHeap === undefined ? '' : ` (live ${(s.collectedHeap / MB).toFixed(1)} MB)`} fds ${s.fds} children ${s.children} tmp ${(s.tmpBytes / 1024).toFixed(0)} KB` : ' | (no sample)') +
         ` | p50 ${ms(point.p50)} ms p99 ${ms(point.p99)} ms`
     );
 }
