@@ -44,8 +44,8 @@ async function main(argv: string[]): Promise<number> {
     }
     const log = createLogger(options.logLevel);
     const started = await start(options, log);
-    if (!started) {
-        return 1;
+    if (typeof started === 'number') {
+        return started;
     }
     return options.transport === 'stdio' ? serveStdio(started, options, log) : serveHttp(started, options, log);
 }
@@ -56,8 +56,16 @@ interface Started {
     gateway?: Gateway;
 }
 
-/** The store, the tools and the core; undefined (the reason logged) when one of them cannot start. */
-async function start(options: CliOptions, log: Logger): Promise<Started | undefined> {
+/**
+ * Exit codes: 2 for a configuration the user must change (a flag, the commands file), as for a
+ * flag the parser refuses; 1 for what failed around a good configuration (Redis unreachable, the
+ * port taken, the gateway's SDK missing).
+ */
+const CONFIG_ERROR = 2;
+const START_ERROR = 1;
+
+/** The store, the tools and the core; or the exit code, the reason logged, when one of them cannot start. */
+async function start(options: CliOptions, log: Logger): Promise<Started | number> {
     const workerId = options.workerId ?? `${hostname().replace(/[^\x21-\x7e]/g, '_')}:${process.pid}:${randomBytes(3).toString('hex')}`;
     let store: TaskStore | undefined;
     // Replicas sharing a store sign a paused call's requestState with one key, so a retry may land on any of them.
@@ -67,7 +75,7 @@ async function start(options: CliOptions, log: Logger): Promise<Started | undefi
         requestStateKey = await store?.sharedSecret?.('request-state');
     } catch (err) {
         log.error(`[store] ${errorMessage(err)}`);
-        return undefined;
+        return START_ERROR;
     }
     // Log folders of servers that died without closing; nothing waits on it.
     void removeLeftoverLogFolders(log);
@@ -101,7 +109,7 @@ async function start(options: CliOptions, log: Logger): Promise<Started | undefi
         commandTools = commands?.tools ?? [];
     } catch (err) {
         log.error(`[commands] ${errorMessage(err)}`);
-        return undefined;
+        return CONFIG_ERROR;
     }
     if (options.wrap.length > 0) {
         try {
@@ -109,7 +117,7 @@ async function start(options: CliOptions, log: Logger): Promise<Started | undefi
         } catch (err) {
             log.error(`[gateway] ${errorMessage(err)}`);
             commands?.close();
-            return undefined;
+            return START_ERROR;
         }
     }
     // A gateway's wrapped tools, instructions and forwarded methods join the server's own (gateway/attach.ts).
@@ -165,11 +173,11 @@ async function serveHttp({ core, commands, gateway }: Started, options: CliOptio
     try {
         http = await listenHttp(core, options);
     } catch (err) {
-        log.error(`[http] cannot listen on ${options.host}:${options.port}: ${errorMessage(err)}`);
+        log.error(`[http] ${listenFailure(options, err)}`);
         commands?.close();
         await core.close();
         await gateway?.close();
-        return 1;
+        return START_ERROR;
     }
     process.stdout.write(JSON.stringify({ url: http.url }) + '\n');
     log.info(`[http] MCP Tasks server listening on ${http.url}${options.tokens.length > 0 ? ' (bearer token required)' : ' (no token: any local process may connect)'}`);
@@ -184,6 +192,21 @@ async function serveHttp({ core, commands, gateway }: Started, options: CliOptio
     await gateway?.close();
     await http.close();
     return 0;
+}
+
+/** Why the server cannot listen, and what to do about it. */
+function listenFailure(options: CliOptions, err: unknown): string {
+    const at = `${options.host}:${options.port}`;
+    switch ((err as NodeJS.ErrnoException).code) {
+        case 'EADDRINUSE':
+            return `cannot listen on ${at}: the port is already in use (another MCP Tasks server, or another program); stop it, or start this one with --port N (--port 0 picks a free port)`;
+        case 'EACCES':
+            return `cannot listen on ${at}: not allowed to use that port (ports below 1024 need privileges); pick another with --port N`;
+        case 'EADDRNOTAVAIL':
+            return `cannot listen on ${at}: this machine has no address ${options.host}; give one of its own with --host`;
+        default:
+            return `cannot listen on ${at}: ${errorMessage(err)}`;
+    }
 }
 
 /** The credentials this server was given, however they came (flags or environment): no command output shows them. */

@@ -27,15 +27,30 @@ same endpoint, protocol 2026-07-28 (stateless, no initialize) with the Tasks ext
 (io.modelcontextprotocol/tasks): each request is served by the revision it names (docs/PROTOCOL.md).
 `;
 
+/** Each a command line that parses (a unit test checks it), and what it is for. */
+export const EXAMPLES: readonly (readonly [string, string])[] = [
+    [`${BIN} --stdio`, 'the demonstration tools, for a host that starts the server'],
+    [`${BIN} --http --token "$TOKEN"`, 'Streamable HTTP at http://127.0.0.1:8080/mcp'],
+    [`${BIN} --stdio --commands commands.json`, 'your own programs as task tools (docs/CLI.md)'],
+    [`${BIN} --stdio --wrap -- npx -y @modelcontextprotocol/server-everything`, "another MCP server's tools as task tools"],
+    [`${BIN} --stdio --wrap-config ~/.cursor/mcp.json`, 'every server of an mcpServers file'],
+    [`${BIN} --http --store redis://127.0.0.1:6379 --token "$TOKEN"`, 'one of several replicas sharing their tasks'],
+];
+
+function examplesText(): string {
+    return `Examples:\n${EXAMPLES.map(([line, what]) => `  ${line}\n      ${what}`).join('\n')}\n\n`;
+}
+
 const FOOTER = `Every flag but --help and --version may be given as its environment variable instead (a flag on
-the command line wins): a switch as 1 or 0, a repeatable flag as a comma-separated list.
+the command line wins): a switch as 1 or 0, a repeatable flag as a comma-separated list, and
+MCP_TASKS_WRAP as a JSON array (["npx", "-y", "some-server"]).
 Durations are a number with an optional unit: ms, s, m or h (a bare number means milliseconds),
 e.g. 1500, 90s, 30m, 1h. A value that starts with "-" must be written --flag=VALUE.
 `;
 
 /** The usage text, written when asked for rather than at every start. */
 export function usage(): string {
-    return helpText(FLAGS, HEADER, FOOTER);
+    return helpText(FLAGS, HEADER, examplesText() + FOOTER);
 }
 
 export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): CliOptions {

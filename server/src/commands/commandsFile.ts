@@ -1,5 +1,6 @@
 import { readFileSync, watch, type FSWatcher } from 'node:fs';
 import { basename, dirname, resolve } from 'node:path';
+import { cannotRead } from '../util/files.js';
 import type { Clock } from '../util/clock.js';
 import { errorMessage, type Logger } from '../util/log.js';
 import type { ClientHub } from '../tasks/hub.js';
@@ -104,7 +105,13 @@ export class CommandsFile {
 
     private read(): ToolDefinition[] {
         const { file, clock } = this.options;
-        const specs = parseCommandsFile(readFileSync(file, 'utf8'), file).filter((spec, index) => {
+        let text: string;
+        try {
+            text = readFileSync(file, 'utf8');
+        } catch (err) {
+            throw new Error(cannotRead('the commands file', file, err), { cause: err });
+        }
+        const specs = parseCommandsFile(text, file).filter((spec, index) => {
             // One clashing entry, or one whose folder is missing, costs only itself: the server still starts, and the others serve.
             const why = this.options.taken?.(spec.name);
             const cwd = missingCwd(spec);

@@ -34,7 +34,7 @@ function wrap(text: string, width: number): string[] {
 /** The flag's entry in --help: its usage and help, then its default and variable on a line of their own. */
 function helpEntry(flag: Flag): string {
     const fallback = flag.type === 'switch' || flag.type === 'off' ? flag.shownDefault : shownDefault(flag);
-    const facts = [fallback === undefined ? undefined : /^\(/.test(fallback) ? fallback.slice(1, -1) : `default ${plain(fallback)}`, envName(flag) && `env ${envName(flag)}`].filter(Boolean);
+    const facts = [fallback === undefined ? undefined : /^\(/.test(fallback) ? fallback.slice(1, -1) : `default ${plain(fallback)}`, envName(flag) && `env ${envName(flag)}${flag.type === 'command' ? ', a JSON array' : ''}`].filter(Boolean);
     const usage = `  ${usageOf(flag)}`;
     const lines = [...wrap(plain(flag.help), WIDTH - INDENT), ...(facts.length > 0 ? wrap(`(${facts.join('; ')})`, WIDTH - INDENT) : [])];
     const first = usage.length < INDENT - 1 ? [`${usage.padEnd(INDENT)}${lines.shift() ?? ''}`] : [usage];

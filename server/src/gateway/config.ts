@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { cannotRead } from '../util/files.js';
 import { basename, dirname, resolve } from 'node:path';
 
 /** One MCP server the gateway wraps: a program it starts (stdio) or an endpoint it calls (Streamable HTTP). */
@@ -68,7 +69,7 @@ export function readWrapConfig(file: string): DownstreamSpec[] {
     try {
         text = readFileSync(file, 'utf8');
     } catch (err) {
-        throw new Error(`--wrap-config: cannot read ${file}: ${(err as Error).message}`, { cause: err });
+        throw new Error(`--wrap-config: ${cannotRead('the file', file, err)}`, { cause: err });
     }
     let json: unknown;
     try {

@@ -60,7 +60,7 @@ describe('wrap configuration', () => {
                 ['server-everything', '127.0.0.1', 'server-everything-2'],
             );
             assert.deepEqual((specs[1] as { headers: unknown }).headers, { 'X-Key': 'a: b' });
-            assert.throws(() => downstreamSpecs({ configFile: join(dir, 'missing.json') }), /cannot read/);
+            assert.throws(() => downstreamSpecs({ configFile: join(dir, 'missing.json') }), /--wrap-config: the file \S+missing\.json does not exist/);
             writeFileSync(file, '{ nope');
             assert.throws(() => downstreamSpecs({ configFile: file }), /is not JSON/);
         } finally {

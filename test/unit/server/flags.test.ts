@@ -118,7 +118,7 @@ describe('flag shapes for later flags', () => {
 
     it('--help and the docs table write them the way they are typed, under their group, with their variables', () => {
         const usage = helpText(table, 'Usage: x', 'end');
-        assert.match(usage, /^Other:\n {2}--wrap -- PROGRAM ARG… +Forward to this server\.\n {31}\(env MCP_TASKS_WRAP\)\n {2}--wrap-url URL /m);
+        assert.match(usage, /^Other:\n {2}--wrap -- PROGRAM ARG… +Forward to this server\.\n {31}\(env MCP_TASKS_WRAP, a JSON array\)\n {2}--wrap-url URL /m);
         assert.match(usage, /^ {2}--wrap-header NAME:VALUE +Send this header\.\n {31}\(env MCP_TASKS_WRAP_HEADER\)$/m);
         assert.ok(usage.startsWith('Usage: x\n') && usage.endsWith('end'));
         const rows = flagsMarkdown(table).split('\n');
