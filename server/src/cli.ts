@@ -1,4 +1,6 @@
 #!/usr/bin/env node
+// First: on a Node.js too old for the rest, one line says so before anything else can fail.
+import './nodeCheck.js';
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { setFlagsFromString } from 'node:v8';

@@ -10,6 +10,7 @@ import { once } from 'node:events';
 import { mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { after, describe, it } from 'node:test';
 import { EXAMPLES, parseCli, usage } from '../../server/src/options.js';
 import { SERVER_JS, startHttpServer } from '../support/helpers.js';
@@ -75,4 +76,26 @@ describe('start-up errors a newcomer meets', () => {
         assert.match(text, /MCP_TASKS_WRAP as a JSON array/);
         assert.match(text, /\(env MCP_TASKS_WRAP, a JSON array\)/);
     });
+});
+
+describe('on a Node.js too old for the server', () => {
+    for (const [version, code] of [
+        ['18.19.0', 1],
+        ['20.2.0', 1],
+    ] as const) {
+        it(`Node.js ${version}: one line that says what to do, exit ${code}, nothing on stdout`, async () => {
+            // The running Node made to report an older version before the server's first module runs.
+            const proc = spawn(process.execPath, ['--input-type=module', '-e', `Object.defineProperty(process.versions, 'node', { value: '${version}' }); await import(${JSON.stringify(pathToFileURL(SERVER_JS).href)});`], {
+                stdio: ['ignore', 'pipe', 'pipe'],
+            });
+            let stdout = '';
+            let stderr = '';
+            proc.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+            proc.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+            const [exit] = (await once(proc, 'close')) as [number | null];
+            assert.equal(exit, code);
+            assert.equal(stdout, '');
+            assert.equal(stderr, `mcp-tasks needs Node.js 20.3 or later, and this is Node.js ${version}: install a current Node.js (22 LTS: https://nodejs.org) and start it again.\n`);
+        });
+    }
 });
