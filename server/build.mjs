@@ -25,5 +25,21 @@ await esbuild.build({
     logLevel: 'warning',
     define: { __MCP_TASKS_VERSION__: JSON.stringify(version) },
 });
+// The gateway's MCP SDK client, bundled into its module (zod apart, a dependency already): `--wrap`
+// works from `npx -y @mcp-tasks/server` with no second package to name, and the rest of the
+// package never loads it. Its CommonJS dependencies get a require of their own.
+await esbuild.build({
+    absWorkingDir: process.cwd(),
+    entryPoints: ['./src/gateway/sdkClient.ts'],
+    outfile: 'dist/gateway/sdkClient.js',
+    bundle: true,
+    minify: true,
+    platform: 'node',
+    target: 'node20',
+    format: 'esm',
+    external: ['zod', 'zod/*'],
+    banner: { js: "import { createRequire as __mcpTasksRequire } from 'node:module'; const require = __mcpTasksRequire(import.meta.url);" },
+    logLevel: 'warning',
+});
 const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
 execFileSync(process.execPath, [tsc, '-p', 'tsconfig.build.json'], { stdio: 'inherit' });

@@ -236,14 +236,11 @@ function takenName(name: string, builtIn: readonly { name: string }[], taskTools
 /** The gateway and the SDK client it uses are loaded only when a server is wrapped; its servers start once the server exists. */
 async function loadGateway(options: CliOptions, log: Logger, taken: (name: string) => boolean): Promise<Gateway> {
     const { Gateway } = await import('./gateway/gateway.js').catch((err: unknown) => {
-        // Installed from npm, the SDK is an optional peer: only the gateway needs it. Bundled, it is dist/gateway-client.js.
+        // The SDK client is bundled apart: dist/gateway-client.js beside a clone's dist/server.js,
+        // dist/gateway/sdkClient.js in the npm package (server/build.mjs). Only a clone can lack it.
         const code = (err as NodeJS.ErrnoException).code;
         if ((code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND') && /@modelcontextprotocol\/sdk|gateway-client/.test(errorMessage(err))) {
-            throw new Error(
-                '--wrap needs the MCP SDK client: beside a bundled dist/server.js, the file dist/gateway-client.js (npm run build makes it); ' +
-                    'beside the @mcp-tasks/server package, the optional "@modelcontextprotocol/sdk" package (npm install @modelcontextprotocol/sdk)',
-                { cause: err },
-            );
+            throw new Error('--wrap needs the MCP SDK client, the file dist/gateway-client.js beside dist/server.js: run npm run build, which makes both', { cause: err });
         }
         throw err;
     });

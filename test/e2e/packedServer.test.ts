@@ -2,8 +2,9 @@
  * The local install path before release, as a user takes it: `npm run pack:server` packs the server
  * and prints the npx line to paste into a host; that exact line then serves a real MCP client (the
  * SDK's, over stdio) on the machine's own Node 20, which hosts spawn when it is first on PATH, and on
- * Node 22; the documented Redis line installs it beside the current redis. The same tarball,
- * installed into a fresh folder without the MCP SDK, type-checks the docs' TypeScript samples with
+ * Node 22, and the same line with `--wrap` serves a wrapped server's tools (the package carries
+ * the SDK client the gateway needs); the documented Redis line installs it beside the current
+ * redis. The same tarball, installed into a fresh folder without the MCP SDK, type-checks the docs' TypeScript samples with
  * TypeScript 7 and the tsconfig docs/LIBRARY.md shows (no skipLibCheck).
  */
 import assert from 'node:assert/strict';
@@ -22,6 +23,8 @@ import { docSamples, GUIDE } from '../support/librarySamples.js';
 import { cleanEnv, repoVersionOf, ROOT, serverPackage } from '../support/packedPackage.js';
 
 const TSC7 = join(ROOT, 'node_modules/typescript7/bin/tsc');
+/** A wrapped server for the gateway case (it takes its own SDK from the repository). */
+const WRAPPED_SERVER = join(ROOT, 'test/server/fixtures/gateway/misbehaving.mjs');
 const range = (JSON.parse(readFileSync(join(ROOT, 'server/package.json'), 'utf8')) as { engines: { node: string } }).engines.node;
 
 /** Every `node` on PATH with its version, this process's own included. */
@@ -174,6 +177,22 @@ describe('npm run pack:server', { timeout: 300_000, concurrency: true }, () => {
             await client.close();
         }
         assert.doesNotMatch(stderr, /EBADENGINE|npm (warn|error)/i, 'npx installs it without complaint');
+
+        // The same line as a gateway: the package carries the SDK client --wrap needs (no second package named).
+        const wrapped = new StdioClientTransport({ command: 'npx', args: [...npxArgs, '--wrap', '--', node.bin, WRAPPED_SERVER], env, stderr: 'pipe' });
+        let wrapLog = '';
+        wrapped.stderr!.on('data', chunk => (wrapLog += String(chunk)));
+        const gatewayClient = new Client({ name: `gateway-node-${major}`, version: '1.0.0' }, { capabilities: {} });
+        await gatewayClient.connect(wrapped);
+        try {
+            // tools/list waits a while for the wrapped server's first start.
+            const names = (await gatewayClient.listTools()).tools.map(tool => tool.name);
+            assert.ok(names.includes('echo'), `${names.join(', ')}\n${wrapLog}`);
+            assert.equal(textOf(await gatewayClient.callTool({ name: 'echo', arguments: { message: `node ${major}` } })), `Echo: node ${major}`);
+        } finally {
+            await gatewayClient.close();
+        }
+        assert.doesNotMatch(wrapLog, /needs the MCP SDK/);
     }
 
     it('the documented Redis line installs beside the current redis (no ERESOLVE) and loads it', async () => {

@@ -7,8 +7,8 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { copyFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -25,7 +25,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { secret, textOf } from './helpers.js';
-import { repoVersionOf, ROOT, run } from './packedPackage.js';
+import { ROOT } from './packedPackage.js';
 
 export const GUIDE = join(ROOT, 'docs/LIBRARY.md');
 /** A sample in the README (it has none today) would run here too. */
@@ -206,15 +206,8 @@ const CHECKS: Record<string, Check> = {
         }
     },
 
-    'wrap.mjs': async (bare, sample) => {
-        // The gateway needs the SDK's client, an optional peer the shared app lacks on purpose: an app of its own, beside it, with both.
-        const app = join(dirname(bare), 'app-gateway');
-        mkdirSync(app);
-        writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'app-gateway', version: '1.0.0', private: true, type: 'module' }));
-        const tarball = readdirSync(dirname(bare)).find(name => name.endsWith('.tgz'))!;
-        run('npm', ['install', '--prefer-offline', join(dirname(bare), tarball), `@modelcontextprotocol/sdk@${repoVersionOf('@modelcontextprotocol/sdk')}`], app);
-        const file = join(app, sample);
-        copyFileSync(join(bare, sample), file);
+    // In the shared app, which has no MCP SDK: the gateway carries its own client.
+    'wrap.mjs': async (app, file) => {
         const refused = spawn(process.execPath, [file], { cwd: app, stdio: ['ignore', 'pipe', 'pipe'] });
         let refusal = '';
         refused.stderr.on('data', chunk => (refusal += String(chunk)));
