@@ -108,6 +108,8 @@ describe('a fresh walk of the README journeys', function () {
         assert.match(allText(shots, 'run-tool-picker'), /Demo: Slow Compute/);
         const view = await waitFor('the quarterly report running with progress', () => ((task('slow_compute', 'quarterly report')?.progress?.progress ?? 0) > 0 ? task('slow_compute', 'quarterly report') : undefined), 60_000);
         const progress = await walk('progress', [
+            // The row draws the model's progress a moment after the model has it.
+            { do: 'waitText', text: '% ·' },
             { do: 'shot', shot: 'progress-row' },
             { do: 'hoverRow', row: 'quarterly report', shot: 'progress-row-tooltip' },
             { do: 'hoverStatus', id: 'mcpTasks.status', has: 'quarterly report — \\d+%', shot: 'progress-status-bar' },
@@ -123,7 +125,8 @@ describe('a fresh walk of the README journeys', function () {
         const first = task('slow_compute', 'quarterly report')!;
         await walk('cancel', [{ do: 'rowAction', row: 'quarterly report', title: 'Cancel Task' }]);
         await waitFor('the quarterly report cancelled', () => (first.status === 'cancelled' ? true : undefined));
-        const cancelled = await walk('cancelled', [{ do: 'shot', shot: 'cancel-row' }, { do: 'hoverRow', row: 'quarterly report', shot: 'cancel-row-tooltip' }]);
+        // The model has it; the tree draws it a moment later (on a loaded machine, after a shot taken at once).
+        const cancelled = await walk('cancelled', [{ do: 'waitText', text: 'cancelled ·' }, { do: 'shot', shot: 'cancel-row' }, { do: 'hoverRow', row: 'quarterly report', shot: 'cancel-row-tooltip' }]);
         assert.match(allText(cancelled, 'cancel-row'), /quarterly report\s*cancelled/);
         // Who cancelled it, as the user knows it (the server's own words are "Cancelled by the client").
         assert.match(allText(cancelled, 'cancel-row-tooltip'), /Cancelled by you/);
