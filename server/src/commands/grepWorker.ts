@@ -24,6 +24,8 @@ export interface GrepJob {
     size: number;
     pattern: RegExp;
     tailLines?: number;
+    /** Lines shown before and after each match (grep -C); 0 or undefined: none. Not with tailLines. */
+    context?: number;
     maxBytes: number;
     /** Lines are cut here before the pattern sees them. */
     maxLine: number;
@@ -31,7 +33,7 @@ export interface GrepJob {
 
 export type GrepOutcome =
     | { done: true; shown: string[]; matches: number }
-    /** The deadline passed: `line` is the 1-based line (from `offset`) the pattern was on, 0 if none yet. */
+    /** The deadline passed: `line` is the line (numbered from the log's start) the pattern was on, 0 if none yet. */
     | { done: false; line: number };
 
 /**
@@ -44,37 +46,75 @@ const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
 const { openSync, readSync, closeSync } = require('node:fs');
 const { StringDecoder } = require('node:string_decoder');
-const { path, offset, size, source, flags, tailLines, maxBytes, maxLine, ansi, progress } = workerData;
+const { path, offset, size, source, flags, tailLines, context, maxBytes, maxLine, ansi, progress } = workerData;
 const at = new Int32Array(progress);
 const pattern = new RegExp(source, flags);
 const colours = new RegExp(ansi, 'g');
 const shown = [];
-let bytes = 0, matches = 0, n = 0, full = false;
-function onLine(raw) {
-    n++;
-    Atomics.store(at, 0, n);
-    const line = (raw.endsWith('\\r') ? raw.slice(0, -1) : raw).replace(colours, '').slice(0, maxLine + 1);
-    pattern.lastIndex = 0;
-    if (!pattern.test(line)) return;
-    matches++;
-    const entry = (offset === 0 ? n : '+' + n) + ': ' + (line.length > maxLine ? line.slice(0, maxLine) + '\\u2026' : line);
+const before = [];
+let bytes = 0, matches = 0, n = 0, full = false, after = 0, last = 0;
+function clean(raw) {
+    const line = (raw.endsWith('\\r') ? raw.slice(0, -1) : raw).replace(colours, '');
+    return line.length > maxLine ? line.slice(0, maxLine) + '\\u2026' : line;
+}
+function emit(entry) {
     const length = Buffer.byteLength(entry) + 1;
     if (tailLines !== undefined) {
         shown.push(entry);
         bytes += length;
         while (shown.length > tailLines || (bytes > maxBytes && shown.length > 1)) bytes -= Buffer.byteLength(shown.shift()) + 1;
-    } else if (!full && bytes + length <= maxBytes) {
+        return true;
+    }
+    if (!full && bytes + length <= maxBytes) {
         shown.push(entry);
         bytes += length;
-    } else {
-        full = true;
+        return true;
     }
+    full = true;
+    return false;
+}
+// Numbers as grep -n prints them: "12: " a match, "11- " a line around one, "--" between groups.
+function show(number, line, match) {
+    if (context > 0 && last > 0 && number > last + 1) emit('--');
+    last = number;
+    return emit(number + (match ? ': ' : '- ') + line);
+}
+function onLine(raw) {
+    n++;
+    Atomics.store(at, 0, n);
+    const cut = (raw.endsWith('\\r') ? raw.slice(0, -1) : raw).replace(colours, '').slice(0, maxLine + 1);
+    pattern.lastIndex = 0;
+    if (!pattern.test(cut)) {
+        if (after > 0) {
+            after--;
+            show(n, clean(raw), false);
+        } else if (context > 0) {
+            before.push([n, raw]);
+            if (before.length > context) before.shift();
+        }
+        return;
+    }
+    matches++;
+    if (full) return;
+    for (const [number, text] of before) show(number, clean(text), false);
+    before.length = 0;
+    show(n, clean(raw), true);
+    after = context || 0;
 }
 const fd = openSync(path, 'r');
 try {
     const buffer = Buffer.allocUnsafe(64 * 1024);
+    // Lines before the offset are counted, not searched: every number is from the log's start.
+    let position = 0;
+    while (position < offset) {
+        const read = readSync(fd, buffer, 0, Math.min(buffer.length, offset - position), position);
+        if (read === 0) break;
+        const chunk = buffer.subarray(0, read);
+        for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, i + 1)) n++;
+        position += read;
+    }
     const decoder = new StringDecoder('utf8');
-    let position = offset, rest = '';
+    let rest = '';
     while (position < size) {
         const read = readSync(fd, buffer, 0, Math.min(buffer.length, size - position), position);
         if (read === 0) break;
@@ -158,6 +198,7 @@ export class GrepRunner {
                 source: job.pattern.source,
                 flags: job.pattern.flags,
                 tailLines: job.tailLines,
+                context: job.context ?? 0,
                 maxBytes: job.maxBytes,
                 maxLine: job.maxLine,
                 ansi: ANSI.source,

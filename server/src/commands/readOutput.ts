@@ -10,7 +10,12 @@ const MAX_GREP_LINE = 2000;
 export interface ReadRequest {
     /** Byte offset to read from. */
     offset: number;
+    /** Read by line instead: from this line (1 is the first), `lines` of them, each numbered. */
+    fromLine?: number;
+    lines?: number;
     tailLines?: number;
+    /** With grep: lines shown before and after each match. */
+    context?: number;
     /** Run in a worker against a deadline (grepWorker.ts): the pattern is the caller's. */
     grep?: RegExp;
     maxBytes: number;
@@ -30,6 +35,9 @@ export interface ReadAnswer {
     /** Where the text starts and where the next read should (the end of what was read). */
     from: number;
     next: number;
+    /** For a read by line or of the last lines: the first and last line shown, numbered from the log's start. */
+    firstLine?: number;
+    lastLine?: number;
     /** Lines that matched `grep` (all of them, shown or not). */
     matches?: number;
     /** Matches or bytes left out to stay within maxBytes. */
@@ -44,6 +52,9 @@ export async function readOutput(path: string, request: ReadRequest): Promise<Re
         const offset = Math.min(request.offset, size);
         if (request.grep) {
             return await grepLines(path, size, offset, request);
+        }
+        if (request.fromLine !== undefined) {
+            return await linesFrom(file, size, request.fromLine, request.lines ?? DEFAULT_LINES, request.maxBytes);
         }
         if (request.tailLines !== undefined) {
             return await tailLines(file, size, request.tailLines, request.maxBytes);
@@ -66,6 +77,81 @@ export async function readOutput(path: string, request: ReadRequest): Promise<Re
 
 type FileHandle = Awaited<ReturnType<typeof open>>;
 
+/** Lines a read by line gives when the caller names no count. */
+export const DEFAULT_LINES = 200;
+/** How much of a log is scanned for line ends per read: a large log is counted in slices, the event loop turning between them. */
+const SCAN_BYTES = 1024 * 1024;
+
+/** How many line ends come before byte `end`. */
+async function lineEndsBefore(file: FileHandle, end: number): Promise<number> {
+    const buffer = Buffer.allocUnsafe(Math.min(SCAN_BYTES, Math.max(1, end)));
+    let count = 0;
+    for (let position = 0; position < end; ) {
+        const { bytesRead } = await file.read(buffer, 0, Math.min(buffer.length, end - position), position);
+        if (bytesRead === 0) {
+            break;
+        }
+        const chunk = buffer.subarray(0, bytesRead);
+        for (let i = chunk.indexOf(0x0a); i !== -1; i = chunk.indexOf(0x0a, i + 1)) {
+            count++;
+        }
+        position += bytesRead;
+    }
+    return count;
+}
+
+/** Where line `line` (1 is the first) starts, or the size when the log has fewer lines. */
+async function lineStart(file: FileHandle, size: number, line: number): Promise<number> {
+    if (line <= 1) {
+        return 0;
+    }
+    const buffer = Buffer.allocUnsafe(Math.min(SCAN_BYTES, Math.max(1, size)));
+    let seen = 0;
+    for (let position = 0; position < size; ) {
+        const { bytesRead } = await file.read(buffer, 0, Math.min(buffer.length, size - position), position);
+        if (bytesRead === 0) {
+            break;
+        }
+        const chunk = buffer.subarray(0, bytesRead);
+        for (let i = chunk.indexOf(0x0a); i !== -1; i = chunk.indexOf(0x0a, i + 1)) {
+            if (++seen === line - 1) {
+                return position + i + 1;
+            }
+        }
+        position += bytesRead;
+    }
+    return size;
+}
+
+/** `count` lines from line `first`, each as "N: text", within maxBytes (at least one line, cut if it alone is longer). */
+async function linesFrom(file: FileHandle, size: number, first: number, count: number, maxBytes: number): Promise<ReadAnswer> {
+    const from = await lineStart(file, size, first);
+    const length = Math.min(size - from, maxBytes);
+    const buffer = Buffer.alloc(length);
+    await file.read(buffer, 0, length, from);
+    const lines = buffer.toString('utf8').replace(/\uFFFD$/, '').split('\n');
+    // The last piece is a whole line only when the read reached the end of the log.
+    const whole = from + length >= size ? lines : lines.slice(0, -1);
+    if (whole.at(-1) === '' && from + length >= size) {
+        whole.pop();
+    }
+    const shown: string[] = [];
+    let used = 0;
+    let next = from;
+    for (const line of whole.slice(0, count)) {
+        const entry = `${first + shown.length}: ${stripAnsi(line.endsWith('\r') ? line.slice(0, -1) : line)}`;
+        if (shown.length > 0 && used + Buffer.byteLength(entry) + 1 > maxBytes) {
+            break;
+        }
+        shown.push(entry);
+        used += Buffer.byteLength(entry) + 1;
+        next += Buffer.byteLength(line) + 1;
+    }
+    next = Math.min(next, size);
+    const last = first + shown.length - 1;
+    return { text: shown.join('\n'), size, from, next, firstLine: shown.length > 0 ? first : undefined, lastLine: shown.length > 0 ? last : undefined, leftOut: next < size };
+}
+
 async function tailLines(file: FileHandle, size: number, count: number, maxBytes: number): Promise<ReadAnswer> {
     const from = Math.max(0, size - maxBytes);
     const buffer = Buffer.alloc(size - from);
@@ -80,7 +166,10 @@ async function tailLines(file: FileHandle, size: number, count: number, maxBytes
     const leftOut = lines.length - partial > kept.length || from > 0;
     lines = kept;
     const text = stripAnsi(lines.join('\n'));
-    return { text, size, from: size - Buffer.byteLength(lines.join('\n') + (lines.length > 0 ? '\n' : '')), next: size, leftOut };
+    const start = size - Buffer.byteLength(lines.join('\n') + (lines.length > 0 ? '\n' : ''));
+    // Numbered as a read by line would number them, so the two agree.
+    const firstLine = lines.length > 0 ? (await lineEndsBefore(file, start)) + 1 : undefined;
+    return { text, size, from: start, next: size, firstLine, lastLine: firstLine === undefined ? undefined : firstLine + lines.length - 1, leftOut };
 }
 
 /** Thrown when a grep's pattern is still searching at the deadline: the message is for the model that wrote it. */
@@ -90,14 +179,15 @@ export class GrepTooSlow extends Error {}
 async function grepLines(path: string, size: number, offset: number, request: ReadRequest): Promise<ReadAnswer> {
     const pattern = request.grep!;
     const runner = request.greps ?? sharedGreps;
-    const outcome = await runner.grep(request.caller ?? '', { path, offset, size, pattern, tailLines: request.tailLines, maxBytes: request.maxBytes, maxLine: MAX_GREP_LINE });
+    const outcome = await runner.grep(request.caller ?? '', { path, offset, size, pattern, tailLines: request.tailLines, context: request.context, maxBytes: request.maxBytes, maxLine: MAX_GREP_LINE });
     if (!outcome.done) {
-        const where = outcome.line > 0 ? `on line ${offset === 0 ? outcome.line : `+${outcome.line}`}` : 'before the first line';
+        const where = outcome.line > 0 ? `on line ${outcome.line}` : 'before the first line';
         throw new GrepTooSlow(
             `grep stopped after ${runner.deadlineMs / 1000} s ${where}: the pattern ${pattern} backtracks too much on that text (a repeated group inside a repetition, such as (a+)+ or (\\w+\\s?)*, can take exponential time). ` +
                 'Search again with a simpler pattern, such as a word or phrase from the line you want.',
         );
     }
     const { shown, matches } = outcome;
-    return { text: shown.join('\n'), size, from: offset, next: size, matches, leftOut: shown.length < matches };
+    const matchesShown = shown.filter(entry => /^\d+: /.test(entry)).length;
+    return { text: shown.join('\n'), size, from: offset, next: size, matches, leftOut: matchesShown < matches };
 }

@@ -123,6 +123,36 @@ describe('command results a model can read', () => {
         console.log(`# success of 300 long lines: tools/call ${bytes} B`);
     });
 
+    it('read_output by line: grep numbers lines as from_line reads them, context shows what is around, tail says its lines, follow gives only new matches', async () => {
+        const { task } = await client.request({ method: 'tools/call', params: { name: 'suite', arguments: { count: 1200, failAt: 537 }, task: {} } }, CreateTaskResultSchema);
+        await client.request({ method: 'tasks/result', params: { taskId: task.taskId } }, CallToolResultSchema);
+        const read = async (args: Record<string, unknown>) => textOf(await callTool('read_output', { task_id: task.taskId, ...args }));
+
+        assert.match(await read({ grep: '^not ok' }), /: 1 line\(s\) match \/\^not ok\/\.\n538: not ok 537 - suite case 537/);
+        const byLine = await read({ from_line: 537, lines: 3 });
+        assert.match(byLine, /^Task \S+ \(suite, failed\): lines 537-539\. More: read_output with from_line 540\.\n537: ok 536 - suite case 536[^\n]*\n538: not ok 537 - suite case 537[^\n]*\n539: /);
+        const around = await read({ grep: '^not ok', context: 1 });
+        assert.match(around, /\n537- ok 536 [^\n]*\n538: not ok 537 [^\n]*\n539- /, 'the lines around, numbered the same way');
+        assert.match(await read({ tail_lines: 2 }), /^Task \S+ \(suite, failed\): lines 1207-1208\.\n/);
+        assert.match(await read({ from_line: 5000 }), /: no line 5000: the log has fewer lines\.\n\(nothing new\)$/);
+
+        // follow: from where this client's last read in order ended (none yet: the start), then only what is new.
+        assert.match(await read({ grep: '^not ok', follow: true }), /: 1 line\(s\) written since your last read match \/\^not ok\/\.\n538: not ok 537 /);
+        assert.match(await read({ grep: '^not ok', follow: true }), /: 0 line\(s\) written since your last read match \/\^not ok\/\.\n\(nothing matched\)$/);
+
+        for (const [args, words] of [
+            [{ from_line: 3, grep: 'x' }, /from_line reads by line on its own/],
+            [{ lines: 3 }, /lines goes with from_line/],
+            [{ context: 2 }, /context goes with grep/],
+            [{ grep: 'x', context: 2, tail_lines: 3 }, /context and tail_lines do not go together/],
+            [{ follow: true, offset: 0 }, /follow starts where your last read in order ended/],
+        ] as const) {
+            const refused = await callTool('read_output', { task_id: task.taskId, ...args });
+            assert.equal(refused.isError, true, JSON.stringify(args));
+            assert.match(textOf(refused), words);
+        }
+    });
+
     it('read_output follows a running job and get_task counts its output; a cancelled run keeps its digest and log', async () => {
         const started = await callTool('start_held', { count: 50, failAt: 20 });
         const taskId = (started.structuredContent as { task_id: string }).task_id;

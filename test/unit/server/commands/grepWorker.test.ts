@@ -20,9 +20,16 @@ describe('GrepRunner', () => {
         assert.deepEqual(outcome, { done: true, shown: ['1: ok 1', '2: not ok 2 - red', '4: ok 3', '5: tail without newline'], matches: 4 });
     });
 
-    it('from an offset, numbers lines with + (their number in the whole log is unknown)', async () => {
+    it('from an offset, searches only what follows it and numbers lines from the log\'s start, as a read by line does', async () => {
         const outcome = await new GrepRunner().grep('c', job(/ok/, { offset: 5 }));
-        assert.deepEqual(outcome, { done: true, shown: ['+1: not ok 2 - red', '+3: ok 3'], matches: 2 });
+        assert.deepEqual(outcome, { done: true, shown: ['2: not ok 2 - red', '4: ok 3'], matches: 2 });
+    });
+
+    it('with context: the lines around each match as "N- ", groups apart by "--", overlapping ones merged', async () => {
+        writeFileSync(join(dir, 'ctx'), ['a', 'b', 'HIT 1', 'c', 'd', 'e', 'f', 'HIT 2', 'g', 'HIT 3', 'h'].join('\n'));
+        const ctx = join(dir, 'ctx');
+        const outcome = await new GrepRunner().grep('c', { path: ctx, offset: 0, size: statSync(ctx).size, pattern: /HIT/, context: 1, maxBytes: 8192, maxLine: 2000 });
+        assert.deepEqual(outcome, { done: true, shown: ['2- b', '3: HIT 1', '4- c', '--', '7- f', '8: HIT 2', '9- g', '10: HIT 3', '11- h'], matches: 3 });
     });
 
     it('stops a pattern still searching at the deadline, naming the line it was on, while the main thread goes on', async () => {
