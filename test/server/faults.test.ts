@@ -79,7 +79,7 @@ describe('a client that disconnects', () => {
         const client = new RawHttp(server.url);
         await client.initialize();
         const waiting = client.call('tools/call', { name: 'slow_compute', arguments: { seconds: 30, label: 'inline-cut' } }).catch((err: Error) => err);
-        await server.log.waitFor(/\[session\] tools\/call slow_compute running inline/);
+        await server.log.waitFor(/\[2025-11-25\] tools\/call slow_compute running inline/);
         client.destroy();
         assert.ok((await waiting) instanceof Error);
         await server.log.waitFor(/\[slow_compute\] cancelled "inline-cut" at 0\/30/);
