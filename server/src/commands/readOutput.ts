@@ -82,10 +82,12 @@ export const DEFAULT_LINES = 200;
 /** How much of a log is scanned for line ends per read: a large log is counted in slices, the event loop turning between them. */
 const SCAN_BYTES = 1024 * 1024;
 
-/** How many line ends come before byte `end`. */
-async function lineEndsBefore(file: FileHandle, end: number): Promise<number> {
+/**
+ * Reads the log from its start up to byte `end` in slices, calling `onLineEnd` with the position of
+ * each line end until it returns true; resolves with that position, or undefined.
+ */
+async function scanLineEnds(file: FileHandle, end: number, onLineEnd: (position: number) => boolean): Promise<number | undefined> {
     const buffer = Buffer.allocUnsafe(Math.min(SCAN_BYTES, Math.max(1, end)));
-    let count = 0;
     for (let position = 0; position < end; ) {
         const { bytesRead } = await file.read(buffer, 0, Math.min(buffer.length, end - position), position);
         if (bytesRead === 0) {
@@ -93,10 +95,19 @@ async function lineEndsBefore(file: FileHandle, end: number): Promise<number> {
         }
         const chunk = buffer.subarray(0, bytesRead);
         for (let i = chunk.indexOf(0x0a); i !== -1; i = chunk.indexOf(0x0a, i + 1)) {
-            count++;
+            if (onLineEnd(position + i)) {
+                return position + i;
+            }
         }
         position += bytesRead;
     }
+    return undefined;
+}
+
+/** How many line ends come before byte `end`. */
+async function lineEndsBefore(file: FileHandle, end: number): Promise<number> {
+    let count = 0;
+    await scanLineEnds(file, end, () => (count++, false));
     return count;
 }
 
@@ -105,22 +116,9 @@ async function lineStart(file: FileHandle, size: number, line: number): Promise<
     if (line <= 1) {
         return 0;
     }
-    const buffer = Buffer.allocUnsafe(Math.min(SCAN_BYTES, Math.max(1, size)));
     let seen = 0;
-    for (let position = 0; position < size; ) {
-        const { bytesRead } = await file.read(buffer, 0, Math.min(buffer.length, size - position), position);
-        if (bytesRead === 0) {
-            break;
-        }
-        const chunk = buffer.subarray(0, bytesRead);
-        for (let i = chunk.indexOf(0x0a); i !== -1; i = chunk.indexOf(0x0a, i + 1)) {
-            if (++seen === line - 1) {
-                return position + i + 1;
-            }
-        }
-        position += bytesRead;
-    }
-    return size;
+    const end = await scanLineEnds(file, size, () => ++seen === line - 1);
+    return end === undefined ? size : end + 1;
 }
 
 /** `count` lines from line `first`, each as "N: text", within maxBytes (at least one line, cut if it alone is longer). */
