@@ -184,13 +184,22 @@ class Driver {
             return;
         }
         if (expect.status !== 'cancelled') {
-            let result: CallToolResult;
-            try {
-                const client = await this.client();
-                result = (await client.experimental.tasks.getTaskResult(taskId, CallToolResultSchema)) as CallToolResult;
-            } catch (err) {
-                ledger.settle(taskId, (err as { code?: number }).code === NOT_FOUND ? 'lost' : 'wrong', `its result could not be read: ${String(err)}`);
-                return;
+            let result: CallToolResult | undefined;
+            while (result === undefined) {
+                try {
+                    const client = await this.client();
+                    result = (await client.experimental.tasks.getTaskResult(taskId, CallToolResultSchema)) as CallToolResult;
+                } catch (err) {
+                    const code = (err as { code?: number }).code;
+                    // The server went away between the status and the result (a replica killed): read it through another.
+                    if (code === undefined && Date.now() < this.site.giveUpAt) {
+                        await this.dropped();
+                        await delay(200);
+                        continue;
+                    }
+                    ledger.settle(taskId, code === NOT_FOUND ? 'lost' : 'wrong', `its result could not be read: ${String(err)}`);
+                    return;
+                }
             }
             const text = (result.content[0] as { text?: string } | undefined)?.text ?? '';
             const textOk = expect.text === undefined || (typeof expect.text === 'string' ? text === expect.text : expect.text.test(text));
