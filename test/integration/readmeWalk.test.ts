@@ -109,7 +109,7 @@ describe('a fresh walk of the README journeys', function () {
         const view = await waitFor('the quarterly report running with progress', () => ((task('slow_compute', 'quarterly report')?.progress?.progress ?? 0) > 0 ? task('slow_compute', 'quarterly report') : undefined), 60_000);
         const progress = await walk('progress', [
             // The row draws the model's progress a moment after the model has it.
-            { do: 'waitText', text: '% ·' },
+            { do: 'waitText', pattern: 'running\\s·\\s\\d+%' },
             { do: 'shot', shot: 'progress-row' },
             { do: 'hoverRow', row: 'quarterly report', shot: 'progress-row-tooltip' },
             { do: 'hoverStatus', id: 'mcpTasks.status', has: 'quarterly report — \\d+%', shot: 'progress-status-bar' },
@@ -126,7 +126,7 @@ describe('a fresh walk of the README journeys', function () {
         await walk('cancel', [{ do: 'rowAction', row: 'quarterly report', title: 'Cancel Task' }]);
         await waitFor('the quarterly report cancelled', () => (first.status === 'cancelled' ? true : undefined));
         // The model has it; the tree draws it a moment later (on a loaded machine, after a shot taken at once).
-        const cancelled = await walk('cancelled', [{ do: 'waitText', text: 'cancelled ·' }, { do: 'shot', shot: 'cancel-row' }, { do: 'hoverRow', row: 'quarterly report', shot: 'cancel-row-tooltip' }]);
+        const cancelled = await walk('cancelled', [{ do: 'waitText', pattern: 'quarterly report\\s*cancelled' }, { do: 'shot', shot: 'cancel-row' }, { do: 'hoverRow', row: 'quarterly report', shot: 'cancel-row-tooltip' }]);
         assert.match(allText(cancelled, 'cancel-row'), /quarterly report\s*cancelled/);
         // Who cancelled it, as the user knows it (the server's own words are "Cancelled by the client").
         assert.match(allText(cancelled, 'cancel-row-tooltip'), /Cancelled by you/);
@@ -226,8 +226,9 @@ describe('a fresh walk of the README journeys', function () {
 
     it('a tasks.json task offered as a tool', async () => {
         await walk('vscode-task', [{ do: 'pickTool', choose: 'build', shot: 'vscode-task-picker' }]);
-        await waitFor('the build task done', () => (api.testing.model.all().find(view => view.toolName === 'vscode_task_build')?.status === 'completed' ? true : undefined), 60_000);
-        const shots = await walk('vscode-task-done', [{ do: 'shot', shot: 'vscode-task-row' }]);
+        await waitFor('the build task done', () => (api.testing.model.all().find(view => view.toolName === 'vscode_task_build')?.status === 'completed' ? true : undefined), 120_000);
+        // The model has it; the tree draws the row a moment later.
+        const shots = await walk('vscode-task-done', [{ do: 'waitText', pattern: '^build\\s*completed' }, { do: 'shot', shot: 'vscode-task-row' }]);
         // Named by the task's label, not the tool's name.
         assert.match(allText(shots, 'vscode-task-row'), /^build\s*completed/m);
     });

@@ -273,10 +273,13 @@ export function createWalkDriver(dir, log = line => console.log(line)) {
             }
         },
         /** Waits until the workbench shows `text` somewhere (the page or a frame). */
-        async waitText(page, { text }) {
-            // The editor draws spaces as non-breaking ones: compare words, not whitespace.
-            if (!(await pollFor(async () => (await readAll(page)).some(read => read.text.replace(/\s+/g, ' ').includes(text)), { timeoutMs: 2 * STATE_MS, everyMs: 250 }))) {
-                throw new Error(`the workbench never showed "${text}"`);
+        async waitText(page, { text, pattern }) {
+            // The editor draws spaces as non-breaking ones: compare words, not whitespace. A pattern
+            // (multiline) is for what the screenshot's text is then asserted with, such as a row's
+            // label and state, which the tree draws without a space between them.
+            const shows = pattern ? read => new RegExp(pattern, 'm').test(read.text) : read => read.text.replace(/\s+/g, ' ').includes(text);
+            if (!(await pollFor(async () => (await readAll(page)).some(shows), { timeoutMs: 2 * STATE_MS, everyMs: 250 }))) {
+                throw new Error(`the workbench never showed ${pattern ? `/${pattern}/` : `"${text}"`}`);
             }
         },
         async key(page, { key }) {
