@@ -94,7 +94,7 @@ describe('the bundled gateway client', () => {
             copyFileSync(SERVER_JS, join(dir, 'server.js'));
             const run = spawnSync(process.execPath, [join(dir, 'server.js'), '--stdio', '--wrap', '--', process.execPath, '-e', ''], { encoding: 'utf8', input: '', timeout: 30_000 });
             assert.equal(run.status, 1, run.stderr);
-            assert.match(run.stderr, /\[gateway\] --wrap needs the MCP SDK client: beside a bundled dist\/server\.js, the file dist\/gateway-client\.js/);
+            assert.match(run.stderr, /\[gateway\] --wrap needs the MCP SDK client, the file dist\/gateway-client\.js beside dist\/server\.js: run npm run build, which makes both/);
         } finally {
             rmSync(dir, { recursive: true, force: true });
         }
