@@ -457,8 +457,14 @@ function semanticCheck(method: string, params: Record<string, unknown>, response
             break;
         case 'tools/call':
             if (response.result && params.name === 'greet') {
-                const args = params.arguments as { name: string };
-                assert.deepEqual((response.result as { content: unknown }).content, [{ type: 'text', text: `Hello, ${args.name}!` }], where);
+                const result = response.result as { content: { text?: string }[]; isError?: boolean };
+                if (result.isError) {
+                    // Arguments that do not fit: a tool error the model can correct (SEP-1303).
+                    assert.match(result.content[0]?.text ?? '', /^Invalid arguments for tool greet: .*greet takes \{name: string \(required\)\}/, where);
+                } else {
+                    const args = params.arguments as { name: string };
+                    assert.deepEqual(result.content, [{ type: 'text', text: `Hello, ${args.name}!` }], where);
+                }
             }
             if (response.result && params.task !== undefined) {
                 const task = (response.result as { task?: { taskId?: unknown; status?: unknown } }).task;

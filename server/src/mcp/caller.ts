@@ -6,4 +6,6 @@ import type { ToolDefinition } from '../tools/types.js';
 export interface TaskToolCaller {
     readonly services: { readonly runtime: TaskRuntime; readonly tools: { get(name: string): ToolDefinition | undefined } };
     readonly identity: ClientIdentity;
+    /** Set for a 2026-07-28 request: its client is asked only within a call's own answer. */
+    readonly envelope?: unknown;
 }

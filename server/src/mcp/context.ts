@@ -6,9 +6,10 @@ import type { ClientIdentity, InputCapability } from '../tasks/hub.js';
 import type { TaskRecord } from '../tasks/types.js';
 import type { TaskRuntime } from '../tasks/runtime.js';
 import type { KeyArguments, OwnerFacts } from '../tasks/wire.js';
-import type { ToolDefinition } from '../tools/types.js';
+import type { CallToolResult, ToolDefinition } from '../tools/types.js';
 import type { ClientHub } from '../tasks/hub.js';
 import type { TaskTool, TaskTools } from './taskTools.js';
+import type { CheckedArguments } from '../tools/arguments.js';
 import type { Envelope } from './rev2026/envelope.js';
 import type { RequestStates } from './rev2026/requestState.js';
 
@@ -16,7 +17,7 @@ import type { RequestStates } from './rev2026/requestState.js';
 export interface ToolCatalog extends KeyArguments {
     list(): Record<string, unknown>[];
     get(name: string): ToolDefinition | undefined;
-    parseArguments(tool: ToolDefinition, args: unknown): Record<string, unknown>;
+    checkArguments(tool: ToolDefinition, args: unknown): CheckedArguments;
 }
 
 /** How the server introduces itself (MCP's `Implementation`). */
@@ -151,6 +152,8 @@ export interface Revision {
     callsAsTask(ctx: RequestContext, tool: ToolDefinition, params: Params): boolean;
     /** Creates the task of a call, and reports it (CreateTaskResult). */
     startTask(ctx: RequestContext, tool: ToolDefinition, args: Record<string, unknown>, params: Params): Result;
+    /** A call whose arguments do not fit the tool: its `isError` result, as this revision answers it (as a task when asked for one). */
+    refuseArguments(ctx: RequestContext, tool: ToolDefinition, result: CallToolResult, asTask: boolean, params: Params): Result;
     /** Runs a call in the request itself. */
     runInRequest(ctx: RequestContext, tool: ToolDefinition, args: Record<string, unknown>, params: Params): Result;
     /** The task as tasks/get reports it. */

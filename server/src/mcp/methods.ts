@@ -1,6 +1,7 @@
 import { errorMessage } from '../util/log.js';
 import { invalidParams, RpcError } from '../rpc/errors.js';
 import { optionalObject, optionalString, requireString } from '../rpc/params.js';
+import { argumentsErrorResult } from '../tools/arguments.js';
 
 import { PARENT_TASK_META_KEY, relatedTaskMeta, toWireTask } from '../tasks/wire.js';
 import { capabilitiesOf } from './capabilities.js';
@@ -77,8 +78,11 @@ function callNamed(ctx: RequestContext, params: Params, name: string, waited: bo
         throw invalidParams(`Unknown tool: ${name}`);
     }
     const asTask = ctx.revision.callsAsTask(ctx, tool, params);
-    const args = tools.parseArguments(tool, optionalObject(params, 'arguments'));
-    return asTask ? ctx.revision.startTask(ctx, tool, args, params) : ctx.revision.runInRequest(ctx, tool, args, params);
+    const checked = tools.checkArguments(tool, optionalObject(params, 'arguments'));
+    if ('problem' in checked) {
+        return ctx.revision.refuseArguments(ctx, tool, argumentsErrorResult(checked.problem), asTask, params);
+    }
+    return asTask ? ctx.revision.startTask(ctx, tool, checked.args, params) : ctx.revision.runInRequest(ctx, tool, checked.args, params);
 }
 
 /** Not async: a view the revision makes at once (a session's) goes out without another microtask hop. */

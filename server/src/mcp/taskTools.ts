@@ -5,7 +5,8 @@ import { RpcError } from '../rpc/errors.js';
 import type { RequestAbort } from '../rpc/requestAbort.js';
 import type { TaskRecord } from '../tasks/types.js';
 import { isTerminal } from '../tasks/types.js';
-import { describeTool, parseArguments } from '../tools/registry.js';
+import { describeTool } from '../tools/registry.js';
+import { argumentsErrorResult, checkArguments } from '../tools/arguments.js';
 import { textResult, type CallToolResult, type ToolDefinition } from '../tools/types.js';
 import type { TaskToolCaller } from './caller.js';
 import { outputNews, readOutputTool, readTaskOutput } from './readOutputTool.js';
@@ -91,9 +92,12 @@ export class TaskTools {
 
     /** Runs a task tool; tool-level failures (an unknown task, a limit) are results the model can read. */
     async call(session: TaskToolCaller, tool: TaskTool, rawArgs: unknown, abort: RequestAbort): Promise<CallToolResult> {
-        const args = parseArguments(tool.definition, rawArgs);
+        const checked = checkArguments(tool.definition, rawArgs);
+        if ('problem' in checked) {
+            return argumentsErrorResult(checked.problem);
+        }
         try {
-            return await tool.handle(session, args, abort);
+            return await tool.handle(session, checked.args, abort);
         } catch (err) {
             if (err instanceof RpcError || err instanceof Error) {
                 return textResult(errorMessage(err), true);
@@ -129,7 +133,7 @@ function startTool(tool: ToolDefinition): ToolDefinition {
 
 function startHandler(tool: ToolDefinition): TaskToolHandler {
     return async (session, args) => {
-        const record = await session.services.runtime.createTask(session.identity, tool, args, { background: true });
+        const record = await session.services.runtime.createTask(session.identity, tool, args, { background: true, askNoClient: session.envelope !== undefined });
         const text =
             `Started ${tool.name} in the background as task ${record.taskId} (status: ${record.status}). ` +
             `Call get_task with task_id "${record.taskId}" for its progress and result (wait_seconds up to ${MAX_WAIT_SECONDS} waits for it to end); ` +

@@ -48,6 +48,8 @@ export interface CreateTaskOptions extends TaskFlags {
     onCreated?: (taskId: string) => void;
     /** A stateless (2026-07-28) client's task: its input requests wait for tasks/update, within these capabilities. */
     capabilities2026?: Record<string, unknown>;
+    /** Started in the background by a 2026-07-28 request (a start_ tool): its client can be asked only within a call, never by this task. */
+    askNoClient?: boolean;
 }
 
 /**
@@ -120,6 +122,7 @@ export class TaskRuntime implements RunHost {
         const record = await this.store.create(input, this.limits.maxTasksPerClient, this.budget);
         options.onCreated?.(record.taskId);
         const run = new TaskRun(this, record, parent, true, options.onProgress);
+        run.askNoClient = options.askNoClient === true;
         this.runs.set(record.taskId, run);
         // A tool's own window (a command's maxUnpolledMs) applies in the background too.
         const watchStopped = this.watchesStopped && !options.background && !options.capabilities2026;

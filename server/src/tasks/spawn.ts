@@ -1,5 +1,5 @@
 import { errorMessage } from '../util/log.js';
-import { parseArguments } from '../tools/registry.js';
+import { parseArguments } from '../tools/arguments.js';
 import { ChildTaskError, SpawnError } from '../tools/subtasks.js';
 import type { CallToolResult, ChildTask, SpawnOptions } from '../tools/types.js';
 import type { ClientIdentity } from './hub.js';

@@ -84,6 +84,9 @@ export class TaskRun implements ToolContext {
     /** Set by the first stop(): the terminal write (or nothing, when the end was recorded elsewhere). */
     private ending?: Promise<TaskRecord | undefined>;
 
+    /** Set by the runtime for a task whose client cannot be asked from a task at all (CreateTaskOptions.askNoClient). */
+    askNoClient = false;
+
     constructor(
         readonly host: RunHost,
         readonly record: TaskRecord,
@@ -437,6 +440,22 @@ export class TaskRun implements ToolContext {
         return spawnChild(this, toolName, args, options);
     }
 
+    /**
+     * Why no one can answer: the client did not declare the capability, or (a task a 2026-07-28
+     * client started with a start_ tool, or a sub-task of one) it can be asked only within a call's
+     * own answer, which the tool called directly would do.
+     */
+    private nobodyToAsk(capability: InputCapability): string {
+        let root: TaskRun = this;
+        while (root.parent) {
+            root = root.parent;
+        }
+        const why = root.askNoClient
+            ? `the client that started this task can be asked only within a call's own answer, and this task runs in the background (call ${root.record.toolName} directly to be asked within the call)`
+            : `the client that started this task did not declare the ${capability} capability`;
+        return `Nobody can answer this task's ${capability} request: ${why}, and no editor is connected to answer for it`;
+    }
+
     private async requestInput(capability: InputCapability, method: string, params: object, waitingMessage: string, resumedMessage: string): Promise<Record<string, unknown>> {
         const { hub } = this.host;
         const { taskId, clientKey } = this.record;
@@ -445,9 +464,7 @@ export class TaskRun implements ToolContext {
         const inputs = this.host.inputs?.handles(this) ? this.host.inputs : undefined;
         const link = inputs ? undefined : (hub.pickFor(clientKey, capability) ?? hub.pickOwner(capability));
         if (!inputs && !link) {
-            throw new Error(
-                `The client that started this task cannot answer ${capability} requests (it did not declare the ${capability} capability), and no editor is connected to answer for it`,
-            );
+            throw new Error(this.nobodyToAsk(capability));
         }
         const signal = this.signal;
         this.pendingInput++;

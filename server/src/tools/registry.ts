@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { invalidParams } from '../rpc/errors.js';
+import { checkArguments, type CheckedArguments } from './arguments.js';
 import type { KeyArguments } from '../tasks/wire.js';
 import type { ToolDefinition } from './types.js';
 
@@ -77,9 +77,9 @@ export class ToolRegistry implements KeyArguments {
         return this.listing;
     }
 
-    /** Validates a call's arguments against the tool's input schema. */
-    parseArguments(tool: ToolDefinition, args: unknown): Record<string, unknown> {
-        return parseArguments(tool, args);
+    /** Checks a call's arguments against the tool's input schema. */
+    checkArguments(tool: ToolDefinition, args: unknown): CheckedArguments {
+        return checkArguments(tool, args);
     }
 }
 
@@ -113,17 +113,4 @@ function jsonSchema(schema: z.ZodObject, io: 'input' | 'output'): Record<string,
     const json = z.toJSONSchema(schema, { io, unrepresentable: 'any' }) as Record<string, unknown>;
     delete json.$schema;
     return json;
-}
-
-/** Validates tool arguments; the error names each failing field, as a -32602. */
-export function parseArguments(tool: ToolDefinition, args: unknown): Record<string, unknown> {
-    const parsed = tool.inputSchema.safeParse(args ?? {});
-    if (parsed.success) {
-        return parsed.data as Record<string, unknown>;
-    }
-    const details = parsed.error.issues.map(issue => {
-        const field = issue.path.length > 0 ? issue.path.join('.') : '(arguments)';
-        return `${field}: ${issue.message}`;
-    });
-    throw invalidParams(`Invalid arguments for tool ${tool.name}: ${details.join('; ')}`, { issues: parsed.error.issues.map(i => ({ path: i.path, message: i.message })) });
 }

@@ -168,13 +168,16 @@ for (const kind of TRANSPORTS) {
             await call(c.client, 'cancel_task', { task_id: running });
         });
 
-        it('rejects task on a task tool and bad arguments with the protocol errors', async () => {
+        it('rejects task on a task tool with a protocol error, and bad arguments with a tool error naming the field and the shape', async () => {
             const withTask = await c.client.request({ method: 'tools/call', params: { name: 'get_task', arguments: { task_id: 'x' }, task: {} } }, CallToolResultSchema).catch((e: McpError) => e);
             assert.equal((withTask as McpError).code, -32601);
-            // A wait past the limit is cut to it (taskToolTexts.test.ts); a negative one is refused.
-            const negative = await c.client.request({ method: 'tools/call', params: { name: 'get_task', arguments: { task_id: 'x', wait_seconds: -1 } } }, CallToolResultSchema).catch((e: McpError) => e);
-            assert.equal((negative as McpError).code, -32602);
-            assert.match((negative as McpError).message, /wait_seconds/);
+            // A wait past the limit is cut to it (taskToolTexts.test.ts); a negative one is refused, in words the model can act on.
+            const negative = await c.client.request({ method: 'tools/call', params: { name: 'get_task', arguments: { task_id: 'x', wait_seconds: -1 } } }, CallToolResultSchema);
+            assert.equal(negative.isError, true);
+            assert.match(textOf(negative), /^Invalid arguments for tool get_task: wait_seconds: .*get_task takes \{task_id: string \(required\), wait_seconds: number\}/);
+            const missing = await c.client.request({ method: 'tools/call', params: { name: 'start_slow_compute', arguments: { seconds: 'x' } } }, CallToolResultSchema);
+            assert.equal(missing.isError, true);
+            assert.match(textOf(missing), /^Invalid arguments for tool start_slow_compute: seconds: /);
         });
     });
 }

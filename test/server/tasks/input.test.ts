@@ -250,7 +250,7 @@ for (const kind of TRANSPORTS) {
                     const taskId = await startTask(bare.client, tool, args);
                     assert.equal(await pollUntilTerminal(bare.client, taskId), 'failed');
                     const failed = await bare.client.experimental.tasks.getTask(taskId);
-                    assert.match(failed.statusMessage ?? '', new RegExp(`cannot answer ${capability} requests \\(it did not declare the ${capability} capability\\)`));
+                    assert.match(failed.statusMessage ?? '', new RegExp(`Nobody can answer this task.s ${capability} request: the client that started this task did not declare the ${capability} capability`));
                     const result = await bare.client.experimental.tasks.getTaskResult(taskId, CallToolResultSchema);
                     assert.equal(result.isError, true);
                     assert.match(textOf(result), new RegExp(`${capability} capability`));

@@ -4,6 +4,7 @@ import { CallToolResultSchema, CreateTaskResultSchema, McpError } from '@modelco
 import { connectAlone } from '../../support/fleet.js';
 import { textOf, TRANSPORTS, type Connected } from '../../support/helpers.js';
 import { waitUntil } from '../../support/wait.js';
+import { pollUntilTerminal } from '../../support/messageTap.js';
 
 const RELATED = 'io.modelcontextprotocol/related-task';
 
@@ -143,11 +144,18 @@ for (const kind of TRANSPORTS) {
             assert.equal(await code(c.client.request({ method: 'resources/list', params: {} }, CallToolResultSchema)), -32601);
         });
 
-        it('names the bad field in an invalid-arguments error', async () => {
-            await assert.rejects(
-                c.client.request({ method: 'tools/call', params: { name: 'slow_compute', arguments: { seconds: 'ten' }, task: {} } }, CreateTaskResultSchema),
-                (err: McpError) => err.code === -32602 && /seconds/.test(err.message) && !/Invalid task creation result/.test(err.message),
-            );
+        it('answers wrong arguments with a tool error the model can correct (SEP-1303): inline, and as a task ended failed at once', async () => {
+            const wrong = /^Invalid arguments for tool slow_compute: seconds: .*expected number.*\. slow_compute takes \{seconds: number, label: string\}\. Call it again/;
+            const inline = await c.client.request({ method: 'tools/call', params: { name: 'slow_compute', arguments: { seconds: 'ten' } } }, CallToolResultSchema);
+            assert.equal(inline.isError, true);
+            assert.match((inline.content[0] as { text: string }).text, wrong);
+            // Asked for a task, it gets one (what a 2025-11-25 requestor expects), whose statusMessage says it: all VS Code shows of a failed task.
+            const { task } = await c.client.request({ method: 'tools/call', params: { name: 'slow_compute', arguments: { seconds: 'ten' }, task: {} } }, CreateTaskResultSchema);
+            assert.equal(await pollUntilTerminal(c.client, task.taskId), 'failed');
+            assert.match((await c.client.experimental.tasks.getTask(task.taskId)).statusMessage ?? '', wrong);
+            const result = await c.client.experimental.tasks.getTaskResult(task.taskId, CallToolResultSchema);
+            assert.equal(result.isError, true);
+            assert.match((result.content[0] as { text: string }).text, wrong);
         });
     });
 }

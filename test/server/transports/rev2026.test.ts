@@ -168,6 +168,18 @@ describe('protocol 2026-07-28 over HTTP', () => {
         assert.match((plain.content as { text: string }[])[0]!.text, /Computation "inline" completed/);
     });
 
+    it('answers arguments that do not fit with an isError result naming the field and the shape, with or without the extension', async () => {
+        for (const capabilities of [undefined, {}]) {
+            const reply = await a.call('tools/call', { name: 'slow_compute', arguments: { seconds: 'ten' } }, capabilities ? { capabilities } : {});
+            assert.equal(reply.resultType, 'complete', 'inline, not a task');
+            assert.equal(reply.isError, true);
+            assert.match((reply.content as { text: string }[])[0]!.text, /^Invalid arguments for tool slow_compute: seconds: .*slow_compute takes \{seconds: number, label: string\}/);
+        }
+        const taskTool = await a.call('tools/call', { name: 'get_task', arguments: {} });
+        assert.equal(taskTool.isError, true);
+        assert.match((taskTool.content as { text: string }[])[0]!.text, /^Invalid arguments for tool get_task: task_id: /);
+    });
+
     it('refuses a required task tool to a client without the extension (-32021 naming it)', async () => {
         const reply = await a.post('tools/call', { name: 'failing_job', arguments: {} }, { capabilities: { elicitation: {} } });
         assert.equal(reply.status, 400);
@@ -218,6 +230,17 @@ describe('protocol 2026-07-28 over HTTP', () => {
         assert.equal((done.result as { content: { text: string }[] }).content[0]!.text, "Confirmed: would delete 'notes.txt' (demo: nothing deleted)");
         // The outcome in words stays on the completed task, as in 2025-11-25.
         assert.equal(done.statusMessage, 'Confirmed');
+    });
+
+    it('says why a background task of a client without the extension cannot ask, and what to call instead (start_confirm_delete)', async () => {
+        // Claude Code -p: declares elicitation but not the extension, so it starts tasks with the task tools.
+        const started = await a.call('tools/call', { name: 'start_confirm_delete', arguments: { filename: 'notes.txt' } }, { capabilities: { elicitation: {} } });
+        const taskId = (started.structuredContent as { task_id: string }).task_id;
+        const ended = await a.call('tools/call', { name: 'get_task', arguments: { task_id: taskId, wait_seconds: 20 } }, { capabilities: { elicitation: {} } });
+        const summary = ended.structuredContent as { status: string; status_message?: string };
+        assert.equal(summary.status, 'failed');
+        assert.match(summary.status_message ?? '', /^Nobody can answer this task's elicitation request: the client that started this task can be asked only within a call's own answer, and this task runs in the background \(call confirm_delete directly to be asked within the call\)/);
+        assert.doesNotMatch(summary.status_message ?? '', /did not declare/);
     });
 
     it('asks the client model through inputRequests too (write_haiku)', async () => {

@@ -69,11 +69,11 @@ describe('protocol 2026-07-28 over stdio', () => {
         await waitUntil(() => notifications.some(n => n.method === 'notifications/tasks' && n.params?.status === 'completed'), 'the completed notification', { everyMs: 20 });
         assert.equal(notifications[0]!.method, 'notifications/subscriptions/acknowledged');
         const done = notifications.find(n => n.method === 'notifications/tasks' && n.params?.status === 'completed')!;
-        assert.equal((done.params!._meta as Record<string, unknown>)['io.modelcontextprotocol/subscriptionId'], String(listenId));
+        assert.equal((done.params!._meta as Record<string, unknown>)['io.modelcontextprotocol/subscriptionId'], listenId, 'the request id itself: a number stays a number');
         server.write({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: listenId } });
         const closed = await server.next();
         assert.equal(closed.id, listenId);
-        assert.equal((closed.result!._meta as Record<string, unknown>)['io.modelcontextprotocol/subscriptionId'], String(listenId));
+        assert.equal((closed.result!._meta as Record<string, unknown>)['io.modelcontextprotocol/subscriptionId'], listenId, 'the request id itself: a number stays a number');
     });
 
     it('answers a bad version with -32022 and missing _meta with -32602', async () => {

@@ -8,6 +8,7 @@ import type { InputCapability } from '../../tasks/hub.js';
 import type { TaskRecord } from '../../tasks/types.js';
 import { toWireTask } from '../../tasks/wire.js';
 import { textResult, type CallToolResult, type ToolContext, type ToolDefinition } from '../../tools/types.js';
+import { refusingTool } from '../../tools/arguments.js';
 import { CallContext } from '../callContext.js';
 import { ownerView, type Params, type PushChannel, type RequestContext, type Result, type Revision } from '../context.js';
 import { onlyAsTaskText, type TaskTool, type TaskTools } from '../taskTools.js';
@@ -145,6 +146,10 @@ export const SESSION_REVISION: Revision = {
             onCreated: taskId => ctx.push!.announceAfter(taskId, ctx.abort),
         });
         return { task: toWireTask(record, ownerView(ctx)) };
+    },
+
+    refuseArguments(ctx, tool, result, asTask, params) {
+        return asTask ? this.startTask(ctx, refusingTool(tool, result), {}, params) : (result as Result);
     },
 
     runInRequest: (ctx, tool, args, params) => runInline(ctx, tool, args, params) as Result,

@@ -107,6 +107,9 @@ export const STATELESS_REVISION: Revision = {
 
     startTask,
 
+    /** Inline even for a client with the extension: a 2026-07-28 server answers a call with a task only when it chooses to. */
+    refuseArguments: (_ctx, _tool, result) => ({ resultType: 'complete', ...result }),
+
     /**
      * Not async: a plain call's promise is the tool's own, one microtask hop from its answer. One
      * still running after --defer-after goes on as a task (defer.ts), as in a session.

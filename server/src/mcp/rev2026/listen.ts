@@ -59,7 +59,8 @@ async function holdResources(call: RequestContext, wanted: string[], unfollow: (
 export async function listen(call: RequestContext, params: Params): Promise<Record<string, unknown>> {
     const { reply, abort } = call;
     const wanted = optionalObject(params, 'notifications') ?? {};
-    const subscriptionId = String(call.id);
+    // A RequestId, as the request's own id: a number stays a number.
+    const subscriptionId = call.id;
     const meta = { [SUBSCRIPTION_ID_META]: subscriptionId };
     const agreed: Record<string, unknown> = {};
     const capabilities = capabilitiesOf(call.services, '2026-07-28');
