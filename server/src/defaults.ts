@@ -60,3 +60,10 @@ export const DEFAULT_MAX_COMMAND_PROCESSES = 32;
 
 /** The default cap on what the logs of one server hold together. */
 export const DEFAULT_LOG_LIMIT_BYTES = 1024 * 1024 * 1024;
+
+/**
+ * A plain call still running after this answers "continues as task X": 10 s under the 60 s at
+ * which Claude Code (SDK default), Copilot CLI and Copilot for Eclipse give up (docs/GATEWAY.md has
+ * the table), so the answer is in before the shortest common cap, with room for the transport.
+ */
+export const DEFAULT_DEFER_AFTER_MS = 50_000;

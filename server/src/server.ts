@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { createLogger, type Logger } from './util/log.js';
-import { TaskTools } from './mcp/taskTools.js';
+import { TaskTools, waitLimitSeconds } from './mcp/taskTools.js';
 import type { McpServices, Method, ResourceSubscriber, ServerInfo, ToolsStarting } from './mcp/context.js';
 import { McpSession, type SessionChannel } from './mcp/rev2025/session.js';
 import type { Clock } from './util/clock.js';
@@ -88,7 +88,7 @@ export class TasksServer {
         this.services = {
             runtime: this.runtime,
             tools: registry,
-            taskTools: options.taskTools ? new TaskTools(toolList) : undefined,
+            taskTools: options.taskTools ? new TaskTools(toolList, waitLimitSeconds(options.deferAfterMs)) : undefined,
             hub: this.hub,
             log: this.log,
             serverInfo: { ...(options.serverInfo ?? { name: 'mcp-tasks-server', version: SERVER_VERSION }) },
@@ -115,7 +115,7 @@ export class TasksServer {
      * changes nothing, for a set the registry or the task tools refuse.
      */
     setTools(tools: ToolDefinition[]): void {
-        const taskTools = this.services.taskTools ? new TaskTools(tools) : undefined;
+        const taskTools = this.services.taskTools ? new TaskTools(tools, this.services.taskTools.maxWaitSeconds) : undefined;
         this.registry.replace(tools);
         this.services.taskTools = taskTools;
         this.broadcast('notifications/tools/list_changed');

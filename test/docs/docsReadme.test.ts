@@ -38,6 +38,9 @@ describe('README.md', () => {
             ['run', 'run', 'run', 'server'],
         );
         assert.match(steps.at(-1)!.script, /^npm start\b/);
+        // The first screen holds the one command to try it, and the fresh-clone test runs it first.
+        assert.match(steps[0]!.script, /^npm ci && npm run demo\b/);
+        assert.ok(steps[0]!.line <= 25, `the command to try it is on line ${steps[0]!.line}, below the first screen`);
         assert.throws(() => readmeSteps('<!-- readme-test: srever -->\n```bash\nnpm start\n```\n'), /readme-test: srever/);
     });
 

@@ -114,7 +114,7 @@ describe('README on a fresh clone', { timeout: 8 * STEP_LIMIT_MS }, () => {
 
     after(() => rmSync(clone, { recursive: true, force: true }));
 
-    it('runs install, package, demo and start, in that order, from a clone with nothing built', async () => {
+    it('runs the first-screen command (install and demo), then build, package and start, in that order, from a clone with nothing built', async () => {
         const scripts = steps.map(step => step.script).join('\n');
         for (const command of ['npm ci', 'npm run package', 'npm run demo', 'npm start']) {
             assert.ok(scripts.includes(command), `no README block marked for the test runs ${command}`);

@@ -183,8 +183,8 @@ describe('command line', () => {
             const result = await peer.call(2, 'tasks/result', { taskId });
             assert.match(JSON.stringify(result.result), /Computation \\"frames\\" completed/);
             const bad = await peer.call(3, 'tools/call', { name: 'greet', arguments: { name: 42 } });
-            assert.equal((bad.error as { code: number }).code, -32602);
-            assert.match((bad.error as { message: string }).message, /name/);
+            assert.equal((bad.result as { isError?: boolean }).isError, true);
+            assert.match(JSON.stringify(bad.result), /Invalid arguments for tool greet: name: /);
             peer.send('this is not json');
             await peer.waitFor(m => (m.error as { code?: number } | undefined)?.code === -32700, 'a parse error');
 

@@ -2,16 +2,10 @@
 // (MCP_TASKS_<NAME>, derived), help text and group. --help, the parser (../options.ts), the
 // defaults, docs/CLI.md's tables (`npm run docs:cli`) and the extension's launch arguments all
 // come from here. To add a flag, add a row, then read it in ../options.ts or ../cli.ts.
-import { DEFAULT_CONNECTION_LIMITS, DEFAULT_LIMITS, DEFAULT_LOG_LIMIT_BYTES, DEFAULT_MAX_COMMAND_PROCESSES } from '../defaults.js';
+import { DEFAULT_CONNECTION_LIMITS, DEFAULT_DEFER_AFTER_MS, DEFAULT_LIMITS, DEFAULT_LOG_LIMIT_BYTES, DEFAULT_MAX_COMMAND_PROCESSES } from '../defaults.js';
 import { LOG_LEVELS } from '../util/log.js';
 import { formatDuration, type Flag } from './spec.js';
 
-/**
- * A plain call still running after this answers "continues as task X": 10 s under the 60 s at
- * which Claude Code (SDK default), Copilot CLI and Copilot for Eclipse give up (docs/GATEWAY.md has
- * the table), so the answer is in before the shortest common cap, with room for the transport.
- */
-export const DEFAULT_DEFER_AFTER_MS = 50_000;
 
 export const FLAGS = [
     // Transport

@@ -6,7 +6,7 @@ import { mayDefer } from '../tools/registry.js';
 import { onStop, sleep, type CallToolResult, type ToolContext, type ToolDefinition } from '../tools/types.js';
 import type { Clock, ClockTimer } from '../util/clock.js';
 import type { RequestContext } from './context.js';
-import { MAX_WAIT_SECONDS } from './taskTools.js';
+import { waitLimitSeconds } from './taskTools.js';
 
 /**
  * What a call in its request reports and asks through, whichever revision serves it: a
@@ -75,7 +75,7 @@ class DeferrableCall implements ToolContext, Deferrable {
         private readonly tool: ToolDefinition,
         private readonly args: Record<string, unknown>,
         private readonly channel: RequestChannel,
-        deferAfterMs: number,
+        private readonly deferAfterMs: number,
         run: RunTool,
     ) {
         const abort = (this.abort = ctx.abort);
@@ -247,7 +247,7 @@ class DeferrableCall implements ToolContext, Deferrable {
             return work;
         }
         log.info(`[${this.ctx.revision.name}] tools/call ${this.tool.name} still running after the defer time: answered, it goes on as task ${taskId}`);
-        return deferredAnswer(this.tool, taskId);
+        return deferredAnswer(this.tool, taskId, this.deferAfterMs);
     }
 }
 
@@ -338,10 +338,10 @@ function fire(queue: DeferralQueue): void {
  * (tools/registry.ts), so clients that check a success against it accept this. Only tools that
  * exist are named: deferral needs the task tools, and a command's log is read with read_output.
  */
-function deferredAnswer(tool: ToolDefinition, taskId: string): CallToolResult {
+function deferredAnswer(tool: ToolDefinition, taskId: string, deferAfterMs: number): CallToolResult {
     const output = tool.output ? `, read_output with task_id "${taskId}" for its output so far` : '';
     const next =
         `${tool.name} is still running; it continues in the background as task ${taskId}. ` +
-        `Call get_task with task_id "${taskId}" (wait_seconds up to ${MAX_WAIT_SECONDS}) for its progress and result${output}, and cancel_task to stop it.`;
+        `Call get_task with task_id "${taskId}" (wait_seconds up to ${waitLimitSeconds(deferAfterMs)}) for its progress and result${output}, and cancel_task to stop it.`;
     return { content: [{ type: 'text', text: next }], structuredContent: { taskId, status: 'working', next }, _meta: relatedTaskMeta(taskId) };
 }

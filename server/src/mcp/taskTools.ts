@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { TASK_TOOL_META_KEY } from '../contract.js';
+import { DEFAULT_DEFER_AFTER_MS } from '../defaults.js';
 import { errorMessage } from '../util/log.js';
 import { RpcError } from '../rpc/errors.js';
 import type { RequestAbort } from '../rpc/requestAbort.js';
@@ -11,8 +12,14 @@ import { textResult, type CallToolResult, type ToolDefinition } from '../tools/t
 import type { TaskToolCaller } from './caller.js';
 import { outputNews, readOutputTool, readTaskOutput } from './readOutputTool.js';
 
-/** get_task waits at most this long (a longer wait_seconds is cut to it): well under the 60 s most hosts (Codex, the SDK client) give a tool call. */
-export const MAX_WAIT_SECONDS = 20;
+/**
+ * How long get_task may wait for a task to end (a longer wait_seconds is cut to it): the budget a
+ * plain call has before --defer-after answers it (50 s by default, under the 60 s at which most
+ * hosts give up on a call), so a model can follow a long suite in few calls. Off, the default's.
+ */
+export function waitLimitSeconds(deferAfterMs?: number): number {
+    return Math.max(1, Math.floor((deferAfterMs || DEFAULT_DEFER_AFTER_MS) / 1000));
+}
 const START_PREFIX = 'start_';
 const STATUSES = ['working', 'input_required', 'completed', 'failed', 'cancelled'] as const;
 
@@ -60,14 +67,18 @@ export class TaskTools {
     private readonly byName = new Map<string, TaskTool>();
     private listing?: Record<string, unknown>[];
 
-    constructor(tools: readonly ToolDefinition[]) {
+    constructor(
+        tools: readonly ToolDefinition[],
+        /** get_task's longest wait (waitLimitSeconds). */
+        readonly maxWaitSeconds = waitLimitSeconds(),
+    ) {
         const startable = tools.filter(tool => !tool.hidden && tool.taskSupport !== 'forbidden');
         for (const tool of startable) {
-            this.add(startTool(tool), startHandler(tool));
+            this.add(startTool(tool), startHandler(tool, maxWaitSeconds));
         }
         // The descriptions name a start tool only when there is one, and only one that is served.
         const example = startable[0] && startToolName(startable[0].name);
-        this.add(getTaskTool(example), getTask);
+        this.add(getTaskTool(example, maxWaitSeconds), (session, args, abort) => getTask(session, args, abort, maxWaitSeconds));
         this.add(cancelTaskTool(example), cancelTask);
         this.add(listTasksTool, listTasks);
         if (tools.some(tool => tool.output)) {
@@ -131,12 +142,12 @@ function startTool(tool: ToolDefinition): ToolDefinition {
     };
 }
 
-function startHandler(tool: ToolDefinition): TaskToolHandler {
+function startHandler(tool: ToolDefinition, maxWaitSeconds: number): TaskToolHandler {
     return async (session, args) => {
         const record = await session.services.runtime.createTask(session.identity, tool, args, { background: true, askNoClient: session.envelope !== undefined });
         const text =
             `Started ${tool.name} in the background as task ${record.taskId} (status: ${record.status}). ` +
-            `Call get_task with task_id "${record.taskId}" for its progress and result (wait_seconds up to ${MAX_WAIT_SECONDS} waits for it to end); ` +
+            `Call get_task with task_id "${record.taskId}" for its progress and result (wait_seconds up to ${maxWaitSeconds} waits for it to end); ` +
             `${tool.output ? 'read_output reads its output meanwhile; ' : ''}cancel_task stops it.`;
         return { content: [{ type: 'text', text }], structuredContent: { ...taskSummary(record), next: text } };
     };
@@ -151,17 +162,17 @@ function taskIdSchema(example: string | undefined) {
         .describe(example ? `The task id that a start_ tool (such as ${example}) or list_tasks returned.` : 'The task id that list_tasks returned.');
 }
 
-function getTaskTool(example: string | undefined): ToolDefinition {
+function getTaskTool(example: string | undefined, maxWaitSeconds: number): ToolDefinition {
     return {
         name: 'get_task',
         title: 'Get a background task',
         description:
             "Reports a task's status and latest progress message and, once it has ended (completed, failed or cancelled), the tool's result. " +
-            `With wait_seconds it waits up to that long (at most ${MAX_WAIT_SECONDS} seconds: a longer wait is cut to ${MAX_WAIT_SECONDS}) for the task to end before answering; call it again if it is still running. ` +
+            `With wait_seconds it waits up to that long (at most ${maxWaitSeconds} seconds: a longer wait is cut to ${maxWaitSeconds}) for the task to end before answering; call it again if it is still running. ` +
             `Use it for tasks ${example ? `started with a start_ tool (such as ${example}) or ` : ''}listed by list_tasks. A plain tool: call it without a task.`,
         inputSchema: z.object({
             task_id: taskIdSchema(example),
-            wait_seconds: z.number().min(0).default(0).describe(`How long to wait for the task to end, in seconds, e.g. 10; more than ${MAX_WAIT_SECONDS} waits ${MAX_WAIT_SECONDS}.`),
+            wait_seconds: z.number().min(0).default(0).describe(`How long to wait for the task to end, in seconds, e.g. 10; more than ${maxWaitSeconds} waits ${maxWaitSeconds}.`),
         }),
         annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
         taskSupport: 'forbidden',
@@ -193,10 +204,10 @@ const listTasksTool: ToolDefinition = {
     taskSupport: 'forbidden',
 };
 
-async function getTask(session: TaskToolCaller, args: Record<string, unknown>, abort: RequestAbort): Promise<CallToolResult> {
+async function getTask(session: TaskToolCaller, args: Record<string, unknown>, abort: RequestAbort, maxWaitSeconds: number): Promise<CallToolResult> {
     const { runtime } = session.services;
     const taskId = args.task_id as string;
-    const waitMs = Math.min(args.wait_seconds as number, MAX_WAIT_SECONDS) * 1000;
+    const waitMs = Math.min(args.wait_seconds as number, maxWaitSeconds) * 1000;
     let record = await runtime.get(session.identity, taskId);
     if (!isTerminal(record.status) && waitMs > 0) {
         record = await waitForEnd(session, taskId, waitMs, abort);

@@ -445,11 +445,12 @@ export class TaskRun implements ToolContext {
      * client started with a start_ tool, or a sub-task of one) it can be asked only within a call's
      * own answer, which the tool called directly would do.
      */
+    private root(): TaskRun {
+        return this.parent ? this.parent.root() : this;
+    }
+
     private nobodyToAsk(capability: InputCapability): string {
-        let root: TaskRun = this;
-        while (root.parent) {
-            root = root.parent;
-        }
+        const root = this.root();
         const why = root.askNoClient
             ? `the client that started this task can be asked only within a call's own answer, and this task runs in the background (call ${root.record.toolName} directly to be asked within the call)`
             : `the client that started this task did not declare the ${capability} capability`;

@@ -42,7 +42,7 @@ describe('input request routing', () => {
         const mute = await client(TOKEN, false, [], 'mute-cli');
         const outcome = await confirmDelete(mute, 'nobody.txt');
         assert.equal(outcome.status, 'failed');
-        assert.match(outcome.statusMessage ?? '', /cannot answer elicitation requests .* no editor is connected to answer for it/);
+        assert.match(outcome.statusMessage ?? '', /^Nobody can answer this task.s elicitation request: the client that started this task did not declare the elicitation capability, and no editor is connected to answer for it/);
     });
 
     it('with an owner connected, the owner answers for a client that cannot', async () => {

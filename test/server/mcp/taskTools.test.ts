@@ -36,7 +36,7 @@ async function start(client: Client, tool: string, args: Record<string, unknown>
     return summary.task_id;
 }
 
-/** get_task, waiting on the server (up to 20 s a call) until the task has ended. */
+/** get_task, waiting on the server (20 s a call) until the task has ended. */
 async function finish(client: Client, taskId: string): Promise<{ summary: Summary; result: CallToolResult }> {
     for (let i = 0; i < 5; i++) {
         const result = await call(client, 'get_task', { task_id: taskId, wait_seconds: 20 });
