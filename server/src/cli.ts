@@ -3,6 +3,7 @@
 import './nodeCheck.js';
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
+import { resolve } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { systemClock } from './util/clock.js';
 import { CommandsFile } from './commands/commandsFile.js';
@@ -15,7 +16,10 @@ import { createTasksServer, type TasksServer } from './server.js';
 import type { Gateway } from './gateway/gateway.js';
 // attach.ts names the gateway's types only: the gateway itself (and the SDK client) is loaded only when a server is wrapped.
 import { attachGateway, gatewayServerOptions } from './gateway/attach.js';
+import { DurableTaskStore } from './tasks/durableStore.js';
+import { loadSqlite } from './tasks/sqlite.js';
 import type { TaskStore } from './tasks/types.js';
+import { defaultDataDir } from './util/dataDir.js';
 import type { ToolDefinition } from './tools/types.js';
 import { connectStdio } from './transports/stdio.js';
 import { listenHttp } from './transports/http.js';
@@ -73,7 +77,7 @@ async function start(options: CliOptions, log: Logger): Promise<Started | number
     // Replicas sharing a store sign a paused call's requestState with one key, so a retry may land on any of them.
     let requestStateKey: string | undefined;
     try {
-        store = options.storeUrl ? await openRedisStore(options, workerId, log) : undefined;
+        store = options.storeKind === 'redis' ? await openRedisStore(options, workerId, log) : options.storeKind === 'sqlite' ? openDurableStore(options, workerId, log) : undefined;
         requestStateKey = await store?.sharedSecret?.('request-state');
     } catch (err) {
         log.error(`[store] ${errorMessage(err)}`);
@@ -245,6 +249,25 @@ async function loadGateway(options: CliOptions, log: Logger, taken: (name: strin
         throw err;
     });
     return new Gateway(options.wrap, { log, clock: systemClock, taken });
+}
+
+/**
+ * The SQLite file in the data folder; on a Node.js without node:sqlite, the memory store, saying
+ * so (the server must keep working wherever it runs: Node 20, an older VS Code's Electron).
+ */
+function openDurableStore(options: CliOptions, workerId: string, log: Logger): TaskStore | undefined {
+    const DatabaseSync = loadSqlite();
+    if (!DatabaseSync) {
+        log.warn(`[store] this Node.js (${process.version}) has no node:sqlite, so tasks are kept in memory and end with this process: run on Node.js 22.13 or later to keep them across restarts, or use --store redis://…`);
+        return undefined;
+    }
+    const dir = options.dataDir ? resolve(options.dataDir) : defaultDataDir();
+    const { store, start } = DurableTaskStore.open(DatabaseSync, { dir, workerId });
+    log.info(
+        `[store] tasks are kept in ${store.path}` +
+            (start.kept + start.failed > 0 ? `; took over ${start.kept} finished task(s) and failed ${start.failed} that were running in a server that is gone (${start.from.join(', ')})` : ''),
+    );
+    return store;
 }
 
 /** Loaded only when asked for, so the in-memory default does not pay for the Redis client. */

@@ -17,6 +17,8 @@ export type CliOptions = Omit<FlagValues<typeof FLAGS>, 'bindTo'> & {
     bindTo: 'session' | 'principal';
     /** The MCP servers to wrap (--wrap, --wrap-url, --wrap-config); empty when not a gateway. */
     wrap: DownstreamSpec[];
+    /** Where tasks live (--store): `storeUrl` is set only for redis. */
+    storeKind: 'memory' | 'sqlite' | 'redis';
 };
 
 const HEADER = `Usage: ${BIN} [--stdio | --http] [options]      (also installed as mcp-tasks-server)
@@ -56,10 +58,13 @@ export function usage(): string {
 export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): CliOptions {
     const { values, given } = parseFlags(FLAGS, argv, env);
     const wrap = downstreamSpecs({ command: values.wrapCommand.length > 0 ? values.wrapCommand : undefined, url: values.wrapUrl, headers: values.wrapHeaders, configFile: values.wrapConfig });
+    const storeKind = values.storeUrl === 'sqlite' ? 'sqlite' : values.storeUrl ? 'redis' : 'memory';
     const options: CliOptions = {
         ...values,
+        storeUrl: storeKind === 'redis' ? values.storeUrl : undefined,
+        storeKind,
         transport: values.http ? 'http' : 'stdio',
-        bindTo: values.bindTo ?? (values.storeUrl ? 'principal' : 'session'),
+        bindTo: values.bindTo ?? (storeKind === 'redis' ? 'principal' : 'session'),
         wrap,
         // A gateway serves the wrapped servers' tools: the demonstrations would only be in the way.
         demoTools: values.demoTools && wrap.length === 0,

@@ -4,7 +4,12 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../../server/src/util/clock.js';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DurableTaskStore } from '../../server/src/tasks/durableStore.js';
 import { MemoryTaskStore } from '../../server/src/tasks/memoryStore.js';
+import { loadSqlite } from '../../server/src/tasks/sqlite.js';
 import { RedisTaskStore } from '../../server/src/tasks/redisStore.js';
 import type { NewTask, TaskStore } from '../../server/src/tasks/types.js';
 import { textResult } from '../../server/src/tools/types.js';
@@ -103,7 +108,33 @@ function redisBackend(): StoreBackend {
     };
 }
 
+/** The durable store, each in a data folder of its own (one process: its peer is itself, as in memory). */
+function durableBackend(): StoreBackend {
+    const stores: DurableTaskStore[] = [];
+    const dirs: string[] = [];
+    const DatabaseSync = loadSqlite();
+    return {
+        name: 'DurableTaskStore',
+        skip: DatabaseSync ? false : `this Node.js (${process.version}) has no node:sqlite`,
+        start: async () => undefined,
+        stop: async () => {
+            await Promise.all(stores.map(s => s.close()));
+            for (const dir of dirs) {
+                rmSync(dir, { recursive: true, force: true });
+            }
+        },
+        open: async clock => {
+            const dir = mkdtempSync(join(tmpdir(), 'mcp-tasks-durable-'));
+            dirs.push(dir);
+            const { store } = DurableTaskStore.open(DatabaseSync!, { dir, workerId: `w-${randomUUID().slice(0, 8)}`, clock });
+            stores.push(store);
+            return store;
+        },
+        peer: async store => store,
+    };
+}
+
 /** Fresh backends for one run of the contract suite. */
 export function storeBackends(): StoreBackend[] {
-    return [memoryBackend(), redisBackend()];
+    return [memoryBackend(), durableBackend(), redisBackend()];
 }

@@ -126,9 +126,19 @@ export const FLAGS = [
         parse: parseStore,
         group: 'Tasks',
         help:
-            "Where tasks live: this process's memory, or `redis://HOST:PORT[/DB]` (`rediss://` for TLS, `redis://:PASSWORD@HOST…`). " +
+            "Where tasks live: this process's memory; `sqlite`, a file in the data folder (--data-dir) that keeps finished tasks and their results across restarts until their TTL (needs a Node.js with node:sqlite, 22.13 or later; elsewhere it says so and keeps tasks in memory); " +
+            'or `redis://HOST:PORT[/DB]` (`rediss://` for TLS, `redis://:PASSWORD@HOST…`). ' +
             'With Redis, several replicas share tasks, results, cancellation and notifications. Installed from npm, it needs the optional `redis` package beside it.',
         docs: 'See [DEPLOYMENT.md](DEPLOYMENT.md).',
+    },
+    {
+        name: 'data-dir',
+        key: 'dataDir',
+        type: 'string',
+        arg: 'DIR',
+        shownDefault: '$XDG_STATE_HOME/mcp-tasks (~/.local/state/mcp-tasks); macOS ~/Library/Application Support/mcp-tasks; Windows %LOCALAPPDATA%\\mcp-tasks',
+        group: 'Tasks',
+        help: 'The folder of the file `--store sqlite` keeps tasks in (`tasks.db`, readable by this user only). Servers sharing a folder never list each other\'s tasks.',
     },
     {
         name: 'store-prefix',
@@ -267,7 +277,7 @@ export const FLAGS = [
         group: 'Tasks',
         help:
             'Do not offer the task tools. By default every task-capable tool X also gets a plain tool `start_X` (same arguments and annotations) ' +
-            'that starts it in the background, plus `get_task` (status, latest message, result; can wait up to 20 s), `cancel_task`, `list_tasks` ' +
+            'that starts it in the background, plus `get_task` (status, latest message, result; can wait for the end as long as `--defer-after`, 50 s by default), `cancel_task`, `list_tasks` ' +
             'and, with command tools, `read_output`, ' +
             'so models in hosts that never send `task` (Claude Code, Cursor, Codex) can use them.',
     },
@@ -425,14 +435,17 @@ function parseStore(text: string, source: string): string | undefined {
     if (!value || value === 'memory') {
         return undefined;
     }
+    if (value === 'sqlite') {
+        return value;
+    }
     let url: URL;
     try {
         url = new URL(value);
     } catch {
-        throw new Error(`${source}: "${value}" must be memory or redis://HOST:PORT[/DB]`);
+        throw new Error(`${source}: "${value}" must be memory, sqlite or redis://HOST:PORT[/DB]`);
     }
     if ((url.protocol !== 'redis:' && url.protocol !== 'rediss:') || !url.hostname || (url.pathname !== '' && url.pathname !== '/' && !/^\/\d+$/.test(url.pathname))) {
-        throw new Error(`${source}: "${url.protocol}//${url.host}${url.pathname}" must be memory or redis://HOST:PORT[/DB]`);
+        throw new Error(`${source}: "${url.protocol}//${url.host}${url.pathname}" must be memory, sqlite or redis://HOST:PORT[/DB]`);
     }
     return value;
 }

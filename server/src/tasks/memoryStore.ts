@@ -108,6 +108,27 @@ export class MemoryTaskStore implements TaskStore {
         return record;
     }
 
+    /**
+     * Puts back a task kept by a durable store (durableStore.ts), as it was, with `remainingMs` of
+     * its retention left; a live one counts against its client's live limit as any other. No event:
+     * nothing changed for anyone listening.
+     */
+    restore(record: TaskRecord, outcomeJson: string | undefined, remainingMs: number): void {
+        const bytes = retainedSize(record) + (outcomeJson?.length ?? 0);
+        const entry: Entry = { record, outcome: outcomeJson, at: 0, order: 0, slot: -1, bytes };
+        this.expiries.schedule(entry, Math.max(0, remainingMs));
+        this.entries.set(record.taskId, entry);
+        indexAdd(this.byClient, record.clientKey, entry);
+        if (record.parentTaskId) {
+            indexAdd(this.byParent, record.parentTaskId, entry);
+        }
+        this.held.set(record.clientKey, (this.held.get(record.clientKey) ?? 0) + bytes);
+        if (!isTerminal(record.status)) {
+            this.live.set(record.clientKey, (this.live.get(record.clientKey) ?? 0) + 1);
+        }
+        this.seq = Math.max(this.seq, record.seq);
+    }
+
     async get(taskId: string): Promise<TaskRecord | undefined> {
         return this.entries.get(taskId)?.record;
     }

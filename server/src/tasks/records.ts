@@ -8,6 +8,19 @@ import type { NewTask, TaskFlags, TaskRecord, TaskStatus } from './types.js';
  */
 export type Complete<T> = { [K in keyof Required<T>]: T[K] | undefined };
 
+/**
+ * The key a stdio client's task gets when a later server takes it over: the pipe it was bound to
+ * is gone, and the client that restarted its server is on a new one. Such a task is found by its
+ * id by any stdio client of the new server (the id is unguessable, and the file is this user's
+ * alone), but listed to none: concurrent hosts sharing the data folder never list each other's.
+ */
+export const ADOPTED_STDIO_KEY = 'stdio:adopted';
+
+/** Whether `clientKey` may read a task bound to `taskKey`: its own, or (a stdio client) one a durable store took over from a stdio server that is gone. */
+export function mayRead(clientKey: string, taskKey: string): boolean {
+    return taskKey === clientKey || (taskKey === ADOPTED_STDIO_KEY && clientKey.startsWith('stdio:'));
+}
+
 /** The part of a record fixed at creation. */
 export type RecordBase = Omit<TaskRecord, 'status' | 'statusMessage' | 'lastUpdatedAt' | 'externalRef' | 'seq'>;
 

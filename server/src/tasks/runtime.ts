@@ -8,7 +8,7 @@ import { notifyOwners, notifyProgress, notifyStatus } from './notifier.js';
 import type { OwnerFacts } from './wire.js';
 import { cancelledOutcome } from './outcomes.js';
 import { TaskRun, type ChildOptions, type RunHost, type StopStatus } from './taskRun.js';
-import { copyFlags } from './records.js';
+import { copyFlags, mayRead } from './records.js';
 import { isTerminal, type NewTask, type RetentionBudget, type TaskFlags, type TaskEvent, type TaskOutcome, type TaskPage, type TaskRecord, type TaskStore } from './types.js';
 import { TaskWaiters } from './waiters.js';
 import { AbandonWatch } from './abandon.js';
@@ -314,7 +314,7 @@ export class TaskRuntime implements RunHost {
 
     private async visible(client: ClientIdentity, taskId: string): Promise<TaskRecord> {
         const record = await this.store.get(taskId);
-        if (!record || (!client.isOwner && record.clientKey !== client.clientKey)) {
+        if (!record || (!client.isOwner && !mayRead(client.clientKey, record.clientKey))) {
             throw invalidParams(`Task not found: ${taskId}`);
         }
         return record;

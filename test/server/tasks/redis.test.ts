@@ -227,7 +227,7 @@ describe('Redis availability', { skip }, () => {
         assert.equal(fromEnv.code, 2, 'MCP_TASKS_STORE counts as --store');
         const badUrl = await runCli(['--store', 'http://example.invalid'], 10_000);
         assert.equal(badUrl.code, 2);
-        assert.match(badUrl.stderr, /--store: .* must be memory or redis:\/\/HOST:PORT\[\/DB\]/);
+        assert.match(badUrl.stderr, /--store: .* must be memory, sqlite or redis:\/\/HOST:PORT\[\/DB\]/);
     });
 
     describe('an outage during operation', () => {
@@ -305,7 +305,7 @@ describe('--store, --bind and several --token flags', () => {
             [['--http', '--store', 'redis://h:1'], {}, /requires --token/],
             [['--http', '--bind', 'principal'], {}, /--bind principal requires --token/],
             [['--bind', 'token'], {}, /--bind: "token" must be session or principal/],
-            [['--store', 'mysql://h:1'], {}, /--store: .* must be memory or redis:\/\/HOST:PORT\[\/DB\]/],
+            [['--store', 'mysql://h:1'], {}, /--store: .* must be memory, sqlite or redis:\/\/HOST:PORT\[\/DB\]/],
             [['--store', 'redis://h:1/db'], {}, /--store/],
             [['--store', 'not a url'], {}, /--store/],
             [['--worker-lease', '50ms'], {}, /--worker-lease must be at least 100ms/],

@@ -80,7 +80,7 @@ describe('flag table', () => {
             [{ MCP_TASKS_NO_DEMO_TOOLS: 'maybe' }, /^MCP_TASKS_NO_DEMO_TOOLS: "maybe" must be 1 or 0/],
             [{ MCP_TASKS_DEFAULT_TTL: '1d' }, /^MCP_TASKS_DEFAULT_TTL: "1d" is not a duration/],
             [{ MCP_TASKS_LOG_LEVEL: 'loud' }, /^MCP_TASKS_LOG_LEVEL: "loud" must be one of error, warn, info, debug/],
-            [{ MCP_TASKS_STORE: 'mysql://h' }, /^MCP_TASKS_STORE: .* must be memory or redis/],
+            [{ MCP_TASKS_STORE: 'mysql://h' }, /^MCP_TASKS_STORE: .* must be memory, sqlite or redis/],
         ];
         for (const [env, reason] of cases) {
             assert.throws(() => parseCli([], env), (err: Error) => reason.test(err.message), JSON.stringify(env));

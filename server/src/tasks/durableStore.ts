@@ -1,0 +1,169 @@
+import { systemClock, type Clock } from '../util/clock.js';
+import { textResult } from '../tools/types.js';
+import { MemoryTaskStore } from './memoryStore.js';
+import { ADOPTED_STDIO_KEY, taskRecord } from './records.js';
+import type { SqliteDatabase } from './sqlite.js';
+import { TaskJournal } from './taskJournal.js';
+import {
+    isTerminal,
+    type Disposable,
+    type ListQuery,
+    type LiveStatus,
+    type NewTask,
+    type ProgressUpdate,
+    type RetentionBudget,
+    type TaskEvent,
+    type TaskOutcome,
+    type TaskPage,
+    type TaskRecord,
+    type TaskStore,
+    type TerminalStatus,
+} from './types.js';
+
+/** What the store says it did at start, for the log. */
+export interface DurableStart {
+    /** Finished tasks found again, readable until their TTL. */
+    kept: number;
+    /** Tasks that were running in a server that is gone, now failed with words. */
+    failed: number;
+    /** The worker ids they came from. */
+    from: string[];
+}
+
+export interface DurableStoreOptions {
+    dir: string;
+    workerId: string;
+    clock?: Clock;
+}
+
+/**
+ * The embedded durable store: the memory store's indexes and events, with every change written
+ * through to a SQLite file in the data folder (taskJournal.ts), so a finished task's status and
+ * result outlive the process until their TTL. Reads never touch the file. At start, the tasks of
+ * servers that are gone are taken over: finished ones come back as they were; running ones, whose
+ * work lived in the dead process, end `failed` saying so.
+ */
+export class DurableTaskStore implements TaskStore {
+    private readonly memory: MemoryTaskStore;
+    private readonly clock: Clock;
+    private readonly deletions: Disposable;
+
+    private constructor(
+        private readonly journal: TaskJournal,
+        clock: Clock,
+    ) {
+        this.clock = clock;
+        this.memory = new MemoryTaskStore({ clock });
+        // Expiry and the orphan budget happen in the memory store: the file follows its deletions.
+        this.deletions = this.memory.onEvent(event => {
+            if (event.type === 'deleted') {
+                this.journal.deleted(event.taskId);
+            }
+        });
+    }
+
+    get workerId(): string {
+        return this.journal.workerId;
+    }
+
+    /** Where the file is. */
+    get path(): string {
+        return this.journal.path;
+    }
+
+    static open(DatabaseSync: new (path: string) => SqliteDatabase, options: DurableStoreOptions): { store: DurableTaskStore; start: DurableStart } {
+        const clock = options.clock ?? systemClock;
+        const journal = TaskJournal.open(DatabaseSync, options.dir, options.workerId);
+        const store = new DurableTaskStore(journal, clock);
+        try {
+            return { store, start: store.takeOver() };
+        } catch (err) {
+            journal.close();
+            throw err;
+        }
+    }
+
+    private takeOver(): DurableStart {
+        const now = this.clock.now();
+        const { tasks, from } = this.journal.adopt(Date.now());
+        let failed = 0;
+        for (const kept of tasks) {
+            let { record, outcome, expiresAt } = kept;
+            const adoptedKey = record.clientKey.startsWith('stdio:') ? ADOPTED_STDIO_KEY : record.clientKey;
+            if (!isTerminal(record.status)) {
+                const message = `The server restarted: this task's work ran in the previous server process, which ended before it finished. Call ${record.toolName} again to do it again`;
+                outcome = JSON.stringify({ result: textResult(message, true) } satisfies TaskOutcome);
+                record = taskRecord({ ...record, clientKey: adoptedKey, worker: this.workerId }, 'failed', message, new Date(now).toISOString(), record.externalRef, record.seq);
+                expiresAt = Date.now() + record.ttl;
+                this.journal.changed(record, expiresAt, outcome);
+                failed++;
+            } else if (adoptedKey !== record.clientKey || record.worker !== this.workerId) {
+                record = taskRecord({ ...record, clientKey: adoptedKey, worker: this.workerId }, record.status, record.statusMessage, record.lastUpdatedAt, record.externalRef, record.seq);
+                this.journal.changed(record, expiresAt);
+            }
+            this.memory.restore(record, outcome, expiresAt - Date.now());
+        }
+        return { kept: tasks.length - failed, failed, from };
+    }
+
+    async create(input: NewTask, maxLive: number, budget?: RetentionBudget): Promise<TaskRecord> {
+        const record = await this.memory.create(input, maxLive, budget);
+        this.journal.created(record, Date.now() + record.ttl);
+        return record;
+    }
+
+    get(taskId: string): Promise<TaskRecord | undefined> {
+        return this.memory.get(taskId);
+    }
+
+    async setStatus(taskId: string, status: LiveStatus, statusMessage?: string, quiet?: boolean): Promise<TaskRecord | undefined> {
+        const record = await this.memory.setStatus(taskId, status, statusMessage, quiet);
+        if (record) {
+            this.journal.changed(record, Date.parse(record.createdAt) + record.ttl);
+        }
+        return record;
+    }
+
+    async finish(taskId: string, status: TerminalStatus, outcome: TaskOutcome, statusMessage?: string): Promise<TaskRecord | undefined> {
+        const record = await this.memory.finish(taskId, status, outcome, statusMessage);
+        if (record) {
+            // Retention restarts at the terminal transition, as in memory.
+            this.journal.changed(record, Date.now() + record.ttl, JSON.stringify(outcome));
+        }
+        return record;
+    }
+
+    async setExternalRef(taskId: string, ref: string): Promise<void> {
+        await this.memory.setExternalRef(taskId, ref);
+        const record = await this.memory.get(taskId);
+        if (record) {
+            this.journal.changed(record, Date.parse(record.createdAt) + record.ttl);
+        }
+    }
+
+    getOutcome(taskId: string): Promise<TaskOutcome | undefined> {
+        return this.memory.getOutcome(taskId);
+    }
+
+    list(query: ListQuery): Promise<TaskPage> {
+        return this.memory.list(query);
+    }
+
+    publishProgress(task: TaskRecord, update: ProgressUpdate): void {
+        this.memory.publishProgress(task, update);
+    }
+
+    onEvent(listener: (event: TaskEvent) => void): Disposable {
+        return this.memory.onEvent(listener);
+    }
+
+    orphan(clientKey: string, budget: RetentionBudget): void {
+        this.memory.orphan(clientKey, budget);
+    }
+
+    async close(): Promise<void> {
+        this.deletions.dispose();
+        await this.memory.close();
+        this.journal.close();
+    }
+}
