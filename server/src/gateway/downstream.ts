@@ -15,6 +15,7 @@ import { fetch2026 } from './client2026.js';
 import { refused, type DownstreamLink, type LinkHooks } from './link.js';
 import { HandshakeRefused, Link2025 } from './link2025.js';
 import { Link2026 } from './link2026.js';
+import { usableTools } from './toolChecks.js';
 
 /** Restart delays after a downstream dies: doubling from the first, capped at the last. */
 export const RESTART_BACKOFF_MS = { first: 1000, max: 30_000 } as const;
@@ -182,7 +183,7 @@ export class Downstream {
             lastExit: () => this.lastExit,
             toolsChanged: tools => {
                 if (current()) {
-                    this.tools = tools;
+                    this.tools = usableTools(tools, text => this.log.warn(`[${this.name}] ${text}`));
                     this.onToolsChanged();
                 }
             },

@@ -78,9 +78,10 @@ export class Link2025 implements DownstreamLink, CallPath2025 {
         const tools: Tool[] = [];
         let cursor: string | undefined;
         do {
-            const page = await this.client.listTools(cursor ? { cursor } : undefined);
-            tools.push(...page.tools);
-            cursor = page.nextCursor;
+            // As sent, not schema-checked as a whole: one malformed tool must not cost the others (toolChecks.ts).
+            const page = await this.client.request({ method: 'tools/list', params: cursor ? { cursor } : {} }, sdk.ResultSchema);
+            tools.push(...((Array.isArray(page.tools) ? page.tools : []) as Tool[]));
+            cursor = typeof page.nextCursor === 'string' ? page.nextCursor : undefined;
         } while (cursor);
         return tools;
     }

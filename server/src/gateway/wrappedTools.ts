@@ -3,6 +3,7 @@ import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from '../util/log.js';
 import type { TaskSupport, ToolDefinition } from '../tools/types.js';
 import type { Downstream } from './downstream.js';
+import { TOOL_NAME } from './toolChecks.js';
 
 /** Any object: the downstream validates its own arguments (its schema is what tools/list shows). */
 const ANY_ARGUMENTS = z.looseObject({});
@@ -31,6 +32,11 @@ export function wrappedTools(downstreams: readonly Downstream[], taken: (name: s
             }
             if (taken(name) || used.has(name)) {
                 log.warn(`[${downstream.name}] tool ${tool.name} left out: the name ${name} is taken`);
+                continue;
+            }
+            if (!TOOL_NAME.test(name)) {
+                // The server's own name made the prefix too long, or holds what a tool name cannot.
+                log.warn(`[${downstream.name}] tool ${tool.name} left out: ${JSON.stringify(name.slice(0, 60))} is not a usable tool name; give the server a shorter name of letters, digits, "_" or "-"`);
                 continue;
             }
             used.add(name);

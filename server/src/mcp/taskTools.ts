@@ -215,7 +215,12 @@ async function getTask(session: TaskToolCaller, args: Record<string, unknown>, a
     const news = await outputNews(session, record);
     const summary = { ...taskSummary(record), ...news?.fields };
     if (!isTerminal(record.status)) {
-        const text = `${sentence(`Task ${taskId} (${record.toolName}) is ${record.status}${record.statusMessage ? `: ${record.statusMessage}` : ''}`)}${news?.text ?? ''} Call get_task again later for its result.`;
+        // A tool that reports only numbers (many wrapped servers do) still says how far it is.
+        const progress = progressText(runtime.runOf(taskId)?.reported);
+        if (progress !== undefined) {
+            Object.assign(summary, { progress });
+        }
+        const text = `${sentence(`Task ${taskId} (${record.toolName}) is ${record.status}${record.statusMessage ? `: ${record.statusMessage}` : ''}${progress && !record.statusMessage ? ` (progress: ${progress})` : ''}`)}${news?.text ?? ''} Call get_task again later for its result.`;
         return { content: [{ type: 'text', text }], structuredContent: summary };
     }
     const { outcome } = await runtime.result(session.identity, taskId);
@@ -268,6 +273,16 @@ async function listTasks(session: TaskToolCaller, args: Record<string, unknown>)
     const lines = tasks.map(task => `${task.task_id} ${task.tool} ${task.status}${task.status_message ? `: ${task.status_message}` : ''}`);
     const text = (lines.length > 0 ? lines.join('\n') : `No ${status ?? ''} tasks`.replace('  ', ' ') + '.') + (page.nextCursor ? `\nMore: call list_tasks with cursor "${page.nextCursor}".` : '');
     return { content: [{ type: 'text', text }], structuredContent: page.nextCursor ? { tasks, next_cursor: page.nextCursor } : { tasks } };
+}
+
+/** "40 of 100, 40 %", or "7" without a total; undefined before any figure. */
+function progressText(reported: { progress: number; total?: number } | undefined): string | undefined {
+    if (!reported || !Number.isFinite(reported.progress)) {
+        return undefined;
+    }
+    const { progress, total } = reported;
+    const figure = (n: number) => String(Math.round(n * 100) / 100);
+    return total !== undefined && total > 0 ? `${figure(progress)} of ${figure(total)}, ${Math.round((progress / total) * 100)} %` : figure(progress);
 }
 
 /** `text` ended as a sentence: a status message ("Confirmed", "Cancelled by the client") often has no full stop. */

@@ -371,10 +371,14 @@ export class TaskRun implements ToolContext {
         });
     }
 
+    /** The tool's own latest figures (not the status notes' increments): get_task shows them when no message says more. */
+    reported?: { progress: number; total?: number };
+
     progress(progress: number, total?: number, message?: string): void {
         if (this.stopping) {
             return;
         }
+        this.reported = { progress, total };
         // A new message is stored first (quietly: the progress note announces it), so a tasks/get
         // sent on seeing the note reads it.
         if (message !== undefined && message !== this.statusMessage && this.pendingInput === 0 && this.followed) {

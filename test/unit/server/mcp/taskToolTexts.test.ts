@@ -125,6 +125,34 @@ describe('the texts a model reads', () => {
         }
     });
 
+    it('show a tool\'s numeric progress as text when no message says more', async () => {
+        const clock = new ManualClock();
+        const counter = defineTool({
+            name: 'counter',
+            title: 'Counter',
+            description: 'Reports 40 of 100, then waits.',
+            inputSchema: z.object({}),
+            taskSupport: 'optional',
+            async run(_args, ctx) {
+                ctx.progress(40, 100);
+                await ctx.sleep(3_600_000);
+                return textResult('counted');
+            },
+        });
+        const server = quiet({ tools: [counter], taskTools: true, clock });
+        const caller = { services: server.services, identity: { clientKey: 'c', isOwner: false } };
+        const taskTools = server.services.taskTools!;
+        try {
+            const task = await server.runtime.createTask(caller.identity, counter, {}, { background: true });
+            await promisesDrained();
+            const answer = await taskTools.call(caller, taskTools.get('get_task')!, { task_id: task.taskId }, new RequestAbort());
+            assert.equal((answer.content[0] as { text: string }).text, `Task ${task.taskId} (counter) is working (progress: 40 of 100, 40 %). Call get_task again later for its result.`);
+            assert.equal((answer.structuredContent as { progress?: string }).progress, '40 of 100, 40 %');
+        } finally {
+            await server.close();
+        }
+    });
+
     for (const [deferAfterMs, limit] of [[undefined, 50], [20_000, 20]] as const) {
         it(`cut a wait_seconds over ${limit} to ${limit} seconds with --defer-after ${deferAfterMs ?? 'at its default'}, and say so`, async () => {
             const clock = new ManualClock();
