@@ -8,7 +8,7 @@ import { ensureHost, type InstalledHost } from './hostInstall.js';
 import { HOSTS, type HostName } from './hostList.js';
 import { describeRun, type HostRun, RUN_TIMEOUT_MS, type RunOptions, runOnHost } from './hostRun.js';
 import type { SeenResult } from './model/script.js';
-import { BUILD_RESULT_LINE, deferral, elicitation, FAILURE_LINE, failingCommand, greet, LAST_LINE, requiredTaskPlain, SERVER_INSTRUCTIONS, taskIdIn } from './scenarios.js';
+import { BUILD_RESULT_LINE, deferral, elicitation, FAILURE_LINE, failingCommand, greet, LAST_LINE, NEEDLE_LINE, readOutput, requiredTaskPlain, SERVER_INSTRUCTIONS, taskIdIn } from './scenarios.js';
 
 // The install (first time: npm) plus a run, with room to spare.
 const TEST_TIMEOUT_MS = RUN_TIMEOUT_MS + 300_000;
@@ -137,6 +137,16 @@ export function hostSuite(name: HostName): void {
             assert.ok(result.text.includes(taskId) && /completed/.test(result.text), `the model read: ${result.text}`);
             assert.ok(result.text.includes(BUILD_RESULT_LINE), `the model read: ${result.text}`);
             assert.notEqual(result.isError, true, `the model read: ${JSON.stringify(result.raw)}`);
+        });
+
+        it('read_output: a command started in the background, followed to its end, then its one line found with its number and context', { timeout: TEST_TIMEOUT_MS }, async t => {
+            const run = await ran(readOutput);
+            const found = nthResult(run, 2);
+            t.diagnostic(`the model read${found.isError ? ' (as an error)' : ''}: ${trimmed(found.text)}`);
+            // The line as grep numbers it (its line in the log), with the lines around it; hosts that show only structuredContent escape it in JSON.
+            assert.ok(found.text.includes(`250: ${NEEDLE_LINE}`), `the model read: ${found.text}`);
+            assert.ok(found.text.includes('249- step 249: fine') && found.text.includes('251- step 251: fine'), `the model read: ${found.text}`);
+            assert.notEqual(found.isError, true, `the model read: ${JSON.stringify(found.raw)}`);
         });
 
         it('elicitation: what a task asking the user gives the model (recorded only)', { timeout: TEST_TIMEOUT_MS }, async t => {

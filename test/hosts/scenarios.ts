@@ -63,12 +63,51 @@ export const failingCommand: RunOptions = {
     },
 };
 
+/** The line read_output is asked to find, among 400 numbered ones (line 250 of the log). */
+export const NEEDLE_LINE = 'step 250: needle found';
+
+/** Prints 400 numbered lines, the 250th the needle, then exits 0. */
+const MANY_LINES_SCRIPT = `
+for (let i = 1; i <= 400; i++) {
+    process.stdout.write(i === 250 ? ${JSON.stringify(NEEDLE_LINE)} + '\\n' : 'step ' + i + ': fine\\n');
+}
+`;
+
+/**
+ * A command started in the background and followed the way a model reads a terminal: start_,
+ * get_task until it ends, then read_output with grep and context for the one line that matters.
+ */
+export const readOutput: RunOptions = {
+    scenario: 'read-output',
+    prompt: 'Run the steps in the background with start_run_steps, then find the needle in their output.',
+    script: [
+        { call: 'start_run_steps', args: {} },
+        { call: 'get_task', args: previous => ({ task_id: taskIdIn(previous), wait_seconds: 20 }) },
+        { call: 'read_output', args: previous => ({ task_id: followedTaskIn(previous), grep: 'needle', context: 1 }) },
+        { text: 'Found it.' },
+    ],
+    serverFlags: ['--no-demo-tools'],
+    prepare(dirs) {
+        const script = join(dirs.root, 'many-lines.js');
+        writeFileSync(script, MANY_LINES_SCRIPT);
+        const commands = join(dirs.root, 'commands.json');
+        writeFileSync(commands, JSON.stringify({ tools: [{ name: 'run_steps', description: 'Runs 400 steps, one line each.', command: [process.execPath, script] }] }));
+        return ['--commands', commands];
+    },
+};
+
 /** A plain call of a demo tool that runs only as a task (`taskSupport: 'required'`). */
 export const requiredTaskPlain: RunOptions = {
     scenario: 'required-task-plain',
     prompt: 'Run the failing_job tool.',
     script: [{ call: 'failing_job', args: {} }, { text: 'It has to be started instead.' }],
 };
+
+/** The task id a get_task answer is about, in its text ("Task X (tool) …") or its structured content (escaped by Codex). */
+export function followedTaskIn(text: string): string {
+    const match = /task_id\\?":\\?"([\w-]+)|Task ([\w-]+) \(/.exec(text);
+    return match?.[1] ?? match?.[2] ?? 'no-task-id-in-the-previous-result';
+}
 
 /** The task id a deferral answer or a start_ tool names; a placeholder the server refuses when none is there. */
 export function taskIdIn(text: string): string {
