@@ -3,12 +3,23 @@ import { RpcError } from '../rpc/errors.js';
 import { textResult, type CallToolResult } from '../tools/types.js';
 import type { TaskOutcome } from './types.js';
 
-/** The text of a result, for a failed task's statusMessage (VS Code shows only that). */
+/**
+ * How much of a failed result's text its statusMessage carries: VS Code shows only the message of a
+ * failed task, so it says what failed; the whole result stays the task's result, and a message
+ * holding all of it would hand a model reading both (get_task) the output twice.
+ */
+export const STATUS_TEXT_MAX = 2000;
+
+/** The text of a result, for a failed task's statusMessage (VS Code shows only that), at most STATUS_TEXT_MAX characters. */
 export function resultText(result: CallToolResult): string {
     const text = result.content
         .map(part => (part.type === 'text' ? part.text : ''))
         .join(' ')
         .trim();
+    if (text.length > STATUS_TEXT_MAX) {
+        const cut = text.slice(0, STATUS_TEXT_MAX - 60).replace(/[\uD800-\uDBFF]$/, '');
+        return `${cut}… (${text.length - cut.length} more characters in the task's result)`;
+    }
     return text || 'The tool reported an error';
 }
 
