@@ -5,6 +5,7 @@ import type { ToolDefinition } from '../tools/types.js';
 import type { DownstreamSpec } from './config.js';
 import { Downstream } from './downstream.js';
 import { PassThrough } from './passThrough.js';
+import { BoundedResults } from './boundedResults.js';
 import { wrappedTools } from './wrappedTools.js';
 
 export interface GatewayOptions {
@@ -35,10 +36,13 @@ export class Gateway {
     private started = false;
 
     private readonly options: Required<GatewayOptions>;
+    /** The wrapped results too long to hand a model whole, readable by read_output. */
+    private readonly results: BoundedResults;
 
     constructor(specs: readonly DownstreamSpec[], options: GatewayOptions = {}) {
         this.options = { log: options.log ?? createLogger(), clock: options.clock ?? systemClock, taken: options.taken ?? (() => false) };
         const { log, clock } = this.options;
+        this.results = new BoundedResults(clock);
         this.downstreams = specs.map(spec => new Downstream(spec, log, clock, () => this.onToolsChanged?.()));
         this.passThrough = new PassThrough(this.downstreams, log, signal => (this.starting.pending() ? this.starting.wait(signal, LIST_WAIT_MS) : Promise.resolve()));
         for (const downstream of this.downstreams) {
@@ -86,10 +90,11 @@ export class Gateway {
     }
 
     tools(): ToolDefinition[] {
-        return wrappedTools(this.downstreams, this.options.taken, this.options.log);
+        return wrappedTools(this.downstreams, this.options.taken, this.options.log, this.results);
     }
 
     async close(): Promise<void> {
         await Promise.all(this.downstreams.map(downstream => downstream.close()));
+        this.results.close();
     }
 }

@@ -3,6 +3,7 @@ import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from '../util/log.js';
 import type { TaskSupport, ToolDefinition } from '../tools/types.js';
 import type { Downstream } from './downstream.js';
+import type { BoundedResults } from './boundedResults.js';
 import { TOOL_NAME } from './toolChecks.js';
 
 /** Any object: the downstream validates its own arguments (its schema is what tools/list shows). */
@@ -15,7 +16,7 @@ const ANY_ARGUMENTS = z.looseObject({});
  * still taken after that is left out, with a warning. Deterministic: servers in configuration
  * order, tools in the order each lists them.
  */
-export function wrappedTools(downstreams: readonly Downstream[], taken: (name: string) => boolean, log: Logger): ToolDefinition[] {
+export function wrappedTools(downstreams: readonly Downstream[], taken: (name: string) => boolean, log: Logger, results: BoundedResults): ToolDefinition[] {
     const offeredBy = new Map<string, number>();
     for (const downstream of downstreams) {
         for (const name of new Set(downstream.tools.map(tool => tool.name))) {
@@ -40,7 +41,7 @@ export function wrappedTools(downstreams: readonly Downstream[], taken: (name: s
                 continue;
             }
             used.add(name);
-            tools.push(wrapTool(downstream, tool, name));
+            tools.push(wrapTool(downstream, tool, name, results));
         }
     }
     return tools;
@@ -51,7 +52,7 @@ export function wrappedTools(downstreams: readonly Downstream[], taken: (name: s
  * downstream task that ours mirrors; a tool in the server's `sync` list stays plain; every other
  * tool is "optional", so a host that sends `task` (VS Code) gets a task it can follow and cancel.
  */
-export function wrapTool(downstream: Downstream, tool: Tool, name: string): ToolDefinition {
+export function wrapTool(downstream: Downstream, tool: Tool, name: string, results: BoundedResults): ToolDefinition {
     const downstreamSupport = tool.execution?.taskSupport;
     const taskSupport: TaskSupport = downstreamSupport === 'required' ? 'required' : downstream.spec.sync.includes(tool.name) ? 'forbidden' : 'optional';
     const asTask = downstreamSupport === 'required';
@@ -62,7 +63,9 @@ export function wrapTool(downstream: Downstream, tool: Tool, name: string): Tool
         inputSchema: ANY_ARGUMENTS,
         jsonInputSchema: tool.inputSchema as Record<string, unknown>,
         taskSupport,
-        run: (args, ctx) => downstream.callTool(tool.name, args, ctx, asTask),
+        // A result too long for a model is handed on bounded, the whole of it readable by read_output (boundedResults.ts).
+        run: (args, ctx) => downstream.callTool(tool.name, args, ctx, asTask).then(result => results.bound(name, result, ctx, tool.outputSchema !== undefined)),
+        output: taskId => results.output(taskId),
     };
     if (tool.outputSchema) {
         definition.jsonOutputSchema = tool.outputSchema as Record<string, unknown>;

@@ -12,7 +12,8 @@ export const readOutputTool: ToolDefinition = {
     name: 'read_output',
     title: "Read a task's output",
     description:
-        "Reads the output log of a command task (one started with start_<command>, or any task of a command tool), while it runs or after it ended or was cancelled. " +
+        "Reads the output log of a command task (one started with start_<command>, or any task of a command tool), while it runs or after it ended or was cancelled, " +
+        "or the whole result of a wrapped tool's task that was too long to hand over in one answer (its answer says so). " +
         'With no options it goes on where your last read in order ended (from the start the first time), up to max_bytes, so calling it again gives only what is new. ' +
         'from_line reads numbered lines (with lines, how many); tail_lines gives the last lines; grep gives the matching lines, numbered from the log\'s start like from_line (context adds lines around each; with tail_lines, the last matches; with follow, only new lines since your last read); offset reads from a byte. ' +
         'A search is stopped after 1 s, so keep patterns simple. The answer says where to continue. A plain tool: call it without a task.',
@@ -37,7 +38,7 @@ export async function readTaskOutput(session: TaskToolCaller, args: Record<strin
     const record = await session.services.runtime.get(session.identity, taskId);
     const log = outputLog(session, record);
     if (!log) {
-        throw invalidParams(`Task ${taskId} (${record.toolName}) has no output log: only command tools keep one, and a log is deleted when its task expires`);
+        throw invalidParams(`Task ${taskId} (${record.toolName}) has no output log: only command tools keep one (and wrapped tools, of a result too long for one answer), and a log is deleted when its task expires`);
     }
     let grep: RegExp | undefined;
     if (args.grep !== undefined) {
