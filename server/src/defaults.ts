@@ -49,11 +49,17 @@ export interface ConnectionLimits {
     maxConnections: number;
     /** A connection that has not sent an authenticated request this long after it opened is cut. */
     handshakeMs: number;
-    /** A request body that receives nothing for this long is cut. */
-    bodyIdleMs: number;
+    /** A request body not received in full this long after its headers is cut (a trickle as much as a stall). */
+    bodyMs: number;
+    /**
+     * Requests of one client credential whose body is still arriving; one more is refused, so a
+     * client trickling bodies holds at most this many connections. Never more than half of
+     * maxConnections, so others (and the owner, never limited) still get in.
+     */
+    maxPendingBodies: number;
 }
 
-export const DEFAULT_CONNECTION_LIMITS: ConnectionLimits = { maxConnections: 512, handshakeMs: 5000, bodyIdleMs: 10_000 };
+export const DEFAULT_CONNECTION_LIMITS: ConnectionLimits = { maxConnections: 512, handshakeMs: 5000, bodyMs: 10_000, maxPendingBodies: 32 };
 
 /** The default of --max-command-processes: command runs at once, all commands together. */
 export const DEFAULT_MAX_COMMAND_PROCESSES = 32;

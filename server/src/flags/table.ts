@@ -118,7 +118,20 @@ export const FLAGS = [
         help:
             'HTTP connections open at once (keep it well under `ulimit -n`). A connection must send an authenticated request within 5 s or is cut, ' +
             'and at the cap a new one displaces the oldest that has not, so peers without a token cannot lock clients out. ' +
-            'Bodies idle 10 s, requests not received within 30 s and keep-alive connections idle 5 s are closed.',
+            'A body must arrive whole within 10 s of its headers; requests not received within 30 s and keep-alive connections idle 5 s are closed.',
+        docs: 'See [SECURITY.md](../SECURITY.md#limits-enforced).',
+    },
+    {
+        name: 'max-pending-bodies',
+        key: 'maxPendingBodies',
+        type: 'count',
+        arg: 'N',
+        default: DEFAULT_CONNECTION_LIMITS.maxPendingBodies,
+        min: 1,
+        group: 'Transport',
+        help:
+            'HTTP requests of one client credential (a `--token`, or all callers without one together) whose body is still arriving, and never more than half of `--max-connections`; ' +
+            'one more is answered 429 unread and its connection closed, so a client trickling bodies cannot fill the connections. The owner is not limited.',
         docs: 'See [SECURITY.md](../SECURITY.md#limits-enforced).',
     },
 

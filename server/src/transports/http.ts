@@ -39,7 +39,9 @@ export interface HttpOptions {
     keepAliveMs?: number;
     /** Open connections at most (see ConnectionGuard); the default 512. */
     maxConnections?: number;
-    /** The handshake and body-idle limits of connections (tests shorten them). */
+    /** Requests of one client credential whose body is still arriving (see ConnectionGuard); the default 32. */
+    maxPendingBodies?: number;
+    /** The handshake and body limits of connections (tests shorten them). */
     connectionLimits?: Partial<ConnectionLimits>;
     /** The timers of the sweep, keep-alives and shutdown; real time unless a test drives it. */
     clock?: Clock;
@@ -58,10 +60,10 @@ export interface HttpHandle {
 /** How long close() waits for responses in progress before cutting the connections. */
 const CLOSE_GRACE_MS = 2000;
 /**
- * Node's own limits, behind the ConnectionGuard's: a keep-alive connection idle between requests
- * closes after 5 s, a request's headers must arrive within 10 s and the whole request (body
- * included) within 30 s; Node checks these every second (its default, 30 s, let a stalled peer
- * stay up to that much longer).
+ * Node's own limits, behind the ConnectionGuard's (which cuts a body not whole 10 s after its
+ * headers): a keep-alive connection idle between requests closes after 5 s, a request's headers
+ * must arrive within 10 s and the whole request within 30 s; Node checks these every second (its
+ * default, 30 s, let a stalled peer stay up to that much longer).
  */
 const KEEP_ALIVE_TIMEOUT_MS = 5000;
 const HEADERS_TIMEOUT_MS = 10_000;
@@ -98,7 +100,12 @@ export class HttpTransportServer implements PostEndpoint {
         this.server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
         this.guard = new ConnectionGuard(
             this.server,
-            { ...DEFAULT_CONNECTION_LIMITS, ...options.connectionLimits, ...(options.maxConnections ? { maxConnections: options.maxConnections } : {}) },
+            {
+                ...DEFAULT_CONNECTION_LIMITS,
+                ...options.connectionLimits,
+                ...(options.maxConnections ? { maxConnections: options.maxConnections } : {}),
+                ...(options.maxPendingBodies ? { maxPendingBodies: options.maxPendingBodies } : {}),
+            },
             this.clock,
         );
     }
@@ -198,7 +205,7 @@ export class HttpTransportServer implements PostEndpoint {
             replyError(res, 406, ErrorCodes.InvalidRequest, 'Not Acceptable: Accept must include application/json or text/event-stream');
             return;
         }
-        readBody(req, res, this.options.bodyLimitBytes, this.clock, this.guard, body => {
+        readBody(req, res, caller, this.options.bodyLimitBytes, this.clock, this.guard, body => {
             if (body !== undefined) {
                 try {
                     this.receive(req, res, caller, body, json, sse);
