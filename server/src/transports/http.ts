@@ -14,6 +14,7 @@ import { allFinished, replyError } from './httpReply.js';
 import { HttpSessions, SESSION_HEADER, type HttpSession } from './httpSessions.js';
 import { isLoopbackHost, originAllowed } from './guards.js';
 import { McpPost, type PostEndpoint } from './mcpPost.js';
+import { DEFAULT_SESSION_LIMITS } from './sessionLimits.js';
 import { SseStream } from './sse.js';
 import { dispatchPost } from '../mcp/dispatch.js';
 import { PROTOCOL_2025_VERSIONS } from '../contract.js';
@@ -43,6 +44,10 @@ export interface HttpOptions {
     maxPendingBodies?: number;
     /** The handshake and body limits of connections (tests shorten them). */
     connectionLimits?: Partial<ConnectionLimits>;
+    /** HTTP sessions one client credential may hold (see SessionLimiter); the default 64. */
+    maxSessions?: number;
+    /** New HTTP sessions one client credential may open a minute; the default 300. */
+    sessionsPerMinute?: number;
     /** The timers of the sweep, keep-alives and shutdown; real time unless a test drives it. */
     clock?: Clock;
 }
@@ -95,7 +100,12 @@ export class HttpTransportServer implements PostEndpoint {
         this.clock = options.clock ?? systemClock;
         this.keepAliveMs = options.keepAliveMs ?? 25_000;
         this.hosts.port = options.port;
-        this.sessions = new HttpSessions(core, { idleMs: options.sessionIdleMs, bindTo: options.bindTo ?? 'session' }, core.log, this.clock);
+        const limits = {
+            ...DEFAULT_SESSION_LIMITS,
+            ...(options.maxSessions ? { maxSessions: options.maxSessions } : {}),
+            ...(options.sessionsPerMinute ? { sessionsPerMinute: options.sessionsPerMinute } : {}),
+        };
+        this.sessions = new HttpSessions(core, { idleMs: options.sessionIdleMs, bindTo: options.bindTo ?? 'session', limits }, core.log, this.clock);
         this.server = createServer({ connectionsCheckingInterval: CONNECTIONS_CHECK_MS, headersTimeout: HEADERS_TIMEOUT_MS, requestTimeout: REQUEST_TIMEOUT_MS }, this.handle);
         this.server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
         this.guard = new ConnectionGuard(
