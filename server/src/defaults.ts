@@ -49,11 +49,35 @@ export interface ConnectionLimits {
     maxConnections: number;
     /** A connection that has not sent an authenticated request this long after it opened is cut. */
     handshakeMs: number;
-    /** A request body that receives nothing for this long is cut. */
-    bodyIdleMs: number;
+    /** A request body not received in full this long after its headers is cut (a trickle as much as a stall). */
+    bodyMs: number;
+    /**
+     * Requests of one client credential whose body is still arriving; one more is refused, so a
+     * client trickling bodies holds at most this many connections. Never more than half of
+     * maxConnections, so others (and the owner, never limited) still get in.
+     */
+    maxPendingBodies: number;
 }
 
-export const DEFAULT_CONNECTION_LIMITS: ConnectionLimits = { maxConnections: 512, handshakeMs: 5000, bodyIdleMs: 10_000 };
+export const DEFAULT_CONNECTION_LIMITS: ConnectionLimits = { maxConnections: 512, handshakeMs: 5000, bodyMs: 10_000, maxPendingBodies: 32 };
+
+/** What one client credential (a token, or every caller without one) may do with HTTP sessions (2025-11-25); the owner is not limited. */
+export interface SessionLimits {
+    /** Sessions open at once; at the cap a new one closes the least recently active idle one, or is refused. */
+    maxSessions: number;
+    /** New sessions a minute, refilled evenly; as many may come at once after a quiet minute. */
+    sessionsPerMinute: number;
+}
+
+/**
+ * 64 sessions are far more than an editor or agent opens on one credential (VS Code opens one per
+ * server; the load test's 50 clients sharing a token fit), and hold little (a session alone is
+ * about 4.5 KB of heap, docs/RELIABILITY.md). 300 a minute leaves room for scripts that open a
+ * session per call (the soak's visitors come two a second) and lets a credential refill its cap at
+ * once, while a loop that initializes as fast as it can (idle.test.ts opens hundreds a second) is
+ * held to five a second.
+ */
+export const DEFAULT_SESSION_LIMITS: SessionLimits = { maxSessions: 64, sessionsPerMinute: 300 };
 
 /** The default of --max-command-processes: command runs at once, all commands together. */
 export const DEFAULT_MAX_COMMAND_PROCESSES = 32;

@@ -340,7 +340,23 @@ describe(`load: ${CLIENTS} HTTP clients × ${TASKS_PER_CLIENT} tasks on one serv
         const ownerToken = randomBytes(24).toString('hex');
         // Every client shares the one token, and each is a client of its own: tasks are bound to the
         // HTTP session, whatever the store (with a shared store the default binds them to the token).
-        const server: HttpServer = await startHttpServer(['--token', token, '--owner-token', ownerToken, '--bind', 'session', '--default-ttl', `${TTL_MS}ms`, '--poll-interval', '100ms', '--log-level', 'warn']);
+        // Every client holds a GET stream on the one token: the session limits grow with LOAD_CLIENTS and LOAD_ROUNDS, never below their defaults.
+        const sessionLimits = ['--max-sessions', String(Math.max(64, CLIENTS)), '--session-rate', String(Math.max(300, CLIENTS * (ROUNDS + 1)))];
+        const server: HttpServer = await startHttpServer([
+            '--token',
+            token,
+            '--owner-token',
+            ownerToken,
+            '--bind',
+            'session',
+            '--default-ttl',
+            `${TTL_MS}ms`,
+            '--poll-interval',
+            '100ms',
+            '--log-level',
+            'warn',
+            ...sessionLimits,
+        ]);
         const pid = server.proc.pid!;
         const owner = new RawHttp(server.url, { authorization: `Bearer ${ownerToken}` });
         const everyone: LoadClient[] = [];

@@ -26,7 +26,23 @@ const BODY_LIMIT = 256 * 1024;
 const TOKEN = 'fuzz-token-0123456789abcdef';
 /** Every generous allowance for a server that ran thousands of odd inputs (it starts near 60 MiB). */
 const RSS_GROWTH_LIMIT = 150 * MiB;
-const SERVER_ARGS = ['--body-limit', String(BODY_LIMIT), '--default-ttl', '5s', '--max-ttl', '30s', '--session-idle-timeout', '10s', '--poll-interval', '100ms'];
+/** Fuzzing opens sessions by the thousand, on one token: the session limits (sessionLimits.test.ts) are lifted out of its way. */
+const SERVER_ARGS = [
+    '--body-limit',
+    String(BODY_LIMIT),
+    '--default-ttl',
+    '5s',
+    '--max-ttl',
+    '30s',
+    '--session-idle-timeout',
+    '10s',
+    '--poll-interval',
+    '100ms',
+    '--max-sessions',
+    '100000',
+    '--session-rate',
+    '1000000',
+];
 const KNOWN_CODES = new Set([-32700, -32600, -32601, -32602, -32000, -32001, -32002]);
 const TOOLS = ['greet', 'slow_compute', 'failing_job', 'confirm_delete', 'write_haiku', 'external_job', 'deploy', 'deploy_step'];
 const METHODS = ['initialize', 'ping', 'tools/list', 'tools/call', 'tasks/get', 'tasks/result', 'tasks/list', 'tasks/cancel', 'notifications/initialized', 'notifications/cancelled', 'resources/list', 'x'];

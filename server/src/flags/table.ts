@@ -2,7 +2,7 @@
 // (MCP_TASKS_<NAME>, derived), help text and group. --help, the parser (../options.ts), the
 // defaults, docs/CLI.md's tables (`npm run docs:cli`) and the extension's launch arguments all
 // come from here. To add a flag, add a row, then read it in ../options.ts or ../cli.ts.
-import { DEFAULT_CONNECTION_LIMITS, DEFAULT_DEFER_AFTER_MS, DEFAULT_LIMITS, DEFAULT_LOG_LIMIT_BYTES, DEFAULT_MAX_COMMAND_PROCESSES } from '../defaults.js';
+import { DEFAULT_CONNECTION_LIMITS, DEFAULT_DEFER_AFTER_MS, DEFAULT_LIMITS, DEFAULT_LOG_LIMIT_BYTES, DEFAULT_MAX_COMMAND_PROCESSES, DEFAULT_SESSION_LIMITS } from '../defaults.js';
 import { LOG_LEVELS } from '../util/log.js';
 import { formatDuration, type Flag } from './spec.js';
 
@@ -112,8 +112,47 @@ export const FLAGS = [
         help:
             'HTTP connections open at once (keep it well under `ulimit -n`). A connection must send an authenticated request within 5 s or is cut, ' +
             'and at the cap a new one displaces the oldest that has not, so peers without a token cannot lock clients out. ' +
-            'Bodies idle 10 s, requests not received within 30 s and keep-alive connections idle 5 s are closed.',
+            'A body must arrive whole within 10 s of its headers; requests not received within 30 s and keep-alive connections idle 5 s are closed.',
         docs: 'See [SECURITY.md](../SECURITY.md#limits-enforced).',
+    },
+    {
+        name: 'max-pending-bodies',
+        key: 'maxPendingBodies',
+        type: 'count',
+        arg: 'N',
+        default: DEFAULT_CONNECTION_LIMITS.maxPendingBodies,
+        min: 1,
+        group: 'Transport',
+        help:
+            'HTTP requests of one client credential (a `--token`, or all callers without one together) whose body is still arriving, and never more than half of `--max-connections`; ' +
+            'one more is answered 429 unread and its connection closed, so a client trickling bodies cannot fill the connections. The owner is not limited.',
+        docs: 'See [SECURITY.md](../SECURITY.md#limits-enforced).',
+    },
+    {
+        name: 'max-sessions',
+        key: 'maxSessions',
+        type: 'count',
+        arg: 'N',
+        default: DEFAULT_SESSION_LIMITS.maxSessions,
+        min: 1,
+        group: 'Transport',
+        help:
+            'HTTP sessions (protocol 2025-11-25) one client credential may hold open: each `--token`, or all callers without one together; the owner is not limited. ' +
+            "At the cap an `initialize` closes that credential's least recently active session with no request in flight and no open GET stream " +
+            '(its running tasks are cancelled, as for an idle session); with none such it is refused with 429.',
+        docs: 'See [SECURITY.md](../SECURITY.md#limits-enforced).',
+    },
+    {
+        name: 'session-rate',
+        key: 'sessionsPerMinute',
+        type: 'count',
+        arg: 'N',
+        default: DEFAULT_SESSION_LIMITS.sessionsPerMinute,
+        min: 1,
+        group: 'Transport',
+        help:
+            'New HTTP sessions one client credential may open a minute, refilled evenly (N at once after a quiet minute); ' +
+            'beyond it `initialize` is answered 429 with `Retry-After`. The owner is not limited.',
     },
 
     // Tasks

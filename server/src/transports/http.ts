@@ -14,6 +14,7 @@ import { allFinished, replyError } from './httpReply.js';
 import { HttpSessions, SESSION_HEADER, type HttpSession } from './httpSessions.js';
 import { isLoopbackHost, originAllowed } from './guards.js';
 import { McpPost, type PostEndpoint } from './mcpPost.js';
+import { DEFAULT_SESSION_LIMITS } from './sessionLimits.js';
 import { SseStream } from './sse.js';
 import { dispatchPost } from '../mcp/dispatch.js';
 import { PROTOCOL_2025_VERSIONS } from '../contract.js';
@@ -39,8 +40,14 @@ export interface HttpOptions {
     keepAliveMs?: number;
     /** Open connections at most (see ConnectionGuard); the default 512. */
     maxConnections?: number;
-    /** The handshake and body-idle limits of connections (tests shorten them). */
+    /** Requests of one client credential whose body is still arriving (see ConnectionGuard); the default 32. */
+    maxPendingBodies?: number;
+    /** The handshake and body limits of connections (tests shorten them). */
     connectionLimits?: Partial<ConnectionLimits>;
+    /** HTTP sessions one client credential may hold (see SessionLimiter); the default 64. */
+    maxSessions?: number;
+    /** New HTTP sessions one client credential may open a minute; the default 300. */
+    sessionsPerMinute?: number;
     /** The timers of the sweep, keep-alives and shutdown; real time unless a test drives it. */
     clock?: Clock;
 }
@@ -58,10 +65,10 @@ export interface HttpHandle {
 /** How long close() waits for responses in progress before cutting the connections. */
 const CLOSE_GRACE_MS = 2000;
 /**
- * Node's own limits, behind the ConnectionGuard's: a keep-alive connection idle between requests
- * closes after 5 s, a request's headers must arrive within 10 s and the whole request (body
- * included) within 30 s; Node checks these every second (its default, 30 s, let a stalled peer
- * stay up to that much longer).
+ * Node's own limits, behind the ConnectionGuard's (which cuts a body not whole 10 s after its
+ * headers): a keep-alive connection idle between requests closes after 5 s, a request's headers
+ * must arrive within 10 s and the whole request within 30 s; Node checks these every second (its
+ * default, 30 s, let a stalled peer stay up to that much longer).
  */
 const KEEP_ALIVE_TIMEOUT_MS = 5000;
 const HEADERS_TIMEOUT_MS = 10_000;
@@ -93,12 +100,22 @@ export class HttpTransportServer implements PostEndpoint {
         this.clock = options.clock ?? systemClock;
         this.keepAliveMs = options.keepAliveMs ?? 25_000;
         this.hosts.port = options.port;
-        this.sessions = new HttpSessions(core, { idleMs: options.sessionIdleMs, bindTo: options.bindTo ?? 'session' }, core.log, this.clock);
+        const limits = {
+            ...DEFAULT_SESSION_LIMITS,
+            ...(options.maxSessions ? { maxSessions: options.maxSessions } : {}),
+            ...(options.sessionsPerMinute ? { sessionsPerMinute: options.sessionsPerMinute } : {}),
+        };
+        this.sessions = new HttpSessions(core, { idleMs: options.sessionIdleMs, bindTo: options.bindTo ?? 'session', limits }, core.log, this.clock);
         this.server = createServer({ connectionsCheckingInterval: CONNECTIONS_CHECK_MS, headersTimeout: HEADERS_TIMEOUT_MS, requestTimeout: REQUEST_TIMEOUT_MS }, this.handle);
         this.server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
         this.guard = new ConnectionGuard(
             this.server,
-            { ...DEFAULT_CONNECTION_LIMITS, ...options.connectionLimits, ...(options.maxConnections ? { maxConnections: options.maxConnections } : {}) },
+            {
+                ...DEFAULT_CONNECTION_LIMITS,
+                ...options.connectionLimits,
+                ...(options.maxConnections ? { maxConnections: options.maxConnections } : {}),
+                ...(options.maxPendingBodies ? { maxPendingBodies: options.maxPendingBodies } : {}),
+            },
             this.clock,
         );
     }
@@ -198,7 +215,7 @@ export class HttpTransportServer implements PostEndpoint {
             replyError(res, 406, ErrorCodes.InvalidRequest, 'Not Acceptable: Accept must include application/json or text/event-stream');
             return;
         }
-        readBody(req, res, this.options.bodyLimitBytes, this.clock, this.guard, body => {
+        readBody(req, res, caller, this.options.bodyLimitBytes, this.clock, this.guard, body => {
             if (body !== undefined) {
                 try {
                     this.receive(req, res, caller, body, json, sse);

@@ -1,21 +1,40 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Clock } from '../util/clock.js';
 import { ErrorCodes } from '../rpc/errors.js';
+import type { Caller } from './httpAuth.js';
 import { replyError } from './httpReply.js';
 
 /** How much of an oversized upload is read and dropped, and for how long, before the connection is cut. */
 const LINGER_BYTES = 16 * 1024 * 1024;
 const LINGER_MS = 5000;
 
-/** Who watches bodies being read, to cut one that stalls (the ConnectionGuard). */
+/** Who watches bodies being read, to cut one that takes too long and to bound how many one caller sends at once (the ConnectionGuard). */
 export interface BodyWatch {
-    bodyStarted(req: IncomingMessage): void;
-    bodyProgress(req: IncomingMessage): void;
+    /** Why `caller` may not send this body now, or undefined once it is being watched. */
+    bodyStarted(req: IncomingMessage, caller: Caller): string | undefined;
     bodyEnded(req: IncomingMessage): void;
 }
 
-/** Reads a POST body, then calls `done` once: with the text, or undefined when it was refused (413 sent) or failed. */
-export function readBody(req: IncomingMessage, res: ServerResponse, limitBytes: number, clock: Clock, watch: BodyWatch | undefined, done: (body: string | undefined) => void): void {
+/**
+ * Reads a POST body, then calls `done` once: with the text, or undefined when it was refused
+ * (413, or 429 from the watch) or failed.
+ */
+export function readBody(
+    req: IncomingMessage,
+    res: ServerResponse,
+    caller: Caller,
+    limitBytes: number,
+    clock: Clock,
+    watch: BodyWatch | undefined,
+    done: (body: string | undefined) => void,
+): void {
+    const refusal = watch?.bodyStarted(req, caller);
+    if (refusal !== undefined) {
+        // Not read at all: the connection closes once the answer is out, so it is not held either.
+        replyError(res, 429, ErrorCodes.LimitExceeded, refusal, { connection: 'close' });
+        done(undefined);
+        return;
+    }
     let settled = false;
     const resolve = (body: string | undefined) => {
         if (!settled) {
@@ -24,7 +43,6 @@ export function readBody(req: IncomingMessage, res: ServerResponse, limitBytes: 
             done(body);
         }
     };
-    watch?.bodyStarted(req);
     const chunks: Buffer[] = [];
     let size = 0;
     let refused = false;
@@ -44,7 +62,6 @@ export function readBody(req: IncomingMessage, res: ServerResponse, limitBytes: 
     }
     req.on('data', (chunk: Buffer) => {
         size += chunk.length;
-        watch?.bodyProgress(req);
         if (refused) {
             if (size > limitBytes + LINGER_BYTES) {
                 req.destroy();

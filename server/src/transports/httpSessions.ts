@@ -10,6 +10,7 @@ import type { ClientIdentity } from '../tasks/hub.js';
 import type { Caller } from './httpAuth.js';
 import type { ExchangeOwner, SseStream } from './sse.js';
 import { PROTOCOL_2025 } from '../contract.js';
+import { SessionLimiter, type SessionLimits, type SessionRefusal } from './sessionLimits.js';
 
 /** The header that names a 2025-11-25 session over HTTP. */
 export const SESSION_HEADER = 'mcp-session-id';
@@ -53,9 +54,14 @@ export class HttpSession implements SessionChannel, ExchangeOwner {
         this.stream?.flush();
     }
 
-    /** Neither a stream nor a request keeps it, and nothing came since `cutoff`. */
+    /** Neither a stream nor a request keeps it: closing it interrupts nothing its client waits on. */
+    get quiet(): boolean {
+        return !this.stream?.open && !this.session.busy;
+    }
+
+    /** Quiet, and nothing came since `cutoff`. */
     idleSince(cutoff: number): boolean {
-        return !this.stream?.open && !this.session.busy && this.lastSeen < cutoff;
+        return this.quiet && this.lastSeen < cutoff;
     }
 }
 
@@ -64,6 +70,8 @@ export interface HttpSessionsOptions {
     idleMs: number;
     /** What a task is bound to: the HTTP session, or the client's credential (shared stores). */
     bindTo: 'session' | 'principal';
+    /** How many sessions each client credential may hold and open a minute; unlimited when not given. */
+    limits?: SessionLimits;
 }
 
 type SessionHost = Pick<TasksServer, 'createSession' | 'endSession'>;
@@ -73,11 +81,17 @@ function credentialKey(caller: Caller): string {
     return caller.isOwner ? 'owner' : `principal:${caller.principal}`;
 }
 
-/** The HTTP sessions of one endpoint, and the sweep that closes the idle ones. */
+/** Why a session closed to make room goes: its running tasks carry this as their status message. */
+export const MADE_ROOM_REASON = 'Session closed to make room for a newer session of the same credential (--max-sessions)';
+
+/** The HTTP sessions of one endpoint: the limits on opening them, and the sweep that closes the idle ones. */
 export class HttpSessions {
     private readonly byId = new Map<string, HttpSession>();
+    /** Every session begun and not ended, by its caller's principal (those still initializing too). */
+    private readonly byPrincipal = new Map<string, Set<HttpSession>>();
     private readonly credentials = new Map<string, ClientIdentity>();
     private readonly sweeper: ClockTimer;
+    private readonly limiter?: SessionLimiter;
 
     constructor(
         private readonly core: SessionHost,
@@ -86,6 +100,7 @@ export class HttpSessions {
         private readonly clock: Clock,
     ) {
         this.sweeper = clock.setInterval(() => this.sweep(), Math.max(50, Math.min(options.idleMs / 4, 60_000)), true);
+        this.limiter = options.limits && new SessionLimiter(options.limits, clock);
     }
 
     get size(): number {
@@ -97,15 +112,30 @@ export class HttpSessions {
     }
 
     /**
-     * A session for an initialize request. It is found by its id (and the id issued) only once
-     * initialize succeeds; `discard` ends it when it does not.
+     * A session for an initialize request, or why the caller may not open one (SessionLimiter);
+     * at its cap the caller's least recently active quiet session is closed first. It is found by
+     * its id (and the id issued) only once initialize succeeds; `discard` ends it when it does not.
      */
-    begin(caller: Caller): HttpSession {
+    begin(caller: Caller): HttpSession | SessionRefusal {
+        let own = this.byPrincipal.get(caller.principal);
+        const admission = this.limiter?.admit(caller, own);
+        if (admission && 'refused' in admission) {
+            return admission;
+        }
+        if (admission?.evict) {
+            this.log.info(`[http] closing session ${admission.evict.id.slice(0, 8)}… to make room: its credential has ${own!.size} open (--max-sessions)`);
+            this.end(admission.evict, MADE_ROOM_REASON);
+        }
         const id = randomUUID();
         const clientKey = this.options.bindTo === 'principal' && !caller.isOwner ? credentialKey(caller) : `session:${id}`;
         const entry = new HttpSession(id, caller.principal, this.clock);
         entry.session = this.core.createSession({ clientKey, isOwner: caller.isOwner }, entry);
         entry.onReady = this.admit;
+        if (!own) {
+            own = new Set();
+            this.byPrincipal.set(caller.principal, own);
+        }
+        own.add(entry);
         return entry;
     }
 
@@ -127,6 +157,9 @@ export class HttpSessions {
     /** An established session, as after a successful initialize with no client capabilities (library use, tests). */
     open(caller: Caller): HttpSession {
         const entry = this.begin(caller);
+        if ('refused' in entry) {
+            throw new Error(entry.message);
+        }
         entry.session.initialized(PROTOCOL_2025, {}, undefined);
         entry.ready = true;
         this.admit(entry);
@@ -147,6 +180,10 @@ export class HttpSessions {
     /** Ends one session; bound to the session, its running tasks are cancelled with `reason`. */
     end(entry: HttpSession, reason: string): void {
         this.byId.delete(entry.id);
+        const own = this.byPrincipal.get(entry.principal);
+        if (own?.delete(entry) && own.size === 0) {
+            this.byPrincipal.delete(entry.principal);
+        }
         entry.stream?.close();
         void this.core.endSession(entry.session, reason, this.options.bindTo === 'session');
     }
@@ -170,5 +207,6 @@ export class HttpSessions {
             entry.session.close(reason);
         }
         this.byId.clear();
+        this.byPrincipal.clear();
     }
 }

@@ -3,7 +3,7 @@ import type { ToolCatalog } from '../mcp/context.js';
 import type { HttpPost } from '../mcp/dispatch.js';
 import type { Envelope } from '../mcp/rev2026/envelope.js';
 import { ErrorCodes, RpcError } from '../rpc/errors.js';
-import type { JsonRpcMessage, JsonRpcRequest, RequestId } from '../rpc/messages.js';
+import { errorResponse, type JsonRpcMessage, type JsonRpcRequest, type RequestId } from '../rpc/messages.js';
 import { RequestAbort } from '../rpc/requestAbort.js';
 import type { Transport } from '../rpc/transport.js';
 import type { ClientIdentity } from '../tasks/hub.js';
@@ -49,6 +49,12 @@ export class McpPost implements HttpPost {
         const { sessions } = this.endpoint;
         const entry = initialize ? sessions.begin(this.caller) : this.endpoint.lookup(this.req, this.res, this.caller);
         if (!entry) {
+            return;
+        }
+        if ('refused' in entry) {
+            // Over the credential's session limits (SessionLimiter): no session, and words on what to do.
+            const headers: Record<string, string> = entry.retryAfterSeconds ? { 'retry-after': String(entry.retryAfterSeconds) } : {};
+            replyMessage(this.res, 429, errorResponse(request?.id ?? null, { code: ErrorCodes.LimitExceeded, message: entry.message, data: entry.data }), headers);
             return;
         }
         const { rpc } = entry.session;

@@ -22,7 +22,9 @@ describe('idle HTTP sessions at scale, and the tasks they leave', () => {
     let owner: RawHttp;
 
     before(async () => {
-        server = await startHttpServer(['--token', token, '--owner-token', ownerToken, '--session-idle-timeout', IDLE, '--default-ttl', '3s']);
+        // Thousands of sessions on one token, left to the idle sweep: the session limits (sessionLimits.test.ts) would close them first.
+        const unlimited = ['--max-sessions', String(10 * SESSIONS), '--session-rate', String(1000 * SESSIONS)];
+        server = await startHttpServer(['--token', token, '--owner-token', ownerToken, '--session-idle-timeout', IDLE, '--default-ttl', '3s', ...unlimited]);
         owner = new RawHttp(server.url, { authorization: `Bearer ${ownerToken}` });
         await owner.initialize({ name: 'owner' });
         // The owner stays: an open GET stream keeps a session however quiet it is.
