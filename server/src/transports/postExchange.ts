@@ -4,14 +4,8 @@ import { ErrorCodes } from '../rpc/errors.js';
 import type { JsonRpcMessage, RequestId } from '../rpc/messages.js';
 import type { Transport } from '../rpc/transport.js';
 import { replyError } from './httpReply.js';
-import { frame, progressKey, SseOutbox } from './sseOutbox.js';
+import { frame, progressKey, SSE_HEADERS, SseOutbox, writable } from './sseOutbox.js';
 import { RETRY_FIELD, type Resumable, type SseEvents } from './sseReplay.js';
-
-export const SSE_HEADERS = { 'content-type': 'text/event-stream', 'cache-control': 'no-cache, no-transform' } as const;
-
-export function writable(res: ServerResponse): boolean {
-    return !res.writableEnded && !res.destroyed;
-}
 
 /** The HTTP session a POST belongs to, as its response stream sees it. */
 export interface ExchangeOwner {
@@ -141,13 +135,8 @@ export class PostExchange implements Transport, Resumable {
             old.destroy();
         }
         this.stopWaiting();
-        const id = this.owner.sessionId;
-        res.writeHead(200, id === undefined ? SSE_HEADERS : { 'mcp-session-id': id, ...SSE_HEADERS });
-        if (this.answered) {
-            // Its response is among the missed events (or was read): the stream ends here.
-            res.end(RETRY_FIELD + missed);
-            return;
-        }
+        // Unanswered: once answered, the stream's events resume without it (SseEvents.end).
+        res.writeHead(200, SSE_HEADERS);
         this.current = res;
         this.outbox = new SseOutbox(res);
         res.on('close', () => this.dropped(res));
@@ -170,7 +159,8 @@ export class PostExchange implements Transport, Resumable {
         this.outbox = new SseOutbox(this.res);
         const priming = this.events?.priming();
         if (priming) {
-            this.outbox.write(priming);
+            // Queued, not written: it goes out with what started the stream, in one write.
+            this.outbox.push(priming, undefined);
         }
     }
 

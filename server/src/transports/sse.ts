@@ -2,11 +2,10 @@ import type { ServerResponse } from 'node:http';
 import type { Clock, ClockTimer } from '../util/clock.js';
 import type { JsonRpcMessage } from '../rpc/messages.js';
 import type { Transport } from '../rpc/transport.js';
-import { writable } from './postExchange.js';
-import { frame, progressKey, SseOutbox } from './sseOutbox.js';
+import { frame, progressKey, SSE_HEADERS, SseOutbox, writable } from './sseOutbox.js';
 import { RETRY_FIELD, type Resumable, type SseEvents } from './sseReplay.js';
 
-const GET_SSE_HEADERS = { 'content-type': 'text/event-stream', 'cache-control': 'no-cache, no-transform', connection: 'keep-alive' } as const;
+const GET_SSE_HEADERS = { ...SSE_HEADERS, connection: 'keep-alive' } as const;
 
 /**
  * The session's standalone stream, opened by GET. Frames sent in one turn of the event loop

@@ -9,6 +9,12 @@ import type { JsonRpcMessage } from '../rpc/messages.js';
  */
 export const SSE_QUEUE_LIMIT_BYTES = 1024 * 1024;
 
+export const SSE_HEADERS = { 'content-type': 'text/event-stream', 'cache-control': 'no-cache, no-transform' } as const;
+
+export function writable(res: ServerResponse): boolean {
+    return !res.writableEnded && !res.destroyed;
+}
+
 /** `message` as one event without an id: a stream nobody can resume (a sessionless request's). */
 export function frame(message: JsonRpcMessage): string {
     return `event: message\ndata: ${JSON.stringify(message)}\n\n`;
