@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { httpServerPerSuite } from '../../support/helpers.js';
-import { type Msg, RawHttp, type StreamHandle } from '../../support/rawHttp.js';
+import { INITIALIZE, type Msg, RawHttp, type StreamHandle } from '../../support/rawHttp.js';
 import type { SseEvent } from '../../support/sse.js';
 import { Feed } from '../../support/wait.js';
 
@@ -91,6 +91,25 @@ describe('resumable streams over 2025-11-25 HTTP', () => {
         assert.equal(first.data, '');
         assert.notEqual(streamOf(first.id), streamOf(ids[0]), 'the GET stream is another stream, with ids of its own');
         get.close();
+        await client.close();
+    });
+
+    it('gives a client of an earlier revision ids but no priming event, and no closing mid-call', async () => {
+        const client = new RawHttp(server.url);
+        const init = await client.post({ ...INITIALIZE, params: { ...INITIALIZE.params, protocolVersion: '2025-06-18' } });
+        assert.equal(init.json<Msg>().result?.protocolVersion, '2025-06-18');
+        client.sessionId = init.header('mcp-session-id');
+        await client.send({ jsonrpc: '2.0', method: 'notifications/initialized' }, { headers: { 'mcp-protocol-version': '2025-06-18' } });
+        const read = await post(client, call(1, 'test_tool_with_progress', {}, 'old'));
+        await read.handle.closed;
+        assert.ok(
+            read.events.items.every(event => event.id !== undefined && event.message !== undefined && event.retry === undefined),
+            'every event carries an id and a message',
+        );
+        assert.deepEqual(progressOf(read), [0, 50, 100]);
+        const reconnect = await client.post(call(2, 'test_reconnection'));
+        assert.match(reconnect.header('content-type') ?? '', /^application\/json/, 'answered on its own connection');
+        assert.equal((reconnect.json<Msg>().result?.content as { text: string }[])[0]?.text, 'Answered on the original stream: this connection cannot be resumed.');
         await client.close();
     });
 
