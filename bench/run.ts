@@ -21,6 +21,7 @@ import {
     resultLatency,
     stdioThroughput,
     stopProbe,
+    streamProbe,
     type Context,
     type Metrics,
     type Settings,
@@ -62,6 +63,7 @@ const EXPERIMENTS: Experiment[] = [
     { id: 'heap', title: 'in-process probe: live heap per task, tasks/list', kinds: ['ours'], rounds: 1, timeoutMs: 120_000, run: ctx => heapProbe(ctx) },
     { id: 'commands', title: 'command tools: 200 MB of output, 50 cancelled at once (in-process)', kinds: ['ours'], rounds: 1, timeoutMs: 180_000, run: ctx => commandProbe(ctx) },
     { id: 'stops', title: 'command tools: 100 groups that ignore SIGTERM stopped at once (in-process)', kinds: ['ours'], rounds: 1, timeoutMs: 120_000, run: ctx => stopProbe(ctx) },
+    { id: 'resume', title: 'resumable SSE streams: what ids, priming and the replay window cost per stream (in-process)', kinds: ['ours'], rounds: 1, timeoutMs: 120_000, run: ctx => streamProbe(ctx) },
     { id: 'coldstart', title: 'cold start', kinds: ['ours', 'baseline', 'floor'], timeoutMs: 60_000, run: coldStart },
     { id: 'extension', title: 'extension activation', kinds: ['ours'], rounds: 1, timeoutMs: 60_000, run: ctx => extensionActivation(ctx) },
     {

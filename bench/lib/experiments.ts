@@ -621,6 +621,24 @@ export async function stopProbe(ctx: Context): Promise<Metrics> {
     });
 }
 
+/**
+ * What resumability costs per SSE stream (a call reporting progress once, then answering),
+ * measured in one process against the same server with the replay window turned off: CPU per
+ * stream, bytes on the wire, live heap held while the stream's events are in the window, and the
+ * CPU of an event's id and its place in the window alone (see bench/programs/streamProbe.ts).
+ */
+export async function streamProbe(ctx: Context): Promise<Metrics> {
+    const [perBlock, blocks] = ctx.settings.quick ? [500, 4] : [1000, 8];
+    return new Promise<Metrics>((resolve, reject) => {
+        const proc = track(spawn(process.execPath, ['--expose-gc', ctx.programs.streamProbe, String(perBlock), String(blocks)], { stdio: ['ignore', 'pipe', 'pipe'], env: CHILD_ENV }));
+        let text = '';
+        let errText = '';
+        proc.stdout.setEncoding('utf8').on('data', (chunk: string) => (text += chunk));
+        proc.stderr.setEncoding('utf8').on('data', (chunk: string) => (errText += chunk));
+        proc.once('close', code => (code === 0 ? resolve(JSON.parse(text) as Metrics) : reject(new Error(`stream probe exited ${code}: ${errText.slice(0, 500)}`))));
+    });
+}
+
 /** Which raw client is cheaper: node:http (keep-alive Agent) or fetch, on the HTTP floor. */
 export async function clientCost(ctx: Context): Promise<Metrics> {
     const server = await startHttp('floor', ctx.programs);

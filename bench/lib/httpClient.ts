@@ -77,7 +77,8 @@ export function parseReply(reply: PostReply): RpcResponse {
     if (reply.contentType.startsWith('text/event-stream')) {
         let found: RpcResponse | undefined;
         for (const line of reply.text.split('\n')) {
-            if (line.startsWith('data: ')) {
+            // A priming event's data is empty: it carries no message.
+            if (line.startsWith('data: ') && line.length > 6) {
                 const message = JSON.parse(line.slice(6)) as RpcResponse;
                 if ('result' in message || 'error' in message) {
                     found = message;

@@ -214,6 +214,15 @@ export function rows(settings: Settings): Row[] {
                 `p99 ${fmt(m('stopLoopP99Ms'))} ms (max ${fmt(m('stopLoopMaxMs'))} ms); tasks/cancel p50 ${fmt(m('stopCancelP50Ms'))} ms, max ${fmt(m('stopCancelMaxMs'))} ms (grace ${fmt(m('stopGraceMs'))} ms); ${fmt(m('stopLeftAlive'))} left`,
             goal: { text: 'p99 ≤ 20 ms, none left', met: v => (Number.isFinite(v.ours) ? v.ours <= 20 && v.metric('ours', 'stopLeftAlive') === 0 : undefined) },
         },
+        {
+            figure: 'resumable SSE stream (a call reporting progress once, then its result): what event ids, the priming event and the replay window add per stream, against the same server without them (in-process)',
+            transport: 'http',
+            exp: 'resume',
+            key: 'extraCpuUs',
+            kind: 'custom',
+            cell: m =>
+                `${fmt(m('extraCpuUs'))} µs CPU (${fmt(m('resumableCpuUs'))} vs ${fmt(m('plainCpuUs'))} µs a stream; an event's id and window place alone ${fmt(m('windowNsPerEvent'))} ns), +${fmt(m('extraBytes'))} bytes on the wire, ${fmt(m('heldBytes'))} bytes of heap held while in the window`,
+        },
         { figure: 'cold start → listening ({"url"} printed)', transport: 'http', exp: 'coldstart', key: 'httpP50', kind: 'latency', extra: [['httpMax', 'max {}']], goal: { text: '≤ 300 ms', met: v => atMost(300)(v.ours) } },
         {
             figure: 'cold start → listening, minified bundle (as the VSIX ships it)',

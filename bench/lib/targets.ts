@@ -30,6 +30,8 @@ export interface Programs {
     commandProbe: string;
     /** The in-process probe of stopping many command groups at once. */
     stopProbe: string;
+    /** The in-process probe of what resumability costs per SSE stream. */
+    streamProbe: string;
     /** The server built from server/src as `node esbuild.mjs --production` builds it (minified), for cold start. */
     oursMinified: string;
     /** The redis-server the `redis` kind uses; set only while the Redis experiment runs. */
@@ -66,6 +68,7 @@ export async function buildPrograms(overrides: { ours?: string; vs?: string } = 
             heapProbe: join(ROOT, 'bench/programs/heapProbe.ts'),
             commandProbe: join(ROOT, 'bench/programs/commandProbe.ts'),
             stopProbe: join(ROOT, 'bench/programs/stopProbe.ts'),
+            streamProbe: join(ROOT, 'bench/programs/streamProbe.ts'),
         },
         outdir,
         bundle: true,
@@ -98,6 +101,7 @@ export async function buildPrograms(overrides: { ours?: string; vs?: string } = 
         heapProbe: join(outdir, 'heapProbe.js'),
         commandProbe: join(outdir, 'commandProbe.js'),
         stopProbe: join(outdir, 'stopProbe.js'),
+        streamProbe: join(outdir, 'streamProbe.js'),
         oursMinified: join(outdir, 'oursMinified.js'),
         dispose: () => rmSync(outdir, { recursive: true, force: true }),
     };

@@ -163,7 +163,8 @@ export class StreamableHttpClientTransport {
 
     private async read(body: ReadableStream<Uint8Array>): Promise<void> {
         for await (const event of readSse(body, ms => (this.serverRetryMs = ms))) {
-            if (event.event !== 'message') {
+            // A priming event (an id and empty data, at the start of a 2025-11-25 stream) carries no message.
+            if (event.event !== 'message' || event.data === '') {
                 continue;
             }
             let value: unknown;

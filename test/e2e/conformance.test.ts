@@ -51,10 +51,6 @@ const NOT_OFFERED: Record<string, Record<string, NotOffered>> = {
         'resources-unsubscribe': { why: 'no resources (it subscribes first)' },
         'logging-set-level': { why: 'no logging (logging/setLevel): logs go to stderr and the log file' },
         'tools-call-with-logging': { why: 'sets the log level first (logging/setLevel): no logging' },
-        'server-sse-polling': {
-            why: 'SSE resumption (SEP-1699, pending in the suite): a POST is answered with plain JSON unless something must go out before the response, and streams are not resumed, so test_reconnection answers at once and the scenario has nothing to check',
-            checksNothing: /Server returned JSON instead of SSE stream/,
-        },
     },
 };
 
@@ -135,6 +131,16 @@ describe('the official conformance suite, both revisions (2025-11-25, and 2026-0
             }
         }
         assert.deepEqual(wrong, []);
+    });
+
+    it('closes a stream mid-call and resumes it on a GET with Last-Event-ID (server-sse-polling, SEP-1699)', () => {
+        const checks = runs.get('2025-11-25')!.results.get('server-sse-polling')!;
+        assert.deepEqual(
+            counted(checks)
+                .map(check => `${check.id}: ${check.status}`)
+                .sort(),
+            ['server-sse-disconnect-resume: SUCCESS', 'server-sse-priming-event: SUCCESS', 'server-sse-retry-field: SUCCESS'],
+        );
     });
 
     it('draws no warning but for resources, which it does not offer', () => {

@@ -7,7 +7,7 @@
 import { once } from 'node:events';
 import { Agent, request, type IncomingHttpHeaders } from 'node:http';
 import { PROTOCOL_2025 } from '../../server/src/contract.js';
-import { parseSse, SseSplitter } from './sse.js';
+import { parseSse, SseSplitter, type SseEvent } from './sse.js';
 import { HUNG_MS } from './wait.js';
 
 export type Msg = Record<string, unknown> & { id?: unknown; method?: string; params?: Record<string, unknown>; result?: Record<string, unknown>; error?: { code: number; message: string } };
@@ -226,10 +226,20 @@ export class RawHttp {
 
     /** Opens the session's GET stream on a connection of its own; every message goes to `onMessage`. */
     openStream(onMessage: (message: Msg) => void, headers: Record<string, string> = {}): Promise<StreamHandle> {
+        return this.openEvents('GET', undefined, onMessage, headers);
+    }
+
+    /**
+     * A GET (the session's stream, or with a Last-Event-ID header a resumed one) or a POST whose
+     * answer is read as it comes, on a connection of its own that close() drops; every message goes
+     * to `onMessage`, and every event (priming ones included) to `onEvent` first.
+     */
+    openEvents(method: 'GET' | 'POST', body: object | undefined, onMessage: (message: Msg) => void, headers: Record<string, string> = {}, onEvent?: (event: SseEvent<Msg>) => void): Promise<StreamHandle> {
+        const accept = method === 'GET' ? { accept: 'text/event-stream' } : { accept: 'application/json, text/event-stream', 'content-type': 'application/json' };
         return new Promise((resolve, reject) => {
             const req = request(
                 this.url,
-                { method: 'GET', headers: { accept: 'text/event-stream', ...(this.sessionId ? { 'mcp-session-id': this.sessionId } : {}), ...this.baseHeaders, ...headers }, agent: false },
+                { method, headers: { ...accept, ...(this.sessionId ? { 'mcp-session-id': this.sessionId } : {}), ...this.baseHeaders, ...headers }, agent: false },
                 res => {
                     const status = res.statusCode ?? 0;
                     // once() rejects when 'error' comes first (a reset): either way the stream is closed.
@@ -238,26 +248,30 @@ export class RawHttp {
                         () => undefined,
                     );
                     const handle = (reply: HttpReply): StreamHandle => ({ status, headers: res.headers, reply, closed, close: () => req.destroy() });
-                    if (status !== 200) {
+                    if (status !== 200 || !String(res.headers['content-type'] ?? '').includes('text/event-stream')) {
                         const chunks: Buffer[] = [];
                         res.on('data', (chunk: Buffer) => chunks.push(chunk));
                         res.on('end', () => {
                             const text = Buffer.concat(chunks).toString('utf8');
                             const parsed = parseBody(String(res.headers['content-type'] ?? ''), text);
+                            if (status === 200) {
+                                parsed.messages.forEach(onMessage);
+                            }
                             resolve(handle(new HttpReply(status, res.headers, text, parsed.messages, parsed.malformed)));
                         });
                         res.on('error', reject);
                         return;
                     }
                     resolve(handle(new HttpReply(status, res.headers, '', [])));
-                    const events = new SseSplitter<Msg>(onMessage);
+                    const events = new SseSplitter<Msg>(onMessage, onEvent);
                     res.setEncoding('utf8');
                     res.on('data', (chunk: string) => events.push(chunk));
+                    res.on('end', () => events.end());
                     res.on('error', () => undefined);
                 },
             );
             req.on('error', err => reject(err));
-            req.end();
+            req.end(body === undefined ? undefined : JSON.stringify(body));
         });
     }
 

@@ -54,6 +54,10 @@ export abstract class CallContext implements ToolContext {
         }
     }
 
+    closeConnection(): boolean {
+        return this.reply.closeConnection?.() ?? false;
+    }
+
     async spawn(toolName: string): Promise<never> {
         throw new SpawnError('not_a_task', `Cannot start sub-task ${toolName}: only a tool running as a task can start sub-tasks${this.notATask}`);
     }

@@ -19,6 +19,11 @@ export interface Transport {
     /** Writes out at once what a coalescing transport still holds. */
     flush?(): void;
     /**
+     * Ends the connection under this stream without ending the stream, for the client to resume it
+     * (MCP 2025-11-25 over HTTP: SSE polling); false, or absent, where it cannot be resumed.
+     */
+    closeConnection?(): boolean;
+    /**
      * Messages the peer sent on this transport, already decoded and validated (see decodeFrame).
      * A POST response stream has none: the HTTP server hands each POSTed message to its session.
      */

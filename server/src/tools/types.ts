@@ -83,6 +83,14 @@ export interface ToolContext {
      */
     onDeferred?(listener: (taskId: string) => void): void;
     /**
+     * Plain calls over 2025-11-25 HTTP only: closes the HTTP connection that carries this call's
+     * response stream without ending the stream (SSE polling, SEP-1699), so no connection is held
+     * while the work goes on; the client reconnects with GET and Last-Event-ID after the stream's
+     * `retry` and receives what follows there, the result included. False where a stream cannot
+     * be resumed (stdio, 2026-07-28, a client before 2025-11-25 or without SSE); absent in tasks.
+     */
+    closeConnection?(): boolean;
+    /**
      * Plain calls only: `listener` gets the stop reason when the work is stopped (at once if it
      * is already), as a listener on `signal` would, without making an AbortController; the
      * returned function removes it. Use it through `onStop`, which falls back to the signal.

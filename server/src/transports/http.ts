@@ -15,7 +15,7 @@ import { HttpSessions, SESSION_HEADER, type HttpSession } from './httpSessions.j
 import { isLoopbackHost, originAllowed } from './guards.js';
 import { McpPost, type PostEndpoint } from './mcpPost.js';
 import { DEFAULT_SESSION_LIMITS } from './sessionLimits.js';
-import { SseStream } from './sse.js';
+import { REPLAY_LIMITS, type ReplayLimits } from './sseReplay.js';
 import { dispatchPost } from '../mcp/dispatch.js';
 import { PROTOCOL_2025_VERSIONS } from '../contract.js';
 
@@ -50,6 +50,12 @@ export interface HttpOptions {
     sessionsPerMinute?: number;
     /** The timers of the sweep, keep-alives and shutdown; real time unless a test drives it. */
     clock?: Clock;
+    /**
+     * What each session keeps so that a client can resume a stream (REPLAY_LIMITS unless given;
+     * tests shorten them). false: streams carry no event ids and none is resumed (the bench's
+     * comparison, what a server without an event store does).
+     */
+    replay?: Partial<ReplayLimits> | false;
 }
 
 export interface HttpHandle {
@@ -105,7 +111,8 @@ export class HttpTransportServer implements PostEndpoint {
             ...(options.maxSessions ? { maxSessions: options.maxSessions } : {}),
             ...(options.sessionsPerMinute ? { sessionsPerMinute: options.sessionsPerMinute } : {}),
         };
-        this.sessions = new HttpSessions(core, { idleMs: options.sessionIdleMs, bindTo: options.bindTo ?? 'session', limits }, core.log, this.clock);
+        const replay = options.replay === false ? false : { ...REPLAY_LIMITS, ...options.replay };
+        this.sessions = new HttpSessions(core, { idleMs: options.sessionIdleMs, bindTo: options.bindTo ?? 'session', limits, replay }, core.log, this.clock);
         this.server = createServer({ connectionsCheckingInterval: CONNECTIONS_CHECK_MS, headersTimeout: HEADERS_TIMEOUT_MS, requestTimeout: REQUEST_TIMEOUT_MS }, this.handle);
         this.server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
         this.guard = new ConnectionGuard(
@@ -235,18 +242,21 @@ export class HttpTransportServer implements PostEndpoint {
         if (!entry) {
             return;
         }
-        if (entry.stream?.open) {
+        const lastEventId = req.headers['last-event-id'];
+        if (typeof lastEventId === 'string' && lastEventId !== '' && entry.resumable) {
+            // A resume takes over its stream even while an older connection of it looks open:
+            // the client would not resume a connection it still reads.
+            const refused = entry.resume(lastEventId, res);
+            if (refused !== undefined) {
+                replyError(res, 400, ErrorCodes.InvalidRequest, `Bad Request: ${refused}`);
+                return;
+            }
+        } else if (entry.stream?.open) {
             replyError(res, 409, ErrorCodes.InvalidRequest, 'Conflict: this session already has an open GET stream');
             return;
+        } else {
+            entry.listen(res, this.keepAliveMs);
         }
-        const stream = new SseStream(res, this.keepAliveMs, this.clock);
-        entry.stream = stream;
-        stream.onclose = () => {
-            if (entry.stream === stream) {
-                entry.stream = undefined;
-            }
-            entry.touch();
-        };
         entry.session.rpc.flush();
     }
 

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { ServerResponse } from 'node:http';
 import type { Clock, ClockTimer } from '../util/clock.js';
 import type { Logger } from '../util/log.js';
 import type { McpSession, SessionChannel } from '../mcp/rev2025/session.js';
@@ -8,14 +9,19 @@ import type { Transport } from '../rpc/transport.js';
 import type { TasksServer } from '../server.js';
 import type { ClientIdentity } from '../tasks/hub.js';
 import type { Caller } from './httpAuth.js';
-import type { ExchangeOwner, SseStream } from './sse.js';
+import type { ExchangeOwner } from './postExchange.js';
+import { SseStream } from './sse.js';
+import { REPLAY_LIMITS, ReplayWindow, UNKNOWN_EVENT_ID, type ReplayLimits, type Resumable, type SseEvents } from './sseReplay.js';
 import { PROTOCOL_2025 } from '../contract.js';
 import { SessionLimiter, type SessionLimits, type SessionRefusal } from './sessionLimits.js';
 
 /** The header that names a 2025-11-25 session over HTTP. */
 export const SESSION_HEADER = 'mcp-session-id';
 
-/** One Mcp-Session-Id: its MCP session, its GET stream when open, and when it was last active. */
+/**
+ * One Mcp-Session-Id: its MCP session, its GET stream (open, or waiting for a resume), its replay
+ * window, and when it was last active.
+ */
 export class HttpSession implements SessionChannel, ExchangeOwner {
     session!: McpSession;
     stream?: SseStream;
@@ -23,13 +29,74 @@ export class HttpSession implements SessionChannel, ExchangeOwner {
     /** Set by a successful initialize: only then is the id issued and the session found by it. */
     ready = false;
     onReady?: (entry: HttpSession) => void;
+    /** Made with the session's first stream: a session answered only in plain JSON holds none. */
+    private replay?: ReplayWindow;
 
     constructor(
         readonly id: string,
         readonly principal: string,
         private readonly clock: Clock,
+        /** false: streams have no ids and are not resumed. */
+        private readonly replayLimits: ReplayLimits | false,
+        private readonly log: Logger,
     ) {
         this.lastSeen = clock.now();
+    }
+
+    /** Whether a Last-Event-ID is looked up at all (else a GET is a new stream, as on a server without resumption). */
+    get resumable(): boolean {
+        return this.replayLimits !== false;
+    }
+
+    /**
+     * Streams start with a priming event for clients of 2025-11-25 or later (version strings are
+     * dates, so they compare as text): the event is that revision's, and an earlier client does
+     * not expect one without a message (the SDKs, too, send it only from that revision on).
+     */
+    get primes(): boolean {
+        return this.replayLimits !== false && (this.session.protocolVersion ?? '') >= PROTOCOL_2025;
+    }
+
+    openStream(stream: Resumable): SseEvents | undefined {
+        if (this.replayLimits === false) {
+            return undefined;
+        }
+        this.replay ??= new ReplayWindow(this.clock, this.replayLimits, this.log);
+        return this.replay.open(stream, this.primes);
+    }
+
+    /** A GET without Last-Event-ID: a new standalone stream on `res`; the one before it can no longer be resumed. */
+    listen(res: ServerResponse, keepAliveMs: number): SseStream {
+        this.stream?.close();
+        const stream = new SseStream(res, keepAliveMs, this.clock, owner => this.openStream(owner));
+        this.stream = stream;
+        stream.onclose = () => this.touch();
+        return stream;
+    }
+
+    /** A GET with Last-Event-ID: the stream it names goes on over `res`, what was missed first; else why not. */
+    resume(lastEventId: string, res: ServerResponse): string | undefined {
+        const found = this.replay?.find(lastEventId) ?? UNKNOWN_EVENT_ID;
+        if (typeof found === 'string') {
+            return found;
+        }
+        // lastEventId matched the id pattern (digits and a dash), so it cannot forge a log line.
+        this.log.debug(`[http] stream ${found.events.number} resumed after ${lastEventId}: ${found.count} missed event(s) replayed`);
+        found.events.owner.resume(res, found.missed);
+        return undefined;
+    }
+
+    /** Drops replay events past their age (the sweep). */
+    prune(): void {
+        this.replay?.prune();
+    }
+
+    /**
+     * The session is ending: its GET stream ends. Its requests' streams end with their responses,
+     * which the session's close brings (an error for each request still running).
+     */
+    closeStreams(): void {
+        this.stream?.close();
     }
 
     standalone(): Transport | undefined {
@@ -72,6 +139,8 @@ export interface HttpSessionsOptions {
     bindTo: 'session' | 'principal';
     /** How many sessions each client credential may hold and open a minute; unlimited when not given. */
     limits?: SessionLimits;
+    /** What each session keeps for resumption (REPLAY_LIMITS when not given); false: no event ids, no resumption. */
+    replay?: ReplayLimits | false;
 }
 
 type SessionHost = Pick<TasksServer, 'createSession' | 'endSession'>;
@@ -128,7 +197,7 @@ export class HttpSessions {
         }
         const id = randomUUID();
         const clientKey = this.options.bindTo === 'principal' && !caller.isOwner ? credentialKey(caller) : `session:${id}`;
-        const entry = new HttpSession(id, caller.principal, this.clock);
+        const entry = new HttpSession(id, caller.principal, this.clock, this.options.replay ?? REPLAY_LIMITS, this.log);
         entry.session = this.core.createSession({ clientKey, isOwner: caller.isOwner }, entry);
         entry.onReady = this.admit;
         if (!own) {
@@ -184,7 +253,7 @@ export class HttpSessions {
         if (own?.delete(entry) && own.size === 0) {
             this.byPrincipal.delete(entry.principal);
         }
-        entry.stream?.close();
+        entry.closeStreams();
         void this.core.endSession(entry.session, reason, this.options.bindTo === 'session');
     }
 
@@ -192,6 +261,7 @@ export class HttpSessions {
     sweep(): void {
         const cutoff = this.clock.now() - this.options.idleMs;
         for (const entry of this.byId.values()) {
+            entry.prune();
             if (entry.idleSince(cutoff)) {
                 this.log.info(`[http] closing idle session ${entry.id.slice(0, 8)}…`);
                 this.end(entry, 'Session closed after being idle');
@@ -203,7 +273,7 @@ export class HttpSessions {
     close(reason: string): void {
         this.clock.clearInterval(this.sweeper);
         for (const entry of this.byId.values()) {
-            entry.stream?.close();
+            entry.closeStreams();
             entry.session.close(reason);
         }
         this.byId.clear();

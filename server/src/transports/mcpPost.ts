@@ -11,7 +11,7 @@ import type { Caller } from './httpAuth.js';
 import { replyMessage } from './httpReply.js';
 import { SESSION_HEADER, type HttpSession, type HttpSessions } from './httpSessions.js';
 import { checkHeaders } from './mcpHeaders.js';
-import { NO_SESSION, PostExchange } from './sse.js';
+import { NO_SESSION, PostExchange } from './postExchange.js';
 
 /** What a POST needs of its endpoint (HttpTransportServer). */
 export interface PostEndpoint {

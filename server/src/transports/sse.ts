@@ -1,57 +1,58 @@
 import type { ServerResponse } from 'node:http';
 import type { Clock, ClockTimer } from '../util/clock.js';
-import { ErrorCodes } from '../rpc/errors.js';
-import type { JsonRpcMessage, RequestId } from '../rpc/messages.js';
+import type { JsonRpcMessage } from '../rpc/messages.js';
 import type { Transport } from '../rpc/transport.js';
-import { replyError } from './httpReply.js';
-import { frame, SseOutbox } from './sseOutbox.js';
+import { frame, progressKey, SSE_HEADERS, SseOutbox, writable } from './sseOutbox.js';
+import { RETRY_FIELD, type Resumable, type SseEvents } from './sseReplay.js';
 
-const SSE_HEADERS = { 'content-type': 'text/event-stream', 'cache-control': 'no-cache, no-transform' } as const;
-
-function writable(res: ServerResponse): boolean {
-    return !res.writableEnded && !res.destroyed;
-}
+const GET_SSE_HEADERS = { ...SSE_HEADERS, connection: 'keep-alive' } as const;
 
 /**
  * The session's standalone stream, opened by GET. Frames sent in one turn of the event loop
  * (a burst of progress from many tasks) are written together: one chunk, one system call. A
- * reader that does not keep up holds at most the outbox's limit (see SseOutbox).
+ * reader that does not keep up holds at most the outbox's limit (see SseOutbox). In a session
+ * with a replay window its events have ids: a client whose connection dropped resumes it with
+ * GET and Last-Event-ID and gets what it missed. While no connection carries it, it takes
+ * nothing new: messages that are not tied to a request then wait or go elsewhere (RpcConnection),
+ * as they always did without a GET stream.
  */
-export class SseStream implements Transport {
+export class SseStream implements Transport, Resumable {
     onclose?: () => void;
-    private readonly keepAlive: ClockTimer;
-    private readonly outbox: SseOutbox;
+    private current?: ServerResponse;
+    private outbox?: SseOutbox;
+    private keepAlive?: ClockTimer;
     private scheduled = false;
+    private readonly events?: SseEvents;
 
     constructor(
-        private readonly res: ServerResponse,
-        keepAliveMs: number,
+        res: ServerResponse,
+        private readonly keepAliveMs: number,
         private readonly clock: Clock,
-        queueLimit?: number,
+        /** Ids and a place in the session's replay window; none: the stream is not resumable. */
+        openEvents?: (stream: Resumable) => SseEvents | undefined,
+        private readonly queueLimit?: number,
     ) {
-        this.outbox = new SseOutbox(res, queueLimit);
-        res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache, no-transform', connection: 'keep-alive' });
-        res.flushHeaders();
-        // A comment line now and then keeps proxies from closing the stream and reveals dead peers
-        // (not needed while frames wait: they are the traffic).
-        this.keepAlive = clock.setInterval(() => writable(res) && this.outbox.empty && res.write(': keep-alive\n\n'), keepAliveMs, true);
-        res.once('close', () => {
-            clock.clearInterval(this.keepAlive);
-            this.onclose?.();
-        });
+        this.events = openEvents?.(this);
+        this.attach(res, this.events?.priming() ?? '');
     }
 
     get open(): boolean {
-        return writable(this.res);
+        return this.outbox !== undefined && this.current !== undefined && writable(this.current);
     }
 
     /** Characters queued for a reader that has not taken them yet. */
     get queued(): number {
-        return this.outbox.queued;
+        return this.outbox?.queued ?? 0;
     }
 
     send(message: JsonRpcMessage): boolean {
-        if (!writable(this.res) || !this.outbox.push(message)) {
+        const { outbox } = this;
+        if (!this.open) {
+            return false;
+        }
+        const text = this.events ? this.events.frame(message) : frame(message);
+        // Kept in the window, it is on the stream even if the connection is cut now: a resume replays it.
+        if (!outbox!.push(text, progressKey(message)) && this.events === undefined) {
             return false;
         }
         if (!this.scheduled) {
@@ -61,127 +62,57 @@ export class SseStream implements Transport {
         return true;
     }
 
+    resume(res: ServerResponse, missed: string): void {
+        this.detach();
+        // The client gave up on the old connection, or it would not have resumed: nothing more goes there.
+        this.current?.destroy();
+        this.attach(res, RETRY_FIELD + missed);
+    }
+
     close(): void {
-        this.clock.clearInterval(this.keepAlive);
-        if (writable(this.res)) {
-            this.outbox.end();
+        this.events?.forget();
+        const { current, outbox } = this;
+        this.detach();
+        if (current !== undefined && outbox !== undefined && writable(current)) {
+            outbox.end();
         }
     }
 
     /** Writes what is pending now; the transport calls it before a response that must follow it. */
     readonly flush = (): void => {
         this.scheduled = false;
-        if (writable(this.res)) {
-            this.outbox.flush();
+        if (this.open) {
+            this.outbox!.flush();
         }
     };
-}
 
-/** The HTTP session a POST belongs to, as its response stream sees it. */
-export interface ExchangeOwner {
-    /** The Mcp-Session-Id the response names; undefined until a successful initialize establishes the session. */
-    readonly sessionId: string | undefined;
-    /** Called just before `response` goes out (the session is active; what its GET stream holds goes first). */
-    responding(response: JsonRpcMessage): void;
-    /** The HTTP status of a plain JSON answer; 200 when absent (2026-07-28 answers some errors with 400 or 404). */
-    statusOf?(response: JsonRpcMessage): number;
-}
-
-/** 2026-07-28 over HTTP: which errors are the request's fault (400) and which name a method this revision lacks (404). */
-const STATUS_BY_CODE = new Map<number, number>([
-    [ErrorCodes.MethodNotFound, 404],
-    [ErrorCodes.InvalidRequest, 400],
-    [ErrorCodes.InvalidParams, 400],
-    [ErrorCodes.HeaderMismatch, 400],
-    [ErrorCodes.MissingRequiredClientCapability, 400],
-    [ErrorCodes.UnsupportedProtocolVersion, 400],
-]);
-
-/** A sessionless (2026-07-28) request's response stream: no Mcp-Session-Id, and an error's own status. */
-export const NO_SESSION: ExchangeOwner = {
-    sessionId: undefined,
-    responding: () => undefined,
-    statusOf: response => ('error' in response && response.error ? (STATUS_BY_CODE.get(response.error.code) ?? 200) : 200),
-};
-
-/**
- * The response stream of one POSTed request. It answers with plain JSON unless something related
- * to the request has to go out first (progress, an input request); then it upgrades to an SSE
- * stream. The request's own response ends it.
- */
-export class PostExchange implements Transport {
-    onclose?: () => void;
-    /** Made when the response turns into a stream: a plain JSON answer needs none. */
-    private outbox?: SseOutbox;
-
-    constructor(
-        private readonly res: ServerResponse,
-        private readonly owner: ExchangeOwner,
-        private readonly requestId: RequestId,
-        private readonly acceptsSse: boolean,
-        private readonly acceptsJson = true,
-    ) {
-        // on, not once: 'close' comes once anyway, and once() wraps the listener on every request.
-        res.on('close', this.closed);
-    }
-
-    send(message: JsonRpcMessage): boolean {
-        if (!('method' in message) && message.id === this.requestId) {
-            this.finish(message);
-            return true;
+    private attach(res: ServerResponse, head: string): void {
+        const outbox = new SseOutbox(res, this.queueLimit);
+        this.current = res;
+        this.outbox = outbox;
+        res.writeHead(200, GET_SSE_HEADERS);
+        if (head) {
+            outbox.write(head);
+        } else {
+            res.flushHeaders();
         }
-        if (!writable(this.res) || !this.acceptsSse) {
-            return false;
-        }
-        if (!this.outbox) {
-            this.outbox = new SseOutbox(this.res);
-            const id = this.owner.sessionId;
-            this.res.writeHead(200, id === undefined ? SSE_HEADERS : { 'mcp-session-id': id, ...SSE_HEADERS });
-        }
-        if (!this.outbox.push(message)) {
-            return false;
-        }
-        this.outbox.flush();
-        return true;
-    }
-
-    close(): void {
-        if (writable(this.res)) {
-            this.res.end();
-        }
-    }
-
-    private finish(response: JsonRpcMessage): void {
-        this.owner.responding(response);
-        if (!writable(this.res)) {
-            return;
-        }
-        let text: string;
-        try {
-            text = this.outbox !== undefined || !this.acceptsJson ? frame(response) : JSON.stringify(response);
-        } catch (err) {
-            replyError(this.res, 500, ErrorCodes.InternalError, 'Internal error');
-            throw err;
-        }
-        if (this.outbox !== undefined || !this.acceptsJson) {
-            if (this.outbox) {
-                this.outbox.end(text);
+        // A comment line now and then keeps proxies from closing the stream and reveals dead peers
+        // (not needed while frames wait: they are the traffic).
+        this.keepAlive = this.clock.setInterval(() => writable(res) && outbox.empty && res.write(': keep-alive\n\n'), this.keepAliveMs, true);
+        res.once('close', () => {
+            if (this.current !== res) {
                 return;
             }
-            const id = this.owner.sessionId;
-            this.res.writeHead(this.owner.statusOf?.(response) ?? 200, id === undefined ? SSE_HEADERS : { 'mcp-session-id': id, ...SSE_HEADERS });
-            this.res.end(text);
-            return;
-        }
-        const id = this.owner.sessionId;
-        const length = String(Buffer.byteLength(text));
-        this.res.writeHead(this.owner.statusOf?.(response) ?? 200, id === undefined ? { 'content-type': 'application/json', 'content-length': length } : { 'mcp-session-id': id, 'content-type': 'application/json', 'content-length': length });
-        this.res.end(text);
+            this.detach();
+            this.current = undefined;
+            this.onclose?.();
+        });
     }
 
-    private readonly closed = (): void => {
-        if (!this.res.writableEnded) {
-            this.onclose?.();
-        }
-    };
+    /** The current connection no longer carries the stream (its response is left to the caller). */
+    private detach(): void {
+        this.clock.clearInterval(this.keepAlive);
+        this.keepAlive = undefined;
+        this.outbox = undefined;
+    }
 }

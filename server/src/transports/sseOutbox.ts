@@ -9,6 +9,13 @@ import type { JsonRpcMessage } from '../rpc/messages.js';
  */
 export const SSE_QUEUE_LIMIT_BYTES = 1024 * 1024;
 
+export const SSE_HEADERS = { 'content-type': 'text/event-stream', 'cache-control': 'no-cache, no-transform' } as const;
+
+export function writable(res: ServerResponse): boolean {
+    return !res.writableEnded && !res.destroyed;
+}
+
+/** `message` as one event without an id: a stream nobody can resume (a sessionless request's). */
 export function frame(message: JsonRpcMessage): string {
     return `event: message\ndata: ${JSON.stringify(message)}\n\n`;
 }
@@ -59,10 +66,11 @@ export class SseOutbox {
         return this.frames.length === 0;
     }
 
-    /** Queues one message; false when the queue overflowed and the stream was destroyed. */
-    push(message: JsonRpcMessage): boolean {
-        const text = frame(message);
-        const key = progressKey(message);
+    /**
+     * Queues one event (`text`, framed with or without an id); `key` is its progressKey, so a
+     * newer progress may take its place. False when the queue overflowed and the stream was destroyed.
+     */
+    push(text: string, key: string | undefined): boolean {
         // Only while the socket is not draining: a reader that keeps up gets every notification.
         if (key !== undefined && this.blocked) {
             const slots = (this.slots ??= new Map());
@@ -89,6 +97,14 @@ export class SseOutbox {
             this.blocked = true;
             this.res.once('drain', this.drained);
         }
+    }
+
+    /** Writes `text` (a priming event, replayed events) ahead of anything queued later. */
+    write(text: string): void {
+        this.frames.push(text);
+        this.keys.push(undefined);
+        this.bytes += text.length;
+        this.flush();
     }
 
     /** Everything queued, then `last`, as the response's end. */

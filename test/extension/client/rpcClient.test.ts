@@ -145,6 +145,31 @@ describe('RpcClient against dist/server.js --http', () => {
         });
     });
 
+    it('takes the priming event that starts each stream as no message, and reports nothing', LIMIT, async () => {
+        const errors: string[] = [];
+        let statuses = 0;
+        const rpc = client(server.url, {
+            onError: message => errors.push(message),
+            onNotification: method => {
+                if (method === Methods.taskStatus) {
+                    statuses++;
+                }
+            },
+        });
+        await rpc.connect();
+        try {
+            // A status on the GET stream comes after that stream's priming event; tasks are made until
+            // one comes (the stream opens while the first ones may already be done).
+            for (let i = 0; i < 500 && statuses === 0; i++) {
+                await rpc.request(Methods.toolsCall, { name: 'slow_compute', arguments: { seconds: 0, label: 'primed' }, task: {} });
+            }
+            assert.ok(statuses > 0, 'a status came on the GET stream');
+            assert.deepEqual(errors, []);
+        } finally {
+            rpc.close();
+        }
+    });
+
     it('turns an error answer into an RpcError with the code and the server text', LIMIT, async () => {
         await withConnected(server.url, async rpc => {
             await assert.rejects(rpc.request('no/such/method'), (err: unknown) => {

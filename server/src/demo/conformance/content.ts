@@ -40,12 +40,21 @@ export function contentFixtures(onToolsChanged: () => void): ToolDefinition[] {
         fixed('test_error_handling', 'Always reports a tool error (conformance fixture).', textResult('This tool intentionally returns an error for testing', true)),
         fixed('test_logging_tool', 'Returns at once; logs nothing unless asked (conformance fixture).', textResult('Logging tool done.')),
         // server-sse-polling (SEP-1699) calls it to see the server close the stream mid-call and
-        // resume it on a GET with Last-Event-ID. This server does not resume streams: it answers.
-        fixed(
-            'test_reconnection',
-            'Answers on the call\'s own stream: this server does not close a stream mid-call or resume one (SEP-1699), so there is nothing to reconnect to (conformance fixture).',
-            textResult('Answered on the original stream; this server does not resume SSE streams.'),
-        ),
+        // resume it on a GET with Last-Event-ID.
+        defineTool({
+            name: 'test_reconnection',
+            title: 'test_reconnection',
+            description:
+                "Closes the connection of its call's response stream before it answers (SSE polling, SEP-1699): the client gets the result by resuming the stream with GET and Last-Event-ID. Where a stream cannot be resumed (stdio, 2026-07-28, a client before 2025-11-25) it answers on the call's own stream (conformance fixture).",
+            inputSchema: noArgs,
+            annotations: { readOnlyHint: true, openWorldHint: false },
+            taskSupport: 'forbidden',
+            async run(_args, ctx) {
+                return ctx.closeConnection?.()
+                    ? textResult('Reconnection test completed: the server closed the connection first, and this result came on the resumed stream.')
+                    : textResult('Answered on the original stream: this connection cannot be resumed.');
+            },
+        }),
         defineTool({
             name: 'test_tool_with_progress',
             title: 'test_tool_with_progress',

@@ -39,7 +39,7 @@ describe('an SSE stream whose reader stalls', () => {
         // The reader never reads: the kernel's buffers fill, then the server's.
         socket.pause();
         res = await opened;
-        stream = new SseStream(res, 60_000, systemClock, LIMIT);
+        stream = new SseStream(res, 60_000, systemClock, undefined, LIMIT);
     });
 
     afterEach(async () => {
