@@ -1,9 +1,16 @@
 import { errorMessage } from '../util/log.js';
-import { onStop, type CallToolResult, type ToolContext } from '../tools/types.js';
+import { onStop, textResult, type CallToolResult, type ToolContext } from '../tools/types.js';
 import type { DirectCall } from './directRequests.js';
-import { callFailed, MIN_TASK_POLL_MS, type CallPath2025 } from './link.js';
+import { CANCEL_ANSWER_MS, callFailed, MIN_TASK_POLL_MS, plainCancelNote, type CallPath2025 } from './link.js';
 import { asksProgress, ProgressRelay } from './progressRelay.js';
 import { CancelTaskResultSchema, CreateTaskResultSchema, GetTaskResultSchema, ResultSchema } from './sdkClient.js';
+
+/** What a cancelled downstream task's result says: the status the server answered tasks/cancel with. */
+function taskCancelNote(server: string, taskId: string, status: string): string {
+    return status === 'cancelled'
+        ? `The wrapped server "${server}" confirmed: its task ${taskId} is cancelled.`
+        : `The wrapped server "${server}" answered the cancel of its task ${taskId} with status "${status}": it did not say it stopped.`;
+}
 
 /** No request timeout of our own: the host decides how long a call may take (setTimeout's largest delay). */
 const NO_TIMEOUT = 2 ** 31 - 1;
@@ -40,7 +47,11 @@ function callPlain(link: CallPath2025, toolName: string, args: Record<string, un
         running.end();
         return new Promise(resolve => resolve(failed(link, toolName, ctx, err)));
     }
-    const unlisten = onStop(ctx, reason => call.cancel(reason));
+    const unlisten = onStop(ctx, reason => {
+        call.cancel(reason);
+        // What is known, no more: notifications/cancelled has no answer, so nothing says the server stopped.
+        ctx.annotateStop?.(textResult(plainCancelNote(link.hooks.name, toolName)));
+    });
     const end = () => {
         unlisten();
         relay?.close();
@@ -101,7 +112,17 @@ async function mirrorTask(link: CallPath2025, toolName: string, args: Record<str
     const ask = () => void client.request({ method: 'tasks/get', params: { taskId } }, GetTaskResultSchema, { signal: ctx.signal }).then(onStatus, () => undefined);
     ask();
     const poll = clock.setInterval(ask, Math.max(pollInterval ?? 1000, MIN_TASK_POLL_MS), true);
-    const cancel = () => void client.request({ method: 'tasks/cancel', params: { taskId } }, CancelTaskResultSchema).catch(err => ctx.log.debug(`[${hooks.name}] tasks/cancel ${taskId}: ${errorMessage(err)}`));
+    // The task's end waits (a while) for the server's answer to tasks/cancel, which says whether it stopped.
+    const cancel = () => {
+        const answered = client.request({ method: 'tasks/cancel', params: { taskId } }, CancelTaskResultSchema, { timeout: CANCEL_ANSWER_MS }).then(
+            answer => taskCancelNote(hooks.name, taskId, answer.status),
+            (err: unknown) => {
+                ctx.log.debug(`[${hooks.name}] tasks/cancel ${taskId}: ${errorMessage(err)}`);
+                return `The wrapped server "${hooks.name}" did not confirm the cancel of its task ${taskId} (${errorMessage(err)}): its work may still be running there.`;
+            },
+        );
+        ctx.holdEnd?.(answered.then(note => ctx.annotateStop?.(textResult(note))));
+    };
     if (ctx.signal.aborted) {
         cancel();
     }

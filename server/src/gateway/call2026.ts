@@ -1,8 +1,8 @@
 import { errorMessage } from '../util/log.js';
 import { ErrorCodes, RpcError } from '../rpc/errors.js';
 import { TASKS_EXTENSION } from '../mcp/rev2026/envelope.js';
-import type { CallToolResult, ToolContext } from '../tools/types.js';
-import { callFailed, MAX_INPUT_ROUNDS, MIN_TASK_POLL_MS, type CallPath2026, type LinkHooks } from './link.js';
+import { textResult, type CallToolResult, type ToolContext } from '../tools/types.js';
+import { CANCEL_ANSWER_MS, callFailed, MAX_INPUT_ROUNDS, MIN_TASK_POLL_MS, plainCancelNote, type CallPath2026, type LinkHooks } from './link.js';
 import { asksProgress, ProgressRelay } from './progressRelay.js';
 import { ErrorCode, McpError } from './sdkClient.js';
 import { withoutResultType, type Client2026 } from './client2026.js';
@@ -57,6 +57,10 @@ export async function call2026(link: CallPath2026, toolName: string, args: Json,
             }
         }
     } catch (err) {
+        if (ctx.signal.aborted) {
+            // Before a mirrored task's own note, which comes with the server's answer and replaces this one.
+            ctx.annotateStop?.(textResult(plainCancelNote(hooks.name, toolName)));
+        }
         return callFailed(hooks, toolName, ctx, err, 'told the wrapped server');
     } finally {
         route?.end();
@@ -75,11 +79,23 @@ async function mirrorTask(hooks: LinkHooks, client: Client2026, toolName: string
     if (typeof taskId !== 'string') {
         throw new Error(`${toolName} on the wrapped MCP server "${hooks.name}" answered a task without a taskId`);
     }
-    const cancel = () =>
-        void client.call('tasks/cancel', { taskId }, undefined, true).then(
-            () => ctx.log.info(`[${hooks.name}] ${toolName}: cancelled; the wrapped server acknowledged tasks/cancel for its task ${taskId}`),
-            (err: unknown) => ctx.log.debug(`[${hooks.name}] tasks/cancel ${taskId}: ${errorMessage(err)}`),
+    // The task's end waits for the answer, and says what it was: 2026-07-28 acknowledges a cancel, it does not confirm a stop.
+    const cancel = () => {
+        // A server that never answers holds the task's end CANCEL_ANSWER_MS at most.
+        const giveUp = new AbortController();
+        const timer = hooks.clock.setTimeout(controller => controller.abort(new Error(`no answer within ${CANCEL_ANSWER_MS / 1000} s`)), CANCEL_ANSWER_MS, giveUp, true);
+        const answered = client.call('tasks/cancel', { taskId }, giveUp.signal, true).finally(() => hooks.clock.clearTimeout(timer)).then(
+            () => {
+                ctx.log.info(`[${hooks.name}] ${toolName}: cancelled; the wrapped server acknowledged tasks/cancel for its task ${taskId}`);
+                return `The wrapped server "${hooks.name}" acknowledged the cancel of its task ${taskId}; an acknowledgement is not a confirmation that its work stopped.`;
+            },
+            (err: unknown) => {
+                ctx.log.debug(`[${hooks.name}] tasks/cancel ${taskId}: ${errorMessage(err)}`);
+                return `The wrapped server "${hooks.name}" did not acknowledge the cancel of its task ${taskId} (${errorMessage(err)}): its work may still be running there.`;
+            },
         );
+        ctx.holdEnd?.(answered.then(note => ctx.annotateStop?.(textResult(note))));
+    };
     if (ctx.signal.aborted) {
         cancel();
     }

@@ -94,6 +94,14 @@ export function callFailed(hooks: Pick<LinkHooks, 'name' | 'lastExit'>, toolName
     throw asRpcError(err) ?? (err instanceof RpcError ? err : new Error(`${toolName} on the wrapped MCP server "${hooks.name}" failed: ${errorMessage(err)}`, { cause: err }));
 }
 
+/** How long a cancelled task's end waits for the wrapped server's answer to tasks/cancel. */
+export const CANCEL_ANSWER_MS = 5000;
+
+/** What a cancelled plain downstream call's result says of the wrapped server's side: a withdrawn request has no answer, so nothing confirms a stop. */
+export function plainCancelNote(server: string, toolName: string): string {
+    return `The cancel was sent to the wrapped server "${server}". MCP has no answer to a cancelled request, so nothing confirms that ${toolName} stopped there: a server that ignores cancellation runs it to its end.`;
+}
+
 /** A downstream's error answer as ours: its code, message (without the SDK's "MCP error N: " prefix) and data. */
 export function asRpcError(err: unknown): RpcError | undefined {
     if (!(err instanceof sdk.McpError)) {

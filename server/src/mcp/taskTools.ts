@@ -4,7 +4,7 @@ import { DEFAULT_DEFER_AFTER_MS } from '../defaults.js';
 import { errorMessage } from '../util/log.js';
 import { RpcError } from '../rpc/errors.js';
 import type { RequestAbort } from '../rpc/requestAbort.js';
-import type { TaskRecord } from '../tasks/types.js';
+import type { TaskOutcome, TaskRecord } from '../tasks/types.js';
 import { isTerminal } from '../tasks/types.js';
 import { describeTool } from '../tools/registry.js';
 import { argumentsErrorResult, checkArguments } from '../tools/arguments.js';
@@ -259,9 +259,19 @@ async function waitForEnd(session: TaskToolCaller, taskId: string, ms: number, a
 }
 
 async function cancelTask(session: TaskToolCaller, args: Record<string, unknown>): Promise<CallToolResult> {
-    const record = await session.services.runtime.cancel(session.identity, args.task_id as string);
-    const text = `Task ${record.taskId} (${record.toolName}) is cancelled.`;
-    return { content: [{ type: 'text', text }], structuredContent: taskSummary(record) };
+    const { runtime } = session.services;
+    const record = await runtime.cancel(session.identity, args.task_id as string);
+    // What the tool said as it stopped (a wrapped server's confirmation, or that there is none; a command's end): the model should not take "cancelled" for more than it is.
+    const note = stopNoteOf((await runtime.result(session.identity, record.taskId)).outcome);
+    const text = `Task ${record.taskId} (${record.toolName}) is cancelled.${note ? ` ${note}` : ''}`;
+    return { content: [{ type: 'text', text }], structuredContent: note ? { ...taskSummary(record), stop_note: note } : taskSummary(record) };
+}
+
+/** The first line of what a cancelled task's tool added after why it stopped (outcomes.ts withStopNote), at most 400 characters. */
+function stopNoteOf(outcome: TaskOutcome): string | undefined {
+    const first = 'result' in outcome ? outcome.result.content[0] : undefined;
+    const note = first?.type === 'text' ? first.text.split('\n\n')[1]?.split('\n')[0]?.trim() : undefined;
+    return note ? (note.length > 400 ? `${note.slice(0, 399)}…` : note) : undefined;
 }
 
 async function listTasks(session: TaskToolCaller, args: Record<string, unknown>): Promise<CallToolResult> {

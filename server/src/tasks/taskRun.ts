@@ -184,7 +184,10 @@ export class TaskRun implements ToolContext {
             this.parent?.children?.delete(this);
         }
         if (this.external === undefined && this.here && !this.children?.size && !this.holding) {
-            // The common case, kept free of async frames: nothing else to stop.
+            // The common case, kept free of async frames: nothing else to stop. A note the tool gave as it was stopped (annotateStop, synchronously) still counts.
+            if (this.stopNote && status === 'cancelled' && outcome) {
+                outcome = withStopNote(outcome, this.stopNote);
+            }
             this.ending = outcome && status !== 'expired' ? this.recordEnd(status, outcome, message, news) : NO_RECORD;
         } else {
             this.ending = this.stopAll(status, outcome, message, news);

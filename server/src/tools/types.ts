@@ -56,7 +56,7 @@ export interface ToolContext {
      * Tasks only: what the result of a stopped (cancelled) task carries after why it stopped, such
      * as the output a command gave before it was stopped. Its first text joins the first content
      * block, so a host that shows only that block shows it too. Give it before the work passed to
-     * holdEnd settles.
+     * holdEnd settles (or, without holdEnd, synchronously as the stop reaches the tool).
      */
     annotateStop?(result: CallToolResult): void;
     /**

@@ -36,6 +36,18 @@ describe('the gateway in front of a misbehaving downstream', { timeout: 120_000 
         assert.equal((await gateway.client.experimental.tasks.getTask(task.taskId)).status, 'cancelled');
         // notifications/cancelled reached the downstream, which logged it.
         await gateway.log.waitFor(/\[misbehaving\] hang: cancel received/);
+        // The result says what is known of the server's side, and no more.
+        const result = await gateway.client.experimental.tasks.getTaskResult(task.taskId, CallToolResultSchema);
+        assert.match(textOf(result), /^Task cancelled: Cancelled by the client\n\nThe cancel was sent to the wrapped server "misbehaving"\. MCP has no answer to a cancelled request, so nothing confirms that hang stopped there/);
+    });
+
+    it('cancel_task tells the model that nothing confirms the wrapped server stopped', async () => {
+        const started = await gateway.client.callTool({ name: 'start_hang', arguments: {} });
+        const taskId = (started.structuredContent as { task_id: string }).task_id;
+        await waitForCount(gateway, /\[misbehaving\] hang: started/, gateway.log.lines.filter(line => /hang: started/.test(line)).length);
+        const answer = await gateway.client.callTool({ name: 'cancel_task', arguments: { task_id: taskId } });
+        assert.match(textOf(answer), new RegExp(`^Task ${taskId} \\(hang\\) is cancelled\\. The cancel was sent to the wrapped server "misbehaving"\\. MCP has no answer to a cancelled request, so nothing confirms that hang stopped there`));
+        assert.match((answer.structuredContent as { stop_note?: string }).stop_note ?? '', /nothing confirms that hang stopped/);
     });
 
     it('a plain call the host cancels sends the cancellation downstream too', async () => {

@@ -89,6 +89,17 @@ describe('the gateway wrapping server-everything over stdio', { timeout: 120_000
         await waitUntil(() => progress.some(p => p.progressToken === 'research' && /Gathering sources/.test(String(p.message))), 'a mirrored status message');
     });
 
+    it('says whether the wrapped server confirmed the cancel of a mirrored task (its answer to tasks/cancel)', async () => {
+        const { task } = await gateway.client.request(
+            { method: 'tools/call', params: { name: 'simulate-research-query', arguments: { topic: 'cancelled research' }, task: {}, _meta: { progressToken: 'to-cancel' } } },
+            CreateTaskResultSchema,
+        );
+        await waitUntil(() => progress.some(p => p.progressToken === 'to-cancel'), 'the mirrored task under way');
+        assert.equal((await gateway.client.experimental.tasks.cancelTask(task.taskId)).status, 'cancelled');
+        const result = await gateway.client.experimental.tasks.getTaskResult(task.taskId, CallToolResultSchema);
+        assert.match(textOf(result), /^Task cancelled: Cancelled by the client\n\nThe wrapped server "[^"]+" confirmed: its task [\w-]+ is cancelled\.$/);
+    });
+
     it('serves the wrapped tools to a client that never sends task: start_<tool>, then get_task', async () => {
         const started = await gateway.client.callTool({ name: 'start_trigger-long-running-operation', arguments: { duration: 0.2, steps: 2 } });
         const taskId = (started.structuredContent as { task_id: string }).task_id;
