@@ -66,6 +66,7 @@ export function wrapTool(downstream: Downstream, tool: Tool, name: string, resul
         // A result too long for a model is handed on bounded, the whole of it readable by read_output (boundedResults.ts).
         run: (args, ctx) => downstream.callTool(tool.name, args, ctx, asTask).then(result => results.bound(name, result, ctx, tool.outputSchema !== undefined)),
         output: taskId => results.output(taskId),
+        outputIsResult: true,
     };
     if (tool.outputSchema) {
         definition.jsonOutputSchema = tool.outputSchema as Record<string, unknown>;

@@ -339,7 +339,7 @@ function fire(queue: DeferralQueue): void {
  * exist are named: deferral needs the task tools, and a command's log is read with read_output.
  */
 function deferredAnswer(tool: ToolDefinition, taskId: string, deferAfterMs: number): CallToolResult {
-    const output = tool.output ? `, read_output with task_id "${taskId}" for its output so far` : '';
+    const output = tool.output && !tool.outputIsResult ? `, read_output with task_id "${taskId}" for its output so far` : '';
     const next =
         `${tool.name} is still running; it continues in the background as task ${taskId}. ` +
         `Call get_task with task_id "${taskId}" (wait_seconds up to ${waitLimitSeconds(deferAfterMs)}) for its progress and result${output}, and cancel_task to stop it.`;

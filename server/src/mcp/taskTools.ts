@@ -12,14 +12,20 @@ import { textResult, type CallToolResult, type ToolDefinition } from '../tools/t
 import type { TaskToolCaller } from './caller.js';
 import { outputNews, readOutputTool, readTaskOutput } from './readOutputTool.js';
 
+/** get_task's wait when --defer-after is shorter: well under the 60 s most hosts (Codex, the SDK client) give a tool call. */
+const MIN_WAIT_SECONDS = 20;
+
 /**
  * How long get_task may wait for a task to end (a longer wait_seconds is cut to it): the budget a
  * plain call has before --defer-after answers it (50 s by default, under the 60 s at which most
- * hosts give up on a call), so a model can follow a long suite in few calls. Off, the default's.
+ * hosts give up on a call), so a model can follow a long suite in few calls. Off, the default's;
+ * never less than MIN_WAIT_SECONDS.
  */
 export function waitLimitSeconds(deferAfterMs?: number): number {
-    return Math.max(1, Math.floor((deferAfterMs || DEFAULT_DEFER_AFTER_MS) / 1000));
+    // A short --defer-after (a host cut at 30 s, or tests) still waits the 20 s every host allows.
+    return Math.max(MIN_WAIT_SECONDS, Math.floor((deferAfterMs || DEFAULT_DEFER_AFTER_MS) / 1000));
 }
+
 const START_PREFIX = 'start_';
 const STATUSES = ['working', 'input_required', 'completed', 'failed', 'cancelled'] as const;
 
@@ -132,7 +138,7 @@ function startTool(tool: ToolDefinition): ToolDefinition {
             `Starts ${tool.name} as a background task and returns at once with its task id, so the conversation can go on while it runs (call it without a task: it is a plain tool). ` +
             `Prefer it to calling ${tool.name} directly when the work may take more than a few seconds${tool.taskSupport === 'required' ? ` (or when ${tool.name} says it must run as a task)` : ''}; ` +
             'then call get_task with the task id (optionally waiting a few seconds) for its progress and, once it has ended, its result; cancel_task stops it. ' +
-            (tool.output ? 'read_output reads its output, also while it runs. ' : '') +
+            (tool.output && !tool.outputIsResult ? 'read_output reads its output, also while it runs. ' : '') +
             `Takes exactly the arguments of ${tool.name}. What ${tool.name} does: ${tool.description}`,
         inputSchema: tool.inputSchema,
         jsonInputSchema: tool.jsonInputSchema,
@@ -148,7 +154,7 @@ function startHandler(tool: ToolDefinition, maxWaitSeconds: number): TaskToolHan
         const text =
             `Started ${tool.name} in the background as task ${record.taskId} (status: ${record.status}). ` +
             `Call get_task with task_id "${record.taskId}" for its progress and result (wait_seconds up to ${maxWaitSeconds} waits for it to end); ` +
-            `${tool.output ? 'read_output reads its output meanwhile; ' : ''}cancel_task stops it.`;
+            `${tool.output && !tool.outputIsResult ? 'read_output reads its output meanwhile; ' : ''}cancel_task stops it.`;
         return { content: [{ type: 'text', text }], structuredContent: { ...taskSummary(record), next: text } };
     };
 }

@@ -166,6 +166,8 @@ export interface ToolDefinition<S extends z.ZodObject = z.ZodObject> {
     maxUnpolledMs?: number;
     /** Where a task of this tool writes its output (command tools): read_output and get_task read it. */
     output?(taskId: string): OutputLog | undefined;
+    /** `output` holds only a result too long for one answer, written at the end (wrapped tools): texts offering read_output while a task runs leave it out. */
+    outputIsResult?: boolean;
 }
 
 /** A task's output file, as read_output reads it. */
