@@ -3,7 +3,7 @@
 // (issue 15: within 10 % of the 2025-11-25 figure). The target is held to what a request costs
 // the server (CPU per request, or the latency of one request alone); rates are shown beside it,
 // as the shared machine's noise moves them more.
-import type { Settings } from './experiments.js';
+import { metricName, type Settings } from './experiments.js';
 import { cellText, ratio, type Headers, type Results, type Row } from './report.js';
 import { PHASES } from './rows.js';
 import { fmt, median } from './stats.js';
@@ -20,8 +20,7 @@ export interface RevisionRow extends Row {
 }
 
 function phaseRows(settings: Settings, transport: 'http' | 'stdio'): RevisionRow[] {
-    const p = transport === 'stdio' ? 'stdio' : '';
-    const key = (name: string) => (p ? `${p}${name[0]!.toUpperCase()}${name.slice(1)}` : name);
+    const key = (name: string) => metricName(transport === 'stdio' ? 'stdio' : '', name);
     const figures: Record<string, string> = {
         greet: `greet, ${settings.concurrency} in flight`,
         create: `task creation (slow_compute 0 s), ${settings.concurrency} in flight`,
