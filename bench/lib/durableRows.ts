@@ -3,7 +3,7 @@
 // durable store is held to (issue 43): creation at least half the memory store's rate in the same
 // run, tasks/get (served from memory in both) at least 0.8 of it.
 import { metricName, type Settings } from './experiments.js';
-import { cellText, medianOf, ratio, type Headers, type Results, type Row } from './report.js';
+import { cellText, medianRoundRatio, ratio, type Headers, type Results, type Row } from './report.js';
 import { PHASES, phaseRow } from './rows.js';
 import { fmt } from './stats.js';
 
@@ -88,9 +88,9 @@ export const DURABLE_HEADERS: Headers<DurableLine> = [
     ['met', 'met'],
 ];
 
-/** sqlite ÷ memory of one metric, from the medians of the run's rounds. */
+/** sqlite ÷ memory of one metric: both ran side by side each round (durableExperiment.ts), so the median of the rounds' own ratios. */
 function overhead(results: Results, key: string): number {
-    return medianOf(results, 'durable', 'sqlite', key) / medianOf(results, 'durable', 'ours', key);
+    return medianRoundRatio(results, 'durable', ['sqlite', 'ours'], key);
 }
 
 export function durableLines(results: Results, rows: DurableRow[]): DurableLine[] {

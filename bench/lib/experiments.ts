@@ -33,7 +33,7 @@ export interface Settings {
     memoryPoints: number[];
     /** The Redis experiment's sizes: smaller than the memory rows' own, so that it fits the run's time. */
     redis: { warmupMs: number; windowMs: number; resultSamples: number; cancelSamples: number; listTasks: number };
-    /** The durable-store experiment's sizes (durableExperiment.ts): smaller than the main rows' own, as it runs both transports twice over. */
+    /** The durable-store experiment's sizes (durableExperiment.ts): smaller than the main rows' own, as each round runs both transports for both stores. */
     durable: { warmupMs: number; windowMs: number; resultSamples: number };
     /** The HTTP memory experiment stops adding tasks after this long (ticking tasks can saturate the server). */
     memoryBudgetMs: number;

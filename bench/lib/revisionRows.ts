@@ -4,9 +4,9 @@
 // the server (CPU per request, or the latency of one request alone); rates are shown beside it,
 // as the shared machine's noise moves them more.
 import { metricName, type Settings } from './experiments.js';
-import { cellText, ratio, type Headers, type Results, type Row } from './report.js';
+import { cellText, medianRoundRatio, ratio, type Headers, type Results, type Row } from './report.js';
 import { PHASES } from './rows.js';
-import { fmt, median } from './stats.js';
+import { fmt } from './stats.js';
 
 const TOLERANCE = 1.1;
 
@@ -120,15 +120,9 @@ export const REVISION_HEADERS: Headers<RevisionLine> = [
     ['target', 'Target: ≤ 1.1× (judged figure)'],
 ];
 
-/**
- * 2026-07-28 ÷ 2025-11-25 of one figure: the median over rounds of each round's own ratio. Both
- * clients of a round were measured side by side (revisionExperiment.ts), so a round's ratio is
- * the fair one; the median then drops a round that one disturbance still skewed.
- */
+/** 2026-07-28 ÷ 2025-11-25 of one figure, both clients of a round measured side by side (revisionExperiment.ts). */
 export function pairedRatio(results: Results, exp: string, key: string, v1Key = key): number {
-    const v2 = results.get(exp)?.get('v2') ?? [];
-    const v1 = results.get(exp)?.get('ours') ?? [];
-    return median(v2.map((run, i) => (run[key] ?? NaN) / (v1[i]?.[v1Key] ?? NaN)).filter(r => Number.isFinite(r) && r > 0));
+    return medianRoundRatio(results, exp, ['v2', 'ours'], key, v1Key);
 }
 
 /** Whether a row meets the target: undefined when either side is missing. */

@@ -126,7 +126,7 @@ export function settingsFor(quick: boolean, client: Settings['client']): Setting
               settleMs: 1500,
               clientRounds: 2,
               redis: { warmupMs: 250, windowMs: 750, resultSamples: 24, cancelSamples: 50, listTasks: 1000 },
-              durable: { warmupMs: 300, windowMs: 1000, resultSamples: 48 },
+              durable: { warmupMs: 300, windowMs: 1200, resultSamples: 48 },
               client,
           };
 }
