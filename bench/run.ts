@@ -1,11 +1,11 @@
 // npm run bench [-- --help] [--quick] [--only id,id] [--client node-http|fetch] [--rounds N] [--ours JS] [--vs JS] [--write]
 //
 // Measures our server (dist/server.js) against a stock SDK 1.32.2 server (bench/programs/baseline.ts)
-// and bare floors on loopback, and its Redis store against its in-memory store, alternating the
+// and bare floors on loopback, and its Redis and SQLite stores against its in-memory store, alternating the
 // kinds (A/B/A/B) to cancel drift; prints the tables and saves the report under bench/results/
 // (--write also rewrites docs/BENCHMARKS.md). See that file for what each figure means.
 import { mkdirSync, readdirSync, statSync } from 'node:fs';
-import { loadavg } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import {
@@ -26,6 +26,8 @@ import {
     type Metrics,
     type Settings,
 } from './lib/experiments.js';
+import { durableSkipReason, durableVsMemory } from './lib/durableExperiment.js';
+import { DURABLE_HEADERS, durableLines, durableRows } from './lib/durableRows.js';
 import { gatewayMemory, gatewaySkipReason, gatewayVsDirect } from './lib/gatewayExperiment.js';
 import { GATEWAY_HEADERS, gatewayLines, gatewayRows } from './lib/gatewayRows.js';
 import { redisSkipReason, redisVersion, redisVsMemory } from './lib/redisExperiment.js';
@@ -74,6 +76,14 @@ const EXPERIMENTS: Experiment[] = [
         runTogether: revisionVsSession,
     },
     { id: 'redis', title: 'Redis store vs in-memory store (ours both times)', kinds: ['ours', 'redis'], timeoutMs: 120_000, skip: redisSkipReason, run: redisVsMemory },
+    {
+        id: 'durable',
+        title: 'SQLite store vs in-memory store (ours both times)',
+        kinds: ['ours', 'sqlite'],
+        timeoutMs: 240_000,
+        skip: durableSkipReason,
+        runTogether: durableVsMemory,
+    },
     {
         id: 'gateway',
         title: 'gateway: server-everything’s echo through ours (--wrap) vs directly, over stdio',
@@ -178,6 +188,7 @@ function generatedBlock(run: Run): string {
     const { args, settings, results, rounds, costs, failures } = run;
     const main = rows(settings).filter(row => results.has(row.exp));
     const redis = results.has('redis') ? redisRows(settings) : [];
+    const durable = results.has('durable') ? durableRows(settings) : [];
     return [
         `## Latest run (${args.quick ? '`--quick`' : 'default'}), ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC`,
         '',
@@ -185,14 +196,21 @@ function generatedBlock(run: Run): string {
         '',
         machineText(run.machine, loadavg().map(v => Math.round(v * 100) / 100)),
         ...(run.stale ? [`- **Warning:** ${run.stale}`] : []),
-        '',
-        `Medians of ${rounds} alternating round(s) (ours, stock, floor${rounds > 1 ? ', then again' : ''}); the progress, memory and heap experiments and the extension probe run once. Ratios are ours ÷ stock and ours ÷ floor of the same run.`,
-        '',
-        markdownTable(tableLines(results, main), MAIN_HEADERS),
-        '',
-        costs
-            ? `HTTP client: node:http with a keep-alive Agent did ${fmt(costs.nodeRate!)} req/s against the floor at ${settings.concurrency} in flight using ${fmt(costs.nodeCpuUs!)} µs of client CPU per request; global fetch (undici) did ${fmt(costs.fetchRate!)} req/s at ${fmt(costs.fetchCpuUs!)} µs. The figures use ${settings.client === 'fetch' ? 'fetch' : 'node:http'}.`
-            : '',
+        // A run of side experiments only (--only redis, durable, …) has no main table to show.
+        ...(main.length
+            ? [
+                  '',
+                  `Medians of ${rounds} alternating round(s) (ours, stock, floor${rounds > 1 ? ', then again' : ''}); the progress, memory and heap experiments and the extension probe run once. Ratios are ours ÷ stock and ours ÷ floor of the same run.`,
+                  '',
+                  markdownTable(tableLines(results, main), MAIN_HEADERS),
+              ]
+            : []),
+        ...(costs
+            ? [
+                  '',
+                  `HTTP client: node:http with a keep-alive Agent did ${fmt(costs.nodeRate!)} req/s against the floor at ${settings.concurrency} in flight using ${fmt(costs.nodeCpuUs!)} µs of client CPU per request; global fetch (undici) did ${fmt(costs.fetchRate!)} req/s at ${fmt(costs.fetchCpuUs!)} µs. The figures use ${settings.client === 'fetch' ? 'fetch' : 'node:http'}.`,
+              ]
+            : []),
         ...(redis.length
             ? [
                   '',
@@ -201,6 +219,16 @@ function generatedBlock(run: Run): string {
                   `Ours both times, over HTTP: \`node dist/server.js --http\` with the in-memory store, and the same with \`--store redis://127.0.0.1:PORT --bind session\` against one local redis-server ${run.redis} (no persistence) on loopback, on the same machine and CPUs as the server and the bench. Each run gets a fresh server and an empty Redis; medians of ${rounds} alternating round(s) (memory, Redis${rounds > 1 ? ', then again' : ''}). CPU/req adds redis-server's CPU to the server's. The overhead is Redis ÷ memory: above 1× a latency or CPU/req is that much higher with Redis, below 1× a rate is that much lower.`,
                   '',
                   markdownTable(redisLines(results, redis), REDIS_HEADERS),
+              ]
+            : []),
+        ...(durable.length
+            ? [
+                  '',
+                  '### SQLite store vs in-memory store',
+                  '',
+                  `Ours both times, over HTTP and stdio: \`node dist/server.js\` with the in-memory store, and the same with \`--store sqlite --data-dir DIR\`, DIR a fresh folder under ${tmpdir()} for each server start (removed when it exits). SQLite runs in the server's process, so CPU/req is the server's alone. Each round starts a fresh server of each store and runs them side by side, each loaded phase taking them in turns (as in the revision experiment); ${rounds} round(s), which store goes first alternating. The cells are medians over rounds; the overhead is SQLite ÷ memory, the median of the rounds' own ratios: above 1× a latency or CPU/req is that much higher with SQLite, below 1× a rate is that much lower. The goals are on the rates.`,
+                  '',
+                  markdownTable(durableLines(results, durable), DURABLE_HEADERS),
               ]
             : []),
         ...(results.has('revision')
@@ -226,13 +254,21 @@ function generatedBlock(run: Run): string {
         failures.length ? `\nFailures:\n${failures.map(f => `- ${f}`).join('\n')}` : '',
         '',
         '<details><summary>Every run (main metric of each row, in run order)</summary>',
-        '',
-        rawRuns(results, main),
+        ...(main.length ? ['', rawRuns(results, main)] : []),
         ...(redis.length
             ? [
                   '',
                   rawRuns(results, redis, [
                       ['redis', 'Redis runs'],
+                      ['ours', 'memory runs'],
+                  ]),
+              ]
+            : []),
+        ...(durable.length
+            ? [
+                  '',
+                  rawRuns(results, durable, [
+                      ['sqlite', 'SQLite runs'],
                       ['ours', 'memory runs'],
                   ]),
               ]
@@ -306,6 +342,10 @@ async function main(): Promise<void> {
         if (results.has('redis')) {
             log('');
             log(consoleTable(redisLines(results, redisRows(settings)), REDIS_HEADERS));
+        }
+        if (results.has('durable')) {
+            log('');
+            log(consoleTable(durableLines(results, durableRows(settings)), DURABLE_HEADERS));
         }
         const gatewayShown = gatewayRows(settings).filter(row => results.has(row.exp));
         if (gatewayShown.length) {

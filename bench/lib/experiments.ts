@@ -10,6 +10,16 @@ import { CHILD_ENV, cpuMs, ROOT, rssBytes, startHttp, startStdio, track, type Ki
 
 export type Metrics = Record<string, number>;
 
+/** A metric's name under a prefix, for an experiment that takes several measurements: `p50` under `result` → `resultP50`; no prefix, the name itself. */
+export function metricName(prefix: string, key: string): string {
+    return prefix ? `${prefix}${key[0]!.toUpperCase()}${key.slice(1)}` : key;
+}
+
+/** One measurement's metrics, each renamed under `prefix` (metricName). */
+export function prefixed(prefix: string, metrics: Metrics): Metrics {
+    return Object.fromEntries(Object.entries(metrics).map(([key, value]) => [metricName(prefix, key), value]));
+}
+
 export interface Settings {
     quick: boolean;
     warmupMs: number;
@@ -23,6 +33,8 @@ export interface Settings {
     memoryPoints: number[];
     /** The Redis experiment's sizes: smaller than the memory rows' own, so that it fits the run's time. */
     redis: { warmupMs: number; windowMs: number; resultSamples: number; cancelSamples: number; listTasks: number };
+    /** The durable-store experiment's sizes (durableExperiment.ts): smaller than the main rows' own, as each round runs both transports for both stores. */
+    durable: { warmupMs: number; windowMs: number; resultSamples: number };
     /** The HTTP memory experiment stops adding tasks after this long (ticking tasks can saturate the server). */
     memoryBudgetMs: number;
     /**

@@ -2,8 +2,8 @@
 // `gateway`) and, where there is one, server-everything called directly (kind `direct`), their
 // ratio, and the goal each is held to.
 import type { Settings } from './experiments.js';
-import { cellText, medianOf, type Headers, type Results, type Row } from './report.js';
-import { fmt, median } from './stats.js';
+import { cellText, medianOf, medianRoundRatio, type Headers, type Results, type Row } from './report.js';
+import { fmt } from './stats.js';
 
 export interface GatewayRow extends Row {
     /** gateway ÷ direct of this metric, shown beside the goal; none for a gateway-only figure. */
@@ -17,9 +17,7 @@ export const GATEWAY_GOALS = { throughputRatio: 0.7, bytesPerTask: 8 * 1024 } as
 
 /** gateway ÷ direct of one metric: the median over rounds of each round's own ratio (both sides ran in turns in each round). */
 export function gatewayRatio(results: Results, key: string): number {
-    const gateway = results.get('gateway')?.get('gateway') ?? [];
-    const direct = results.get('gateway')?.get('direct') ?? [];
-    return median(gateway.map((run, i) => (run[key] ?? NaN) / (direct[i]?.[key] ?? NaN)).filter(r => Number.isFinite(r) && r > 0));
+    return medianRoundRatio(results, 'gateway', ['gateway', 'direct'], key);
 }
 
 const echoCell = (m: (key: string) => number) => {

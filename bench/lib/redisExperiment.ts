@@ -5,7 +5,7 @@ import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { redisSkipReason, startRedis } from '../../test/support/redisHelpers.js';
-import { cancelLatency, httpThroughput, memoryAndList, poster, resultLatency, resultSamples, type Context, type Metrics } from './experiments.js';
+import { cancelLatency, httpThroughput, memoryAndList, poster, prefixed, resultLatency, resultSamples, type Context, type Metrics } from './experiments.js';
 import { HttpMcpSession } from './httpClient.js';
 import { startHttp, type Kind } from './targets.js';
 
@@ -15,11 +15,6 @@ export { redisSkipReason };
 export function redisVersion(): string {
     const out = spawnSync('redis-server', ['--version'], { encoding: 'utf8' }).stdout ?? '';
     return /v=(\S+)/.exec(out)?.[1] ?? 'unknown';
-}
-
-/** `p50` under `result` → `resultP50`. */
-function prefixed(prefix: string, metrics: Metrics): Metrics {
-    return Object.fromEntries(Object.entries(metrics).map(([key, value]) => [`${prefix}${key[0]!.toUpperCase()}${key.slice(1)}`, value]));
 }
 
 /** The Redis experiment's own sizes in place of the memory rows' (see Settings.redis). */

@@ -46,6 +46,17 @@ function values(results: Results, row: Row): Values {
     };
 }
 
+/**
+ * `a` ÷ `b` of one figure of kinds that ran side by side (runTogether, a round each): the median
+ * over rounds of each round's own ratio. Both kinds of a round saw the same minutes of the shared
+ * machine, so a round's ratio is the fair one, and the median drops a round one disturbance skewed.
+ */
+export function medianRoundRatio(results: Results, exp: string, [a, b]: [Kind, Kind], key: string, bKey = key): number {
+    const as = results.get(exp)?.get(a) ?? [];
+    const bs = results.get(exp)?.get(b) ?? [];
+    return median(as.map((run, i) => (run[key] ?? NaN) / (bs[i]?.[bKey] ?? NaN)).filter(r => Number.isFinite(r) && r > 0));
+}
+
 export function cellText(results: Results, row: Row, kind: Kind): string {
     const m = (key: string) => medianOf(results, row.exp, kind, key);
     const main = kind === 'floor' && row.floor ? medianOf(results, row.floor.exp, 'floor', row.floor.key) : m(row.key);

@@ -5,13 +5,8 @@
 // clients come from the same minutes of the shared machine, so their ratio holds when its load
 // changes (measured apart, a minute's difference in load moved a ratio by 30 % and more).
 import { performance } from 'node:perf_hooks';
-import { cancelLatencyOf, httpThroughputOf, stdioThroughputOf, type Context, type Metrics } from './experiments.js';
+import { cancelLatencyOf, httpThroughputOf, prefixed, stdioThroughputOf, type Context, type Metrics } from './experiments.js';
 import type { Kind } from './targets.js';
-
-/** `p50` under `cancel` → `cancelP50`. */
-function prefixed(prefix: string, metrics: Metrics): Metrics {
-    return Object.fromEntries(Object.entries(metrics).map(([key, value]) => [`${prefix}${key[0]!.toUpperCase()}${key.slice(1)}`, value]));
-}
 
 /** One round of the experiment: the metrics of each kind, in the order given (which also goes first in each turn). */
 export async function revisionVsSession(ctx: Context, kinds: Kind[]): Promise<Metrics[]> {

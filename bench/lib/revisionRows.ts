@@ -3,10 +3,10 @@
 // (issue 15: within 10 % of the 2025-11-25 figure). The target is held to what a request costs
 // the server (CPU per request, or the latency of one request alone); rates are shown beside it,
 // as the shared machine's noise moves them more.
-import type { Settings } from './experiments.js';
-import { cellText, ratio, type Headers, type Results, type Row } from './report.js';
+import { metricName, type Settings } from './experiments.js';
+import { cellText, medianRoundRatio, ratio, type Headers, type Results, type Row } from './report.js';
 import { PHASES } from './rows.js';
-import { fmt, median } from './stats.js';
+import { fmt } from './stats.js';
 
 const TOLERANCE = 1.1;
 
@@ -20,8 +20,7 @@ export interface RevisionRow extends Row {
 }
 
 function phaseRows(settings: Settings, transport: 'http' | 'stdio'): RevisionRow[] {
-    const p = transport === 'stdio' ? 'stdio' : '';
-    const key = (name: string) => (p ? `${p}${name[0]!.toUpperCase()}${name.slice(1)}` : name);
+    const key = (name: string) => metricName(transport === 'stdio' ? 'stdio' : '', name);
     const figures: Record<string, string> = {
         greet: `greet, ${settings.concurrency} in flight`,
         create: `task creation (slow_compute 0 s), ${settings.concurrency} in flight`,
@@ -121,15 +120,9 @@ export const REVISION_HEADERS: Headers<RevisionLine> = [
     ['target', 'Target: ≤ 1.1× (judged figure)'],
 ];
 
-/**
- * 2026-07-28 ÷ 2025-11-25 of one figure: the median over rounds of each round's own ratio. Both
- * clients of a round were measured side by side (revisionExperiment.ts), so a round's ratio is
- * the fair one; the median then drops a round that one disturbance still skewed.
- */
+/** 2026-07-28 ÷ 2025-11-25 of one figure, both clients of a round measured side by side (revisionExperiment.ts). */
 export function pairedRatio(results: Results, exp: string, key: string, v1Key = key): number {
-    const v2 = results.get(exp)?.get('v2') ?? [];
-    const v1 = results.get(exp)?.get('ours') ?? [];
-    return median(v2.map((run, i) => (run[key] ?? NaN) / (v1[i]?.[v1Key] ?? NaN)).filter(r => Number.isFinite(r) && r > 0));
+    return medianRoundRatio(results, exp, ['v2', 'ours'], key, v1Key);
 }
 
 /** Whether a row meets the target: undefined when either side is missing. */

@@ -1,6 +1,6 @@
 // The rows of the main table (ours, stock, floor): which metric of which experiment each shows,
 // how its cell reads, and the goal it is held to.
-import { COMMAND_CANCEL_TASKS, COMMAND_FLOOD_MB, STOP_GROUPS, type Settings } from './experiments.js';
+import { COMMAND_CANCEL_TASKS, COMMAND_FLOOD_MB, metricName, STOP_GROUPS, type Settings } from './experiments.js';
 import type { Row } from './report.js';
 import { fmt } from './stats.js';
 
@@ -12,19 +12,23 @@ export const PHASES = [
     { prefix: 'get', figure: (s: Settings) => `tasks/get rate, ${s.concurrency} in flight, ${s.liveTasksForGet} live tasks`, floorKey: 'greetRate' },
 ] as const;
 
-/** A throughput phase's row: the rate, with p50, p99 and server CPU per request in the cell. */
-export function phaseRow(settings: Settings, phase: (typeof PHASES)[number], exp: string, transport: string): Row {
+/**
+ * A throughput phase's row: the rate, with p50, p99 and server CPU per request in the cell. `under`
+ * names the measurement when an experiment takes several (its metrics renamed by metricName).
+ */
+export function phaseRow(settings: Settings, phase: (typeof PHASES)[number], exp: string, transport: string, under = ''): Row {
+    const key = (name: string) => metricName(under, `${phase.prefix}${name}`);
     return {
         figure: phase.figure(settings),
         transport,
         exp,
-        key: `${phase.prefix}Rate`,
+        key: key('Rate'),
         ...('floorKey' in phase ? { floor: { exp, key: phase.floorKey } } : {}),
         kind: 'rate',
         extra: [
-            [`${phase.prefix}P50`, 'p50 {} ms'],
-            [`${phase.prefix}P99`, 'p99 {} ms'],
-            [`${phase.prefix}CpuUs`, '{} µs CPU/req'],
+            [key('P50'), 'p50 {} ms'],
+            [key('P99'), 'p99 {} ms'],
+            [key('CpuUs'), '{} µs CPU/req'],
         ],
     };
 }

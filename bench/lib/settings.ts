@@ -26,7 +26,7 @@ Options:
   --quick               smaller sizes and shorter windows (under 1 min instead of under 5)
   --only ID,ID          run only these experiments: client, http, stdio, result, cancel,
                         progress, memory, heap, commands, stops, resume, coldstart,
-                        extension, revision, redis, gateway, gatewaymem
+                        extension, revision, redis, durable, gateway, gatewaymem
   --client node-http|fetch
                         the HTTP client: node:http keep-alive agent (default) or fetch (undici)
   --rounds N            alternation rounds per experiment (default 2; 1 with --quick)
@@ -102,6 +102,7 @@ export function settingsFor(quick: boolean, client: Settings['client']): Setting
               settleMs: 1100,
               clientRounds: 1,
               redis: { warmupMs: 150, windowMs: 350, resultSamples: 12, cancelSamples: 20, listTasks: 200 },
+              durable: { warmupMs: 150, windowMs: 350, resultSamples: 12 },
               client,
           }
         : {
@@ -125,6 +126,7 @@ export function settingsFor(quick: boolean, client: Settings['client']): Setting
               settleMs: 1500,
               clientRounds: 2,
               redis: { warmupMs: 250, windowMs: 750, resultSamples: 24, cancelSamples: 50, listTasks: 1000 },
+              durable: { warmupMs: 300, windowMs: 1200, resultSamples: 48 },
               client,
           };
 }

@@ -12,9 +12,10 @@ export const ROOT = resolve(__dirname, '../..');
 export const OURS_JS = join(ROOT, 'dist/server.js');
 
 /** `redis` is ours with its tasks in a redis-server (`Programs.redis`), for the store comparison. */
+/** `sqlite` is ours with `--store sqlite` in a data folder of its own for each start (dataDirFor), for the durable store's cost. */
 /** `v2`: ours again, driven by a 2026-07-28 client (the revision experiment). */
 /** `gateway` and `direct`: ours wrapping server-everything, and server-everything alone (gatewayExperiment.ts starts both). */
-export type Kind = 'ours' | 'baseline' | 'floor' | 'redis' | 'v2' | 'gateway' | 'direct';
+export type Kind = 'ours' | 'baseline' | 'floor' | 'redis' | 'sqlite' | 'v2' | 'gateway' | 'direct';
 
 export interface Programs {
     /** Our server bundle (dist/server.js unless --ours names another build). */
@@ -109,9 +110,17 @@ export async function buildPrograms(overrides: { ours?: string; vs?: string } = 
 
 /**
  * No token: the bench talks to an open loopback endpoint, as a local client would. No store from
- * the environment either: only the `redis` kind uses Redis, so "ours" is always the memory store.
+ * the environment either: only the `redis` and `sqlite` kinds name one, so "ours" is always the memory store.
  */
-export const CHILD_ENV: NodeJS.ProcessEnv = { ...process.env, MCP_TASKS_TOKEN: '', MCP_TASKS_OWNER_TOKEN: '', MCP_TASKS_OWNER_ANNOUNCE: '', MCP_TASKS_STORE: '', MCP_TASKS_STORE_PREFIX: '' };
+export const CHILD_ENV: NodeJS.ProcessEnv = {
+    ...process.env,
+    MCP_TASKS_TOKEN: '',
+    MCP_TASKS_OWNER_TOKEN: '',
+    MCP_TASKS_OWNER_ANNOUNCE: '',
+    MCP_TASKS_STORE: '',
+    MCP_TASKS_STORE_PREFIX: '',
+    MCP_TASKS_DATA_DIR: '',
+};
 
 /** The limit flags a build of ours understands, read once from its --help (older builds lack the retention budget). */
 const flagsByProgram = new Map<string, string[]>();
@@ -138,14 +147,39 @@ function redisFlags(programs: Programs, args: string[]): string[] {
     return ['--store', programs.redis.url, ...(args.includes('--bind') ? [] : ['--bind', 'session'])];
 }
 
-/** The command line of an HTTP program; `args` are appended (ours and redis only). */
-export function httpCommand(kind: Kind, programs: Programs, args: string[] = []): string[] {
+/**
+ * A fresh data folder for one start of the `sqlite` kind (undefined for the other kinds): each run
+ * begins on an empty file and never takes over the tasks of the run before. removeWhenGone deletes it.
+ */
+function dataDirFor(kind: Kind): string | undefined {
+    return kind === 'sqlite' ? mkdtempSync(join(tmpdir(), 'mcp-tasks-bench-data-')) : undefined;
+}
+
+/** Deletes a start's data folder once its process has exited, however it ended (stop, killAll). */
+function removeWhenGone(proc: ChildProcess, dataDir: string | undefined): void {
+    if (dataDir) {
+        proc.once('exit', () => rmSync(dataDir, { recursive: true, force: true }));
+    }
+}
+
+/** The store flags of the `sqlite` kind, in the data folder dataDirFor made for this start. */
+function sqliteFlags(dataDir: string | undefined): string[] {
+    if (!dataDir) {
+        throw new Error('the sqlite kind needs a data folder of its own (dataDirFor)');
+    }
+    return ['--store', 'sqlite', '--data-dir', dataDir];
+}
+
+/** The command line of an HTTP program; `args` are appended (ours, redis and sqlite only). */
+export function httpCommand(kind: Kind, programs: Programs, args: string[] = [], dataDir?: string): string[] {
     switch (kind) {
         case 'ours':
         case 'v2':
             return [programs.ours, '--http', '--port', '0', ...oursFlags(programs.ours), ...args];
         case 'redis':
             return [programs.ours, '--http', '--port', '0', ...oursFlags(programs.ours), ...redisFlags(programs, args), ...args];
+        case 'sqlite':
+            return [programs.ours, '--http', '--port', '0', ...oursFlags(programs.ours), ...sqliteFlags(dataDir), ...args];
         case 'baseline':
             return [programs.baseline, '--http', '--port', '0', ...(programs.baselineIsOurs ? oursFlags(programs.baseline) : [])];
         case 'floor':
@@ -156,11 +190,13 @@ export function httpCommand(kind: Kind, programs: Programs, args: string[] = [])
     }
 }
 
-export function stdioCommand(kind: Kind, programs: Programs): string[] {
+export function stdioCommand(kind: Kind, programs: Programs, dataDir?: string): string[] {
     switch (kind) {
         case 'ours':
         case 'v2':
             return [programs.ours, '--stdio', ...oursFlags(programs.ours)];
+        case 'sqlite':
+            return [programs.ours, '--stdio', ...oursFlags(programs.ours), ...sqliteFlags(dataDir)];
         case 'baseline':
             return [programs.baseline, '--stdio', ...(programs.baselineIsOurs ? oursFlags(programs.baseline) : [])];
         case 'floor':
@@ -185,7 +221,9 @@ export interface RunningServer {
 
 /** Starts an HTTP program and resolves once it has printed {"url"}. */
 export function startHttp(kind: Kind, programs: Programs, options: { capture?: boolean; args?: string[] } = {}): Promise<RunningServer> {
-    const proc = track(spawn(process.execPath, httpCommand(kind, programs, options.args), { stdio: ['ignore', 'pipe', 'pipe'], env: CHILD_ENV }));
+    const dataDir = dataDirFor(kind);
+    const proc = track(spawn(process.execPath, httpCommand(kind, programs, options.args, dataDir), { stdio: ['ignore', 'pipe', 'pipe'], env: CHILD_ENV }));
+    removeWhenGone(proc, dataDir);
     const lines: string[] = [];
     let partial = '';
     const server: RunningServer = {
@@ -227,8 +265,10 @@ export function startHttp(kind: Kind, programs: Programs, options: { capture?: b
 }
 
 export function startStdio(kind: Kind, programs: Programs, onStderr?: (text: string) => void): StdioMcpClient {
-    const client = new StdioMcpClient(process.execPath, stdioCommand(kind, programs), CHILD_ENV, onStderr);
+    const dataDir = dataDirFor(kind);
+    const client = new StdioMcpClient(process.execPath, stdioCommand(kind, programs, dataDir), CHILD_ENV, onStderr);
     track(client.proc);
+    removeWhenGone(client.proc, dataDir);
     return client;
 }
 
