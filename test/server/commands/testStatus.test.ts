@@ -1,7 +1,7 @@
 /**
  * A real node:test suite run as a command task, through a real server: the failed task's
  * statusMessage (tasks/get, all VS Code shows of it) names each failing test, its file:line and
- * its message, and the task.
+ * its message, and the task; progress counts the tests as they end.
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
@@ -82,4 +82,16 @@ describe('a failing test suite as a command task', () => {
             assert.doesNotMatch(status, /\b(adds|subtracts|top passes)\b/, 'passing tests are not named');
         });
     }
+
+    it('progress counts the tests as they end: the counts only grow, the last says how many passed and failed, with the last test', async () => {
+        const { taskId, token } = await server.start('tap');
+        await server.result(taskId);
+        const messages = server.progress.items.filter(p => p.progressToken === token).map(p => p.message ?? '');
+        const counted = messages.filter(message => /^\d+ passed, \d+ failed so far — /.test(message));
+        assert.ok(counted.length > 0, `counted progress among ${JSON.stringify(messages)}`);
+        const totals = counted.map(message => message.match(/\d+/g)!.slice(0, 2).reduce((sum, n) => sum + Number(n), 0));
+        assert.deepEqual(totals, [...totals].sort((a, b) => a - b), `counts only grow: ${JSON.stringify(counted)}`);
+        // The last progress of a failed task is its status message; the last count comes before it.
+        assert.equal(counted.at(-1), '3 passed, 2 failed so far — ok 5 - top passes');
+    });
 });
