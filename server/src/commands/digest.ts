@@ -10,9 +10,6 @@ export const DIGEST_MAX_BYTES = 9 * 1024;
 const MATCH_BYTES = 4 * 1024;
 const TAIL_BYTES = 2.5 * 1024;
 const HEAD_BYTES = 1024;
-/** The few failing lines a status message carries (VS Code shows only that on failure). */
-const STATUS_MATCHES = 5;
-const STATUS_MAX_CHARS = 1000;
 
 export interface DigestFacts {
     /** What happened, in one line: "exit 1 after 88.6 s", "timed out after 30 s". */
@@ -84,21 +81,6 @@ export function digest({ headline, scan, logPath, taskId }: DigestFacts): string
     const read = taskId ? ` read_output with task_id "${taskId}" (grep, tail_lines, offset) reads any part of it.` : '';
     parts.push(`Full log (${plural(scan.lines, 'line')}${scan.skippedBytes > 0 ? ' read' : ''}, ${kb(scan.bytes)}): ${logPath}${more ? ';' : '.'}${more ? read || ' open it for the rest.' : ''}`);
     return capBytes(parts.join('\n'), DIGEST_MAX_BYTES);
-}
-
-/** A failed run's status message: the headline, its first failing lines and where the log is, short. */
-export function statusDigest({ headline, scan, logPath }: DigestFacts): string {
-    const failing: string[] = [];
-    for (const group of scan.groups) {
-        for (const line of group) {
-            if (line.match && failing.length < STATUS_MATCHES) {
-                failing.push(line.text.trim());
-            }
-        }
-    }
-    const lines = failing.length > 0 ? failing : scan.tail.slice(-3).map(line => line.text.trim());
-    const text = `${headline}\n${lines.join('\n')}\nFull log: ${logPath}`;
-    return text.length > STATUS_MAX_CHARS ? `${text.slice(0, STATUS_MAX_CHARS - logPath.length - 14)}…\nFull log: ${logPath}` : text;
 }
 
 function allLines(scan: OutputScan): NumberedLine[] {

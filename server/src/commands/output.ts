@@ -23,6 +23,8 @@ export class CommandOutput {
     private readonly redact: (text: string) => string;
     private readonly secretBytes: Buffer[];
     private readonly seam: number;
+    private readonly needleBytes: Buffer[];
+    private readonly needleSeam: number;
     lastLine = '';
 
     constructor(
@@ -36,10 +38,17 @@ export class CommandOutput {
          * flood of output makes a third of the garbage.
          */
         private readonly everyLine = true,
+        /**
+         * Strings some lines `onLine` needs hold (a test runner's pass and fail marks): output that
+         * holds one is decoded whole even when not every line is needed, so every test is counted.
+         */
+        private readonly needles: readonly string[] = [],
     ) {
         this.redact = redactor(secrets);
         this.secretBytes = secrets.map(secret => Buffer.from(secret));
-        this.seam = Math.max(0, ...this.secretBytes.map(secret => secret.length - 1));
+        this.seam = seamOf(this.secretBytes);
+        this.needleBytes = needles.map(needle => Buffer.from(needle));
+        this.needleSeam = seamOf(this.needleBytes);
     }
 
     /**
@@ -112,13 +121,18 @@ export class CommandOutput {
     private complete(pieces: Buffer[]): boolean {
         if (this.hasSecret(pieces)) {
             const shown = this.redact(decode(pieces));
-            this.feed(shown);
+            // Redacted text has no bytes to search: a needle anywhere in it makes every line count.
+            this.feed(shown, this.everyLine || this.needles.some(needle => shown.includes(needle)));
             return this.log.write(shown);
         }
-        // Only the part that can still be in the tail is decoded (a newline never sits inside a UTF-8 sequence).
+        // Only the part that can still be in the tail is decoded (a newline never sits inside a UTF-8 sequence),
+        // unless the part before holds a needle.
         const last = pieces.length - 1;
-        const from = this.everyLine ? 0 : tailStart(pieces[last]!);
-        this.feed(from > 0 ? pieces[last]!.toString('utf8', from) : decode(pieces));
+        let from = this.everyLine ? 0 : tailStart(pieces[last]!);
+        if (from > 0 && holdsAny([...pieces.slice(0, last), pieces[last]!.subarray(0, from)], this.needleBytes, this.needleSeam)) {
+            from = 0;
+        }
+        this.feed(from > 0 ? pieces[last]!.toString('utf8', from) : decode(pieces), true);
         // The pieces, not a copy: the log gets the chunk itself.
         this.log.cork();
         let ok = true;
@@ -131,27 +145,15 @@ export class CommandOutput {
 
     /** Whether a secret's bytes are in the pieces, or across the seams between them (a piece may be shorter than a secret). */
     private hasSecret(pieces: Buffer[]): boolean {
-        if (this.secretBytes.length === 0) {
-            return false;
-        }
-        const found = (bytes: Buffer) => this.secretBytes.some(secret => bytes.includes(secret));
-        // The last `seam` bytes before each piece, whichever pieces they came from.
-        let before: Buffer = Buffer.alloc(0);
-        for (const piece of pieces) {
-            if (found(piece) || (before.length > 0 && found(Buffer.concat([before, piece.subarray(0, this.seam)])))) {
-                return true;
-            }
-            before = piece.length >= this.seam ? piece.subarray(piece.length - this.seam) : Buffer.concat([before, piece]).subarray(-this.seam);
-        }
-        return false;
+        return holdsAny(pieces, this.secretBytes, this.seam);
     }
 
-    /** The lines of `text` (whole lines, each ending in a newline) to the tail and `onLine`: all, or those that can stay in the tail. */
-    private feed(text: string): void {
+    /** The lines of `text` (whole lines, each ending in a newline) to the tail and `onLine`: `all`, or those that can stay in the tail. */
+    private feed(text: string, all: boolean): void {
         if (text === '') {
             return;
         }
-        const from = this.everyLine ? 0 : tailStartOf(text);
+        const from = all ? 0 : tailStartOf(text);
         for (const line of text.slice(from, -1).split('\n')) {
             this.line(line);
         }
@@ -171,6 +173,28 @@ export class CommandOutput {
         }
         this.onLine(kept);
     }
+}
+
+/** How many bytes of the pieces before a seam a search must keep: a needle can begin there and end after it. */
+function seamOf(needles: Buffer[]): number {
+    return Math.max(0, ...needles.map(needle => needle.length - 1));
+}
+
+/** Whether one of `needles` is in the pieces, or across the seams between them (a piece may be shorter than a needle). */
+function holdsAny(pieces: Buffer[], needles: Buffer[], seam: number): boolean {
+    if (needles.length === 0) {
+        return false;
+    }
+    const found = (bytes: Buffer) => needles.some(needle => bytes.includes(needle));
+    // The last `seam` bytes before each piece, whichever pieces they came from.
+    let before: Buffer = Buffer.alloc(0);
+    for (const piece of pieces) {
+        if (found(piece) || (before.length > 0 && found(Buffer.concat([before, piece.subarray(0, seam)])))) {
+            return true;
+        }
+        before = piece.length >= seam ? piece.subarray(piece.length - seam) : Buffer.concat([before, piece]).subarray(-seam);
+    }
+    return false;
 }
 
 function decode(pieces: Buffer[]): string {

@@ -2,10 +2,11 @@ import { z } from 'zod';
 import { errorMessage } from '../util/log.js';
 import type { CallToolResult } from '../tools/types.js';
 import { displayCommand } from './argv.js';
-import { digest, statusDigest } from './digest.js';
+import { digest } from './digest.js';
 import { logFailureText, startFailure } from './logFile.js';
 import { scanLog, scanText, type OutputScan } from './scan.js';
 import type { CommandSpec } from './spec.js';
+import { statusDigest } from './status.js';
 import { survivorNote, type Survivor } from './stopper.js';
 
 /** How a run ended: it could not start, or its leader exited. */
@@ -27,7 +28,10 @@ export interface RunFacts {
     stopped: boolean;
     durationMs: number;
     logPath: string;
+    /** The task the run is; absent in an inline call. */
     taskId?: string;
+    /** read_output is served (the task tools are on): what the model reads names it. */
+    readOutput?: boolean;
     /** The last lines kept in memory, read when the log file cannot be. */
     tail(): string;
 }
@@ -56,7 +60,7 @@ export const commandOutputSchema = z.object({
  * shows of a failed task).
  */
 export async function commandResult(facts: RunFacts): Promise<{ result: CallToolResult; conclusion?: string }> {
-    const { spec, argv, end, durationMs, logPath, taskId } = facts;
+    const { spec, argv, end, durationMs, logPath, taskId, readOutput } = facts;
     const seconds = `${(durationMs / 1000).toFixed(1)} s`;
     const line = displayCommand(argv);
     const shownCommand = line.length > 200 ? `${line.slice(0, 200)}…` : line;
@@ -88,7 +92,7 @@ export async function commandResult(facts: RunFacts): Promise<{ result: CallTool
         headline += `\n${survivorNote(survivors)}`;
     }
     const scan = await scanOutput(facts);
-    const text = digest({ headline, scan, logPath, taskId });
+    const text = digest({ headline, scan, logPath, taskId: readOutput ? taskId : undefined });
     const structuredContent = {
         status,
         command: argv,
@@ -106,7 +110,7 @@ export async function commandResult(facts: RunFacts): Promise<{ result: CallTool
     if (failed) {
         result.isError = true;
     }
-    return { result, conclusion: failed && status !== 'cancelled' ? statusDigest({ headline, scan, logPath }) : undefined };
+    return { result, conclusion: failed && status !== 'cancelled' ? statusDigest({ headline, scan, logPath, taskId, readOutput, cwd: spec.cwd }) : undefined };
 }
 
 async function scanOutput(facts: RunFacts): Promise<OutputScan> {

@@ -7,17 +7,14 @@ import { buildArgv } from './argv.js';
 import { OutputCapture } from './capture.js';
 import { logFailure, openLog } from './logFile.js';
 import { INLINE_LOG_KEEP_MS, type CommandLogs, type LogEntry } from './logs.js';
-import { CommandOutput, percentOf } from './output.js';
+import { CommandOutput } from './output.js';
 import { RUN_MARKER } from './processTable.js';
+import { progressThrottle } from './progress.js';
 import { commandResult, type RunEnd } from './result.js';
 import { commandEnv, secretValues, serverSecretsOf } from './secrets.js';
 import type { CommandSpec } from './spec.js';
 import { stopperFor, survivorNote, type Survivor } from './stopper.js';
-
-/** At most this many progress notifications per second per task. */
-export const PROGRESS_PER_SECOND = 4;
-/** A line worth showing as progress: it has a letter or a digit in some script. */
-const SAYS_SOMETHING = /[\p{L}\p{N}]/u;
+import { TEST_NEEDLES } from './testOutput/testLines.js';
 
 export interface RunDeps {
     clock: Clock;
@@ -55,7 +52,7 @@ export async function runCommand(spec: CommandSpec, args: Record<string, unknown
     }
     const log = logFile.stream;
     const throttle = progressThrottle(spec, ctx, deps.clock);
-    const output = new CommandOutput(log, secrets, throttle.line, spec.progressPattern !== undefined);
+    const output = new CommandOutput(log, secrets, throttle.line, spec.progressPattern !== undefined, TEST_NEEDLES);
     // The command writes to a file, not a pipe, so nothing it printed is lost when it exits at once (capture.ts).
     let capture: OutputCapture;
     try {
@@ -119,7 +116,7 @@ export async function runCommand(spec: CommandSpec, args: Record<string, unknown
         // Before the result, so a client sees the final line as progress first (still within the rate).
         await throttle.dispose();
         const stopped = ctx.signal.aborted;
-        const facts = { spec, argv, end, timedOut, stopped, durationMs: deps.clock.now() - started, logPath, taskId: deps.readOutput ? ctx.taskId : undefined, tail: () => output.text() };
+        const facts = { spec, argv, end, timedOut, stopped, durationMs: deps.clock.now() - started, logPath, taskId: ctx.taskId, readOutput: deps.readOutput, tail: () => output.text() };
         const described = await commandResult(facts);
         deps.logs.ended(logEntry, ctx.ttl ?? INLINE_LOG_KEEP_MS);
         // Read again: a stop that came while the digest was made (the command had ended) still gets it.
@@ -137,55 +134,4 @@ export async function runCommand(spec: CommandSpec, args: Record<string, unknown
         ctx.conclude?.(conclusion);
     }
     return result;
-}
-
-/** Reports the latest line as progress at most PROGRESS_PER_SECOND times a second: the last line of each window wins. */
-function progressThrottle(spec: CommandSpec, ctx: ToolContext, clock: Clock): { line(line: string): void; dispose(): Promise<void> } {
-    // 5 % slack: timers fire late and frames leave a moment after, so sends spaced exactly 250 ms
-    // apart can still arrive as 5 within one second at the client.
-    const interval = 1050 / PROGRESS_PER_SECOND;
-    let sent = 0;
-    let lastAt = -Infinity;
-    let percent: number | undefined;
-    let pending: string | undefined;
-    let timer: ReturnType<Clock['setTimeout']> | undefined;
-    const flush = (): void => {
-        timer = undefined;
-        if (pending === undefined || ctx.signal.aborted) {
-            return;
-        }
-        lastAt = clock.now();
-        const message = pending;
-        pending = undefined;
-        sent += 1;
-        if (percent === undefined) {
-            ctx.progress(sent, undefined, message);
-        } else {
-            ctx.progress(percent, 100, message);
-        }
-    };
-    return {
-        line(line) {
-            percent = percentOf(spec.progressPattern, line) ?? percent;
-            // A line with no letter or digit ("  ...", "-----", a spinner) tells a person nothing: the last line that does stays the progress.
-            if (!SAYS_SOMETHING.test(line)) {
-                return;
-            }
-            pending = line;
-            if (timer === undefined) {
-                timer = clock.setTimeout(flush, Math.max(0, lastAt + interval - clock.now()), undefined);
-            }
-        },
-        /** The last line still waiting goes out as soon as the rate allows: a client sees how the output ended. */
-        dispose() {
-            clock.clearTimeout(timer);
-            timer = undefined;
-            const wait = lastAt + interval - clock.now();
-            if (pending === undefined || ctx.signal.aborted || wait <= 0) {
-                flush();
-                return Promise.resolve();
-            }
-            return new Promise<void>(resolve => clock.setTimeout(() => (flush(), resolve()), wait, undefined));
-        },
-    };
 }

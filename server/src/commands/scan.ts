@@ -1,5 +1,6 @@
 import { open } from 'node:fs/promises';
 import { StringDecoder } from 'node:string_decoder';
+import { TestLines, type TestReport } from './testOutput/testLines.js';
 
 /**
  * Lines that say a test or step failed, in the common runners' words: TAP `not ok` and `# fail N`,
@@ -45,6 +46,8 @@ export interface OutputScan {
     groups: NumberedLine[][];
     /** Bytes in the middle of a huge log that were not searched. */
     skippedBytes: number;
+    /** The failing tests, when the output is a known test runner's and some failed. */
+    tests?: TestReport;
 }
 
 /** Terminal colour and title codes (the grep worker strips them too). */
@@ -84,6 +87,8 @@ export class LineScanner {
 
     /** The pattern over many lines at once: no match in a block means no line of it matches. */
     private readonly anyLine: RegExp;
+    /** The output read as a test runner's, for the failing tests' names, places and messages. */
+    private readonly tests = new TestLines();
 
     constructor(private readonly pattern: RegExp = DEFAULT_FAILURE_PATTERN) {
         this.anyLine = new RegExp(pattern.source, pattern.flags.replace(/[gym]/g, '') + 'm');
@@ -91,11 +96,11 @@ export class LineScanner {
 
     /**
      * Whole lines at once (joined by newlines, none at the end). A block with no match, while no
-     * group is open and the first lines are taken, is only counted and its last lines kept: no
+     * group is open, the first lines are taken and no test reader needs it, is only counted and its last lines kept: no
      * string or object per line, which a flood's log would make by the million.
      */
     block(text: string): void {
-        if (this.open !== undefined || (this.numbered && this.result.head.length < HEAD_LINES) || text.includes('\x1b') || this.anyLine.test(text)) {
+        if (this.open !== undefined || (this.numbered && this.result.head.length < HEAD_LINES) || text.includes('\x1b') || this.anyLine.test(text) || this.tests.wants(text)) {
             for (const line of text.split('\n')) {
                 this.line(line);
             }
@@ -126,6 +131,7 @@ export class LineScanner {
         const n = ++r.lines;
         // Colour codes would hide a match (`^not ok`); cleaned only when there are some.
         const matched = this.pattern.test(raw.includes('\x1b') ? shownLine(raw) : raw);
+        this.tests.line(raw.includes('\x1b') || raw.endsWith('\r') ? stripAnsi(raw.replace(/\r$/, '')) : raw);
         if (r.head.length < HEAD_LINES && this.numbered) {
             r.head.push(this.kept(raw, n, matched));
         }
@@ -173,6 +179,10 @@ export class LineScanner {
     done(bytes: number): OutputScan {
         const r = this.result;
         r.bytes = bytes;
+        const tests = this.tests.report();
+        if (tests) {
+            r.tests = tests;
+        }
         const count = this.tailRing.length;
         const first = r.lines - count + 1;
         r.tail = [];

@@ -139,7 +139,8 @@ describe('command tools', () => {
         await peer.result(taskId);
         const task = await peer.status(taskId);
         assert.equal(task.status, 'failed');
-        assert.match(task.statusMessage ?? '', /^exit 2 after [\d.]+ s: .*fail\.js\n2 tests failed: parser, lexer\nFull log: /);
+        assert.match(task.statusMessage ?? '', /^exit 2 after [\d.]+ s: .*fail\.js\n2 tests failed: parser, lexer\nTask (\S+): read_output with task_id "\1" reads the whole output\. Full log: /);
+        assert.ok(task.statusMessage!.includes(`Task ${taskId}:`), 'the task named is this one');
     });
 
     it('a program that does not exist fails with "not found"', async () => {

@@ -98,12 +98,16 @@ describe('command results a model can read', () => {
         assert.equal(Object.values(data).filter(value => typeof value === 'string' && value.includes('not ok 537')).length, 1, 'the output once in structuredContent');
 
         const status = await client.experimental.tasks.getTask(task.taskId);
-        assert.match(status.statusMessage ?? '', /^exit 1 after [\d.]+ s: .*\nnot ok 537 - suite case 537 x+…?\n# fail 1\nFull log: /, 'VS Code shows only this of a failed task');
+        assert.match(
+            status.statusMessage ?? '',
+            /^exit 1 after [\d.]+ s: .*\n1 failing test:\n✖ suite case 537 x+… \(\/src\/parser\.test\.ts:12\)\n {2}Expected values to be strictly equal: 41 !== 42\nTask \S+: read_output /,
+            'VS Code shows only this of a failed task: the test, where, why',
+        );
 
         const got = await callTool('get_task', { task_id: task.taskId });
         const gotBytes = lastSize();
         assert.ok(gotBytes < MAX_ANSWER_BYTES, `get_task: ${gotBytes} bytes`);
-        assert.match(textOf(got), /^Task \S+ \(suite\) failed: exit 1 after .*\nnot ok 537 /, 'its first block names the failing test');
+        assert.match(textOf(got), /^Task \S+ \(suite\) failed: exit 1 after .*\n1 failing test:\n✖ suite case 537 /, 'its first block names the failing test');
         const carried = (got.structuredContent as Structured).result!;
         assert.match(carried.structuredContent!.summary!, /not ok 537/, 'and its structuredContent carries the digest');
         assert.equal(carried.content, undefined, 'not the content too: it would repeat the digest');

@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { DIGEST_MAX_BYTES, digest, statusDigest } from '../../../../server/src/commands/digest.js';
+import { DIGEST_MAX_BYTES, digest } from '../../../../server/src/commands/digest.js';
 import { DEFAULT_FAILURE_PATTERN, scanLog, scanText, SCAN_MAX_BYTES } from '../../../../server/src/commands/scan.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'cmd-digest-'));
@@ -125,12 +125,5 @@ describe('command output digest', () => {
         const text = digest({ headline: 'exit 0 in 9.0 s: x', scan, logPath: path });
         assert.match(text, /not searched \(the log is large\)/);
         assert.match(text, /not ok 1 - early/);
-    });
-
-    it('the status message is short: headline, failing lines, log', () => {
-        const scan = scanText(tapSuite(300, 20));
-        const message = statusDigest({ headline: 'exit 1 after 2.0 s: npm test', scan, logPath: '/tmp/l.log' });
-        assert.ok(message.length <= 1000, `${message.length}`);
-        assert.match(message, /^exit 1 after 2\.0 s: npm test\nnot ok 20 - suite case 20 x+…?\n# fail 1\nFull log: \/tmp\/l\.log$/);
     });
 });

@@ -79,6 +79,28 @@ describe('command output', () => {
         }
     });
 
+    it('when not every line is needed, a chunk whose early lines hold a needle (a test ending) is reported whole, even split across writes', async () => {
+        const path = join(dir, 'needles');
+        const reported = async (chunks: Buffer[]) => {
+            const seen: string[] = [];
+            const output = new CommandOutput(createWriteStream(path), [], line => seen.push(line), false, ['✔', 'ok ']);
+            for (const chunk of chunks) {
+                output.write('out', chunk);
+            }
+            await output.end();
+            return seen;
+        };
+        const lines = (mark: string) => Array.from({ length: 700 }, (_, i) => (i === 5 ? `${mark} test ${i}` : `line ${i}`));
+        const whole = (mark: string) => Buffer.from(lines(mark).join('\n') + '\n');
+        assert.deepEqual(await reported([whole('✔')]), lines('✔'));
+        assert.deepEqual(await reported([whole('ok')]), lines('ok'));
+        assert.ok((await reported([whole('--')])).length < 700, 'without a needle only the lines that can be in the tail');
+        // The needle's bytes split between two writes, the first of them a partial line.
+        const bytes = whole('✔');
+        const at = bytes.indexOf('✔') + 1;
+        assert.deepEqual(await reported([bytes.subarray(0, at), bytes.subarray(at)]), lines('✔'));
+    });
+
     it('write() says when the log file is behind, so the caller can pause the pipe', async () => {
         const path = join(dir, 'slow');
         const output = new CommandOutput(createWriteStream(path, { highWaterMark: 16 }), [], () => undefined);

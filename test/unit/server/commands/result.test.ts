@@ -39,7 +39,7 @@ describe('command result', () => {
             assert.equal(data.logLines, 4);
             if (failed && status !== 'cancelled') {
                 assert.match(conclusion!, headline, 'the status message: the headline,');
-                assert.match(conclusion!, /\nnot ok 1 - parses\nsummary: 1 failed\nFull log: .*run\.log$/, 'the failing lines and the log');
+                assert.match(conclusion!, /\n1 failing test:\n✖ parses\nTask t1\. Full log: .*run\.log$/, 'the failing test, the task and the log');
             } else {
                 assert.equal(conclusion, undefined, 'a success or a cancel keeps its usual status message');
             }
