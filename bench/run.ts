@@ -25,6 +25,7 @@ import {
     type Metrics,
     type Settings,
 } from './lib/experiments.js';
+import { burstStarts } from './lib/burstExperiment.js';
 import { gatewayMemory, gatewaySkipReason, gatewayVsDirect } from './lib/gatewayExperiment.js';
 import { GATEWAY_HEADERS, gatewayLines, gatewayRows } from './lib/gatewayRows.js';
 import { redisSkipReason, redisVersion, redisVsMemory } from './lib/redisExperiment.js';
@@ -62,6 +63,7 @@ const EXPERIMENTS: Experiment[] = [
     { id: 'heap', title: 'in-process probe: live heap per task, tasks/list', kinds: ['ours'], rounds: 1, timeoutMs: 120_000, run: ctx => heapProbe(ctx) },
     { id: 'commands', title: 'command tools: 200 MB of output, 50 cancelled at once (in-process)', kinds: ['ours'], rounds: 1, timeoutMs: 180_000, run: ctx => commandProbe(ctx) },
     { id: 'stops', title: 'command tools: 100 groups that ignore SIGTERM stopped at once (in-process)', kinds: ['ours'], rounds: 1, timeoutMs: 120_000, run: ctx => stopProbe(ctx) },
+    { id: 'burst', title: 'command tools: 500 start_<tool> calls at once, another client pinging (HTTP)', kinds: ['ours'], rounds: 1, timeoutMs: 180_000, run: ctx => burstStarts(ctx) },
     { id: 'coldstart', title: 'cold start', kinds: ['ours', 'baseline', 'floor'], timeoutMs: 60_000, run: coldStart },
     { id: 'extension', title: 'extension activation', kinds: ['ours'], rounds: 1, timeoutMs: 60_000, run: ctx => extensionActivation(ctx) },
     {

@@ -25,8 +25,8 @@ Options:
   --help, -h            print this help and exit; runs nothing
   --quick               smaller sizes and shorter windows (under 1 min instead of under 5)
   --only ID,ID          run only these experiments: client, http, stdio, result, cancel,
-                        progress, memory, heap, commands, stops, coldstart, extension,
-                        revision, redis, gateway, gatewaymem
+                        progress, memory, heap, commands, stops, burst, coldstart,
+                        extension, revision, redis, gateway, gatewaymem
   --client node-http|fetch
                         the HTTP client: node:http keep-alive agent (default) or fetch (undici)
   --rounds N            alternation rounds per experiment (default 2; 1 with --quick)
