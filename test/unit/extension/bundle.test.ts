@@ -14,9 +14,11 @@ const MAP = `${BUNDLE}.map`;
  * own code, the server's config parser among it) took the development build to 252 KB; 264 KB
  * since issue 31's editor fixes (status bar words, output titles) took it to 260.5 KB; 276 KB since
  * results kept in the workspace's storage and the stdio crash notice (about 8 KB of the extension's
- * own code) took it to 272.6 KB (279,137 bytes, after main's row tooltips).
+ * own code) took it to 272.6 KB (279,137 bytes, after main's row tooltips); 280 KB since the
+ * server's flag table, which the extension bundles for its settings, gained --store sqlite,
+ * --data-dir and the HTTP session and body limits (2.8 KB of help text: 283,375 bytes).
  */
-const MAX_BYTES = 276 * 1024;
+const MAX_BYTES = 280 * 1024;
 /** Strings minification keeps, one from each library that must stay out. */
 const SIGNATURES: [library: string, text: string][] = [
     ['zod', 'ZodError'],
