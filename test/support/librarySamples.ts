@@ -119,9 +119,10 @@ const CHECKS: Record<string, Check> = {
             const plain = (name: string, args: Record<string, unknown>) => client.request({ method: 'tools/call', params: { name, arguments: args } }, CallToolResultSchema);
             assert.equal((await rpcError(plain('transcode', { file: 'a.mov' }))).code, -32601);
             assert.equal((await rpcError(startTask(client, 'lookup_user', { id: 'u1' }))).code, -32601);
-            const invalid = await rpcError(plain('lookup_user', { id: 'nobody' }));
-            assert.equal(invalid.code, -32602);
-            assert.match(invalid.message, /\bid\b/);
+            // Arguments that do not fit: a tool error the model can correct, naming the field and the shape.
+            const invalid = await plain('lookup_user', { id: 'nobody' });
+            assert.equal(invalid.isError, true);
+            assert.match(textOf(invalid), /^Invalid arguments for tool lookup_user: id: .*lookup_user takes \{id: string \(required\)\}/);
             assert.equal(textOf(await plain('lookup_user', { id: 'u7' })), 'User u7 is Ada.');
             const result = await taskResult(client, await startTask(client, 'transcode', { file: 'clip.mov' }));
             assert.deepEqual(result.structuredContent, { output: 'clip.mp4', seconds: 0.2 });
