@@ -1,3 +1,4 @@
+import type { WriteStream } from 'node:fs';
 import { StringDecoder } from 'node:string_decoder';
 import { redactor } from './secrets.js';
 
@@ -7,15 +8,6 @@ const MAX_TAIL_LINES = 200;
 const MAX_TAIL_BYTES = 64 * 1024;
 /** A line longer than this is cut, so one endless line cannot hold memory. */
 const MAX_LINE = 16 * 1024;
-
-/** Where a command's output lines go: its log file (runLog.ts). */
-export interface LogSink {
-    /** False: wait for `drained` before writing more. */
-    write(chunk: Buffer | string): boolean;
-    drained(): Promise<void>;
-    /** Writes what is left and closes. */
-    end(): Promise<void>;
-}
 
 /**
  * A command's output: every line to its log file in full (secrets as `***`), the last lines kept
@@ -36,7 +28,7 @@ export class CommandOutput {
     lastLine = '';
 
     constructor(
-        private readonly log: LogSink,
+        private readonly log: WriteStream,
         /** The values to hide. */
         secrets: readonly string[],
         private readonly onLine: (line: string) => void,
@@ -107,7 +99,7 @@ export class CommandOutput {
 
     /** Resolves once the log file has taken what it buffered (a paused stream may resume). */
     drained(): Promise<void> {
-        return this.log.drained();
+        return new Promise(resolve => this.log.once('drain', resolve));
     }
 
     /** Flushes unterminated lines; returns once the log file is written. */
@@ -118,7 +110,7 @@ export class CommandOutput {
             }
         }
         this.partial.clear();
-        await this.log.end();
+        await new Promise<void>(resolve => this.log.end(resolve));
     }
 
     text(): string {
@@ -141,11 +133,13 @@ export class CommandOutput {
             from = 0;
         }
         this.feed(from > 0 ? pieces[last]!.toString('utf8', from) : decode(pieces), true);
-        // The pieces, not a copy: the log gets the chunk itself (and writes what waits in one call).
+        // The pieces, not a copy: the log gets the chunk itself.
+        this.log.cork();
         let ok = true;
         for (const piece of pieces) {
             ok = this.log.write(piece) && ok;
         }
+        process.nextTick(() => this.log.uncork());
         return ok;
     }
 
