@@ -16,7 +16,7 @@ import { BIN, parseCli, usage, type CliOptions } from './options.js';
 import { createTasksServer, type TasksServer } from './server.js';
 import type { Gateway } from './gateway/gateway.js';
 // attach.ts names the gateway's types only: the gateway itself (and the SDK client) is loaded only when a server is wrapped.
-import { attachGateway, gatewayServerOptions } from './gateway/attach.js';
+import { attachGateway, forwardRoots, gatewayServerOptions } from './gateway/attach.js';
 import { DurableTaskStore } from './tasks/durableStore.js';
 import { loadSqlite } from './tasks/sqlite.js';
 import type { TaskStore } from './tasks/types.js';
@@ -155,6 +155,9 @@ async function serveStdio({ core, commands, gateway }: Started, options: CliOpti
     // Listening before the owner endpoint is announced: a signal right after still cleans up.
     const stopSignal = waitForSignal();
     const connection = connectStdio(core, { maxMessageBytes: options.bodyLimitBytes });
+    if (gateway) {
+        forwardRoots(gateway, connection.session);
+    }
     log.info('[stdio] MCP Tasks server ready on stdin/stdout');
     const owner = options.ownerAnnounce
         ? await announceOwnerEndpoint(core, options.ownerAnnounce, options.ownerToken!, options.sessionIdleMs, options.bodyLimitBytes).catch(err => {

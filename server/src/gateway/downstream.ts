@@ -57,6 +57,8 @@ export class Downstream {
     lastExit?: string;
     /** Hears the notifications every client of ours hears too: prompt and resource list changes, resource updates, log messages. */
     onNotification?: (method: string, params: Record<string, unknown>) => void;
+    /** Our host's roots, for the server's roots/list; none when unset (see Gateway.setRoots). */
+    roots?: (signal: AbortSignal) => Promise<unknown[]>;
     /** Called on each connection, the first and every one after a restart (which forgets what the server was told). */
     onConnected?: () => void;
     /** The live connection, in the revision the server speaks. */
@@ -208,6 +210,7 @@ export class Downstream {
                 }
             },
             notify: this.gate.pass,
+            roots: signal => this.roots?.(signal) ?? Promise.resolve([]),
             asker: (params, what) => this.asker(params, what),
             begin: (ctx, task) => this.calls.begin(ctx, task),
             bindTask: (taskId, ctx) => this.calls.bindTask(taskId, ctx),
@@ -250,6 +253,13 @@ export class Downstream {
         this.onConnected?.();
         for (const waiter of [...this.upWaiters]) {
             waiter();
+        }
+    }
+
+    /** Tells the running server our host's roots changed. */
+    rootsChanged(): void {
+        if (this.state === 'up') {
+            this.link?.rootsChanged?.();
         }
     }
 
