@@ -43,6 +43,8 @@ describe('the gateway bounds what a flooding wrapped server sends', { timeout: 1
 
     it('1000 tools/list_changed in a burst become at most two listings and two list changes for the host', async () => {
         const gateway = await open();
+        // A round trip first: the list change of its first start, sent on stdout before this answer, is not counted.
+        await gateway.client.listTools();
         let changes = 0;
         gateway.client.setNotificationHandler(ToolListChangedNotificationSchema, () => void changes++);
         const before = listsAnswered(gateway);
