@@ -10,12 +10,13 @@ import { CommandsFile } from './commands/commandsFile.js';
 import { removeLeftoverLogFolders } from './commands/leftovers.js';
 import { conformanceFixtures } from './demo/conformance/index.js';
 import { demoServerOptions } from './demo/options.js';
-import { createLogger, errorMessage, type Logger } from './util/log.js';
+import { createLogger, errorMessage, redactingLogger, type Logger } from './util/log.js';
+import { wrapRedactor, wrapSecrets } from './gateway/wrapSecrets.js';
 import { BIN, parseCli, usage, type CliOptions } from './options.js';
 import { createTasksServer, type TasksServer } from './server.js';
 import type { Gateway } from './gateway/gateway.js';
 // attach.ts names the gateway's types only: the gateway itself (and the SDK client) is loaded only when a server is wrapped.
-import { attachGateway, gatewayServerOptions } from './gateway/attach.js';
+import { attachGateway, forwardRoots, gatewayServerOptions } from './gateway/attach.js';
 import { DurableTaskStore } from './tasks/durableStore.js';
 import { loadSqlite } from './tasks/sqlite.js';
 import type { TaskStore } from './tasks/types.js';
@@ -48,7 +49,8 @@ async function main(argv: string[]): Promise<number> {
         process.stdout.write(options.help ? usage() : `${SERVER_VERSION}\n`);
         return 0;
     }
-    const log = createLogger(options.logLevel);
+    // A wrapped server's URL and header credentials show as *** in whatever the log says (wrapSecrets.ts).
+    const log = redactingLogger(createLogger(options.logLevel), wrapRedactor(options.wrap));
     const started = await start(options, log);
     if (typeof started === 'number') {
         return started;
@@ -153,6 +155,9 @@ async function serveStdio({ core, commands, gateway }: Started, options: CliOpti
     // Listening before the owner endpoint is announced: a signal right after still cleans up.
     const stopSignal = waitForSignal();
     const connection = connectStdio(core, { maxMessageBytes: options.bodyLimitBytes });
+    if (gateway) {
+        forwardRoots(gateway, connection.session);
+    }
     log.info('[stdio] MCP Tasks server ready on stdin/stdout');
     const owner = options.ownerAnnounce
         ? await announceOwnerEndpoint(core, options.ownerAnnounce, options.ownerToken!, options.sessionIdleMs, options.bodyLimitBytes).catch(err => {
@@ -223,7 +228,7 @@ function serverSecrets(options: CliOptions): string[] {
     } catch {
         // Not a URL: nothing to hide in it.
     }
-    return [...options.tokens, options.ownerToken ?? '', storePassword].filter(Boolean);
+    return [...options.tokens, options.ownerToken ?? '', storePassword, ...wrapSecrets(options.wrap)].filter(Boolean);
 }
 
 /** Why a command tool cannot be called `name`: a built-in tool has it, or a task tool does (or would). */

@@ -1,4 +1,5 @@
 import type { TasksServer, TasksServerOptions } from '../server.js';
+import type { McpSession } from '../mcp/rev2025/session.js';
 import type { ToolDefinition } from '../tools/types.js';
 import type { Gateway } from './gateway.js';
 
@@ -47,4 +48,25 @@ export function attachGateway(gateway: Gateway, core: TasksServer, serving: Gate
         }
     };
     return gateway.start();
+}
+
+/**
+ * The one host of a stdio gateway lends the wrapped servers its roots: their roots/list is asked
+ * of it, and its `notifications/roots/list_changed` (or its first `notifications/initialized`,
+ * when it declared roots) makes each server ask again. server-filesystem, for one, then serves the
+ * host's folders instead of those its arguments name.
+ */
+export function forwardRoots(gateway: Gateway, host: McpSession): void {
+    gateway.setRoots(async signal => {
+        if (!host.declaresRoots || host.isClosed) {
+            return [];
+        }
+        const answer = await host.request('roots/list', {}, { signal });
+        return Array.isArray(answer.roots) ? answer.roots : [];
+    });
+    host.rpc.onNotification = method => {
+        if (method === 'notifications/roots/list_changed' || (method === 'notifications/initialized' && host.declaresRoots)) {
+            gateway.rootsChanged();
+        }
+    };
 }

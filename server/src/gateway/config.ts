@@ -53,7 +53,7 @@ export function downstreamSpecs(flags: WrapFlags): DownstreamSpec[] {
         specs.push({ kind: 'stdio', name: commandName(command, args), command, args, sync: [] });
     }
     if (flags.url !== undefined) {
-        specs.push({ kind: 'http', name: safeName(urlOf(flags.url, '--wrap-url').hostname), url: flags.url, headers: parseHeaders(flags.headers ?? [], '--wrap-header'), sync: [] });
+        specs.push({ kind: 'http', name: urlName(urlOf(flags.url, '--wrap-url')), url: flags.url, headers: parseHeaders(flags.headers ?? [], '--wrap-header'), sync: [] });
     } else if (flags.headers?.length) {
         throw new Error('--wrap-header needs --wrap-url (headers of a server in --wrap-config go in its "headers")');
     }
@@ -159,6 +159,24 @@ function commandName(command: string, args: readonly string[]): string {
     // A package (@scope/name@version) or a script path (…/server-x/dist/index.js names server-x).
     const parts = operand.replace(/@[^/@]*$/, '').split(/[\\/]/).filter(part => part && !/^(dist|build|lib|src|bin|index\.[cm]?js)$/.test(part));
     return safeName((parts.at(-1) ?? program).replace(/\.[cm]?[jt]s$|\.py$/, ''));
+}
+
+/** Parts of a URL that say nothing of the server behind it. */
+const GENERIC_URL_PARTS = /^(mcp|sse|api|www|v\d+|localhost|\d+)$/i;
+
+/**
+ * A --wrap-url server's name: the first host label that names something (mcp.linear.app gives
+ * linear), else the last path segment that does (http://127.0.0.1:3000/tests/mcp gives tests),
+ * else "http". Never the host's address: it prefixes colliding tool names, and 127.0.0.1_echo
+ * says nothing to a model.
+ */
+function urlName(url: URL): string {
+    const labels = url.hostname.startsWith('[') ? [] : url.hostname.split('.');
+    // A DNS name's last label is its top-level domain.
+    const hostParts = labels.length > 1 ? labels.slice(0, -1) : labels;
+    const pathParts = url.pathname.split('/').reverse();
+    const named = [...hostParts, ...pathParts].find(part => part !== '' && !GENERIC_URL_PARTS.test(part));
+    return named ? safeName(named) : 'http';
 }
 
 function safeName(text: string): string {

@@ -16,6 +16,8 @@ import { refused, type DownstreamLink, type LinkHooks } from './link.js';
 import { HandshakeRefused, Link2025 } from './link2025.js';
 import { Link2026 } from './link2026.js';
 import { usableTools } from './toolChecks.js';
+import { NotificationGate } from './notificationGate.js';
+import { redactError, redactResult, wrapRedactor } from './wrapSecrets.js';
 
 /** Restart delays after a downstream dies: doubling from the first, capped at the last. */
 export const RESTART_BACKOFF_MS = { first: 1000, max: 30_000 } as const;
@@ -55,6 +57,8 @@ export class Downstream {
     lastExit?: string;
     /** Hears the notifications every client of ours hears too: prompt and resource list changes, resource updates, log messages. */
     onNotification?: (method: string, params: Record<string, unknown>) => void;
+    /** Our host's roots, for the server's roots/list; none when unset (see Gateway.setRoots). */
+    roots?: (signal: AbortSignal) => Promise<unknown[]>;
     /** Called on each connection, the first and every one after a restart (which forgets what the server was told). */
     onConnected?: () => void;
     /** The live connection, in the revision the server speaks. */
@@ -68,13 +72,22 @@ export class Downstream {
     private readonly upWaiters = new Set<() => void>();
     /** The last lines its process wrote to stderr (this start's), for the message of a failed start. */
     private stderrTail: string[] = [];
+    /** Its log messages and list changes, bounded on their way to every client. */
+    private readonly gate: NotificationGate;
+    /** This start's stdio transport, which knows why it closed the connection itself (a line over the limit). */
+    private stdio?: LeanStdioTransport;
+    /** Hides its URL's and headers' credentials in what a model reads of it (wrapSecrets.ts); none for a stdio server. */
+    private readonly redact?: (text: string) => string;
 
     constructor(
         readonly spec: DownstreamSpec,
         private readonly log: Logger,
         readonly clock: Clock,
         private readonly onToolsChanged: () => void,
-    ) {}
+    ) {
+        this.redact = wrapRedactor([spec]);
+        this.gate = new NotificationGate(spec.name, clock, (method, params) => this.onNotification?.(method, params));
+    }
 
     get name(): string {
         return this.spec.name;
@@ -120,7 +133,16 @@ export class Downstream {
         } catch (err) {
             return textResult(errorMessage(err), true);
         }
-        return link.callTool(toolName, args, ctx, asTask);
+        const { redact } = this;
+        if (!redact) {
+            return link.callTool(toolName, args, ctx, asTask);
+        }
+        return link.callTool(toolName, args, ctx, asTask).then(
+            result => redactResult(result, redact),
+            (err: unknown) => {
+                throw redactError(err, redact);
+            },
+        );
     }
 
     /** Connects once; a failure is logged and retried with backoff (never rejects). */
@@ -187,7 +209,8 @@ export class Downstream {
                     this.onToolsChanged();
                 }
             },
-            notify: (method, params) => this.onNotification?.(method, params),
+            notify: this.gate.pass,
+            roots: signal => this.roots?.(signal) ?? Promise.resolve([]),
             asker: (params, what) => this.asker(params, what),
             begin: (ctx, task) => this.calls.begin(ctx, task),
             bindTask: (taskId, ctx) => this.calls.bindTask(taskId, ctx),
@@ -216,6 +239,7 @@ export class Downstream {
     private failedStart(err: unknown): void {
         const said = this.stderrTail.length > 0 ? `; the last it wrote to stderr: ${this.stderrTail.join(' | ')}` : '';
         this.lastExit = `could not start: ${errorMessage(err)}${said}`;
+        this.lastExit = this.redact?.(this.lastExit) ?? this.lastExit;
         this.log.error(`[${this.name}] ${this.lastExit}`);
         this.scheduleRestart();
     }
@@ -232,12 +256,20 @@ export class Downstream {
         }
     }
 
+    /** Tells the running server our host's roots changed. */
+    rootsChanged(): void {
+        if (this.state === 'up') {
+            this.link?.rootsChanged?.();
+        }
+    }
+
     async close(): Promise<void> {
         this.state = 'closed';
         for (const waiter of [...this.upWaiters]) {
             waiter();
         }
         this.clock.clearTimeout(this.restartTimer);
+        this.gate.close();
         const link = this.link;
         this.link = undefined;
         await link?.close().catch(() => undefined);
@@ -253,6 +285,7 @@ export class Downstream {
         // entry's env on top, and never our own MCP_TASKS_* settings and tokens, env key or not.
         const env = commandEnv(process.env, spec.env ?? {});
         const transport = new LeanStdioTransport({ command: spec.command, args: spec.args, env, cwd: spec.cwd, stderr: 'pipe' });
+        this.stdio = transport;
         // What it writes to stderr reaches our log and, when a start fails, the model: its secrets are hidden as a command's are.
         const redact = redactor(secretValues(env, spec.env ?? {}, serverSecretsOf(process.env)));
         this.log.info(`[${this.name}] starting: ${[spec.command, ...spec.args].join(' ')}`);
@@ -280,7 +313,7 @@ export class Downstream {
             return;
         }
         this.link = undefined;
-        this.lastExit = this.spec.kind === 'stdio' ? 'its process exited' : 'its connection closed';
+        this.lastExit = this.spec.kind === 'stdio' ? (this.stdio?.endReason ?? 'its process exited') : 'its connection closed';
         this.log.warn(`[${this.name}] stopped: ${this.lastExit}; running calls through it fail`);
         if (this.clock.now() - this.upSince >= STABLE_AFTER_MS) {
             this.attempt = 0;

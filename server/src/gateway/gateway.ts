@@ -89,6 +89,25 @@ export class Gateway {
         return [ours, ...theirs].join('\n\n');
     }
 
+    /**
+     * Where the wrapped servers' roots/list is answered from: the host's roots, when the gateway
+     * serves one host (stdio). Unset (over HTTP, where clients would see each other's folders),
+     * the answer is an empty list, and a server such as server-filesystem keeps the folders its
+     * arguments name.
+     */
+    setRoots(roots: (signal: AbortSignal) => Promise<unknown[]>): void {
+        for (const downstream of this.downstreams) {
+            downstream.roots = roots;
+        }
+    }
+
+    /** The host's roots changed (or it has just said it has some): each wrapped server asks again. */
+    rootsChanged(): void {
+        for (const downstream of this.downstreams) {
+            downstream.rootsChanged();
+        }
+    }
+
     tools(): ToolDefinition[] {
         return wrappedTools(this.downstreams, this.options.taken, this.options.log, this.results);
     }

@@ -26,6 +26,8 @@ export class LeanStdioTransport extends StdioClientTransport {
     private partial = '';
     /** Our requests written (or about to be) whose response has not been read yet. */
     private unanswered = 0;
+    /** Why this transport ended the connection itself, when it did: what a call it took down is told, not "its process exited". */
+    endReason?: string;
 
     override async start(): Promise<void> {
         await super.start();
@@ -131,7 +133,8 @@ export class LeanStdioTransport extends StdioClientTransport {
         this.partial += chunk.slice(start);
         if (this.partial.length > MAX_PARTIAL_LINE) {
             this.partial = '';
-            this.onerror?.(new Error(`ReadBuffer exceeded maximum size of ${MAX_PARTIAL_LINE} bytes`));
+            this.endReason = `it wrote a line longer than ${MAX_PARTIAL_LINE / 1024 / 1024} MiB, the most one message may be, so its connection was closed`;
+            this.onerror?.(new Error(`it wrote a line longer than ${MAX_PARTIAL_LINE} bytes`));
             this.close().catch(() => undefined);
         }
     }

@@ -30,6 +30,8 @@ export interface DownstreamLink {
     request(request: { method: string; params?: Record<string, unknown> }, resultSchema: typeof sdk.ResultSchema, options?: { signal?: AbortSignal }): Promise<Record<string, unknown>>;
     /** Once the link is up: starts what runs for its whole life (a 2026-07-28 listen stream). */
     opened(): void;
+    /** Tells the server our host's roots changed (it asks roots/list again), when it speaks a revision that has roots. */
+    rootsChanged?(): void;
     close(): Promise<void>;
 }
 
@@ -43,6 +45,8 @@ export interface LinkHooks {
     toolsChanged(tools: Tool[]): void;
     /** A notification every client of ours hears too: prompt and resource list changes, resource updates, log messages. */
     notify(method: string, params: Record<string, unknown>): void;
+    /** The host's roots, for the server's roots/list (none when there is no single host to ask: see Gateway.setRoots). */
+    roots(signal: AbortSignal): Promise<unknown[]>;
     /** The call a downstream question belongs to (its user answers it); throws what the downstream is answered when there is none. */
     asker(params: { _meta?: Record<string, unknown> } | undefined, what: string): ToolContext;
     /** Begins one call on this server (so its questions reach that call's user); end() when it ends. */

@@ -8,6 +8,7 @@ import { CallsInFlight } from './callsInFlight.js';
 import { call2025 } from './call2025.js';
 import { DirectRequests, type DirectCall, type DirectProgress } from './directRequests.js';
 import { refused, type CallPath2025, type DownstreamLink, type LinkHooks } from './link.js';
+import { Relister } from './notificationGate.js';
 
 /** Thrown by Link2025.open when the server answered `initialize` with an error: it may speak only 2026-07-28. */
 export class HandshakeRefused extends Error {}
@@ -39,13 +40,17 @@ export class Link2025 implements DownstreamLink, CallPath2025 {
     static async open(transport: Transport, hooks: LinkHooks): Promise<Link2025> {
         const client = new sdk.Client(
             { name: 'mcp-tasks-gateway', version: SERVER_VERSION },
-            // The host's answers reach the downstream through our tasks: we can ask for either.
-            { capabilities: { elicitation: { form: {} }, sampling: {} } },
+            // The host's answers reach the downstream through our tasks: we can ask for either. Roots
+            // are the host's, asked when the server asks (an empty list when there is no one host).
+            { capabilities: { elicitation: { form: {} }, sampling: {}, roots: { listChanged: true } } },
         );
         const link = new Link2025(client, hooks);
         client.setRequestHandler(sdk.ElicitRequestSchema, async request => (await hooks.asker(request.params, 'ask the user').elicit(CallsInFlight.upstreamParams(request.params) as never)) as never);
         client.setRequestHandler(sdk.CreateMessageRequestSchema, async request => (await hooks.asker(request.params, 'ask for sampling').createMessage(CallsInFlight.upstreamParams(request.params) as never)) as never);
-        client.setNotificationHandler(sdk.ToolListChangedNotificationSchema, () => void link.relist());
+        // A burst of list changes is one listing at a time (notificationGate.ts), not one each.
+        const relister = new Relister(() => link.relist());
+        client.setRequestHandler(sdk.ListRootsRequestSchema, async (_request, extra) => ({ roots: (await hooks.roots(extra.signal)) as never[] }));
+        client.setNotificationHandler(sdk.ToolListChangedNotificationSchema, () => relister.request());
         // Progress is routed by DirectRequests, not the SDK's onprogress: the SDK drops an update
         // that arrives in the same read as its call's response (its handler is gone by the time the
         // notification's turn comes), and a call's last update is often just that.
@@ -106,6 +111,10 @@ export class Link2025 implements DownstreamLink, CallPath2025 {
     }
 
     opened(): void {}
+
+    rootsChanged(): void {
+        this.client.sendRootsListChanged().catch((err: unknown) => this.hooks.debug(`could not say the roots changed: ${errorMessage(err)}`));
+    }
 
     async close(): Promise<void> {
         this.client.onclose = undefined;

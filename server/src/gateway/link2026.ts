@@ -5,6 +5,7 @@ import type { CallToolResult, ToolContext } from '../tools/types.js';
 import { call2026 } from './call2026.js';
 import { Client2026 } from './client2026.js';
 import type { CallPath2026, DownstreamLink, LinkHooks } from './link.js';
+import { Relister } from './notificationGate.js';
 import type * as sdk from './sdkClient.js';
 
 interface ProgressParams {
@@ -25,6 +26,12 @@ export class Link2026 implements DownstreamLink, CallPath2026 {
     private readonly progressRoutes = new Map<string, (params: ProgressParams) => void>();
     private progressTokens = 0;
     private client!: Client2026;
+    private readonly relister = new Relister(() =>
+        this.listTools().then(
+            tools => this.hooks.toolsChanged(tools),
+            (err: unknown) => this.hooks.warn(`could not list its changed tools: ${errorMessage(err)}`),
+        ),
+    );
 
     private constructor(readonly hooks: LinkHooks) {}
 
@@ -100,10 +107,8 @@ export class Link2026 implements DownstreamLink, CallPath2026 {
         if (method === 'notifications/progress') {
             this.progressRoutes.get(String(params.progressToken))?.(params as unknown as ProgressParams);
         } else if (method === 'notifications/tools/list_changed') {
-            this.listTools().then(
-                tools => this.hooks.toolsChanged(tools),
-                (err: unknown) => this.hooks.warn(`could not list its changed tools: ${errorMessage(err)}`),
-            );
+            // A burst of list changes is one listing at a time (notificationGate.ts), not one each.
+            this.relister.request();
         } else if (method === 'notifications/prompts/list_changed' || method === 'notifications/resources/list_changed') {
             // Without its listen's subscription id, which means nothing to our clients.
             this.hooks.notify(method, {});

@@ -11,6 +11,7 @@ export {
     ElicitRequestSchema,
     ErrorCode,
     GetTaskResultSchema,
+    ListRootsRequestSchema,
     LoggingMessageNotificationSchema,
     McpError,
     ProgressNotificationSchema,

@@ -43,6 +43,8 @@ export class RpcConnection {
     private readonly routes = new Map<string, Set<Transport>>();
     private nextRequestId = 1;
     private closed = false;
+    /** Hears the peer's other notifications (`notifications/initialized`, `notifications/roots/list_changed`): an embedder's hook. */
+    onNotification?: (method: string) => void;
 
     constructor(
         private readonly dispatch: RequestDispatcher,
@@ -126,6 +128,8 @@ export class RpcConnection {
             if (typeof requestId === 'string' || typeof requestId === 'number') {
                 this.inflight.get(requestId)?.abort(new RpcError(ErrorCodes.InvalidRequest, 'Request cancelled by the client'));
             }
+        } else {
+            this.onNotification?.(notification.method);
         }
     }
 

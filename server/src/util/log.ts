@@ -46,3 +46,16 @@ export const silentLogger: Logger = { error() {}, warn() {}, info() {}, debug() 
 export function errorMessage(err: unknown): string {
     return err instanceof Error ? err.message : String(err);
 }
+
+/** `log` with `redact` applied to every message first: credentials the server was given never reach its log. */
+export function redactingLogger(log: Logger, redact: ((text: string) => string) | undefined): Logger {
+    if (!redact) {
+        return log;
+    }
+    return {
+        error: message => log.error(redact(message)),
+        warn: message => log.warn(redact(message)),
+        info: message => log.info(redact(message)),
+        debug: message => log.debug(redact(message)),
+    };
+}

@@ -49,6 +49,15 @@ describe('wrap configuration', () => {
         assert.throws(() => parseWrapConfig({ mcpServers: { x: { url: 'ftp://a' } } }, 'f', '/'), /must be an http:\/\/ or https:\/\/ URL/);
     });
 
+    it('names a --wrap-url server after what its URL names, never its address (the prefix of colliding tool names)', () => {
+        const nameOf = (url: string) => downstreamSpecs({ url })[0]?.name;
+        assert.equal(nameOf('https://mcp.linear.app/sse'), 'linear');
+        assert.equal(nameOf('https://api.githubcopilot.com/mcp/'), 'githubcopilot');
+        assert.equal(nameOf('http://127.0.0.1:3000/tests/mcp'), 'tests');
+        assert.equal(nameOf('http://localhost:8080/mcp'), 'http');
+        assert.equal(nameOf('http://[::1]:8080/v1/mcp'), 'http');
+    });
+
     it('names a --wrap server after what it runs, and keeps two servers apart', () => {
         const dir = mkdtempSync(join(tmpdir(), 'wrap-config-'));
         try {
@@ -57,7 +66,7 @@ describe('wrap configuration', () => {
             const specs = downstreamSpecs({ command: ['npx', '-y', '@modelcontextprotocol/server-everything'], url: 'http://127.0.0.1:3001/mcp', headers: ['X-Key: a: b'], configFile: file });
             assert.deepEqual(
                 specs.map(spec => spec.name),
-                ['server-everything', '127.0.0.1', 'server-everything-2'],
+                ['server-everything', 'http', 'server-everything-2'],
             );
             assert.deepEqual((specs[1] as { headers: unknown }).headers, { 'X-Key': 'a: b' });
             assert.throws(() => downstreamSpecs({ configFile: join(dir, 'missing.json') }), /--wrap-config: the file \S+missing\.json does not exist/);

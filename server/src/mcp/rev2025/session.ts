@@ -69,6 +69,11 @@ export class McpSession implements ClientLink, PushChannel {
         return this.clientCapabilities[capability] !== undefined;
     }
 
+    /** Whether the client declared roots in initialize (a stdio gateway asks its host for them: gateway/attach.ts). */
+    get declaresRoots(): boolean {
+        return this.clientCapabilities.roots !== undefined;
+    }
+
     runsJobs(kind: string): boolean {
         const experimental = this.clientCapabilities.experimental as Record<string, { kinds?: unknown } | undefined> | undefined;
         const kinds = experimental?.[OWNER_JOBS_CAPABILITY]?.kinds;
