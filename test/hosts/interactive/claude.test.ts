@@ -3,22 +3,23 @@
  * run in the background with its result notification reaching the model, an elicitation answered
  * in the terminal, and TaskStop sent as `tasks/cancel`. What Claude Code sends is read from the
  * message tap, what the model read from the scripted model's record; the keys are the ones a user
- * presses on the form it draws (measured with capture-pane, 2.1.328).
+ * presses on the form it draws (measured with capture-pane, 2.1.328). About a minute on an idle
+ * machine: in `npm run test:hosts`, not in the lane of `npm test` (test:hosts:fast).
  */
 import assert from 'node:assert/strict';
 import { readdirSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { startHttpServer, type HttpServer } from '../support/helpers.js';
-import { ensureHost, type InstalledHost } from './hostInstall.js';
-import { HOSTS } from './hostList.js';
-import { type HostDirs, makeHostDirs, removeHostDirs } from './hostProcess.js';
-import { startClaudeSession } from './interactive/claudeSession.js';
-import { startMcpTap, type McpTap } from './interactive/mcpTap.js';
-import type { TmuxSession } from './interactive/tmuxSession.js';
-import { startScriptedModel, type ScriptedModel } from './model/server.js';
-import type { RecordedRequest, Turn } from './model/script.js';
-import { startRefusingProxy } from './refusingProxy.js';
+import { startHttpServer, type HttpServer } from '../../support/helpers.js';
+import { ensureHost, type InstalledHost } from '../hostInstall.js';
+import { HOSTS } from '../hostList.js';
+import { type HostDirs, makeHostDirs, removeHostDirs } from '../hostProcess.js';
+import { startClaudeSession } from './claudeSession.js';
+import { startMcpTap, type McpTap } from './mcpTap.js';
+import type { TmuxSession } from './tmuxSession.js';
+import { startScriptedModel, type ScriptedModel } from '../model/server.js';
+import type { RecordedRequest, Turn } from '../model/script.js';
+import { startRefusingProxy } from '../refusingProxy.js';
 
 const TOKEN = 'interactive-test-token';
 const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
