@@ -1,7 +1,7 @@
 // Bundles the server CLI (and, later, the extension) into self-contained CommonJS files in dist/.
 import * as esbuild from 'esbuild';
 import { readdirSync, readFileSync } from 'node:fs';
-import { gatewayClientApart, redisClientApart } from './scripts/redisClientApart.mjs';
+import { cliApart, gatewayClientApart, redisClientApart } from './scripts/redisClientApart.mjs';
 
 const production = process.argv.includes('--production');
 const watch = process.argv.includes('--watch');
@@ -50,7 +50,9 @@ const integrationEntries = readdirSync('test/integration')
 
 const contexts = await Promise.all([
     // The server CLI: standalone, every dependency inside, launched by the extension and by users.
-    esbuild.context({ ...common, entryPoints: { server: 'server/src/cli.ts' }, outdir: 'dist', plugins: [...common.plugins, redisClientApart, gatewayClientApart] }),
+    // dist/server.js only turns on Node's compile cache and loads dist/server-main.js (launch.ts).
+    esbuild.context({ ...common, entryPoints: { server: 'server/src/launch.ts' }, outdir: 'dist', plugins: [...common.plugins, cliApart] }),
+    esbuild.context({ ...common, entryPoints: { 'server-main': 'server/src/cli.ts' }, outdir: 'dist', plugins: [...common.plugins, redisClientApart, gatewayClientApart] }),
     esbuild.context({ ...common, entryPoints: { 'redis-client': 'server/src/tasks/redisClient.ts' }, outdir: 'dist' }),
     esbuild.context({ ...common, entryPoints: { 'gateway-client': 'server/src/gateway/sdkClient.ts' }, outdir: 'dist' }),
     // The extension: vscode is provided by the editor.

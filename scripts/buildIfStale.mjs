@@ -7,7 +7,7 @@ import { readdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-export const BUNDLES = ['dist/server.js', 'dist/redis-client.js', 'dist/gateway-client.js', 'dist/extension.js'];
+export const BUNDLES = ['dist/server.js', 'dist/server-main.js', 'dist/redis-client.js', 'dist/gateway-client.js', 'dist/extension.js'];
 export const INPUTS = ['server/src', 'extension', 'esbuild.mjs', 'scripts/redisClientApart.mjs', 'package.json', 'package-lock.json'];
 
 /** Newest modification time under `path` (a file, or a folder walked whole); 0 when it is missing. */

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { createLogger, type Logger } from './util/log.js';
-import { TaskTools, waitLimitSeconds } from './mcp/taskTools.js';
+import { requiredTaskNote, TaskTools, waitLimitSeconds } from './mcp/taskTools.js';
 import type { McpServices, Method, ResourceSubscriber, ServerInfo, ToolsStarting } from './mcp/context.js';
 import { McpSession, type SessionChannel } from './mcp/rev2025/session.js';
 import type { Clock } from './util/clock.js';
@@ -83,7 +83,7 @@ export class TasksServer {
         const store: TaskStore = options.store ?? new MemoryTaskStore({ clock: options.clock });
         const toolList = options.tools ?? [];
         // Deferral needs the task tools (a model follows the task with get_task): mcp/defer.ts.
-        const registry = (this.registry = new ToolRegistry(toolList, Boolean(options.deferAfterMs && options.taskTools)));
+        const registry = (this.registry = new ToolRegistry(toolList, Boolean(options.deferAfterMs && options.taskTools), options.taskTools ? requiredTaskNote : undefined));
         this.runtime = new TaskRuntime(store, registry, this.hub, limits, this.log, options.workerId ?? store.workerId ?? randomUUID(), options.clock);
         this.services = {
             runtime: this.runtime,

@@ -8,7 +8,14 @@ import { ensureHost, type InstalledHost } from './hostInstall.js';
 import { HOSTS, type HostName } from './hostList.js';
 import { describeRun, type HostRun, RUN_TIMEOUT_MS, type RunOptions, runOnHost } from './hostRun.js';
 import type { SeenResult } from './model/script.js';
-import { BUILD_RESULT_LINE, deferral, elicitation, FAILURE_LINE, failingCommand, greet, LAST_LINE, NEEDLE_LINE, readOutput, requiredTaskPlain, SERVER_INSTRUCTIONS, taskIdIn } from './scenarios.js';
+import { BUILD_RESULT_LINE, deferral, elicitation, FAILURE_LINE, failingCommand, greet, LATE_HELLO, LAST_LINE, NEEDLE_LINE, readOutput, requiredTaskPlain, SERVER_INSTRUCTIONS, slowWrapped, taskIdIn } from './scenarios.js';
+
+/**
+ * The hosts that run the slow-wrapped scenario: two are what the issue asks, and each run takes
+ * 20 s of the fast lane's budget. Claude Code -p is the one whose first model request shows the
+ * first answer was not held back (it lists our tools once, before the wrapped server is up).
+ */
+const SLOW_WRAPPED_HOSTS: readonly HostName[] = ['claude', 'gemini'];
 
 // The install (first time: npm) plus a run, with room to spare.
 const TEST_TIMEOUT_MS = RUN_TIMEOUT_MS + 300_000;
@@ -109,6 +116,9 @@ export function hostSuite(name: HostName): void {
                 // The call never reaches the server: the model reads the host's refusal, not our
                 // words (it learns of start_failing_job only from the instructions and the tool list).
                 assert.match(result.text, host.refusesRequiredTask, `the model read: ${result.text}`);
+                // What it can learn what to call from: the tool's description, as the host handed it over.
+                const offered = JSON.stringify(run.recording.turns[0]?.body ?? '');
+                assert.ok(offered.includes('Runs only as a task: call start_failing_job with the same arguments'), `failing_job's description as offered names no start_failing_job\n${describeRun(run)}`);
                 return;
             }
             // The server's words, whatever the host calls the tool.
@@ -148,6 +158,23 @@ export function hostSuite(name: HostName): void {
             assert.ok(found.text.includes('249- step 249: fine') && found.text.includes('251- step 251: fine'), `the model read: ${found.text}`);
             assert.notEqual(found.isError, true, `the model read: ${JSON.stringify(found.raw)}`);
         });
+
+        if (SLOW_WRAPPED_HOSTS.includes(name)) {
+            it('gateway: a wrapped server that takes 6 s to start holds nothing back; its tool arrives later and answers', { timeout: TEST_TIMEOUT_MS }, async t => {
+                const run = await ran(slowWrapped);
+                const offeredLate = run.recording.turns.map(turn => turn.view.tools.some(tool => /(^|[_.:-])late_hello$/.test(tool)));
+                t.diagnostic(`late_hello offered in turn(s): ${offeredLate.map((offered, n) => (offered ? n : undefined)).filter(n => n !== undefined).join(', ') || 'none'} of ${offeredLate.length}`);
+                assert.ok(run.recording.toolsOffered.some(tool => /(^|[_.:-])pause$/.test(tool)), `our own tools were not offered at first\n${describeRun(run)}`);
+                if (name === 'claude') {
+                    // Claude Code -p waits for its servers' tools before the first request: late_hello absent
+                    // there means our first answers came before the wrapped server was up.
+                    assert.equal(offeredLate[0], false, `late_hello was in the first request: our first answer waited for the wrapped server\n${describeRun(run)}`);
+                }
+                const hello = nthResult(run, 1);
+                t.diagnostic(`the model read: ${trimmed(hello.text)}`);
+                assert.ok(hello.text.includes(LATE_HELLO), `the model read: ${hello.text}\n${describeRun(run)}`);
+            });
+        }
 
         it('elicitation: what a task asking the user gives the model (recorded only)', { timeout: TEST_TIMEOUT_MS }, async t => {
             const run = await ran(elicitation);

@@ -170,3 +170,53 @@ export const elicitation: RunOptions = {
         { text: 'Asked.' },
     ],
 };
+
+/** What the wrapped server's one tool answers. */
+export const LATE_HELLO = 'hello from the server that took 6 s to start';
+
+/**
+ * A stdio MCP server that takes 6 s to start (the wait is its own start-up, as a slow server's
+ * would be), then answers initialize, tools/list (one tool, late_hello) and tools/call.
+ */
+const SLOW_SERVER_SCRIPT = `
+const readline = require('node:readline');
+setTimeout(() => {
+    const send = message => process.stdout.write(JSON.stringify({ jsonrpc: '2.0', ...message }) + '\\n');
+    readline.createInterface({ input: process.stdin }).on('line', line => {
+        const request = JSON.parse(line);
+        if (request.method === 'initialize') {
+            send({ id: request.id, result: { protocolVersion: request.params.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: 'late', version: '1.0.0' } } });
+        } else if (request.method === 'tools/list') {
+            send({ id: request.id, result: { tools: [{ name: 'late_hello', description: 'Says hello.', inputSchema: { type: 'object', properties: {} } }] } });
+        } else if (request.method === 'tools/call') {
+            send({ id: request.id, result: { content: [{ type: 'text', text: ${JSON.stringify(LATE_HELLO)} }] } });
+        } else if (request.id !== undefined) {
+            send({ id: request.id, error: { code: -32601, message: 'Method not found' } });
+        }
+    });
+}, 6000);
+`;
+
+/** A command tool that waits 8 s: time for the wrapped server to come up while the model waits on something. */
+const PAUSE_SCRIPT = `setTimeout(() => process.stdout.write('paused 8 s\\n'), 8000);`;
+
+/**
+ * The gateway in front of a server that takes 6 s to start: our own tools are there at once (the
+ * first answer does not wait for it), the wrapped one arrives later (tools/list_changed). The model
+ * first calls pause (8 s), then late_hello.
+ */
+export const slowWrapped: RunOptions = {
+    scenario: 'slow-wrapped',
+    prompt: 'Pause, then say hello with late_hello.',
+    script: [{ call: 'pause', args: {} }, { call: 'late_hello', args: {} }, { text: 'Said hello.' }],
+    serverFlags: ['--no-demo-tools'],
+    prepare(dirs) {
+        const slowServer = join(dirs.root, 'slow-server.js');
+        writeFileSync(slowServer, SLOW_SERVER_SCRIPT);
+        const pause = join(dirs.root, 'pause.js');
+        writeFileSync(pause, PAUSE_SCRIPT);
+        const commands = join(dirs.root, 'commands.json');
+        writeFileSync(commands, JSON.stringify({ tools: [{ name: 'pause', description: 'Waits 8 seconds.', command: [process.execPath, pause] }] }));
+        return ['--commands', commands, '--wrap', '--', process.execPath, slowServer];
+    },
+};

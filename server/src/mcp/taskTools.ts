@@ -58,6 +58,11 @@ export function onlyAsTaskText(toolName: string, taskTools: boolean, protocolWay
     );
 }
 
+/** The end of a required-task tool's description, with the task tools on: what to call in its place. */
+export function requiredTaskNote(toolName: string): string {
+    return `Runs only as a task: call ${startToolName(toolName)} with the same arguments, then get_task with the task_id it returns.`;
+}
+
 /**
  * Plain tools (never task-augmented) through which a model that cannot, or should not, block on a
  * task starts, follows and cancels tasks: for hosts that never send `task` (Claude Code, Cursor,

@@ -34,6 +34,8 @@ export class ToolRegistry implements KeyArguments {
         tools: readonly ToolDefinition[],
         /** Whether plain calls may be deferred into tasks (--defer-after with the task tools): their output schemas then admit the deferral's answer. */
         private readonly defers = false,
+        /** With the task tools: the sentence a tool that runs only as a task ends its description with (mcp/taskTools.ts). */
+        private readonly requiredNote?: (toolName: string) => string,
     ) {
         this.replace(tools);
     }
@@ -73,7 +75,7 @@ export class ToolRegistry implements KeyArguments {
     list(): Record<string, unknown>[] {
         this.listing ??= this.all()
             .filter(tool => !tool.hidden)
-            .map(tool => describeTool(tool, this.defers));
+            .map(tool => describeTool(tool, this.defers, this.requiredNote));
         return this.listing;
     }
 
@@ -84,11 +86,13 @@ export class ToolRegistry implements KeyArguments {
 }
 
 /** A tool's `tools/list` entry; `defers`: a plain call of it may answer DEFERRED_ANSWER_SCHEMA instead of its own output. */
-export function describeTool(tool: ToolDefinition, defers = false): Record<string, unknown> {
+export function describeTool(tool: ToolDefinition, defers = false, requiredNote?: (toolName: string) => string): Record<string, unknown> {
     const entry: Record<string, unknown> = {
         name: tool.name,
         title: tool.title,
-        description: tool.description,
+        // A host whose client refuses a plain call of a required-task tool before it reaches us
+        // (opencode) shows the model only its own refusal: the description is where it learns what to call.
+        description: tool.taskSupport === 'required' && requiredNote ? `${tool.description} ${requiredNote(tool.name)}` : tool.description,
         inputSchema: tool.jsonInputSchema ?? jsonSchema(tool.inputSchema, 'input'),
     };
     if (tool.outputSchema) {

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { describe, it } from 'node:test';
 import { downstreamSpecs, parseHeaders, parseWrapConfig } from '../../../server/src/gateway/config.js';
 import { parseCli } from '../../../server/src/options.js';
@@ -100,7 +100,9 @@ describe('the bundled gateway client', () => {
     it('a dist/server.js without dist/gateway-client.js beside it says what is missing and exits 1', () => {
         const dir = mkdtempSync(join(tmpdir(), 'no-gateway-client-'));
         try {
+            // The launcher and the CLI it loads, without the client.
             copyFileSync(SERVER_JS, join(dir, 'server.js'));
+            copyFileSync(join(dirname(SERVER_JS), 'server-main.js'), join(dir, 'server-main.js'));
             const run = spawnSync(process.execPath, [join(dir, 'server.js'), '--stdio', '--wrap', '--', process.execPath, '-e', ''], { encoding: 'utf8', input: '', timeout: 30_000 });
             assert.equal(run.status, 1, run.stderr);
             assert.match(run.stderr, /\[gateway\] --wrap needs the MCP SDK client, the file dist\/gateway-client\.js beside dist\/server\.js: run npm run build, which makes both/);

@@ -119,6 +119,8 @@ describe('package.nls.json', () => {
         assert.ok(shipped.includes('!l10n/*.json'), 'l10n/ is in the .vscodeignore allowlist');
         // The server loads the gateway's MCP client from beside it when mcpTasks.wrap is set.
         assert.ok(shipped.includes('!dist/gateway-client.js'), 'dist/gateway-client.js is in the .vscodeignore allowlist');
+        // dist/server.js is only the launcher that turns on the compile cache; the CLI is beside it.
+        assert.ok(shipped.includes('!dist/server.js') && shipped.includes('!dist/server-main.js'), 'dist/server.js and dist/server-main.js are in the .vscodeignore allowlist');
         assert.ok(existsSync(join(root, 'l10n/bundle.l10n.json')));
     });
 });

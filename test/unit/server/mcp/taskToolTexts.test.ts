@@ -95,6 +95,15 @@ describe('the texts a model reads', () => {
         assert.ok(everyName.has('start_slow_compute'));
     });
 
+    it('end a required-task tool\'s description with the start_ tool to call, only when the task tools are served', () => {
+        const tools = demoServerOptions(true, true).tools;
+        const described = (taskTools: boolean) => listed(quiet({ tools, taskTools })).find(entry => entry.name === 'failing_job')?.description as string;
+        // A host whose client refuses the plain call itself (opencode) leaves the model only this to go by.
+        assert.match(described(true), /Runs only as a task: call start_failing_job with the same arguments, then get_task with the task_id it returns\.$/);
+        assert.doesNotMatch(described(false), /start_failing_job/);
+        assert.doesNotMatch(listed(quiet({ tools, taskTools: true })).find(entry => entry.name === 'slow_compute')?.description as string, /Runs only as a task/);
+    });
+
     it('end get_task\'s status line with a full stop before "Its result follows."', async () => {
         const concluding = defineTool({
             name: 'concluding',

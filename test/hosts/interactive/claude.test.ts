@@ -1,0 +1,195 @@
+/**
+ * Claude Code interactive (tmux) against the scripted model and our server over HTTP: a task tool
+ * run in the background with its result notification reaching the model, an elicitation answered
+ * in the terminal, and TaskStop sent as `tasks/cancel`. What Claude Code sends is read from the
+ * message tap, what the model read from the scripted model's record; the keys are the ones a user
+ * presses on the form it draws (measured with capture-pane, 2.1.328). About a minute on an idle
+ * machine: in `npm run test:hosts`, not in the lane of `npm test` (test:hosts:fast).
+ */
+import assert from 'node:assert/strict';
+import { readdirSync } from 'node:fs';
+import { basename, join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { startHttpServer, type HttpServer } from '../../support/helpers.js';
+import { ensureHost, type InstalledHost } from '../hostInstall.js';
+import { HOSTS } from '../hostList.js';
+import { type HostDirs, makeHostDirs, removeHostDirs } from '../hostProcess.js';
+import { startClaudeSession } from './claudeSession.js';
+import { startMcpTap, type McpTap } from './mcpTap.js';
+import type { TmuxSession } from './tmuxSession.js';
+import { startScriptedModel, type ScriptedModel } from '../model/server.js';
+import type { RecordedRequest, Turn } from '../model/script.js';
+import { startRefusingProxy } from '../refusingProxy.js';
+
+const TOKEN = 'interactive-test-token';
+const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
+const TEST_TIMEOUT_MS = 240_000;
+/** How long a step may take on a loaded machine (a model turn, a poll, a screen redraw). */
+const STEP_MS = 90_000;
+
+/** The task notification Claude Code hands the model in a later turn, if this request carries one. */
+function notificationIn(request: RecordedRequest): string | undefined {
+    const messages = (request.body as { messages?: { role: string; content: unknown }[] }).messages ?? [];
+    const last = messages[messages.length - 1];
+    const text = JSON.stringify(last?.content ?? '');
+    return last?.role === 'user' && text.includes('<task-notification>') ? (JSON.parse(JSON.stringify(last.content)) as { text?: string }[]).map(block => block.text ?? '').join('\n') : undefined;
+}
+
+/** The server-side task id in the text Claude Code gives the model for a call it moved to the background. */
+function serverTaskIdIn(text: string): string | undefined {
+    return /started server-side task ([\w-]+)/.exec(text)?.[1];
+}
+
+describe(`${HOSTS.claude.spec} interactive (tmux), tasks over HTTP`, { timeout: TEST_TIMEOUT_MS * 4 }, () => {
+    let installed: InstalledHost | undefined;
+    let installError: Error | undefined;
+    let server: HttpServer;
+
+    before(async () => {
+        try {
+            installed = await ensureHost('claude');
+        } catch (error) {
+            installError = error as Error;
+        }
+        server = await startHttpServer(['--token', TOKEN]);
+    }, { timeout: TEST_TIMEOUT_MS });
+
+    after(async () => {
+        await server?.stop();
+    });
+
+    interface Run {
+        model: ScriptedModel;
+        tap: McpTap;
+        dirs: HostDirs;
+        /** Starts Claude Code in this run's HOME and waits for its prompt with our tools listed. */
+        start(args?: string[]): Promise<TmuxSession>;
+    }
+
+    /** A scripted model, a tap and a HOME for one test, closed (the folder removed) after `body`. */
+    async function withRun(script: Turn[], body: (run: Run) => Promise<void>): Promise<void> {
+        if (!installed) {
+            assert.fail(`${HOSTS.claude.spec} could not be installed from npm: ${installError?.message ?? 'unknown error'}`);
+        }
+        const host = installed;
+        const model = await startScriptedModel(script);
+        const proxy = await startRefusingProxy();
+        const tap = await startMcpTap(server.url);
+        const dirs = makeHostDirs('claude-interactive');
+        const sessions: TmuxSession[] = [];
+        const start = async (args: string[] = []) => {
+            const listed = tap.feed.items.length;
+            const session = startClaudeSession({ installed: host, dirs, modelUrl: model.url, proxyUrl: proxy.url, mcpUrl: tap.url, token: TOKEN, args });
+            sessions.push(session);
+            // Our tools listed, then the prompt drawn: typing before would reach a model without them.
+            await tap.feed.until(items => items.slice(listed).some(item => item.from === 'server' && Array.isArray((item.message.result as { tools?: unknown } | undefined)?.tools)), 'our tools listed to Claude Code', STEP_MS);
+            await session.waitForScreen(screen => /^❯\s*$/m.test(screen), 'the prompt', STEP_MS);
+            return session;
+        };
+        try {
+            await body({ model, tap, dirs, start });
+        } finally {
+            for (const session of sessions) {
+                await session.close();
+            }
+            await tap.close();
+            await model.close();
+            await proxy.close();
+            if (!process.env.MCP_TASKS_HOSTS_KEEP) {
+                removeHostDirs(dirs);
+            }
+        }
+    }
+
+    /** One session in a fresh run. */
+    function withSession(script: Turn[], body: (session: TmuxSession, model: ScriptedModel, tap: McpTap) => Promise<void>): Promise<void> {
+        return withRun(script, async run => body(await run.start(), run.model, run.tap));
+    }
+
+    it('runs a task tool in the background (extension declared, tasks/get polled) and hands the model its result notification', { timeout: TEST_TIMEOUT_MS }, async t => {
+        await withSession([{ call: 'slow_compute', args: { seconds: 3, label: 'report' } }, { text: 'Started.' }], async (session, model, tap) => {
+            await session.type('Run slow_compute for 3 seconds.');
+            const notified = await model.feed.waitFor(request => notificationIn(request) !== undefined, 'a model turn with the task notification', STEP_MS);
+            const call = await tap.sent('tools/call', 0);
+            const meta = (call.params as { _meta?: Record<string, { extensions?: Record<string, unknown> }> })._meta ?? {};
+            assert.ok(meta['io.modelcontextprotocol/clientCapabilities']?.extensions?.[TASKS_EXTENSION], `tools/call declared no Tasks extension: ${JSON.stringify(call).slice(0, 800)}`);
+            assert.ok(tap.methodsSent().includes('tasks/get'), `sent: ${tap.methodsSent().join(', ')}`);
+            const first = model.recording.results[0];
+            assert.ok(first, 'the model read no tool result');
+            t.diagnostic(`the model read: ${JSON.stringify(first.text.slice(0, 300))}`);
+            assert.ok(serverTaskIdIn(first.text), `the model read: ${first.text}`);
+            assert.notEqual(first.isError, true);
+            const notification = notificationIn(notified)!;
+            t.diagnostic(`then: ${JSON.stringify(notification.slice(notification.indexOf('<task-notification>'), notification.indexOf('<task-notification>') + 400))}`);
+            assert.match(notification, /<status>completed<\/status>/);
+            assert.match(notification, /Computation \\?"report\\?" completed after 3 seconds\. Result: 42\./);
+        });
+    });
+
+    it('shows a task\'s elicitation in the terminal; keys answer it (tasks/update) and the result reaches the model', { timeout: TEST_TIMEOUT_MS }, async t => {
+        await withSession([{ call: 'confirm_delete', args: { filename: 'notes.txt' } }, { text: 'Asked.' }], async (session, model, tap) => {
+            await session.type('Delete notes.txt with confirm_delete.');
+            await session.waitForScreen(screen => screen.includes("Delete 'notes.txt'? This cannot be undone."), 'the elicitation form', STEP_MS);
+            // The choice field is focused, Keep (the default) chosen: open it, move to Delete, select it (focus moves to Accept), accept.
+            session.press('Right');
+            await session.waitForScreen(screen => screen.includes("◯ Delete 'notes.txt'"), 'the opened choice', STEP_MS);
+            session.press('Down');
+            await session.waitForScreen(screen => screen.includes("❯ ◯ Delete 'notes.txt'"), 'Delete highlighted', STEP_MS);
+            session.press('Enter');
+            await session.waitForScreen(screen => /Delete the file: Delete 'notes\.txt'/.test(screen) && /❯ Accept/.test(screen), 'Delete chosen, Accept focused', STEP_MS);
+            session.press('Enter');
+            const update = await tap.sent('tasks/update', STEP_MS);
+            t.diagnostic(`tasks/update: ${JSON.stringify((update.params as { inputResponses?: unknown }).inputResponses)}`);
+            assert.deepEqual(Object.values((update.params as { inputResponses: Record<string, unknown> }).inputResponses), [{ action: 'accept', content: { confirm: 'delete' } }]);
+            const notified = await model.feed.waitFor(request => notificationIn(request) !== undefined, 'a model turn with the task notification', STEP_MS);
+            const notification = notificationIn(notified)!;
+            t.diagnostic(`the model read: ${JSON.stringify(notification.slice(notification.indexOf('<task-notification>'), notification.indexOf('<task-notification>') + 400))}`);
+            assert.match(notification, /<status>completed<\/status>/);
+            assert.match(notification, /Confirmed: would delete 'notes\.txt'/);
+        });
+    });
+
+    it('sends tasks/cancel for the task when the model calls TaskStop', { timeout: TEST_TIMEOUT_MS }, async t => {
+        const script: Turn[] = [
+            { call: 'slow_compute', args: { seconds: 300, label: 'long' } },
+            // The id Claude Code gave the background job, as its text tells the model to use it.
+            { call: 'TaskStop', args: previous => ({ task_id: /TaskStop with task_id "([^"]+)"/.exec(previous)?.[1] ?? 'none-in-the-result' }) },
+            { text: 'Stopped.' },
+        ];
+        await withSession(script, async (session, model, tap) => {
+            await session.type('Run slow_compute for 300 seconds, then stop it.');
+            const cancel = await tap.sent('tasks/cancel', STEP_MS);
+            const taskId = serverTaskIdIn(model.recording.results[0]?.text ?? '');
+            t.diagnostic(`tasks/cancel: ${JSON.stringify(cancel.params).slice(0, 200)}`);
+            assert.ok(taskId, `the model read: ${model.recording.results[0]?.text}`);
+            assert.equal((cancel.params as { taskId?: string }).taskId, taskId);
+            const answer = await tap.feed.waitFor(item => item.from === 'server' && item.message.id === cancel.id, 'the answer to tasks/cancel', STEP_MS);
+            // In 2026-07-28 tasks/cancel answers an empty result; an error would mean the task was not ours or already gone.
+            assert.ok(answer.message.result && answer.message.error === undefined, JSON.stringify(answer.message));
+            const stopped = await model.feed.waitFor(request => request.view.results.length >= 2, 'the model reading TaskStop\'s result', STEP_MS);
+            t.diagnostic(`TaskStop gave the model: ${JSON.stringify(stopped.view.results[1]!.text.slice(0, 200))}`);
+            assert.notEqual(stopped.view.results[1]!.isError, true, stopped.view.results[1]!.text);
+        });
+    });
+
+    it('--resume re-attaches to a task still running on the server (over HTTP)', { timeout: TEST_TIMEOUT_MS }, async t => {
+        await withRun([{ call: 'slow_compute', args: { seconds: 25, label: 'resumed' } }, { text: 'Started.' }], async run => {
+            const first = await run.start();
+            await first.type('Run slow_compute for 25 seconds.');
+            const poll = await run.tap.sent('tasks/get', STEP_MS);
+            const taskId = (poll.params as { taskId: string }).taskId;
+            await first.close();
+            const closedAt = run.tap.feed.items.length;
+            t.diagnostic(`sent after the first session closed: ${run.tap.methodsSent().slice(-3).join(', ')}`);
+            const projects = join(run.dirs.home, '.claude', 'projects');
+            const sessionFile = readdirSync(projects, { recursive: true, encoding: 'utf8' }).find(file => file.endsWith('.jsonl'));
+            assert.ok(sessionFile, `no session under ${projects}`);
+            const sessionId = basename(sessionFile, '.jsonl');
+            await run.start(['--resume', sessionId]);
+            const again = await run.tap.feed.until(items => items.slice(closedAt).find(item => item.from === 'host' && item.message.method === 'tasks/get' && (item.message.params as { taskId?: string }).taskId === taskId), `tasks/get for ${taskId} after --resume`, STEP_MS);
+            t.diagnostic(`after --resume: ${JSON.stringify(again.message.params).slice(0, 120)}`);
+            const notified = await run.model.feed.waitFor(request => notificationIn(request)?.includes('Computation "resumed" completed') === true || notificationIn(request)?.includes('Computation \\"resumed\\" completed') === true, 'the task notification after --resume', STEP_MS);
+            assert.match(notificationIn(notified)!, /<status>completed<\/status>/);
+        });
+    });
+});
