@@ -193,6 +193,10 @@ export function taskDescription(view: TaskView, now: number, opts: { tool?: bool
     const percent = progressPercent(view.progress);
     if (percent !== undefined && !isTerminal(view.status)) {
         parts.push(`${percent}%`);
+    } else if (view.progress?.message && !isTerminal(view.status) && !view.lost) {
+        // A command has no percent: its progress is its latest meaningful output line, or its test counts
+        // ("12 passed, 1 failed so far — ok 13 - parses dates"), as the server words them.
+        parts.push(progressLine(view.progress.message));
     }
     // A failure's reason is what the user needs next, and a completed task's outcome in words
     // (confirm_delete's "Confirmed" or "Declined") tells apart results that look alike: visible without hovering.
@@ -212,6 +216,16 @@ export function taskDescription(view: TaskView, now: number, opts: { tool?: bool
         parts.push(view.toolName);
     }
     return parts.join(' · ');
+}
+
+/** Longest progress line a row shows; the tooltip and Show Output have the rest. */
+const PROGRESS_LINE_MAX = 80;
+
+/** One line of a command's output as a row shows it: no control characters, no runs of spaces, cut to PROGRESS_LINE_MAX. */
+function progressLine(message: string): string {
+    // eslint-disable-next-line no-control-regex
+    const line = message.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, '').replace(/[\x00-\x1f\x7f]+/g, ' ').replace(/\s+/g, ' ').trim();
+    return line.length > PROGRESS_LINE_MAX ? `${line.slice(0, PROGRESS_LINE_MAX - 1).trimEnd()}…` : line;
 }
 
 /** statusInWords' wording of the server's message for a task cancelled because its caller stopped polling it. */

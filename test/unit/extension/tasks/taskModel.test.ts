@@ -109,6 +109,16 @@ describe('task model', () => {
         assert.equal(model.get('kept')!.status, 'completed');
     });
 
+    it('a running command shows its latest output line (one line, cut) where it has no percent', () => {
+        const model = new TaskModel();
+        const view = model.applyWire(wire('c', 'working', { created: '2026-11-29T10:00:00Z' }))!;
+        model.applyProgress('c', { progress: 3, message: '12 passed, 1 failed so far — ok 13 - parses dates' });
+        assert.equal(taskDescription(view, Date.parse('2026-11-29T10:00:10Z')), 'running · 12 passed, 1 failed so far — ok 13 - parses dates · <1m');
+        model.applyProgress('c', { progress: 4, message: `\x1b[32mok\x1b[0m\t${'x'.repeat(200)}` });
+        const shown = taskDescription(view, Date.parse('2026-11-29T10:00:10Z')).split(' · ')[1]!;
+        assert.ok(shown.startsWith('ok x') && shown.endsWith('…') && shown.length === 80, shown);
+    });
+
     it('a task the user denied a language model reads "denied by you", not failed with the message', () => {
         const model = new TaskModel();
         const view = model.applyWire({ ...wire('d', 'failed', { created: '2026-11-29T10:00:00Z', updated: '2026-11-29T10:00:04Z' }), statusMessage: 'The client answered sampling/createMessage with an error: The user denied sampling for MCP Tasks (code -1)' })!;
