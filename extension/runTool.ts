@@ -3,7 +3,7 @@ import * as vscode from 'vscode';
 import { TASK_TOOL_META_KEY } from '@mcp-tasks/server/contract';
 import type { CommandDeps } from './commandDeps';
 import { Commands } from './constants';
-import { collectToolArguments } from './input/prompter';
+import { collectToolArguments, PendingPrompt } from './input/prompter';
 import type { RunMode, RunToolPreset } from './runToolPreset';
 import { statusText, taskLabel } from './tasks/taskView';
 import { MANAGE_TRUST_COMMAND, waitingForTrustText } from './views/trustNotice';
@@ -37,6 +37,7 @@ export async function runTool(deps: CommandDeps, preset?: RunToolPreset): Promis
         const taskId = await deps.owner.startTask(tool.name, args);
         deps.startedHere.add(taskId);
         await vscode.commands.executeCommand(Commands.focusTasks);
+        await PendingPrompt.focusOnScreen();
         return taskId;
     }
     const title = tool.title ?? tool.name;

@@ -23,6 +23,8 @@ interface Followed {
  */
 export class OutputDocuments extends Disposable implements vscode.TextDocumentContentProvider {
     private readonly followed = new Map<string, Followed>();
+    /** Documents whose editors keep the last line in sight as the log grows, until the user moves up (by task id). */
+    private readonly tailing = new Set<string>();
     private readonly changed = this.register(new vscode.EventEmitter<vscode.Uri>());
     readonly onDidChange = this.changed.event;
     private timer?: NodeJS.Timeout;
@@ -37,6 +39,30 @@ export class OutputDocuments extends Disposable implements vscode.TextDocumentCo
             vscode.workspace.onDidCloseTextDocument(doc => {
                 if (doc.uri.scheme === OUTPUT_SCHEME) {
                     this.followed.delete(doc.uri.query);
+                    this.tailing.delete(doc.uri.query);
+                }
+            }),
+        );
+        this.register(
+            vscode.workspace.onDidChangeTextDocument(event => {
+                if (event.document.uri.scheme === OUTPUT_SCHEME && this.tailing.has(event.document.uri.query)) {
+                    for (const editor of vscode.window.visibleTextEditors.filter(shown => shown.document === event.document)) {
+                        revealEnd(editor);
+                    }
+                }
+            }),
+        );
+        this.register(
+            // Moving up to read stops the following; back on the last line, it follows again (as a terminal does).
+            vscode.window.onDidChangeTextEditorSelection(event => {
+                const doc = event.textEditor.document;
+                if (doc.uri.scheme === OUTPUT_SCHEME && event.kind !== undefined && event.kind !== vscode.TextEditorSelectionChangeKind.Command) {
+                    const atEnd = event.selections[0]!.active.line >= doc.lineCount - 2;
+                    if (atEnd) {
+                        this.tailing.add(doc.uri.query);
+                    } else {
+                        this.tailing.delete(doc.uri.query);
+                    }
                 }
             }),
         );
@@ -63,7 +89,11 @@ export class OutputDocuments extends Disposable implements vscode.TextDocumentCo
         this.check(view.taskId, entry);
         this.ensureTimer();
         const doc = await vscode.workspace.openTextDocument(entry.uri);
-        return vscode.window.showTextDocument(doc, { preview: false });
+        const editor = await vscode.window.showTextDocument(doc, { preview: false });
+        // Opened on its latest lines, and following them while it runs.
+        this.tailing.add(view.taskId);
+        revealEnd(editor);
+        return editor;
     }
 
     /** A new document's URI, its name distinct from the other runs' open documents (the tab shows it). */
@@ -100,6 +130,13 @@ export class OutputDocuments extends Disposable implements vscode.TextDocumentCo
             }
         }, FOLLOW_MS);
     }
+}
+
+/** The cursor on the last line, in sight. */
+function revealEnd(editor: vscode.TextEditor): void {
+    const end = editor.document.lineAt(editor.document.lineCount - 1).range.end;
+    editor.selection = new vscode.Selection(end, end);
+    editor.revealRange(new vscode.Range(end, end), vscode.TextEditorRevealType.Default);
 }
 
 /** Where a tasks.json task's output is: its terminal (see VsCodeTaskJobs). */

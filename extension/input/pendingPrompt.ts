@@ -68,6 +68,11 @@ class Turns {
         next?.go();
     }
 
+    /** The prompt that has the screen, if any. */
+    get onScreen(): PendingPrompt | undefined {
+        return this.holder;
+    }
+
     isWaiting(prompt: PendingPrompt): boolean {
         return this.waiting.some(entry => entry.prompt === prompt);
     }
@@ -140,6 +145,17 @@ export class PendingPrompt implements vscode.Disposable {
             this.current.show();
         } else if (turns.isWaiting(this)) {
             turns.bringForward(this, holder => holder.stepAside());
+        }
+    }
+
+    /**
+     * Gives the keyboard back to the question on screen, if one is: something moved the focus after it
+     * opened (Run Tool focuses the Tasks view once its task starts, and a tool that asks at once asks
+     * before that), and Enter must answer the question, never act on the view's selected row.
+     */
+    static async focusOnScreen(): Promise<void> {
+        if (turns.onScreen?.current) {
+            await vscode.commands.executeCommand('workbench.action.focusQuickOpen');
         }
     }
 

@@ -87,8 +87,12 @@ export function baseEnv(): Record<string, string> {
 }
 
 /** Secrets travel in the environment, never on the command line (visible in `ps`). */
-export function serverEnv(secrets: { clientToken?: string; ownerToken: string; ownerAnnounce?: string }): Record<string, string> {
+export function serverEnv(secrets: { clientToken?: string; ownerToken: string; ownerAnnounce?: string }, lost: readonly { taskId: string; toolName: string }[] = []): Record<string, string> {
     const env: Record<string, string> = { ...baseEnv(), [Env.ownerToken]: secrets.ownerToken };
+    if (lost.length > 0) {
+        // The tasks the crashed server took with it: a client still waiting on one reads that it was lost.
+        env[Env.lostTasks] = JSON.stringify(lost.map(({ taskId, toolName }) => ({ taskId, toolName })));
+    }
     if (secrets.clientToken) {
         env[Env.clientTokens] = secrets.clientToken;
     }

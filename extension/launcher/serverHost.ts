@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import { newSecret } from '@mcp-tasks/server/contract';
 import type { ExtensionConfig } from '../config';
+import { SERVER_ID } from '../constants';
 import { Disposable } from '../lifecycle';
 import type { ScopedLogger } from '../logger';
 import { backoffDelay, httpArgs, serverEnv } from './serverArgs';
@@ -29,6 +30,8 @@ export class ServerHost extends Disposable {
     private restartTimer?: NodeJS.Timeout;
     private healthyTimer?: NodeJS.Timeout;
     private lastPort = 0;
+    /** The tasks crashes took with them: every later launch names them (MCP_TASKS_LOST_TASKS), so a client still waiting on one reads why it ended. */
+    private lostInCrash: readonly TaskView[] = [];
     /** Settles the notification of the last crash, while its restart is under way. */
     private crashNotice?: (how: CrashOutcome) => void;
     private readonly changed = this.register(new vscode.EventEmitter<void>());
@@ -116,7 +119,7 @@ export class ServerHost extends Disposable {
         const spec = {
             command: process.execPath,
             args: httpArgs(this.serverJs, settings, this.lastPort),
-            env: serverEnv(secrets),
+            env: serverEnv(secrets, this.lostInCrash),
             secrets,
         };
         let proc: ServerProcess;
@@ -168,15 +171,34 @@ export class ServerHost extends Disposable {
         this.showCrash(shownWhy);
         this.changed.fire();
         this.restartTimer = setTimeout(() => {
+            // By now the owner connection has marked them lost: the new server answers a client still waiting on one.
+            const known = new Set(this.lostInCrash.map(view => view.taskId));
+            const lostNow = this.lostTasks().filter(view => !known.has(view.taskId));
+            this.lostInCrash = [...this.lostInCrash, ...lostNow];
             this.ensureStarted().then(
                 () => {
                     this.log.info('server restarted');
                     this.changed.fire();
+                    if (lostNow.length > 0) {
+                        this.reconnectVsCode();
+                    }
                 },
                 // startFailed has shown it.
                 err => this.log.error(`restart failed: ${(err as Error).message}`),
             );
         }, delay);
+    }
+
+    /**
+     * VS Code's MCP client gives up its connection to a crashed server and waits for someone to start
+     * it again; a chat's tool call waiting on a lost task waited with it, for good. Connected again,
+     * its next poll reads the task as lost (MCP_TASKS_LOST_TASKS) and the call returns that error.
+     */
+    private reconnectVsCode(): void {
+        this.log.info('reconnecting VS Code so a chat waiting on a lost task is told');
+        Promise.resolve(vscode.commands.executeCommand('workbench.mcp.startServer', SERVER_ID, { autoTrustChanges: true })).then(undefined, (err: unknown) =>
+            this.log.warn(`VS Code did not reconnect: ${(err as Error).message}`),
+        );
     }
 
     /**

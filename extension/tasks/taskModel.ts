@@ -116,10 +116,22 @@ export class TaskModel {
             structural ||= change.structural;
         }
         for (const view of this.all()) {
-            if (!seen.has(view.taskId) && !view.lost) {
-                this.remove(view.taskId);
-                structural = true;
+            if (seen.has(view.taskId) || view.lost) {
+                continue;
             }
+            if (isTerminal(view.status)) {
+                // Its result was kept for its time, and seen: the row goes with it.
+                this.remove(view.taskId);
+            } else {
+                // Dropped unfinished: its time ran out (a question nobody answered). The row stays, saying so, until cleared.
+                view.lost = true;
+                view.expired = true;
+                view.endedAt = new Date(this.now()).toISOString();
+                view.progress = undefined;
+                this.stateChangedAt.set(view.taskId, this.now());
+                changed.push(view);
+            }
+            structural = true;
         }
         if (changed.length > 0 || structural) {
             this.emit({ changed, structural });
@@ -139,6 +151,9 @@ export class TaskModel {
         this.lostAtLastStop = changed.filter(view => !isTerminal(view.status) && !view.parentTaskId);
         for (const view of changed) {
             view.lost = true;
+            if (!isTerminal(view.status)) {
+                view.endedAt = new Date(this.now()).toISOString();
+            }
             this.stateChangedAt.set(view.taskId, this.now());
         }
         if (changed.length > 0) {

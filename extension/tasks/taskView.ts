@@ -29,8 +29,12 @@ export interface TaskView {
     chat?: boolean;
     parentTaskId?: string;
     progress?: TaskProgress;
-    /** The server process that ran it died: its outcome will never come. */
+    /** The server process that ran it died, or dropped it unfinished: its outcome will never come. */
     lost?: boolean;
+    /** Why a lost task ended when its server lives on: it ran out its time (ttl) unfinished, a question left unanswered. */
+    expired?: boolean;
+    /** When an unfinished task was lost or expired (ISO): its time stops there. */
+    endedAt?: string;
     /** When the client that started this live task stopped waiting for it (it stopped polling: Copilot's call was cancelled). */
     stoppedWaitingAt?: string;
 }
@@ -87,10 +91,26 @@ export function toolTitle(toolName: string): string {
     return toolTitles.get(toolName) ?? toolName;
 }
 
+/** The extension's own words when the user answers Deny to a language model question (lm/sampling.ts), as the server quotes them back. */
+const DENIED_BY_USER = /^The user denied sampling\b/;
+
+/** The user's own Deny ended it: their choice, not a failure of the work. */
+export function deniedByUser(view: Pick<TaskView, 'status' | 'statusMessage'>): boolean {
+    return view.status === 'failed' && DENIED_BY_USER.test(view.statusMessage ?? '');
+}
+
 /** A task of a server that is gone: unfinished ones are lost, finished ones are history. */
 function lostOrStatus(view: TaskView): string {
+    if (deniedByUser(view)) {
+        return l10n.t({ message: 'denied by you', comment: ['A task that ended because the user answered Deny when it asked to use a language model'] });
+    }
     if (!view.lost) {
         return view.stoppedWaitingAt && !isTerminal(view.status) ? stoppedWaitingText(view.clientName) : statusText(view.status);
+    }
+    if (view.expired) {
+        return view.status === 'input_required'
+            ? l10n.t({ message: 'expired · not answered in time', comment: ['A task whose question was never answered, and whose time ran out'] })
+            : l10n.t({ message: 'expired · ran out of time', comment: ['A task that did not finish before its time ran out'] });
     }
     return isTerminal(view.status)
         ? l10n.t({ message: '{0} on a previous server', args: [statusText(view.status)], comment: ['{0} is a task status such as "completed"'] })
@@ -173,24 +193,39 @@ export function taskDescription(view: TaskView, now: number, opts: { tool?: bool
     const percent = progressPercent(view.progress);
     if (percent !== undefined && !isTerminal(view.status)) {
         parts.push(`${percent}%`);
+    } else if (view.progress?.message && !isTerminal(view.status) && !view.lost) {
+        // A command has no percent: its progress is its latest meaningful output line, or its test counts
+        // ("12 passed, 1 failed so far — ok 13 - parses dates"), as the server words them.
+        parts.push(progressLine(view.progress.message));
     }
     // A failure's reason is what the user needs next, and a completed task's outcome in words
     // (confirm_delete's "Confirmed" or "Declined") tells apart results that look alike: visible without hovering.
-    if ((view.status === 'failed' || view.status === 'completed') && view.statusMessage) {
+    if ((view.status === 'failed' || view.status === 'completed') && view.statusMessage && !deniedByUser(view)) {
         parts.push(view.statusMessage);
     } else if (view.status === 'cancelled' && view.statusMessage && STOPPED_WAITING.test(view.statusMessage)) {
         // Not the user's own cancel: say whose leaving ended it.
         parts.push(stoppedWaitingText(view.clientName));
     }
     const started = Date.parse(view.createdAt);
-    const ended = isTerminal(view.status) ? Date.parse(view.lastUpdatedAt) : now;
+    const over = isTerminal(view.status) || view.endedAt !== undefined;
+    const ended = isTerminal(view.status) ? Date.parse(view.lastUpdatedAt) : view.endedAt !== undefined ? Date.parse(view.endedAt) : now;
     if (!Number.isNaN(started) && !Number.isNaN(ended)) {
-        parts.push(isTerminal(view.status) ? formatElapsed(ended - started) : formatRunningTime(ended - started));
+        parts.push(over ? formatElapsed(ended - started) : formatRunningTime(ended - started));
     }
     if (opts.tool && view.keyArgument) {
         parts.push(view.toolName);
     }
     return parts.join(' · ');
+}
+
+/** Longest progress line a row shows; the tooltip and Show Output have the rest. */
+const PROGRESS_LINE_MAX = 80;
+
+/** One line of a command's output as a row shows it: no control characters, no runs of spaces, cut to PROGRESS_LINE_MAX. */
+function progressLine(message: string): string {
+    // eslint-disable-next-line no-control-regex
+    const line = message.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, '').replace(/[\x00-\x1f\x7f]+/g, ' ').replace(/\s+/g, ' ').trim();
+    return line.length > PROGRESS_LINE_MAX ? `${line.slice(0, PROGRESS_LINE_MAX - 1).trimEnd()}…` : line;
 }
 
 /** statusInWords' wording of the server's message for a task cancelled because its caller stopped polling it. */
@@ -230,8 +265,16 @@ export function statusInWords(message: string, clientName: string | undefined): 
             ? l10n.t({ message: 'Cancelled: Copilot stopped waiting for it (no check for {0} s)', args: [abandoned[1]!], comment: ['{0} is a number of seconds'] })
             : l10n.t({ message: 'Cancelled: its client stopped waiting for it (no check for {0} s)', args: [abandoned[1]!], comment: ['{0} is a number of seconds'] });
     }
-    return plainText(message);
+    return plainText(message).replace(READ_OUTPUT_HINT, '').replace(READ_OUTPUT_TAIL, '.');
 }
+
+/**
+ * A failed command's message tells a model which tool reads its whole output ("Task …: read_output with
+ * task_id "…" reads the whole output."); a person has Show Output on the row instead.
+ */
+const READ_OUTPUT_HINT = /Task [\w-]+: read_output with task_id "[^"]*" reads the whole output\.\s*/g;
+/** The command result's "…: <log>; read_output with task_id "…" (grep, tail_lines, offset) reads any part of it." */
+const READ_OUTPUT_TAIL = /; read_output with task_id "[^"]*" \([^)]*\) reads any part of it\./g;
 
 /** Who started a task, as the tooltip's "Started by" row words it, with the client's own name where it gave one. */
 export function clientKindText(kind: ClientKind, clientName?: string): string {

@@ -2,7 +2,7 @@ import * as vscode from 'vscode';
 import { Commands, ContextValues } from '../constants';
 import { OWN_CLIENT_NAME } from '../owner/ownerConnection';
 import { endedInWords } from '../tasks/resultText';
-import { clientKind, clientKindText, isTerminal, rowLabel, statusText, stoppedWaitingText, taskDescription, taskLabel, type TaskView } from '../tasks/taskView';
+import { clientKind, clientKindText, deniedByUser, isTerminal, rowLabel, statusText, stoppedWaitingText, taskDescription, taskLabel, type TaskView } from '../tasks/taskView';
 
 const ICONS: Record<TaskView['status'], vscode.ThemeIcon> = {
     working: new vscode.ThemeIcon('sync~spin'),
@@ -12,6 +12,10 @@ const ICONS: Record<TaskView['status'], vscode.ThemeIcon> = {
     cancelled: new vscode.ThemeIcon('circle-slash'),
 };
 const LOST_ICON = new vscode.ThemeIcon('debug-disconnect', new vscode.ThemeColor('disabledForeground'));
+/** The user's own Deny: their choice, not a red failure. */
+const DENIED_ICON = new vscode.ThemeIcon('circle-slash');
+/** Ran out of time unfinished (a question nobody answered): an ending, not a failure of the work. */
+const EXPIRED_ICON = new vscode.ThemeIcon('watch', new vscode.ThemeColor('list.warningForeground'));
 
 /**
  * The row's contextValue, which package.json's menus match: its state, plus the output facet when
@@ -41,7 +45,7 @@ export function toTreeItem(view: TaskView, hasChildren: boolean, now = Date.now(
     const item = new vscode.TreeItem(rowLabel(view), hasChildren ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.None);
     item.id = view.taskId;
     item.description = taskDescription(view, now, { tool: !nested });
-    item.iconPath = view.lost ? LOST_ICON : ICONS[view.status];
+    item.iconPath = view.expired ? EXPIRED_ICON : deniedByUser(view) ? DENIED_ICON : view.lost ? LOST_ICON : ICONS[view.status];
     item.contextValue = contextValueOf(view, hasOutput);
     item.tooltip = tooltip(view);
     item.accessibilityInformation = { label: `${taskLabel(view)}, ${item.description}` };
@@ -65,7 +69,7 @@ function tooltip(view: TaskView): vscode.MarkdownString {
     md.appendMarkdown(`| ${vscode.l10n.t('Task id')} | \`${view.taskId}\` |\n`);
     md.appendMarkdown(`| ${vscode.l10n.t('Started by')} | ${escape(clientKindText(clientKind(view.clientName, OWN_CLIENT_NAME), view.clientName))} |\n`);
     md.appendMarkdown(`| ${vscode.l10n.t('Created')} | ${new Date(view.createdAt).toLocaleString()} |\n`);
-    md.appendMarkdown(`| ${vscode.l10n.t({ message: 'TTL', comment: ['Time to live: how long the server keeps the task'] })} | ${view.ttl === null ? vscode.l10n.t('unlimited') : formatTtl(view.ttl)} |\n`);
+    md.appendMarkdown(`| ${vscode.l10n.t({ message: 'Kept for', comment: ['How long the server keeps the task and its result'] })} | ${view.ttl === null ? vscode.l10n.t('unlimited') : formatTtl(view.ttl)} |\n`);
     if (view.parentTaskId) {
         md.appendMarkdown(`| ${vscode.l10n.t({ message: 'Parent', comment: ['The task that started this one'] })} | \`${view.parentTaskId}\` |\n`);
     }
@@ -80,8 +84,16 @@ function tooltip(view: TaskView): vscode.MarkdownString {
 }
 
 function lostText(view: TaskView): string {
+    if (deniedByUser(view)) {
+        return vscode.l10n.t('denied by you: you answered Deny when it asked to use a language model');
+    }
     if (!view.lost) {
         return view.stoppedWaitingAt && !isTerminal(view.status) ? stoppedWaitingText(view.clientName) : statusText(view.status);
+    }
+    if (view.expired) {
+        return view.status === 'input_required'
+            ? vscode.l10n.t('expired: its question was not answered before its time ran out, so the server dropped it. Run it again to start anew.')
+            : vscode.l10n.t('expired: it did not finish before its time ran out, so the server dropped it. Run it again to start anew.');
     }
     return isTerminal(view.status)
         ? vscode.l10n.t({ message: '{0} on a previous server: its result is readable if it was opened before', args: [statusText(view.status)], comment: ['{0} is a task status such as "completed"'] })

@@ -13,6 +13,7 @@ import { demoServerOptions } from './demo/options.js';
 import { createLogger, errorMessage, redactingLogger, type Logger } from './util/log.js';
 import { wrapRedactor, wrapSecrets } from './gateway/wrapSecrets.js';
 import { BIN, parseCli, usage, type CliOptions } from './options.js';
+import { Env } from './contract.js';
 import { createTasksServer, type TasksServer } from './server.js';
 import type { Gateway } from './gateway/gateway.js';
 // attach.ts names the gateway's types only: the gateway itself (and the SDK client) is loaded only when a server is wrapped.
@@ -20,6 +21,7 @@ import { attachGateway, forwardRoots, gatewayServerOptions } from './gateway/att
 import { DurableTaskStore } from './tasks/durableStore.js';
 import { loadSqlite } from './tasks/sqlite.js';
 import type { TaskStore } from './tasks/types.js';
+import { parseLostTasks } from './tasks/lostTasks.js';
 import { defaultDataDir } from './util/dataDir.js';
 import type { ToolDefinition } from './tools/types.js';
 import { connectStdio } from './transports/stdio.js';
@@ -140,6 +142,12 @@ async function start(options: CliOptions, log: Logger): Promise<Started | number
         workerId,
         logger: log,
     });
+    // The editor names the tasks its previous server lost in a crash: a client still waiting on one reads why it failed.
+    const lost = parseLostTasks(process.env[Env.lostTasks]);
+    if (lost.length > 0) {
+        core.runtime.rememberLost(lost);
+        log.info(`[tasks] ${lost.length} task(s) of the previous server answer as lost`);
+    }
     if (gateway) {
         // In the background: the first answers never wait for a wrapped server to start (gateway.ts).
         void attachGateway(gateway, core, serving);

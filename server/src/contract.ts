@@ -124,6 +124,8 @@ export const Env = {
     clientTokens: 'MCP_TASKS_TOKEN',
     ownerToken: 'MCP_TASKS_OWNER_TOKEN',
     ownerAnnounce: 'MCP_TASKS_OWNER_ANNOUNCE',
+    /** A JSON array of `{ taskId, toolName }`: tasks the previous server lost in a crash (server/src/tasks/lostTasks.ts). */
+    lostTasks: 'MCP_TASKS_LOST_TASKS',
 } as const;
 
 export type TaskStatus = 'working' | 'input_required' | 'completed' | 'failed' | 'cancelled';

@@ -1,6 +1,8 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import type { McpTasksTestApi } from '../../extension/api';
+import { deniedByUser } from '../../extension/tasks/taskView';
+import { readRows } from './drawnRows';
 import { readNotifications, readyWithTasksView, uiArtifact, waitFor } from './util';
 import { readFileSync } from 'node:fs';
 
@@ -45,5 +47,22 @@ describe("the language model consent question", () => {
             request.dispose();
         }
         await waitFor('the haiku', () => (model.get(taskId)?.status === 'completed' ? true : undefined), 20_000, 50);
+    });
+
+    it('Deny ends the task as "denied by you", the user\'s choice, not a failure of the work', async () => {
+        const { model } = api.testing;
+        await vscode.commands.executeCommand('mcpTasks.resetSamplingConsent');
+        const topic = 'ui-consent-deny';
+        const taskId = (await vscode.commands.executeCommand('mcpTasks.runTool', { name: 'write_haiku', args: { topic }, mode: 'task' })) as string;
+        await waitFor('the task waiting for consent', () => (model.get(taskId)?.status === 'input_required' ? true : undefined), 20_000, 50);
+        // The user presses Deny on the consent notification.
+        const { found, all } = await readNotifications('sampling-consent-deny', note => note.message.includes(topic), 20_000, 'Deny');
+        assert.ok(found, `no consent question; the center holds ${JSON.stringify(all)}`);
+        const view = await waitFor('the task ended', () => (model.get(taskId)?.status === 'failed' ? model.get(taskId) : undefined), 30_000, 50);
+        assert.ok(deniedByUser(view), view.statusMessage);
+        const drawn = await readRows('sampling-denied', rows => rows.rows.some(row => row.label === topic && row.description.startsWith('denied by you')));
+        const row = drawn.rows.find(row => row.label === topic);
+        assert.ok(row && row.description.startsWith('denied by you'), JSON.stringify(drawn.rows));
+        assert.doesNotMatch(row.description, /failed|sampling/, 'not a failure, and no protocol word');
     });
 });

@@ -999,6 +999,30 @@ export function createUiDriver(shotsDir, log = line => console.log(line), { repo
         log(`[ui] the terminal shows ${text.split('\n').filter(Boolean).length} line(s) (read from its ${from})`);
     }
 
+    /**
+     * The suite asks "ui-enter-question <tag>" once a question is open: the driver notes where the
+     * keyboard focus is (question-focus-<tag>.json: inside the question or not, and what holds it),
+     * photographs the workbench (question-focus-<tag>.png) and presses Enter where the focus is, as a
+     * user who just saw the question would. It never clicks or focuses the question first.
+     */
+    async function enterOnQuestionOnRequest(page) {
+        const [, tag] = (await takeRequest(page, /ui-enter-question (\S+)/, 'enter-question')) ?? [];
+        if (!tag) {
+            return;
+        }
+        await layoutSettled(page.locator(QUICK_INPUT));
+        const focus = await page.evaluate(() => {
+            const active = document.activeElement;
+            const label = active?.getAttribute('aria-label') ?? active?.textContent?.slice(0, 80) ?? '';
+            return { inQuestion: Boolean(active?.closest('.quick-input-widget')), inTree: Boolean(active?.closest('.part.sidebar')), activeTag: active?.tagName ?? '', activeLabel: label };
+        });
+        const title = ((await page.locator(`${QUICK_INPUT} .quick-input-title`).textContent().catch(() => '')) ?? '').trim();
+        writeReport(`question-focus-${tag}.json`, { ...focus, title });
+        await shot(page, `question-focus-${tag}`);
+        log(`[ui] the focus is ${focus.inQuestion ? 'in the question' : `elsewhere (${focus.activeTag} "${focus.activeLabel}")`}; pressing Enter`);
+        await page.keyboard.press('Enter');
+    }
+
     /** The suite asks "ui-shot <name>": the driver photographs the workbench (workbench <name>.png). */
     async function shotOnRequest(page) {
         const [, name] = (await takeRequest(page, /ui-shot (\S+)/, 'shot')) ?? [];
@@ -1019,7 +1043,7 @@ export function createUiDriver(shotsDir, log = line => console.log(line), { repo
             });
         }
         while (!page.isClosed()) {
-            for (const step of [answerPrompt, readmeImagesOnRequest, rowTwiceOnRequest, titleActionOnRequest, titleButtonsOnRequest, walkthroughOnRequest, welcomeWalkthroughsOnRequest, notificationsOnRequest, shotOnRequest, respondOnRequest, copilotRespondOnRequest, copilotFormOnRequest, rowActionOnRequest, rowClickOnRequest, terminalOnRequest, editorActionOnRequest, readRowsOnRequest, readRowMenuOnRequest, trustOnRequest, resultOnRequest, readToolApprovals, allowSampling, cancelFromTree, photographDeploy]) {
+            for (const step of [answerPrompt, enterOnQuestionOnRequest, readmeImagesOnRequest, rowTwiceOnRequest, titleActionOnRequest, titleButtonsOnRequest, walkthroughOnRequest, welcomeWalkthroughsOnRequest, notificationsOnRequest, shotOnRequest, respondOnRequest, copilotRespondOnRequest, copilotFormOnRequest, rowActionOnRequest, rowClickOnRequest, terminalOnRequest, editorActionOnRequest, readRowsOnRequest, readRowMenuOnRequest, trustOnRequest, resultOnRequest, readToolApprovals, allowSampling, cancelFromTree, photographDeploy]) {
                 try {
                     await step(page);
                 } catch (err) {

@@ -14,7 +14,10 @@ export function protocolTermPatterns(ownClientName: string): [RegExp, string][] 
         [/\b(elicitation|sampling)\/(create)?|\bcreateMessage\b|\btools\/call\b/, 'a method name'],
         [/(^|[^\w-])-32\d{3}\b/, 'a JSON-RPC error code'],
         [/JSON-?RPC|jsonrpc/i, 'JSON-RPC'],
-        [/\binput_required\b|\bpollInterval\b|\bprogressToken\b/, 'a wire field or status'],
+        [/\binput_required\b|\bpollInterval\b|\bprogressToken\b|\btask_id\b/, 'a wire field or status'],
+        [/\bMCP error\b/, 'an MCP SDK error prefix'],
+        // The tooltip's retention row said "TTL"; a person reads "kept for".
+        [/\bTTL\b/, 'the term TTL'],
         // VS Code showed this name in its language model consent question ("Allow MCP Tasks for VS Code to use …").
         // Users know the extension as "MCP Tasks".
         [new RegExp(ownClientName.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')), 'the internal name of our own MCP client'],

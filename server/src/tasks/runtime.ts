@@ -13,6 +13,7 @@ import { isTerminal, type NewTask, type RetentionBudget, type TaskFlags, type Ta
 import { TaskWaiters } from './waiters.js';
 import { AbandonWatch } from './abandon.js';
 import { TaskInputRequests } from './inputRequests.js';
+import { lostMessage, lostRecord, type LostTask } from './lostTasks.js';
 import type { RuntimeLimits, StoppedWaitingAction } from '../defaults.js';
 export type { RuntimeLimits, StoppedWaitingAction };
 
@@ -68,6 +69,8 @@ export class TaskRuntime implements RunHost {
     readonly budget: RetentionBudget;
     /** The input requests of stateless clients' tasks (SEP-2663 inputRequests / tasks/update). */
     readonly inputs: TaskInputRequests;
+    /** Tasks of a previous process that died while they ran, by id (see lostTasks.ts). */
+    private readonly lost = new Map<string, LostTask>();
 
     constructor(
         readonly store: TaskStore,
@@ -92,6 +95,13 @@ export class TaskRuntime implements RunHost {
         keyArgumentOf: toolName => this.tools.keyArgumentOf(toolName),
         stoppedWaitingAt: taskId => this.stoppedWaitingAt(taskId),
     };
+
+    /** Answers for these ids as failed from now on (a client may still wait on one); the ids are unguessable, so any client may read that. */
+    rememberLost(tasks: readonly LostTask[]): void {
+        for (const task of tasks) {
+            this.lost.set(task.taskId, task);
+        }
+    }
 
     get runningCount(): number {
         return this.runs.size;
@@ -172,7 +182,9 @@ export class TaskRuntime implements RunHost {
         } finally {
             endWait?.();
         }
-        const outcome = (await this.store.getOutcome(taskId)) ?? { result: textResult(`Task ${taskId} ended (${record.status}) without a stored result`, true) };
+        const lost = this.lost.get(taskId);
+        const missing = lost ? lostMessage(lost.toolName) : `Task ${taskId} ended (${record.status}) without a stored result`;
+        const outcome = (await this.store.getOutcome(taskId)) ?? { result: textResult(missing, true) };
         return { task: record, outcome };
     }
 
@@ -314,6 +326,10 @@ export class TaskRuntime implements RunHost {
 
     private async visible(client: ClientIdentity, taskId: string): Promise<TaskRecord> {
         const record = await this.store.get(taskId);
+        const lost = record ? undefined : this.lost.get(taskId);
+        if (lost) {
+            return lostRecord(lost, client.clientKey, new Date(this.clock.now()));
+        }
         if (!record || (!client.isOwner && !mayRead(client.clientKey, record.clientKey))) {
             throw invalidParams(`Task not found: ${taskId}`);
         }

@@ -109,6 +109,37 @@ describe('task model', () => {
         assert.equal(model.get('kept')!.status, 'completed');
     });
 
+    it('a running command shows its latest output line (one line, cut) where it has no percent', () => {
+        const model = new TaskModel();
+        const view = model.applyWire(wire('c', 'working', { created: '2026-11-29T10:00:00Z' }))!;
+        model.applyProgress('c', { progress: 3, message: '12 passed, 1 failed so far — ok 13 - parses dates' });
+        assert.equal(taskDescription(view, Date.parse('2026-11-29T10:00:10Z')), 'running · 12 passed, 1 failed so far — ok 13 - parses dates · <1m');
+        model.applyProgress('c', { progress: 4, message: `\x1b[32mok\x1b[0m\t${'x'.repeat(200)}` });
+        const shown = taskDescription(view, Date.parse('2026-11-29T10:00:10Z')).split(' · ')[1]!;
+        assert.ok(shown.startsWith('ok x') && shown.endsWith('…') && shown.length === 80, shown);
+    });
+
+    it('a task the user denied a language model reads "denied by you", not failed with the message', () => {
+        const model = new TaskModel();
+        const view = model.applyWire({ ...wire('d', 'failed', { created: '2026-11-29T10:00:00Z', updated: '2026-11-29T10:00:04Z' }), statusMessage: 'The client answered sampling/createMessage with an error: The user denied sampling for MCP Tasks (code -1)' })!;
+        assert.equal(taskDescription(view, 0), 'denied by you · 4s');
+    });
+
+    it('keeps a task the server dropped unfinished, marked expired with its time stopped, until Clear Finished', () => {
+        let now = Date.parse('2026-11-29T10:00:30Z');
+        const model = new TaskModel(() => now);
+        model.applyWire(wire('asked', 'input_required', { created: '2026-11-29T10:00:00Z' }));
+        model.reconcile([]);
+        const view = model.get('asked')!;
+        assert.equal(view.expired, true);
+        assert.equal(view.lost, true);
+        now += 10 * 60_000;
+        assert.equal(taskDescription(view, now), 'expired · not answered in time · 30s');
+        model.reconcile([]);
+        assert.equal(model.get('asked'), view, 'still listed after another listing');
+        assert.deepEqual(model.clearFinished(), ['asked']);
+    });
+
     it('marks every task of a server that is gone, keeps them through the next server\'s listing, and revives one it still has', () => {
         const model = new TaskModel();
         model.applyWire(wire('a', 'working', { created: '2026-11-29T10:00:05Z' }));
