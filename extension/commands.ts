@@ -62,6 +62,14 @@ export function registerCommands(context: vscode.ExtensionContext, deps: Command
         deps.logger.scoped('commands').error(`${logged}: ${(err as Error).message}`);
         showCommandError(shown, err);
     };
+    const cancel = (target: TaskView) => {
+        cancelledHere.add(target.taskId);
+        return owner.cancel(target.taskId).catch((err: unknown) => {
+            if (!showCancelOutcome(taskLabel(target), err)) {
+                report(`cannot cancel ${taskLabel(target)}`, vscode.l10n.t('cannot cancel {0}', taskLabel(target)))(err);
+            }
+        });
+    };
     const waitingNotices = new WaitingNotices(model);
     context.subscriptions.push(waitingNotices);
 
@@ -84,12 +92,19 @@ export function registerCommands(context: vscode.ExtensionContext, deps: Command
             const fromKeyboard = view ? undefined : selected(cancellable);
             const target = view ?? fromKeyboard ?? (await pickTask(model, cancellable, vscode.l10n.t('Cancel which task?')));
             if (target && (!fromKeyboard || (await confirmCancel(target)))) {
-                cancelledHere.add(target.taskId);
-                await owner.cancel(target.taskId).catch((err: unknown) => {
-                    if (!showCancelOutcome(taskLabel(target), err)) {
-                        report(`cannot cancel ${taskLabel(target)}`, vscode.l10n.t('cannot cancel {0}', taskLabel(target)))(err);
-                    }
-                });
+                await cancel(target);
+            }
+        }),
+        // The row's context menu: it asks first, as Delete does (the inline button cancels at once).
+        vscode.commands.registerCommand(Commands.cancelTaskConfirm, async (given?: TaskView) => {
+            const view = given && (model.get(given.taskId) ?? given);
+            if (view && !cancellable(view)) {
+                void vscode.window.setStatusBarMessage(vscode.l10n.t({ message: '{0} is not running: nothing to cancel.', args: [taskLabel(view)], comment: ['{0} is a task'] }), 3000);
+                return;
+            }
+            const target = view ?? (await pickTask(model, cancellable, vscode.l10n.t('Cancel which task?')));
+            if (target && (await confirmCancel(target))) {
+                await cancel(target);
             }
         }),
         vscode.commands.registerCommand(Commands.showResult, async (view?: TaskView) => {

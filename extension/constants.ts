@@ -11,6 +11,8 @@ export const Commands = {
     restartServer: 'mcpTasks.restartServer',
     runTool: 'mcpTasks.runTool',
     cancelTask: 'mcpTasks.cancelTask',
+    /** Cancel after asking: the row's context menu and its Delete key (the inline button cancels at once). */
+    cancelTaskConfirm: 'mcpTasks.cancelTaskConfirm',
     showResult: 'mcpTasks.showResult',
     copyTaskId: 'mcpTasks.copyTaskId',
     clearFinished: 'mcpTasks.clearFinished',

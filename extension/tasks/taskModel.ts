@@ -25,6 +25,12 @@ export class TaskModel {
     private readonly listeners = new Set<Listener>();
     /** When each task last changed state (appeared, moved status, was lost), by this clock. */
     private readonly stateChangedAt = new Map<string, number>();
+    /**
+     * Finished tasks the user cleared that the server may still list (it keeps them for their TTL):
+     * a finished task never changes again, so a later listing or notification must not bring its
+     * row back. An id is dropped once the server no longer lists it.
+     */
+    private readonly cleared = new Set<string>();
 
     constructor(private readonly now: () => number = Date.now) {}
 
@@ -80,7 +86,7 @@ export class TaskModel {
     /** Applies a Task from the server; returns the (stable) view. */
     applyWire(wire: Record<string, unknown>): TaskView | undefined {
         const incoming = fromWire(wire);
-        if (!incoming) {
+        if (!incoming || this.cleared.has(incoming.taskId)) {
             return undefined;
         }
         const change = this.merge(incoming);
@@ -107,6 +113,9 @@ export class TaskModel {
                 continue;
             }
             seen.add(incoming.taskId);
+            if (this.cleared.has(incoming.taskId)) {
+                continue;
+            }
             const before = this.tasks.get(incoming.taskId);
             if (before && before.lastUpdatedAt === incoming.lastUpdatedAt && before.status === incoming.status && !before.lost) {
                 continue;
@@ -114,6 +123,11 @@ export class TaskModel {
             const change = this.merge(incoming);
             changed.push(change.view);
             structural ||= change.structural;
+        }
+        for (const taskId of this.cleared) {
+            if (!seen.has(taskId)) {
+                this.cleared.delete(taskId);
+            }
         }
         for (const view of this.all()) {
             if (seen.has(view.taskId) || view.lost) {
@@ -182,6 +196,9 @@ export class TaskModel {
             if ((view.lost || isTerminal(view.status)) && !this.hasLiveDescendant(view.taskId)) {
                 this.remove(view.taskId);
                 removed.push(view.taskId);
+                if (isTerminal(view.status)) {
+                    this.cleared.add(view.taskId);
+                }
             }
         }
         if (removed.length > 0) {

@@ -10,35 +10,31 @@ export interface ProgressStep {
 
 /**
  * The report that brings a notification that showed `shownPercent` (and `shownMessage`) up to
- * `view`, with the percent now shown; undefined when nothing it shows would change. A task that
- * waits for an answer says so: the user is the one it waits for.
+ * `view`, with the percent now shown; undefined when nothing it shows would change. The words
+ * change only with the task's state (running, waiting for an answer): a screen reader reads the
+ * notification again each time its message changes, so the task's own words and percent per
+ * progress tick would be read out a dozen times a run. The percent moves the bar alone; the
+ * task's row in the Tasks view has its words.
  */
 export function nextProgressStep(view: TaskView, shownPercent: number, shownMessage: string | undefined): { step: ProgressStep; percent: number; message?: string } | undefined {
     if (isTerminal(view.status)) {
         return undefined;
     }
-    const known = progressPercent(view.progress);
-    const percent = known ?? shownPercent;
-    // The bar has no number on it: the percent leads the words, as the row shows it.
-    const words = view.progress ? view.progress.message : view.statusMessage;
+    const percent = progressPercent(view.progress) ?? shownPercent;
     const message =
         view.status === 'input_required'
             ? l10n.t('waiting for your answer (Respond in the MCP Tasks view)')
-            : known === undefined
-              ? words
-              : words
-                ? l10n.t({ message: '{0}% · {1}', args: [known, words], comment: ['{0} is a percent, {1} what the task says it is doing'] })
-                : `${known}%`;
+            : l10n.t('running (the MCP Tasks view shows its progress)');
     const increment = percent > shownPercent ? percent - shownPercent : undefined;
-    if (increment === undefined && (message === undefined || message === shownMessage)) {
+    if (increment === undefined && message === shownMessage) {
         return undefined;
     }
     const step: ProgressStep = {};
     if (increment !== undefined) {
         step.increment = increment;
     }
-    if (message !== undefined && message !== shownMessage) {
+    if (message !== shownMessage) {
         step.message = message;
     }
-    return { step, percent: Math.max(percent, shownPercent), message: message ?? shownMessage };
+    return { step, percent: Math.max(percent, shownPercent), message };
 }

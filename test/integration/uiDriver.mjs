@@ -1023,6 +1023,95 @@ export function createUiDriver(shotsDir, log = line => console.log(line), { repo
         await page.keyboard.press('Enter');
     }
 
+    /**
+     * The suite asks "ui-keys <tag> :: <key> <key> ...": the driver presses those keys where the focus
+     * is, as a keyboard user does, waiting for a drawn frame after each. Three steps are not keys:
+     * `click:<row text>` clicks that row of the Tasks view (it selects it), and `focus:<row text>`
+     * moves the focus there with the arrow keys, the selection staying where it was, and `in:question`
+     * puts the focus in the open quick input. It writes
+     * keys-<tag>.json: the focused and the selected rows' names, the open quick input's title if
+     * any, the focused element's name, and how many keys it pressed.
+     */
+    async function keysOnRequest(page) {
+        const [asked, tag, steps] = (await takeRequest(page, /ui-keys (\S+) :: (.+)$/, 'keys')) ?? [];
+        if (!asked) {
+            return;
+        }
+        const rowName = selector => page.evaluate(sel => [...document.querySelectorAll(sel)].map(row => row.getAttribute('aria-label') ?? ''), selector);
+        const focusedRow = async () => (await rowName(`${TREE_ROW}.focused`))[0] ?? '';
+        let pressed = 0;
+        for (const step of steps.trim().split(/\s+/)) {
+            if (step === 'in:question') {
+                // Where a user who sees the question is: in it (it may have opened without the focus).
+                await page.locator(QUICK_INPUT).locator('input').first().focus();
+            } else if (step.startsWith('click:')) {
+                await taskRow(page, step.slice('click:'.length)).click();
+            } else if (step.startsWith('focus:')) {
+                const text = step.slice('focus:'.length);
+                const index = async selector => Number((await page.locator(selector).first().getAttribute('data-index').catch(() => null)) ?? -1);
+                for (let i = 0; i < 30 && !(await focusedRow()).includes(text); i++) {
+                    const target = await index(`${TREE_ROW}[aria-label*=${JSON.stringify(text)}]`);
+                    await page.keyboard.press(target < (await index(`${TREE_ROW}.focused`)) ? 'ArrowUp' : 'ArrowDown');
+                    pressed++;
+                    await painted(page);
+                }
+            } else {
+                await page.keyboard.press(step);
+                pressed++;
+            }
+            await painted(page);
+        }
+        const widget = page.locator(QUICK_INPUT);
+        const quickInput = (await widget.isVisible().catch(() => false)) ? ((await widget.locator('.quick-input-title').textContent().catch(() => '')) ?? '') : undefined;
+        const report = {
+            focused: await focusedRow(),
+            selected: await rowName(`${TREE_ROW}.selected`),
+            quickInput,
+            activeElement: await page.evaluate(() => document.activeElement?.getAttribute('aria-label') ?? document.activeElement?.textContent?.slice(0, 80) ?? ''),
+            pressed,
+        };
+        log(`[ui] keys ${tag}: ${steps} (${pressed} keys); focus on "${report.focused}"`);
+        await shot(page, `keys-${tag}`);
+        writeReport(`keys-${tag}.json`, report);
+    }
+
+    /**
+     * The suite asks "ui-live-record <tag>", later "ui-live-read <tag>": from the first, the page
+     * records every text a screen reader is handed without the user moving (what changes inside an
+     * `aria-live` region, a `role=alert` or `role=status` element, or such an element's name);
+     * the second writes them to live-<tag>.json, in order, a repeat of the one before left out.
+     */
+    async function liveOnRequest(page) {
+        const [, recordTag] = (await takeRequest(page, /ui-live-record (\S+)/, 'live-record')) ?? [];
+        if (recordTag) {
+            await page.evaluate(() => {
+                const heard = (window.__mcpTasksLive = []);
+                const LIVE = '[aria-live]:not([aria-live="off"]), [role="alert"], [role="status"]';
+                const note = node => {
+                    const element = node.nodeType === Node.ELEMENT_NODE ? node : node.parentElement;
+                    // The status bar as a whole is a status region: its items are read when focused, not as they change.
+                    const region = element?.closest(LIVE);
+                    if (region?.classList.contains('statusbar')) {
+                        return;
+                    }
+                    const text = (region?.getAttribute('aria-label') || region?.textContent || '').trim();
+                    if (region && text && heard.at(-1) !== text) {
+                        heard.push(text);
+                    }
+                };
+                new MutationObserver(mutations => mutations.forEach(m => note(m.target))).observe(document.body, { subtree: true, childList: true, characterData: true, attributes: true, attributeFilter: ['aria-label'] });
+            });
+            log(`[ui] recording live regions for ${recordTag}`);
+            writeReport(`live-record-${recordTag}.json`, { recording: true });
+        }
+        const [, readTag] = (await takeRequest(page, /ui-live-read (\S+)/, 'live-read')) ?? [];
+        if (readTag) {
+            const heard = await page.evaluate(() => window.__mcpTasksLive ?? []);
+            log(`[ui] ${heard.length} live texts for ${readTag}`);
+            writeReport(`live-${readTag}.json`, heard);
+        }
+    }
+
     /** The suite asks "ui-shot <name>": the driver photographs the workbench (workbench <name>.png). */
     async function shotOnRequest(page) {
         const [, name] = (await takeRequest(page, /ui-shot (\S+)/, 'shot')) ?? [];
@@ -1043,7 +1132,7 @@ export function createUiDriver(shotsDir, log = line => console.log(line), { repo
             });
         }
         while (!page.isClosed()) {
-            for (const step of [answerPrompt, enterOnQuestionOnRequest, readmeImagesOnRequest, rowTwiceOnRequest, titleActionOnRequest, titleButtonsOnRequest, walkthroughOnRequest, welcomeWalkthroughsOnRequest, notificationsOnRequest, shotOnRequest, respondOnRequest, copilotRespondOnRequest, copilotFormOnRequest, rowActionOnRequest, rowClickOnRequest, terminalOnRequest, editorActionOnRequest, readRowsOnRequest, readRowMenuOnRequest, trustOnRequest, resultOnRequest, readToolApprovals, allowSampling, cancelFromTree, photographDeploy]) {
+            for (const step of [answerPrompt, enterOnQuestionOnRequest, keysOnRequest, liveOnRequest, readmeImagesOnRequest, rowTwiceOnRequest, titleActionOnRequest, titleButtonsOnRequest, walkthroughOnRequest, welcomeWalkthroughsOnRequest, notificationsOnRequest, shotOnRequest, respondOnRequest, copilotRespondOnRequest, copilotFormOnRequest, rowActionOnRequest, rowClickOnRequest, terminalOnRequest, editorActionOnRequest, readRowsOnRequest, readRowMenuOnRequest, trustOnRequest, resultOnRequest, readToolApprovals, allowSampling, cancelFromTree, photographDeploy]) {
                 try {
                     await step(page);
                 } catch (err) {

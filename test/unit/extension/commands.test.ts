@@ -84,6 +84,21 @@ describe('row commands from the keyboard', () => {
         assert.equal(fake.messages.filter(m => m.level === 'warning').length, 0);
     });
 
+    it("the row menu's Cancel Task… asks first, as Delete does; Keep Running leaves it; a finished row is not asked about", async () => {
+        const row = model.applyWire(wire('a', 'working'));
+        fake.onWarning = (_message, _options, ...items) => items[1];
+        await run(Commands.cancelTaskConfirm, row);
+        assert.deepEqual(cancelled, []);
+        fake.onWarning = (_message, _options, ...items) => items[0];
+        await run(Commands.cancelTaskConfirm, row);
+        assert.deepEqual(cancelled, ['a']);
+        assert.equal(fake.messages.filter(m => m.level === 'warning').length, 2);
+        const done = model.applyWire(wire('b', 'completed'));
+        await run(Commands.cancelTaskConfirm, done);
+        assert.deepEqual(cancelled, ['a']);
+        assert.equal(fake.messages.filter(m => m.level === 'warning').length, 2);
+    });
+
     it('after a crash, Show Result opens the result kept here, and says in words when none was', async () => {
         model.applyWire(wire('opened', 'completed'));
         model.applyWire(wire('never', 'completed'));

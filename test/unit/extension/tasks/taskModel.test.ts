@@ -177,6 +177,23 @@ describe('task model', () => {
         assert.deepEqual(model.all().map(v => v.taskId).sort(), ['child', 'parent', 'run']);
     });
 
+    it('keeps cleared finished rows cleared when the server lists them again, until it no longer does', () => {
+        const model = new TaskModel();
+        model.applyWire(wire('done', 'completed'));
+        model.applyWire(wire('run', 'working'));
+        assert.deepEqual(model.clearFinished(), ['done']);
+        // The server keeps a finished task for its TTL: the next listing and a late notification still name it.
+        model.reconcile([wire('done', 'completed'), wire('run', 'working')]);
+        assert.equal(model.applyWire(wire('done', 'completed', { updated: '2026-11-29T10:00:01.000Z' })), undefined);
+        assert.deepEqual(model.all().map(v => v.taskId), ['run'], 'the cleared row stays cleared');
+        // The running one finishes and is cleared too; once the server drops 'done', its id is forgotten.
+        model.reconcile([wire('run', 'completed')]);
+        assert.deepEqual(model.clearFinished(), ['run']);
+        model.reconcile([]);
+        model.reconcile([wire('done', 'completed')]);
+        assert.deepEqual(model.all().map(v => v.taskId), ['done'], 'an id the server stopped listing is not remembered for ever');
+    });
+
     it("lists an earlier window's finished tasks with kept results as tasks of a previous server, leaving listed ones as they are", () => {
         const model = new TaskModel();
         model.applyWire(wire('live', 'completed'));
