@@ -40,7 +40,7 @@ export const PLAN = [
             { name: 'bench', command: 'npm run test:bench' },
             { name: 'redis', command: 'npm run test:server:redis' },
             { name: 'e2e', command: 'npm run test:e2e' },
-            { name: 'hosts', command: 'npm run test:hosts:fast' },
+            { name: 'hosts', command: 'npm run test:hosts' },
         ],
         [{ name: 'vscode', command: 'node test/integration/run.mjs' }],
     ],

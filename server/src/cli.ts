@@ -13,7 +13,6 @@ import { demoServerOptions } from './demo/options.js';
 import { createLogger, errorMessage, redactingLogger, type Logger } from './util/log.js';
 import { wrapRedactor, wrapSecrets } from './gateway/wrapSecrets.js';
 import { BIN, parseCli, usage, type CliOptions } from './options.js';
-import { Env } from './contract.js';
 import { createTasksServer, type TasksServer } from './server.js';
 import type { Gateway } from './gateway/gateway.js';
 // attach.ts names the gateway's types only: the gateway itself (and the SDK client) is loaded only when a server is wrapped.
@@ -143,7 +142,7 @@ async function start(options: CliOptions, log: Logger): Promise<Started | number
         logger: log,
     });
     // The editor names the tasks its previous server lost in a crash: a client still waiting on one reads why it failed.
-    const lost = parseLostTasks(process.env[Env.lostTasks]);
+    const lost = parseLostTasks(options.lostTasks);
     if (lost.length > 0) {
         core.runtime.rememberLost(lost);
         log.info(`[tasks] ${lost.length} task(s) of the previous server answer as lost`);

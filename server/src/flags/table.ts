@@ -57,6 +57,16 @@ export const FLAGS = [
         help: "A second, distinct credential that sees and cancels every client's tasks (the editor's view); must differ from every `--token`. Never give it to clients.",
     },
     {
+        name: 'lost-tasks',
+        key: 'lostTasks',
+        type: 'string',
+        arg: 'JSON',
+        group: 'Transport',
+        help:
+            'Task ids a previous server process lost in a crash, as a JSON array of `{"taskId","toolName"}` (the editor sets it when it restarts the server): ' +
+            'a client still waiting on one reads it as failed, with words that say to call the tool again, instead of not found.',
+    },
+    {
         name: 'allow-remote',
         key: 'allowRemote',
         type: 'switch',

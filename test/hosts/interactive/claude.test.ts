@@ -4,7 +4,7 @@
  * in the terminal, and TaskStop sent as `tasks/cancel`. What Claude Code sends is read from the
  * message tap, what the model read from the scripted model's record; the keys are the ones a user
  * presses on the form it draws (measured with capture-pane, 2.1.328). About a minute on an idle
- * machine: in `npm run test:hosts`, not in the lane of `npm test` (test:hosts:fast).
+ * machine; it runs with the rest of `npm run test:hosts`, in `npm test`'s node lane.
  */
 import assert from 'node:assert/strict';
 import { readdirSync } from 'node:fs';
