@@ -30,7 +30,12 @@ export function logFailureText(err: NodeJS.ErrnoException, logPath: string): str
 
 /** The result of a run that did not start because its log could not be opened. */
 export function logFailure(err: NodeJS.ErrnoException, argv: readonly string[], logPath: string): CallToolResult {
-    const summary = `Not run: ${logFailureText(err, logPath)}`;
+    return notStarted(logFailureText(err, logPath), argv, logPath);
+}
+
+/** The result of a run refused before anything started, saying why. */
+export function notStarted(why: string, argv: readonly string[], logPath: string): CallToolResult {
+    const summary = `Not run: ${why}`;
     const structuredContent = { status: 'not_started', command: [...argv], exitCode: null, signal: null, durationMs: 0, logPath, logBytes: 0, logLines: 0, summary };
     return { content: [{ type: 'text', text: summary }], structuredContent, isError: true };
 }

@@ -5,7 +5,8 @@ import type { Clock } from '../util/clock.js';
 import type { CallToolResult, ToolContext } from '../tools/types.js';
 import { buildArgv } from './argv.js';
 import { OutputCapture } from './capture.js';
-import { logFailure, openLog } from './logFile.js';
+import { confineCwd } from './confine.js';
+import { logFailure, notStarted, openLog } from './logFile.js';
 import { INLINE_LOG_KEEP_MS, type CommandLogs, type LogEntry } from './logs.js';
 import { CommandOutput } from './output.js';
 import { RUN_MARKER } from './processTable.js';
@@ -51,6 +52,14 @@ export async function runCommand(spec: CommandSpec, args: Record<string, unknown
         return logFailure(logFile.error, argv, logPath);
     }
     const log = logFile.stream;
+    // Where the link really points now, not when the file was read; the run starts in the folder checked.
+    const confined = confineCwd(spec.cwd, spec.roots);
+    if (confined.refused !== undefined) {
+        const why = `cwd ${confined.refused}`;
+        await new Promise<void>(resolve => log.end(`Not run: ${why}\n`, resolve));
+        deps.logs.ended(logEntry, ctx.ttl ?? INLINE_LOG_KEEP_MS);
+        return notStarted(why, argv, logPath);
+    }
     const throttle = progressThrottle(spec, ctx, deps.clock);
     const output = new CommandOutput(log, secrets, throttle.line, spec.progressPattern !== undefined, TEST_NEEDLES);
     // The command writes to a file, not a pipe, so nothing it printed is lost when it exits at once (capture.ts).
@@ -64,7 +73,7 @@ export async function runCommand(spec: CommandSpec, args: Record<string, unknown
     }
     let child: ChildProcess;
     try {
-        child = spawn(argv[0]!, argv.slice(1), { cwd: spec.cwd, env, detached: true, stdio: ['ignore', capture.fd, capture.fd] });
+        child = spawn(argv[0]!, argv.slice(1), { cwd: confined.real, env, detached: true, stdio: ['ignore', capture.fd, capture.fd] });
     } catch (err) {
         await capture.finish();
         await output.end();
