@@ -1,6 +1,9 @@
-import { closeSync, openSync, unlinkSync, watch, type FSWatcher } from 'node:fs';
-import { open, type FileHandle } from 'node:fs/promises';
+import { close, closeSync, fstatSync, openSync, read, unlinkSync, watch, type FSWatcher } from 'node:fs';
+import { promisify } from 'node:util';
 import type { Clock, ClockTimer } from '../util/clock.js';
+
+const readAt = promisify(read);
+const closeFd = promisify(close);
 
 /** How often a running command's capture file is read when no change was signalled (fs.watch may miss one, or be unavailable). */
 export const CAPTURE_POLL_MS = 200;
@@ -31,18 +34,18 @@ export class OutputCapture {
         readonly path: string,
         /** The descriptor the child's stdout and stderr are given; the server's copy is closed once the child has it (started()). */
         private childFd: number | undefined,
-        private readonly file: FileHandle,
+        /** The server's own descriptor, to read what the child wrote. */
+        private readonly readFd: number,
         private readonly clock: Clock,
         /** Takes each chunk as read; false asks to wait for `drained` before reading on. */
         private readonly sink: { write(chunk: Buffer): boolean; drained(): Promise<void> },
     ) {}
 
-    /** Creates the capture file next to the run's log; rejects (nothing left behind) when it cannot be made. */
-    static async open(path: string, clock: Clock, sink: OutputCapture['sink']): Promise<OutputCapture> {
+    /** Creates the capture file next to the run's log, synchronously (a run starts in one step: spawnPacer.ts); throws (nothing left behind) when it cannot be made. */
+    static open(path: string, clock: Clock, sink: OutputCapture['sink']): OutputCapture {
         const childFd = openSync(path, 'a', 0o600);
         try {
-            const file = await open(path, 'r');
-            return new OutputCapture(path, childFd, file, clock, sink);
+            return new OutputCapture(path, childFd, openSync(path, 'r'), clock, sink);
         } catch (err) {
             closeSync(childFd);
             unlinkQuietly(path);
@@ -84,7 +87,7 @@ export class OutputCapture {
         }
         await this.read();
         this.closed = true;
-        await this.file.close().catch(() => undefined);
+        await closeFd(this.readFd).catch(() => undefined);
         unlinkQuietly(this.path);
     }
 
@@ -115,10 +118,12 @@ export class OutputCapture {
     }
 
     private async drain(): Promise<void> {
-        for (;;) {
-            // A fresh buffer each time: the sink keeps the chunk (the log stream writes it later).
+        // A look that finds nothing new costs an fstat: no buffer, no round trip to the thread pool.
+        // Hundreds of quiet runs are each looked at five times a second.
+        while (fstatSync(this.readFd).size > this.position) {
+            // A fresh buffer each time: the sink keeps the chunk (the log writes it later).
             const buffer = Buffer.allocUnsafe(CHUNK);
-            const { bytesRead } = await this.file.read(buffer, 0, CHUNK, this.position);
+            const { bytesRead } = await readAt(this.readFd, buffer, 0, CHUNK, this.position);
             if (bytesRead === 0) {
                 return;
             }

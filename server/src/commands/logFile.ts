@@ -1,21 +1,6 @@
-import { once } from 'node:events';
-import { createWriteStream, statSync, type WriteStream } from 'node:fs';
+import { statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { CallToolResult } from '../tools/types.js';
-
-/**
- * Opens a run's log file before anything starts. A folder that is gone or a full disk fails the
- * one run that needed it, in words; an error event with no listener would end the server.
- */
-export async function openLog(path: string): Promise<{ stream: WriteStream; error?: undefined } | { error: NodeJS.ErrnoException }> {
-    const stream = createWriteStream(path, { mode: 0o600 });
-    try {
-        await once(stream, 'open');
-        return { stream };
-    } catch (err) {
-        return { error: err as NodeJS.ErrnoException };
-    }
-}
 
 /** Why a run's log could not be written, and what fixes it. */
 export function logFailureText(err: NodeJS.ErrnoException, logPath: string): string {
