@@ -102,7 +102,7 @@ export async function runCommand(spec: CommandSpec, args: Record<string, unknown
         // Before the result, so a client sees the final line as progress first (still within the rate).
         await throttle.dispose();
         const stopped = ctx.signal.aborted;
-        const facts = { spec, argv, end, timedOut, stopped, durationMs: deps.clock.now() - started, logPath, taskId: ctx.taskId, readOutput: deps.readOutput, tail: () => output.text() };
+        const facts = { spec, argv, end, timedOut, stopped, durationMs: deps.clock.now() - started, logPath, taskId: ctx.taskId, readOutput: deps.readOutput, tail: () => output.text(), gap: logEntry.gap };
         const described = await commandResult(facts);
         deps.logs.ended(logEntry, ctx.ttl ?? INLINE_LOG_KEEP_MS);
         // Read again: a stop that came while the digest was made (the command had ended) still gets it.
@@ -157,7 +157,7 @@ function begin(facts: BeginFacts): Begun {
     const secrets = secretValues(env, spec.env, [...serverSecretsOf(deps.env), ...(deps.serverSecrets ?? [])]);
     let log: RunLog;
     try {
-        log = RunLog.open(logEntry.path, facts.onLogError);
+        log = RunLog.open(logEntry, deps.logs.maxBytes, facts.onLogError);
     } catch (err) {
         return { result: logFailure(err as NodeJS.ErrnoException, argv, logEntry.path), keepLog: false };
     }

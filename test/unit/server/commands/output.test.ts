@@ -4,10 +4,12 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
+import { LogGuard } from '../../../../server/src/commands/logGap.js';
 import { CommandOutput } from '../../../../server/src/commands/output.js';
 import { RunLog } from '../../../../server/src/commands/runLog.js';
 
-const logAt = (path: string) => RunLog.open(path, err => assert.fail(err));
+/** A log with no limit to speak of. */
+const logAt = (path: string) => RunLog.open({ path, guard: new LogGuard() }, 2 ** 40, err => assert.fail(err));
 
 const dir = mkdtempSync(join(tmpdir(), 'cmd-output-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
