@@ -1,9 +1,12 @@
-import { close, closeSync, fstatSync, openSync, read, unlinkSync, watch, type FSWatcher } from 'node:fs';
-import { promisify } from 'node:util';
+import { fstatSync, unlinkSync, watch, type FSWatcher } from 'node:fs';
+import { open, type FileHandle } from 'node:fs/promises';
 import type { Clock, ClockTimer } from '../util/clock.js';
 
-const readAt = promisify(read);
-const closeFd = promisify(close);
+/** Takes each chunk as read; false asks to wait for `drained` before reading on. */
+export interface CaptureSink {
+    write(chunk: Buffer): boolean;
+    drained(): Promise<void>;
+}
 
 /** How often a running command's capture file is read when no change was signalled (fs.watch may miss one, or be unavailable). */
 export const CAPTURE_POLL_MS = 200;
@@ -27,46 +30,33 @@ export class OutputCapture {
     private timer?: ClockTimer;
     private finished = false;
     private closed = false;
+    private sink?: CaptureSink;
     /** Why the file could not be read, if it could not: the run ends with what was read. */
     readError?: NodeJS.ErrnoException;
 
     private constructor(
         readonly path: string,
-        /** The descriptor the child's stdout and stderr are given; the server's copy is closed once the child has it (started()). */
-        private childFd: number | undefined,
-        /** The server's own descriptor, to read what the child wrote. */
-        private readonly readFd: number,
+        /**
+         * Opened once, to append and read: the child's stdout and stderr are this descriptor (its
+         * writes go to the end), and the server reads it at its own positions.
+         */
+        private readonly file: FileHandle,
         private readonly clock: Clock,
-        /** Takes each chunk as read; false asks to wait for `drained` before reading on. */
-        private readonly sink: { write(chunk: Buffer): boolean; drained(): Promise<void> },
     ) {}
 
-    /** Creates the capture file next to the run's log, synchronously (a run starts in one step: spawnPacer.ts); throws (nothing left behind) when it cannot be made. */
-    static open(path: string, clock: Clock, sink: OutputCapture['sink']): OutputCapture {
-        const childFd = openSync(path, 'a', 0o600);
-        try {
-            return new OutputCapture(path, childFd, openSync(path, 'r'), clock, sink);
-        } catch (err) {
-            closeSync(childFd);
-            unlinkQuietly(path);
-            throw err;
-        }
+    /** Creates the capture file next to the run's log (off the main thread); rejects, leaving nothing behind, when it cannot be made. */
+    static async open(path: string, clock: Clock): Promise<OutputCapture> {
+        return new OutputCapture(path, await open(path, 'a+', 0o600), clock);
     }
 
     /** The descriptor to give the child as stdout and stderr. */
     get fd(): number {
-        if (this.childFd === undefined) {
-            throw new Error('The capture file was already handed over');
-        }
-        return this.childFd;
+        return this.file.fd;
     }
 
-    /** The child has its descriptor (or never will): the server's copy closes, and the file is followed as it grows. */
-    started(): void {
-        if (this.childFd !== undefined) {
-            closeSync(this.childFd);
-            this.childFd = undefined;
-        }
+    /** The child has its descriptor: the file is followed as it grows, each chunk to `sink`. */
+    started(sink: CaptureSink): void {
+        this.sink = sink;
         try {
             this.watcher = watch(this.path, { persistent: false }, () => void this.read());
             this.watcher.on('error', () => this.watcher?.close());
@@ -81,13 +71,9 @@ export class OutputCapture {
         this.finished = true;
         this.clock.clearTimeout(this.timer);
         this.watcher?.close();
-        if (this.childFd !== undefined) {
-            closeSync(this.childFd);
-            this.childFd = undefined;
-        }
         await this.read();
         this.closed = true;
-        await closeFd(this.readFd).catch(() => undefined);
+        await this.file.close().catch(() => undefined);
         unlinkQuietly(this.path);
     }
 
@@ -99,7 +85,8 @@ export class OutputCapture {
 
     /** Reads to the end of the file; a read asked for while one runs makes it go round once more, so none is lost. Never rejects. */
     private read(): Promise<void> {
-        if (this.closed || this.readError) {
+        const sink = this.sink;
+        if (this.closed || this.readError || !sink) {
             return Promise.resolve();
         }
         if (this.reading) {
@@ -109,7 +96,7 @@ export class OutputCapture {
         this.reading = (async () => {
             do {
                 this.again = false;
-                await this.drain();
+                await this.drain(sink);
             } while (this.again);
         })()
             .catch((err: NodeJS.ErrnoException) => void (this.readError ??= err))
@@ -117,19 +104,19 @@ export class OutputCapture {
         return this.reading;
     }
 
-    private async drain(): Promise<void> {
+    private async drain(sink: CaptureSink): Promise<void> {
         // A look that finds nothing new costs an fstat: no buffer, no round trip to the thread pool.
         // Hundreds of quiet runs are each looked at five times a second.
-        while (fstatSync(this.readFd).size > this.position) {
+        while (fstatSync(this.file.fd).size > this.position) {
             // A fresh buffer each time: the sink keeps the chunk (the log writes it later).
             const buffer = Buffer.allocUnsafe(CHUNK);
-            const { bytesRead } = await readAt(this.readFd, buffer, 0, CHUNK, this.position);
+            const { bytesRead } = await this.file.read(buffer, 0, CHUNK, this.position);
             if (bytesRead === 0) {
                 return;
             }
             this.position += bytesRead;
-            if (!this.sink.write(buffer.subarray(0, bytesRead))) {
-                await this.sink.drained();
+            if (!sink.write(buffer.subarray(0, bytesRead))) {
+                await sink.drained();
             }
         }
     }

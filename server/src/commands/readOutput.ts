@@ -190,7 +190,9 @@ async function tailLines(file: FileHandle, size: number, count: number, maxBytes
     const leftOut = lines.length - partial > kept.length || from > 0;
     lines = kept;
     const text = stripAnsi(lines.join('\n'));
-    const start = size - Buffer.byteLength(lines.join('\n') + (lines.length > 0 ? '\n' : ''));
+    // The last line of a running log may still be being written, its newline not there yet.
+    const ended = buffer.length > 0 && buffer[buffer.length - 1] === 0x0a;
+    const start = size - Buffer.byteLength(lines.join('\n') + (lines.length > 0 && ended ? '\n' : ''));
     // Numbered as a read by line would number them, so the two agree.
     const firstLine = lines.length > 0 ? (await lineEndsBefore(file, start)) + 1 : undefined;
     return { text, size, from: start, next: size, firstLine, lastLine: firstLine === undefined ? undefined : firstLine + lines.length - 1, leftOut };

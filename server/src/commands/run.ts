@@ -53,11 +53,13 @@ export async function runCommand(spec: CommandSpec, args: Record<string, unknown
     // Set once the leader is spawned: a log error can only come after that (the log is written from the capture).
     const stopping: { run?: () => Promise<Survivor[]> } = {};
     const onLogError = (err: NodeJS.ErrnoException): void => ((logError ??= err), void stopping.run?.());
-    // In its turn, in one synchronous step (spawnPacer.ts): a burst of runs leaves the server answering between their starts.
-    const begun = await spawnPacer.run(() => begin({ spec, argv, marker, ctx, deps, logEntry, line: throttle.line, onLogError, stopper }));
+    // The files first, opened off the main thread; then the rest in its turn, in one synchronous
+    // step (spawnPacer.ts): a burst of runs leaves the server answering between their starts.
+    const files = await openFiles(argv, logEntry, deps, onLogError);
+    const begun = 'result' in files ? files : await spawnPacer.run(() => begin({ spec, argv, marker, ctx, deps, logEntry, line: throttle.line, stopper, ...files }));
     if (!('leader' in begun)) {
         await begun.capture?.finish();
-        await begun.output?.end();
+        await (begun.output ?? begun.log)?.end();
         await throttle.dispose();
         deps.logs.ended(logEntry, begun.keepLog ? (ctx.ttl ?? INLINE_LOG_KEEP_MS) : 0);
         if (begun.result === undefined) {
@@ -134,49 +136,57 @@ interface BeginFacts {
     logEntry: LogEntry;
     /** Each line of output, for progress. */
     line(line: string): void;
-    onLogError(err: NodeJS.ErrnoException): void;
     stopper: ReturnType<typeof stopperFor>;
+    log: RunLog;
+    capture: OutputCapture;
 }
 
 /** A run that started (its leader spawned), or one that did not: its result, or what spawn threw, or neither when it was cancelled while it waited. */
 type Begun =
     | { output: CommandOutput; capture: OutputCapture; leader: Started }
-    | { output?: CommandOutput; capture?: OutputCapture; result?: CallToolResult; error?: unknown; keepLog: boolean };
+    | { log?: RunLog; output?: CommandOutput; capture?: OutputCapture; result?: CallToolResult; error?: unknown; keepLog: boolean };
 
 /**
- * Everything a run does before its command runs, synchronously, so the pacer can budget it: the
- * environment and the secrets to hide, the log, the cwd's real path (where the link points now,
- * not when the file was read: the run starts in the folder checked), the capture file, the spawn.
+ * The run's log, and the capture file the command writes to (not a pipe, so nothing it printed is
+ * lost when it exits at once: capture.ts); either failing is the run's result, not started.
  */
-function begin(facts: BeginFacts): Begun {
-    const { spec, argv, ctx, deps, logEntry } = facts;
-    if (ctx.signal.aborted) {
-        return { keepLog: false };
-    }
-    const env = { ...commandEnv(deps.env, spec.env), [RUN_MARKER]: facts.marker };
-    const secrets = secretValues(env, spec.env, [...serverSecretsOf(deps.env), ...(deps.serverSecrets ?? [])]);
+async function openFiles(argv: string[], logEntry: LogEntry, deps: RunDeps, onLogError: (err: NodeJS.ErrnoException) => void): Promise<{ log: RunLog; capture: OutputCapture } | (Begun & { result: CallToolResult })> {
     let log: RunLog;
     try {
-        log = RunLog.open(logEntry, deps.logs.maxBytes, facts.onLogError);
+        log = await RunLog.open(logEntry, deps.logs.maxBytes, onLogError);
     } catch (err) {
         return { result: logFailure(err as NodeJS.ErrnoException, argv, logEntry.path), keepLog: false };
     }
+    try {
+        return { log, capture: await OutputCapture.open(`${logEntry.path}.capture`, deps.clock) };
+    } catch (err) {
+        return { log, result: logFailure(err as NodeJS.ErrnoException, argv, logEntry.path), keepLog: false };
+    }
+}
+
+/**
+ * Everything a run does before its command runs but open its files, synchronously, so the pacer
+ * can budget it: the environment and the secrets to hide, the cwd's real path (where the link
+ * points now, not when the file was read: the run starts in the folder checked), the spawn.
+ */
+function begin(facts: BeginFacts): Begun {
+    const { spec, argv, ctx, deps, logEntry, log, capture } = facts;
+    if (ctx.signal.aborted) {
+        return { log, capture, keepLog: false };
+    }
+    const env = { ...commandEnv(deps.env, spec.env), [RUN_MARKER]: facts.marker };
+    const secrets = secretValues(env, spec.env, [...serverSecretsOf(deps.env), ...(deps.serverSecrets ?? [])]);
     const output = new CommandOutput(log, secrets, facts.line, spec.progressPattern !== undefined, TEST_NEEDLES);
     const confined = confineCwd(spec.cwd, spec.roots);
     if (confined.refused !== undefined) {
         const why = `cwd ${confined.refused}`;
         output.write('mcp-tasks', Buffer.from(`Not run: ${why}\n`));
-        return { output, result: notStarted(why, argv, logEntry.path), keepLog: true };
-    }
-    // The command writes to a file, not a pipe, so nothing it printed is lost when it exits at once (capture.ts).
-    let capture: OutputCapture;
-    try {
-        capture = OutputCapture.open(`${logEntry.path}.capture`, deps.clock, { write: chunk => output.write('out', chunk), drained: () => output.drained() });
-    } catch (err) {
-        return { output, result: logFailure(err as NodeJS.ErrnoException, argv, logEntry.path), keepLog: false };
+        return { output, capture, result: notStarted(why, argv, logEntry.path), keepLog: true };
     }
     try {
-        return { output, capture, leader: startChild(argv, { cwd: confined.real, env, fd: capture.fd }, capture, facts.stopper) };
+        const leader = startChild(argv, { cwd: confined.real, env, fd: capture.fd }, facts.stopper);
+        capture.started({ write: chunk => output.write('out', chunk), drained: () => output.drained() });
+        return { output, capture, leader };
     } catch (err) {
         return { output, capture, error: err, keepLog: true };
     }
@@ -195,9 +205,8 @@ interface Started {
  * Spawns the run's leader and, in the same turn, listens to it: its 'spawn' or 'error' comes on
  * the next tick, before anything awaiting this could listen.
  */
-function startChild(argv: string[], options: { cwd: string; env: NodeJS.ProcessEnv; fd: number }, capture: OutputCapture, stopper: ReturnType<typeof stopperFor>): Started {
+function startChild(argv: string[], options: { cwd: string; env: NodeJS.ProcessEnv; fd: number }, stopper: ReturnType<typeof stopperFor>): Started {
     const child = spawn(argv[0]!, argv.slice(1), { cwd: options.cwd, env: options.env, detached: true, stdio: ['ignore', options.fd, options.fd] });
-    capture.started();
     const startError = once(child, 'spawn').then(
         () => undefined,
         (err: NodeJS.ErrnoException) => err,

@@ -1,5 +1,4 @@
-import { close, ftruncate, openSync, read, writev } from 'node:fs';
-import { promisify } from 'node:util';
+import { open, type FileHandle } from 'node:fs/promises';
 import { kb } from './digest.js';
 import type { LogGap, LogGuard } from './logGap.js';
 
@@ -19,11 +18,6 @@ const COPY_CHUNK = 1024 * 1024;
  * latest lines can be moved in place before the counts it gives are known.
  */
 export const MARKER_BYTES = 256;
-
-const writevAt = promisify(writev);
-const readAt = promisify(read);
-const truncate = promisify(ftruncate);
-const closeFd = promisify(close);
 
 /**
  * A command's log as the server writes it, held within `limit` bytes while the command runs. The
@@ -58,15 +52,15 @@ export class RunLog {
     error?: NodeJS.ErrnoException;
 
     private constructor(
-        private readonly fd: number,
+        private readonly file: FileHandle,
         private readonly entry: RunLogFile,
         readonly limit: number,
         private readonly onError: (err: NodeJS.ErrnoException) => void,
     ) {}
 
-    /** Creates the log file (0600), synchronously: a run starts in one step (spawnPacer.ts). Throws what the open threw. */
-    static open(entry: RunLogFile, limit: number, onError: (err: NodeJS.ErrnoException) => void): RunLog {
-        return new RunLog(openSync(entry.path, 'w+', 0o600), entry, limit, onError);
+    /** Creates the log file (0600); rejects with what the open threw. */
+    static async open(entry: RunLogFile, limit: number, onError: (err: NodeJS.ErrnoException) => void): Promise<RunLog> {
+        return new RunLog(await open(entry.path, 'w+', 0o600), entry, limit, onError);
     }
 
     /** Takes output (whole lines); false asks the caller to wait for `drained` before writing more. */
@@ -95,7 +89,7 @@ export class RunLog {
     async end(): Promise<void> {
         this.ended = true;
         await this.pumping;
-        await closeFd(this.fd).catch(() => undefined);
+        await this.file.close().catch(() => undefined);
     }
 
     private async pump(): Promise<void> {
@@ -109,7 +103,7 @@ export class RunLog {
                 if (this.fileBytes + bytes > this.limit) {
                     await this.entry.guard.rewrite(() => this.leaveOutMiddle());
                 }
-                const { bytesWritten } = await writevAt(this.fd, batch, this.fileBytes);
+                const { bytesWritten } = await this.file.writev(batch, this.fileBytes);
                 if (bytesWritten < bytes) {
                     throw Object.assign(new Error('short write: the disk is full'), { code: 'ENOSPC' });
                 }
@@ -175,8 +169,8 @@ export class RunLog {
         const droppedBytes = (gap?.droppedBytes ?? 0) + (tailFrom - from);
         const droppedLines = this.fileLines - headLines - keptLines;
         const marker = Buffer.from(markerText(droppedLines, droppedBytes, this.limit).padEnd(MARKER_BYTES - 1, ' ') + '\n');
-        await writevAt(this.fd, [marker], at);
-        await truncate(this.fd, at + MARKER_BYTES + kept);
+        await this.file.writev([marker], at);
+        await this.file.truncate(at + MARKER_BYTES + kept);
         this.fileBytes = at + MARKER_BYTES + kept;
         // Set in the same turn as the file is final, still under the guard: a reader sees both or neither.
         this.entry.gap = { at, markerBytes: MARKER_BYTES, headLines, droppedBytes, droppedLines };
@@ -189,7 +183,7 @@ export class RunLog {
         }
         const buffer = Buffer.allocUnsafe(64 * 1024);
         for (let at = position - 1; at < this.fileBytes; ) {
-            const { bytesRead } = await readAt(this.fd, buffer, 0, buffer.length, at);
+            const { bytesRead } = await this.file.read(buffer, 0, buffer.length, at);
             if (bytesRead === 0) {
                 break;
             }
@@ -207,7 +201,7 @@ export class RunLog {
         const buffer = Buffer.allocUnsafe(Math.min(COPY_CHUNK, this.fileBytes - from));
         let lines = 0;
         for (let done = 0; from + done < this.fileBytes; ) {
-            const { bytesRead } = await readAt(this.fd, buffer, 0, Math.min(buffer.length, this.fileBytes - from - done), from + done);
+            const { bytesRead } = await this.file.read(buffer, 0, Math.min(buffer.length, this.fileBytes - from - done), from + done);
             if (bytesRead === 0) {
                 break;
             }
@@ -216,7 +210,7 @@ export class RunLog {
                 lines++;
             }
             // Each chunk is read whole before it is written lower down, so no byte is overwritten before it is read.
-            await writevAt(this.fd, [chunk], to + done);
+            await this.file.writev([chunk], to + done);
             done += bytesRead;
         }
         return lines;

@@ -18,7 +18,7 @@ let n = 0;
 async function run(secrets: string[], writes: [string, Buffer][]) {
     const path = join(dir, `log-${++n}`);
     const lines: string[] = [];
-    const output = new CommandOutput(logAt(path), secrets, line => lines.push(line));
+    const output = new CommandOutput(await logAt(path), secrets, line => lines.push(line));
     for (const [stream, chunk] of writes) {
         output.write(stream, chunk);
     }
@@ -61,7 +61,7 @@ describe('command output', () => {
         const path = join(dir, 'flood');
         for (const everyLine of [false, true]) {
             const seen: string[] = [];
-            const output = new CommandOutput(logAt(path), [], line => seen.push(line), everyLine);
+            const output = new CommandOutput(await logAt(path), [], line => seen.push(line), everyLine);
             let text = '';
             for (let chunk = 0; chunk < 5; chunk++) {
                 const lines = Array.from({ length: 700 }, (_, i) => `c${chunk} l${i} ${'é'.repeat(i % 7)}`).join('\n');
@@ -108,7 +108,7 @@ describe('command output', () => {
 
     it('write() says when the log file is behind, so the caller can pause the pipe', async () => {
         const path = join(dir, 'slow');
-        const output = new CommandOutput(logAt(path), [], () => undefined);
+        const output = new CommandOutput(await logAt(path), [], () => undefined);
         const long = 'x'.repeat(1000) + '\n';
         assert.equal(output.write('out', Buffer.from('short\n')), true);
         assert.equal(output.write('out', Buffer.from(long.repeat(100))), false, 'past the 64 KiB the log holds in memory');

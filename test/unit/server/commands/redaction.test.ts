@@ -21,7 +21,7 @@ let n = 0;
 async function feed(chunks: Buffer[]): Promise<{ log: string; lines: string }> {
     const path = join(dir, `log-${++n}`);
     const lines: string[] = [];
-    const output = new CommandOutput(logAt(path), [SECRET], line => lines.push(line));
+    const output = new CommandOutput(await logAt(path), [SECRET], line => lines.push(line));
     for (const chunk of chunks) {
         output.write('out', chunk);
     }

@@ -34,9 +34,9 @@ async function writeLines(log: RunLog, count: number, onChunk?: () => Promise<vo
     }
 }
 
-function open(name: string) {
+async function open(name: string) {
     const file = { path: join(dir, name), guard: new LogGuard(), gap: undefined as LogGap | undefined };
-    const log = RunLog.open(file, LIMIT, err => assert.fail(err));
+    const log = await RunLog.open(file, LIMIT, err => assert.fail(err));
     return { file, log };
 }
 
@@ -44,7 +44,7 @@ describe('a running log within its limit', () => {
     const COUNT = 400_000; // about 25 MB of output
 
     it('keeps the first lines, one marker saying what went, and the latest lines, within the limit', async () => {
-        const { file, log } = open('flood.log');
+        const { file, log } = await open('flood.log');
         await writeLines(log, COUNT);
         await log.end();
         assert.ok(statSync(file.path).size <= LIMIT, `${statSync(file.path).size} bytes within ${LIMIT}`);
@@ -80,7 +80,7 @@ describe('a running log within its limit', () => {
     });
 
     it('read_output numbers lines as written: by line, at the end, by grep, by offset; a line left out reads as the marker', async () => {
-        const { file, log } = open('read.log');
+        const { file, log } = await open('read.log');
         await writeLines(log, COUNT);
         await log.end();
         const gap = file.gap!;
@@ -115,7 +115,7 @@ describe('a running log within its limit', () => {
     });
 
     it('reads made while the middle is being left out see the file and its numbers as one', async () => {
-        const { file, log } = open('busy.log');
+        const { file, log } = await open('busy.log');
         const mismatches: string[] = [];
         let reads = 0;
         let gapsSeen = 0;
@@ -124,8 +124,11 @@ describe('a running log within its limit', () => {
             reads++;
             gapsSeen += file.gap ? 1 : 0;
             const first = answer.firstLine;
-            answer.text.split('\n').forEach((text, i) => {
-                if (first !== undefined && !text.startsWith('[mcp-tasks]') && text !== line(first + i)) {
+            const shown = answer.text.split('\n');
+            shown.forEach((text, i) => {
+                // The last line may still be being written (a prefix of itself).
+                const whole = text === line(first! + i) || (i === shown.length - 1 && line(first! + i).startsWith(text));
+                if (first !== undefined && !text.startsWith('[mcp-tasks]') && !whole) {
                     mismatches.push(`line ${first + i} read as ${text.slice(0, 20)}`);
                 }
             });
