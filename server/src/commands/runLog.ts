@@ -12,7 +12,13 @@ export interface RunLogFile {
 /** What waits to be written before `write` asks the caller to wait for `drained`. */
 const HIGH_WATER = 64 * 1024;
 /** How much of the kept part is moved per read and write while the middle is left out. */
-const COPY_CHUNK = 1024 * 1024;
+const COPY_CHUNK = 256 * 1024;
+/**
+ * The buffer the moves go through, shared by every log and lent to one move at a time (another at
+ * the same moment gets one of its own): a flood under a 1 MiB limit moves its kept part hundreds
+ * of times, and a fresh buffer each time grew the server's memory by a third.
+ */
+let spareBuffer: Buffer | undefined;
 /**
  * The marker line's length, its newline included: always the same, padded with spaces, so the
  * latest lines can be moved in place before the counts it gives are known.
@@ -155,16 +161,26 @@ export class RunLog {
      * the marker is written with the counts, and the file is cut after them.
      */
     private async leaveOutMiddle(): Promise<void> {
+        const buffer = spareBuffer ?? Buffer.allocUnsafe(COPY_CHUNK);
+        spareBuffer = undefined;
+        try {
+            await this.leaveOutMiddleWith(buffer);
+        } finally {
+            spareBuffer = buffer;
+        }
+    }
+
+    private async leaveOutMiddleWith(buffer: Buffer): Promise<void> {
         const gap = this.entry.gap;
         const at = gap?.at ?? this.headEnd;
         const headLines = gap?.headLines ?? this.headLines;
         // Where the part that may go starts: after the marker, or (the first time) after the first lines.
         const from = gap === undefined ? at : at + gap.markerBytes;
-        const tailFrom = await this.lineStartFrom(Math.max(from, this.fileBytes - Math.floor(this.limit / 4)));
+        const tailFrom = await this.lineStartFrom(Math.max(from, this.fileBytes - Math.floor(this.limit / 4)), buffer);
         if (tailFrom <= from) {
             return;
         }
-        const keptLines = await this.move(tailFrom, at + MARKER_BYTES);
+        const keptLines = await this.move(tailFrom, at + MARKER_BYTES, buffer);
         const kept = this.fileBytes - tailFrom;
         const droppedBytes = (gap?.droppedBytes ?? 0) + (tailFrom - from);
         const droppedLines = this.fileLines - headLines - keptLines;
@@ -177,11 +193,10 @@ export class RunLog {
     }
 
     /** The start of the first line that begins at or after `position` (the end of the file if none does). */
-    private async lineStartFrom(position: number): Promise<number> {
+    private async lineStartFrom(position: number, buffer: Buffer): Promise<number> {
         if (position === 0) {
             return 0;
         }
-        const buffer = Buffer.allocUnsafe(64 * 1024);
         for (let at = position - 1; at < this.fileBytes; ) {
             const { bytesRead } = await this.file.read(buffer, 0, buffer.length, at);
             if (bytesRead === 0) {
@@ -197,8 +212,7 @@ export class RunLog {
     }
 
     /** Moves bytes [from, end of file) down to `to` (< from), a chunk at a time, front first; returns the lines moved. */
-    private async move(from: number, to: number): Promise<number> {
-        const buffer = Buffer.allocUnsafe(Math.min(COPY_CHUNK, this.fileBytes - from));
+    private async move(from: number, to: number, buffer: Buffer): Promise<number> {
         let lines = 0;
         for (let done = 0; from + done < this.fileBytes; ) {
             const { bytesRead } = await this.file.read(buffer, 0, Math.min(buffer.length, this.fileBytes - from - done), from + done);
