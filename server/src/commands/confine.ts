@@ -59,11 +59,12 @@ function realPathOf(path: string): string | undefined {
     const slash = trimmed.lastIndexOf('/');
     const last = trimmed.slice(slash + 1);
     // `..` or `.` after a folder that does not exist: the kernel refuses it too.
-    if (slash <= 0 || last === '..' || last === '.') {
+    if (slash < 0 || last === '' || last === '..' || last === '.') {
         return undefined;
     }
-    const parent = realPathOf(trimmed.slice(0, slash));
-    return parent === undefined ? undefined : `${parent}/${last}`;
+    // A folder right under `/` has `/` for parent.
+    const parent = realPathOf(slash === 0 ? '/' : trimmed.slice(0, slash));
+    return parent === undefined ? undefined : `${parent === '/' ? '' : parent}/${last}`;
 }
 
 function exists(path: string): boolean {
