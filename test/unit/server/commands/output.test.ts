@@ -88,7 +88,7 @@ describe('command output', () => {
         const path = join(dir, 'needles');
         const reported = async (chunks: Buffer[]) => {
             const seen: string[] = [];
-            const output = new CommandOutput(logAt(path), [], line => seen.push(line), false, ['✔', 'ok ']);
+            const output = new CommandOutput(await logAt(path), [], line => seen.push(line), false, ['✔', 'ok ']);
             for (const chunk of chunks) {
                 output.write('out', chunk);
             }
