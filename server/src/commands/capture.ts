@@ -1,6 +1,8 @@
+import { execFile } from 'node:child_process';
 import { fstatSync, unlinkSync, watch, type FSWatcher } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 import type { Clock, ClockTimer } from '../util/clock.js';
+import { spawnPacer } from './spawnPacer.js';
 
 /** Takes each chunk as read; false asks to wait for `drained` before reading on. */
 export interface CaptureSink {
@@ -11,6 +13,10 @@ export interface CaptureSink {
 /** How often a running command's capture file is read when no change was signalled (fs.watch may miss one, or be unavailable). */
 export const CAPTURE_POLL_MS = 200;
 const CHUNK = 64 * 1024;
+/** Once this much more of the capture file has been read, the disk space it held is given back (punchHole). */
+export const CAPTURE_RELEASE_BYTES = 4 * 1024 * 1024;
+/** Whether the file system let go of the space read (false once fallocate is missing or refuses: the file then keeps it until the run ends). */
+let canPunch = process.platform === 'linux';
 
 /**
  * Where a command writes its output (stdout and stderr alike): a file of its own, not a pipe.
@@ -31,6 +37,9 @@ export class OutputCapture {
     private finished = false;
     private closed = false;
     private sink?: CaptureSink;
+    /** The bytes before this have been read and their disk space given back. */
+    private released = 0;
+    private releasing = false;
     /** Why the file could not be read, if it could not: the run ends with what was read. */
     readError?: NodeJS.ErrnoException;
 
@@ -118,7 +127,40 @@ export class OutputCapture {
             if (!sink.write(buffer.subarray(0, bytesRead))) {
                 await sink.drained();
             }
+            this.release();
         }
+    }
+
+    /**
+     * Gives back the disk space of what was read, so a flood does not fill the disk twice (its log
+     * is held within --commands-log-limit, runLog.ts): the command goes on appending to the same
+     * file, so it cannot be cut or moved under it, but its read part can be made a hole, which
+     * keeps every offset (the child's appends and the server's reads) as it was. Linux's
+     * fallocate(1) does it; elsewhere, or where the file system cannot, the file keeps its size
+     * until the run ends and it is deleted.
+     */
+    private release(): void {
+        if (!canPunch || this.releasing || this.closed || this.position - this.released < CAPTURE_RELEASE_BYTES) {
+            return;
+        }
+        this.releasing = true;
+        const upTo = this.position;
+        const args = ['--punch-hole', '--offset', String(this.released), '--length', String(upTo - this.released), this.path];
+        // A start like the runs' own (spawnPacer.ts): a flood of floods does not hold the server.
+        void spawnPacer.run(() =>
+            execFile('fallocate', args, err => {
+                this.releasing = false;
+                // Missing, or refused while the file is still there (a file system without holes): not tried again.
+                if (err && ((err as NodeJS.ErrnoException).code === 'ENOENT' || !this.finished)) {
+                    canPunch = false;
+                }
+                if (!err) {
+                    this.released = upTo;
+                }
+            }),
+        ).catch(() => {
+            this.releasing = false;
+        });
     }
 }
 

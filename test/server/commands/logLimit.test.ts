@@ -1,7 +1,8 @@
 /**
  * A running command's log is held within --commands-log-limit: a command that writes 20 MB under a
  * 1 MiB limit leaves a log of its first lines, one marker and its latest lines, read while it runs
- * and after with the line numbers the command wrote them under. Real server, real process.
+ * and after with the line numbers the command wrote them under; the capture file it writes to gives
+ * back the disk space of what was read. Real server, real process.
  */
 import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -9,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { waitUntil } from '../../support/wait.js';
+import { CAPTURE_RELEASE_BYTES } from '../../../server/src/commands/capture.js';
 import { commandsFile, Server } from './commandServer.js';
 
 const LIMIT = 1024 * 1024;
@@ -56,6 +58,13 @@ describe('a running log within --commands-log-limit', () => {
         await waitUntil(async () => (await read({ task_id: taskId, tail_lines: 1 })).endsWith('\ndone writing'), 'the log to reach "done writing"', { everyMs: 50 });
         const logPath = join(logDir, readdirSync(logDir).find(name => name.startsWith(`flood-${taskId}`) && name.endsWith('.log'))!);
         assert.ok(statSync(logPath).size <= LIMIT, `while running: ${statSync(logPath).size} bytes within ${LIMIT}`);
+        // The file the command writes to keeps its offsets, but the disk space of what the server has read is given back.
+        const capture = `${logPath}.capture`;
+        assert.ok(statSync(capture).size > 20_000_000, 'the command wrote its 20 MB to the capture file');
+        if (process.platform === 'linux') {
+            const onDisk = () => statSync(capture).blocks * 512;
+            await waitUntil(() => onDisk() <= 2 * CAPTURE_RELEASE_BYTES, 'the capture file to hold at most 8 MiB on disk', { everyMs: 50 });
+        }
 
         assert.match(await read({ task_id: taskId, tail_lines: 2 }), new RegExp(`: lines ${LINES}-${LINES + 1}\\.\\n${line(LINES)}\\ndone writing$`), 'the last lines, numbered as written');
         assert.match(await read({ task_id: taskId, grep: `^line ${LINES - 10} ` }), new RegExp(`\\n${LINES - 10}: ${line(LINES - 10)}$`), 'grep gives the number it was written under');
