@@ -5,7 +5,8 @@
  * process.exit() right after printing its failures, the way that lost output over a pipe. The
  * failed task's statusMessage (all VS Code shows of it) names the failing test, its file:line and
  * message, and the task; every line the run printed is in the log; read_output reads it by line,
- * around a grep hit, and follows it.
+ * around a grep hit, and follows it; a plain call still running is deferred (not an error) and
+ * the identical call that retries it attaches to the same run.
  */
 import assert from 'node:assert/strict';
 import { cpSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
@@ -25,6 +26,9 @@ describe('a real project (sprintf-js) with a bug injected, its mocha suite as a 
     const dir = realpathSync(mkdtempSync(join(tmpdir(), 'cmd-real-')));
     const project = join(dir, 'sprintf-js');
     const server = new Server();
+    const hold = join(dir, 'hold.cjs');
+    const gate = join(dir, 'gate');
+    const runs = join(dir, 'runs');
     const text = (result: Record<string, unknown>) => (result.content as { text: string }[])[0]!.text;
     const read = async (args: Record<string, unknown>) => text(await server.client.callTool({ name: 'read_output', arguments: args }));
 
@@ -33,8 +37,18 @@ describe('a real project (sprintf-js) with a bug injected, its mocha suite as a 
         const source = readFileSync(join(project, BUG.file), 'utf8');
         assert.equal(source.split(BUG.from).length, 2, 'the line the bug goes into is there once');
         writeFileSync(join(project, BUG.file), source.replace(BUG.from, BUG.to));
-        const file = commandsFile(dir, [{ name: 'test', description: "Runs sprintf-js's tests.", command: [process.execPath, MOCHA, '--exit', 'test/test.js'], cwd: project }]);
-        await server.open(file, join(dir, 'logs'));
+        // held: the same suite, held before its first test until the test opens the gate; each run notes that it started.
+        writeFileSync(
+            hold,
+            `const fs = require('node:fs');\nfs.appendFileSync(${JSON.stringify(runs)}, 'run\\n');\n` +
+                `exports.mochaHooks = { beforeAll(done) { const wait = setInterval(() => { if (fs.existsSync(${JSON.stringify(gate)})) { clearInterval(wait); done(); } }, 20); } };\n`,
+        );
+        const file = commandsFile(dir, [
+            { name: 'test', description: "Runs sprintf-js's tests.", command: [process.execPath, MOCHA, '--exit', 'test/test.js'], cwd: project },
+            { name: 'held', description: "Runs sprintf-js's tests once the gate opens.", command: [process.execPath, MOCHA, '--exit', '--require', hold, '--timeout', '0', 'test/test.js'], cwd: project },
+        ]);
+        // A plain call still running after 300 ms goes on as a task.
+        await server.open(file, join(dir, 'logs'), {}, ['--defer-after', '300ms']);
     });
     after(async () => {
         await server.client.close();
@@ -73,5 +87,33 @@ describe('a real project (sprintf-js) with a bug injected, its mocha suite as a 
         const first = await read({ task_id: taskId, follow: true, grep: 'passing|failing' });
         assert.match(first, /: 2 line\(s\) written since your last read match/);
         assert.match(await read({ task_id: taskId, follow: true, grep: 'passing|failing' }), /: 0 line\(s\) written since your last read match/);
+    });
+
+    it('a plain call still running is deferred, not an error, and the identical call that retries it attaches to the same run', async () => {
+        const call = () => server.client.callTool({ name: 'held', arguments: {} });
+        const first = await call();
+        const retry = await call();
+        const deferred = [first, retry].map(answer => {
+            assert.notEqual(answer.isError, true, 'a deferral is not an error');
+            const { taskId, status, next } = answer.structuredContent as { taskId: string; status: string; next: string };
+            assert.equal(status, 'working');
+            assert.match(next, new RegExp(`continues in the background as task ${taskId}[\\s\\S]*get_task`));
+            return taskId;
+        });
+        writeFileSync(gate, '');
+        const ends = await Promise.all(deferred.map(async taskId => {
+            for (;;) {
+                const got = await server.client.callTool({ name: 'get_task', arguments: { task_id: taskId, wait_seconds: 20 } });
+                const { status } = got.structuredContent as { status: string };
+                if (status !== 'working') {
+                    return { status, text: text(got) };
+                }
+            }
+        }));
+        assert.deepEqual(ends.map(end => end.status), ['failed', 'failed']);
+        for (const end of ends) {
+            assert.ok(end.text.includes(FAILING.name) && end.text.includes(FAILING.at), end.text);
+        }
+        assert.equal(readFileSync(runs, 'utf8'), 'run\n', 'the suite ran once: the retry followed the first run');
     });
 });
