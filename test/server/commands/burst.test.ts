@@ -15,6 +15,8 @@ import { RawHttp } from '../../support/rawHttp.js';
 
 const STARTS = 500;
 const POLL_MS = 200;
+/** The burst client's connections. */
+const SOCKETS = 100;
 
 describe('500 command starts at once from one client', () => {
     const dir = mkdtempSync(join(tmpdir(), 'cmd-burst-'));
@@ -26,7 +28,9 @@ describe('500 command starts at once from one client', () => {
         writeFileSync(file, JSON.stringify({ tools: [{ name: 'quick', description: 'Ends at once.', command: ['true'], whenBusy: 'queue' }] }));
         // Every start may run at once (the worst case), and a task unpolled for 1 s is abandoned:
         // under the time the burst held the server without pacing, over a loaded machine's hiccups.
-        server = await startHttpServer(['--commands', file, '--max-command-processes', String(STARTS), '--poll-interval', String(POLL_MS), '--abandon-after', '1000']);
+        // The burst's 100 sockets may all be mid-body at once while the server forks: this is about
+        // starts, not --max-pending-bodies (32 a credential by default, its own test), so it allows them all.
+        server = await startHttpServer(['--commands', file, '--max-command-processes', String(STARTS), '--poll-interval', String(POLL_MS), '--abandon-after', '1000', '--max-pending-bodies', String(SOCKETS)]);
         other = await connect('http', server, { name: 'other' });
     });
     after(async () => {
@@ -57,21 +61,25 @@ describe('500 command starts at once from one client', () => {
         })();
 
         // The burst: a raw client, light on this process's own event loop, so the other client's polls leave on time.
-        const burst = new RawHttp(server.url, {}, new Agent({ keepAlive: true, maxSockets: 100 }));
-        await burst.initialize({ name: 'burst' });
-        const started = await Promise.all(Array.from({ length: STARTS }, () => burst.call('tools/call', { name: 'start_quick', arguments: {} })));
-        const taskIds = started.map(answer => (answer.result?.structuredContent as { task_id?: string } | undefined)?.task_id);
-        assert.equal(new Set(taskIds.filter(id => id !== undefined)).size, STARTS, 'every start gave a task of its own');
-        await Promise.all(taskIds.map(taskId => burst.call('tasks/result', { taskId })));
-        const ends = await Promise.all(taskIds.map(taskId => burst.call('tasks/get', { taskId })));
-        assert.deepEqual(
-            ends.map(answer => answer.result?.status),
-            Array.from({ length: STARTS }, () => 'completed'),
-            'every run of the burst completed',
-        );
-        bursting = false;
-        await Promise.all([polls, pings]);
-        burst.agent.destroy();
+        const burst = new RawHttp(server.url, {}, new Agent({ keepAlive: true, maxSockets: SOCKETS }));
+        // A failed burst stops the polls and pings too, or they would hold the test process open.
+        try {
+            await burst.initialize({ name: 'burst' });
+            const started = await Promise.all(Array.from({ length: STARTS }, () => burst.call('tools/call', { name: 'start_quick', arguments: {} })));
+            const taskIds = started.map(answer => (answer.result?.structuredContent as { task_id?: string } | undefined)?.task_id);
+            assert.equal(new Set(taskIds.filter(id => id !== undefined)).size, STARTS, 'every start gave a task of its own');
+            await Promise.all(taskIds.map(taskId => burst.call('tasks/result', { taskId })));
+            const ends = await Promise.all(taskIds.map(taskId => burst.call('tasks/get', { taskId })));
+            assert.deepEqual(
+                ends.map(answer => answer.result?.status),
+                Array.from({ length: STARTS }, () => 'completed'),
+                'every run of the burst completed',
+            );
+        } finally {
+            bursting = false;
+            await Promise.all([polls, pings]);
+            burst.agent.destroy();
+        }
 
         assert.deepEqual(pingErrors, [], `all ${pingsSent} pings were answered`);
         assert.ok(statuses.length > 0);
