@@ -28,6 +28,7 @@ import {
 } from './lib/experiments.js';
 import { durableSkipReason, durableVsMemory } from './lib/durableExperiment.js';
 import { DURABLE_HEADERS, durableLines, durableRows } from './lib/durableRows.js';
+import { burstStarts } from './lib/burstExperiment.js';
 import { gatewayMemory, gatewaySkipReason, gatewayVsDirect } from './lib/gatewayExperiment.js';
 import { GATEWAY_HEADERS, gatewayLines, gatewayRows } from './lib/gatewayRows.js';
 import { redisSkipReason, redisVersion, redisVsMemory } from './lib/redisExperiment.js';
@@ -66,6 +67,7 @@ const EXPERIMENTS: Experiment[] = [
     { id: 'commands', title: 'command tools: 200 MB of output, 50 cancelled at once (in-process)', kinds: ['ours'], rounds: 1, timeoutMs: 180_000, run: ctx => commandProbe(ctx) },
     { id: 'stops', title: 'command tools: 100 groups that ignore SIGTERM stopped at once (in-process)', kinds: ['ours'], rounds: 1, timeoutMs: 120_000, run: ctx => stopProbe(ctx) },
     { id: 'resume', title: 'resumable SSE streams: what ids, priming and the replay window cost per stream (in-process)', kinds: ['ours'], rounds: 1, timeoutMs: 120_000, run: ctx => streamProbe(ctx) },
+    { id: 'burst', title: 'command tools: 500 start_<tool> calls at once, another client pinging (HTTP)', kinds: ['ours'], rounds: 1, timeoutMs: 180_000, run: ctx => burstStarts(ctx) },
     { id: 'coldstart', title: 'cold start', kinds: ['ours', 'baseline', 'floor'], timeoutMs: 60_000, run: coldStart },
     { id: 'extension', title: 'extension activation', kinds: ['ours'], rounds: 1, timeoutMs: 60_000, run: ctx => extensionActivation(ctx) },
     {

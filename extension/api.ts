@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import type { CommandTools } from './commandTools/commandTools';
+import type { OutputDocuments } from './commandTools/outputDocuments';
 import type { VsCodeTaskJobs } from './commandTools/vscodeTaskJobs';
 import type { WrapServers } from './wrap/wrapServers';
 import type { Transport } from './config';
@@ -41,6 +42,8 @@ export interface TestHooks {
     readonly rowRuns: readonly RowRun[];
     /** The command tools this window serves, and the file and log folder it hands the server. */
     readonly commandTools: CommandTools;
+    /** The read-only documents that follow command logs (Show Output). */
+    readonly outputs: OutputDocuments;
     /** The tasks.json tasks running as owner jobs. */
     readonly vscodeTasks: VsCodeTaskJobs;
     /** The MCP servers this window's server wraps. */

@@ -82,7 +82,7 @@ export function activate(context: vscode.ExtensionContext): McpTasksApi {
     registerCommands(context, { logger, server, owner, model, results, pendingInputs, startedHere, resetSamplingConsent: () => sampling.resetConsent(), selected: () => selection.selection[0], runsCommand: name => commandTools.hasOutput(name), waitingForTrust: () => commandTools.waitingForTrust, rowRuns });
 
     logger.scoped('extension').info(`activated in ${Date.now() - started} ms (transport: ${server.mode.transport})`);
-    return createApi(context, server, { model, tree, treeView, statusBar, owner, pendingInputs, completions, executedCommands, rowRuns: rowRuns ?? [], commandTools, vscodeTasks, wrap, logDir: context.logUri.fsPath });
+    return createApi(context, server, { model, tree, treeView, statusBar, owner, pendingInputs, completions, executedCommands, rowRuns: rowRuns ?? [], commandTools, outputs, vscodeTasks, wrap, logDir: context.logUri.fsPath });
 }
 
 /** Under test, the commands the notifier runs are recorded too (the suite asserts on them; chat may be absent). */

@@ -599,6 +599,8 @@ export async function heapProbe(ctx: Context): Promise<Metrics> {
 /** A command's output flood and a cancel of many at once, measured in the server's process. */
 export const COMMAND_FLOOD_MB = 200;
 export const COMMAND_CANCEL_TASKS = 50;
+/** The flood again under this log limit, so the running log's middle is left out again and again. */
+export const COMMAND_BOUNDED_LOG_BYTES = 1024 * 1024;
 
 export async function commandProbe(ctx: Context): Promise<Metrics> {
     const run = (args: string[]) =>
@@ -613,8 +615,10 @@ export async function commandProbe(ctx: Context): Promise<Metrics> {
     const plain = await run([String(COMMAND_FLOOD_MB), String(COMMAND_CANCEL_TASKS)]);
     // Its own process: the first flood's grown heap would hide the second's growth.
     const redacted = await run([String(COMMAND_FLOOD_MB), '0', 'secret']);
-    const secret = Object.fromEntries(Object.entries(redacted).filter(([key]) => key.startsWith('flood')).map(([key, value]) => [`secret${key[0]!.toUpperCase()}${key.slice(1)}`, value]));
-    return { ...plain, ...secret };
+    const floodAs = (prefix: string, metrics: Metrics) =>
+        Object.fromEntries(Object.entries(metrics).filter(([key]) => key.startsWith('flood')).map(([key, value]) => [`${prefix}${key[0]!.toUpperCase()}${key.slice(1)}`, value]));
+    const bounded = await run([String(COMMAND_FLOOD_MB), '0', `limit=${COMMAND_BOUNDED_LOG_BYTES}`]);
+    return { ...plain, ...floodAs('secret', redacted), ...floodAs('bounded', bounded) };
 }
 
 /** Command groups stopped at once: each ignores SIGTERM, so each is watched through the grace and then killed. */

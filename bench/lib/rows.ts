@@ -1,6 +1,7 @@
 // The rows of the main table (ours, stock, floor): which metric of which experiment each shows,
 // how its cell reads, and the goal it is held to.
-import { COMMAND_CANCEL_TASKS, COMMAND_FLOOD_MB, metricName, STOP_GROUPS, type Settings } from './experiments.js';
+import { BURST_STARTS } from './burstExperiment.js';
+import { COMMAND_BOUNDED_LOG_BYTES, COMMAND_CANCEL_TASKS, COMMAND_FLOOD_MB, metricName, STOP_GROUPS, type Settings } from './experiments.js';
 import type { Row } from './report.js';
 import { fmt } from './stats.js';
 
@@ -182,6 +183,16 @@ export function rows(settings: Settings): Row[] {
             },
         },
         {
+            figure: `the same ${COMMAND_FLOOD_MB} MB under a ${COMMAND_BOUNDED_LOG_BYTES / 1024 / 1024} MiB --commands-log-limit (the running log's middle left out as it goes): server RSS growth`,
+            transport: '–',
+            exp: 'commands',
+            key: 'boundedFloodRssGrowthMb',
+            kind: 'custom',
+            cell: m =>
+                `${fmt(m('boundedFloodRssGrowthMb'))} MB (${fmt(m('boundedFloodMBps'))} MB/s; log file ${fmt(m('boundedFloodLogMb'))} MB, ${m('boundedFloodLogBounded') === 1 ? 'within the limit, first and last lines and the marker in it' : 'NOT AS EXPECTED'})`,
+            goal: { text: '≤ 30 MB, log within the limit', met: v => (Number.isFinite(v.ours) ? v.ours <= 30 && v.metric('ours', 'boundedFloodLogBounded') === 1 : undefined) },
+        },
+        {
             figure: `command tool writing ${COMMAND_FLOOD_MB} MB: event-loop delay beyond its 5 ms sampling interval`,
             transport: '–',
             exp: 'commands',
@@ -227,6 +238,17 @@ export function rows(settings: Settings): Row[] {
             cell: m =>
                 `${fmt(m('extraCpuUs'))} µs CPU (${fmt(m('resumableCpuUs'))} vs ${fmt(m('plainCpuUs'))} µs a stream; an event's id and window place alone ${fmt(m('windowNsPerEvent'))} ns), +${fmt(m('extraBytes'))} bytes on the wire, ${fmt(m('heldBytes'))} bytes of heap held while in the window`,
         },
+        ...(['capped', 'uncapped'] as const).map(
+            (which): Row => ({
+                figure: `${BURST_STARTS} start_<tool> calls at once from one client (${which === 'capped' ? 'the default --max-command-processes 32' : `--max-command-processes ${BURST_STARTS}: every run at once`}): another client's ping round trip, pings back to back through the burst`,
+                transport: 'http',
+                exp: 'burst',
+                key: `${which}PingP99Ms`,
+                kind: 'custom',
+                cell: m => `p99 ${fmt(m(`${which}PingP99Ms`))} ms, max ${fmt(m(`${which}PingMaxMs`))} ms (${fmt(m(`${which}Pings`))} pings; all ${BURST_STARTS} runs ended in ${fmt(m(`${which}Seconds`))} s)`,
+                goal: { text: 'p99 ≤ 50 ms', met: v => atMost(50)(v.ours) },
+            }),
+        ),
         { figure: 'cold start → listening ({"url"} printed)', transport: 'http', exp: 'coldstart', key: 'httpP50', kind: 'latency', extra: [['httpMax', 'max {}']], goal: { text: '≤ 300 ms', met: v => atMost(300)(v.ours) } },
         {
             figure: 'cold start → listening, minified bundle (as the VSIX ships it)',

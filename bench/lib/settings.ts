@@ -25,7 +25,7 @@ Options:
   --help, -h            print this help and exit; runs nothing
   --quick               smaller sizes and shorter windows (under 1 min instead of under 5)
   --only ID,ID          run only these experiments: client, http, stdio, result, cancel,
-                        progress, memory, heap, commands, stops, resume, coldstart,
+                        progress, memory, heap, commands, stops, burst, resume, coldstart,
                         extension, revision, redis, durable, gateway, gatewaymem
   --client node-http|fetch
                         the HTTP client: node:http keep-alive agent (default) or fetch (undici)

@@ -7,7 +7,10 @@
 //    time (it answers once the process group is gone), against the kill grace period, and any
 //    process left alive afterwards.
 // With `secret` the flood's entry sets a secret in its env, so every line goes through redaction.
-// Usage: node commandProbe.js FLOOD_MB CANCEL_TASKS [secret]   (prints one JSON line)
+// With `limit=BYTES` the logs are limited to BYTES (--commands-log-limit), so the running log's
+// middle is left out as the flood goes; the log is then checked for being within the limit with
+// its first and last lines and the marker, instead of for every byte.
+// Usage: node commandProbe.js FLOOD_MB CANCEL_TASKS [secret] [limit=BYTES]   (prints one JSON line)
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -47,6 +50,13 @@ const kid = spawn(process.execPath, ['-e', 'setInterval(() => undefined, 1 << 30
 process.stdout.write('pids ' + JSON.stringify([process.pid, kid.pid]) + '\\n');
 setInterval(() => undefined, 1 << 30);`;
 
+/** A flood's log under a limit: its first and last lines (100 bytes each, FLOOD_JS) with one marker between. */
+function boundedAsExpected(log: string): boolean {
+    const lines = log.split('\n');
+    const line = 'x'.repeat(LINE_BYTES - 1);
+    return lines[0] === line && lines.at(-2) === line && lines.at(-1) === '' && lines.filter(entry => entry.startsWith('[mcp-tasks]')).length === 1;
+}
+
 function percentile(samples: number[], p: number): number {
     const sorted = [...samples].sort((a, b) => a - b);
     return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
@@ -56,7 +66,10 @@ async function main(): Promise<void> {
     // As server/src/cli.ts sets it: the server process's memory behaves as the CLI's does.
     setFlagsFromString('--heap-growing-percent=50');
     const [floodMb, cancelTasks] = process.argv.slice(2, 4).map(Number) as [number, number];
-    const env = process.argv[4] === 'secret' ? { API_TOKEN: 'not-in-the-output-7f3a' } : {};
+    const options = process.argv.slice(4);
+    const env = options.includes('secret') ? { API_TOKEN: 'not-in-the-output-7f3a' } : {};
+    const limitOption = options.find(option => option.startsWith('limit='));
+    const logLimit = limitOption === undefined ? undefined : Number(limitOption.slice('limit='.length));
     const dir = mkdtempSync(join(tmpdir(), 'mcp-tasks-command-probe-'));
     const logDir = join(dir, 'logs');
     const file = join(dir, 'commands.json');
@@ -72,7 +85,7 @@ async function main(): Promise<void> {
     );
     mkdirSync(logDir);
     // No cap on processes: the cancel load starts all its commands at once.
-    const deps = { clock: systemClock, logs: new CommandLogs({ dir: logDir, clock: systemClock }), limits: new CommandLimits(Infinity), env: process.env };
+    const deps = { clock: systemClock, logs: new CommandLogs({ dir: logDir, clock: systemClock, maxBytes: logLimit }), limits: new CommandLimits(Infinity), env: process.env };
     const tools = parseCommandsFile(readFileSync(file, 'utf8'), file).map(spec => commandTool(spec, deps));
 
     // The client's side of stdout: every frame the server sends on its own (notifications).
@@ -127,6 +140,7 @@ async function main(): Promise<void> {
         floodProgressPeakPerSec: peakPerSecond,
         floodLogComplete: logBytes === lines * LINE_BYTES ? 1 : 0,
         floodLogMb: logBytes / (1024 * 1024),
+        floodLogBounded: logLimit !== undefined && logBytes <= logLimit && boundedAsExpected(readFileSync(logPath, 'utf8')) ? 1 : 0,
     };
     rmSync(logPath, { force: true });
 

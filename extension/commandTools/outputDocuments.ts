@@ -13,7 +13,8 @@ interface Followed {
     uri: vscode.Uri;
     toolName: string;
     logPath?: string;
-    size: number;
+    /** The log's size when the document's text was last read from it (-1: no log yet). */
+    shown: number;
 }
 
 /**
@@ -80,20 +81,28 @@ export class OutputDocuments extends Disposable implements vscode.TextDocumentCo
         if (entry?.logPath === undefined) {
             return view && !isTerminal(view.status) ? vscode.l10n.t('Waiting for the command to start…') : vscode.l10n.t('This task has no command output.');
         }
+        // The size before the read: a line that lands during it makes the next check read again.
+        entry.shown = sizeOf(entry.logPath);
         return readLogTail(entry.logPath);
     }
 
     async show(view: TaskView): Promise<vscode.TextEditor> {
-        const entry: Followed = this.followed.get(view.taskId) ?? { uri: this.uriFor(view), toolName: view.toolName, size: -1 };
+        const entry: Followed = this.followed.get(view.taskId) ?? { uri: this.uriFor(view), toolName: view.toolName, shown: -1 };
         this.followed.set(view.taskId, entry);
         this.check(view.taskId, entry);
         this.ensureTimer();
-        const doc = await vscode.workspace.openTextDocument(entry.uri);
-        const editor = await vscode.window.showTextDocument(doc, { preview: false });
-        // Opened on its latest lines, and following them while it runs.
-        this.tailing.add(view.taskId);
-        revealEnd(editor);
-        return editor;
+        try {
+            const doc = await vscode.workspace.openTextDocument(entry.uri);
+            const editor = await vscode.window.showTextDocument(doc, { preview: false });
+            // Opened on its latest lines, and following them while it runs.
+            this.tailing.add(view.taskId);
+            revealEnd(editor);
+            return editor;
+        } catch (err) {
+            // No document to keep up to date: the timer must not wait for one.
+            this.followed.delete(view.taskId);
+            throw err;
+        }
     }
 
     /** A new document's URI, its name distinct from the other runs' open documents (the tab shows it). */
@@ -102,16 +111,23 @@ export class OutputDocuments extends Disposable implements vscode.TextDocumentCo
         return vscode.Uri.from({ scheme: OUTPUT_SCHEME, path: `/${outputFileName(taskLabel(view), view.createdAt, taken)}`, query: view.taskId });
     }
 
-    /** Re-reads a followed log that grew; true while it may still grow. */
+    /**
+     * Asks VS Code to read a followed log again while the document shows less than the file holds;
+     * true while there is more to show or the log may still grow. The document's own read says
+     * what it shows (provideTextDocumentContent), not this check: VS Code drops a change signalled
+     * while it is still opening the document (its extension host does not know it yet), so a
+     * command that prints one line and then waits, its line landing in that moment, was shown
+     * without it for good. The signal is sent again at each check until a read takes the line.
+     */
     private check(taskId: string, entry: Followed): boolean {
         entry.logPath ??= findLogFile(this.logDir, entry.toolName, taskId);
         const size = entry.logPath === undefined ? -1 : sizeOf(entry.logPath);
-        if (size !== entry.size) {
-            entry.size = size;
+        const stale = size !== entry.shown;
+        if (stale) {
             this.changed.fire(entry.uri);
         }
         const view = this.model.get(taskId);
-        return view !== undefined && !view.lost && !isTerminal(view.status);
+        return stale || (view !== undefined && !view.lost && !isTerminal(view.status));
     }
 
     private ensureTimer(): void {

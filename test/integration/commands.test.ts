@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import * as vscode from 'vscode';
 import type { McpTasksTestApi } from '../../extension/api';
+import { findLogFile } from '../../extension/commandTools/outputLog';
 import { taskLabel, type TaskView } from '../../extension/tasks/taskView';
 import { processRunning } from '../../server/src/commands/group';
 import { askUi, invoke, readyOverHttp, resultPreviewTab, startInVsCode, toolNamed, uiArtifact, waitFor } from './util';
@@ -107,6 +108,49 @@ describe('command tools in VS Code', () => {
         assert.equal(api.testing.model.get(view.taskId)?.status, 'completed');
         const reopened = await vscode.workspace.openTextDocument(editor.document.uri);
         assert.match(reopened.getText(), /line 1\/40[\s\S]*line 40\/40/);
+    });
+
+    it('Show Output gets a line that lands while VS Code is still opening the document', async () => {
+        // VS Code drops a change signalled for a document it is still opening. The document's first
+        // read here waits until the command's last line is in the log and the view has signalled it,
+        // so that signal lands in that moment every time (under load it did by chance: the line
+        // never showed, copilotStopped's pids line among them).
+        const outputs = api.testing.outputs;
+        const provide = outputs.provideTextDocumentContent.bind(outputs);
+        // Held as VS Code sees it: a provider may answer later.
+        const provider: vscode.TextDocumentContentProvider = outputs;
+        const before = new Set(api.testing.model.all().map(view => view.taskId));
+        rmSync(gate, { force: true });
+        const call = invoke(toolNamed('it_gated')!, { count: 2 });
+        const view = await waitFor('the it_gated task in the sidebar', () => taskOf(api, 'it_gated', before));
+        let held = false;
+        provider.provideTextDocumentContent = async (uri: vscode.Uri) => {
+            const text = provide(uri);
+            if (uri.query === view.taskId && !held) {
+                held = true;
+                const signalled = new Promise<void>(done => {
+                    const listener = outputs.onDidChange(changed => {
+                        const log = findLogFile(api.testing.commandTools.launch.logDir, 'it_gated', view.taskId);
+                        if (changed.query === view.taskId && log !== undefined && /line 2\/2/.test(readFileSync(log, 'utf8'))) {
+                            listener.dispose();
+                            done();
+                        }
+                    });
+                });
+                writeFileSync(gate, '');
+                await signalled;
+            }
+            return text;
+        };
+        try {
+            const editor = (await vscode.commands.executeCommand<vscode.TextEditor>('mcpTasks.showOutput', view))!;
+            await call;
+            assert.ok(held, 'the first read was held');
+            await waitFor('the line that landed while the document opened', () => /line 2\/2/.test(editor.document.getText()) || undefined, 30_000, 50);
+        } finally {
+            provider.provideTextDocumentContent = provide;
+            await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+        }
     });
 
     it('two runs of one command show their output in two tabs with distinct titles', async () => {

@@ -1,10 +1,22 @@
-import { closeSync, openSync, unlinkSync, watch, type FSWatcher } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { fstatSync, unlinkSync, watch, type FSWatcher } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 import type { Clock, ClockTimer } from '../util/clock.js';
+import { spawnPacer } from './spawnPacer.js';
+
+/** Takes each chunk as read; false asks to wait for `drained` before reading on. */
+export interface CaptureSink {
+    write(chunk: Buffer): boolean;
+    drained(): Promise<void>;
+}
 
 /** How often a running command's capture file is read when no change was signalled (fs.watch may miss one, or be unavailable). */
 export const CAPTURE_POLL_MS = 200;
 const CHUNK = 64 * 1024;
+/** Once this much more of the capture file has been read, the disk space it held is given back (punchHole). */
+export const CAPTURE_RELEASE_BYTES = 4 * 1024 * 1024;
+/** Whether the file system let go of the space read (false once fallocate is missing or refuses: the file then keeps it until the run ends). */
+let canPunch = process.platform === 'linux';
 
 /**
  * Where a command writes its output (stdout and stderr alike): a file of its own, not a pipe.
@@ -24,46 +36,36 @@ export class OutputCapture {
     private timer?: ClockTimer;
     private finished = false;
     private closed = false;
+    private sink?: CaptureSink;
+    /** The bytes before this have been read and their disk space given back. */
+    private released = 0;
+    private releasing = false;
     /** Why the file could not be read, if it could not: the run ends with what was read. */
     readError?: NodeJS.ErrnoException;
 
     private constructor(
         readonly path: string,
-        /** The descriptor the child's stdout and stderr are given; the server's copy is closed once the child has it (started()). */
-        private childFd: number | undefined,
+        /**
+         * Opened once, to append and read: the child's stdout and stderr are this descriptor (its
+         * writes go to the end), and the server reads it at its own positions.
+         */
         private readonly file: FileHandle,
         private readonly clock: Clock,
-        /** Takes each chunk as read; false asks to wait for `drained` before reading on. */
-        private readonly sink: { write(chunk: Buffer): boolean; drained(): Promise<void> },
     ) {}
 
-    /** Creates the capture file next to the run's log; rejects (nothing left behind) when it cannot be made. */
-    static async open(path: string, clock: Clock, sink: OutputCapture['sink']): Promise<OutputCapture> {
-        const childFd = openSync(path, 'a', 0o600);
-        try {
-            const file = await open(path, 'r');
-            return new OutputCapture(path, childFd, file, clock, sink);
-        } catch (err) {
-            closeSync(childFd);
-            unlinkQuietly(path);
-            throw err;
-        }
+    /** Creates the capture file next to the run's log (off the main thread); rejects, leaving nothing behind, when it cannot be made. */
+    static async open(path: string, clock: Clock): Promise<OutputCapture> {
+        return new OutputCapture(path, await open(path, 'a+', 0o600), clock);
     }
 
     /** The descriptor to give the child as stdout and stderr. */
     get fd(): number {
-        if (this.childFd === undefined) {
-            throw new Error('The capture file was already handed over');
-        }
-        return this.childFd;
+        return this.file.fd;
     }
 
-    /** The child has its descriptor (or never will): the server's copy closes, and the file is followed as it grows. */
-    started(): void {
-        if (this.childFd !== undefined) {
-            closeSync(this.childFd);
-            this.childFd = undefined;
-        }
+    /** The child has its descriptor: the file is followed as it grows, each chunk to `sink`. */
+    started(sink: CaptureSink): void {
+        this.sink = sink;
         try {
             this.watcher = watch(this.path, { persistent: false }, () => void this.read());
             this.watcher.on('error', () => this.watcher?.close());
@@ -78,10 +80,6 @@ export class OutputCapture {
         this.finished = true;
         this.clock.clearTimeout(this.timer);
         this.watcher?.close();
-        if (this.childFd !== undefined) {
-            closeSync(this.childFd);
-            this.childFd = undefined;
-        }
         await this.read();
         this.closed = true;
         await this.file.close().catch(() => undefined);
@@ -96,7 +94,8 @@ export class OutputCapture {
 
     /** Reads to the end of the file; a read asked for while one runs makes it go round once more, so none is lost. Never rejects. */
     private read(): Promise<void> {
-        if (this.closed || this.readError) {
+        const sink = this.sink;
+        if (this.closed || this.readError || !sink) {
             return Promise.resolve();
         }
         if (this.reading) {
@@ -106,7 +105,7 @@ export class OutputCapture {
         this.reading = (async () => {
             do {
                 this.again = false;
-                await this.drain();
+                await this.drain(sink);
             } while (this.again);
         })()
             .catch((err: NodeJS.ErrnoException) => void (this.readError ??= err))
@@ -114,19 +113,54 @@ export class OutputCapture {
         return this.reading;
     }
 
-    private async drain(): Promise<void> {
-        for (;;) {
-            // A fresh buffer each time: the sink keeps the chunk (the log stream writes it later).
+    private async drain(sink: CaptureSink): Promise<void> {
+        // A look that finds nothing new costs an fstat: no buffer, no round trip to the thread pool.
+        // Hundreds of quiet runs are each looked at five times a second.
+        while (fstatSync(this.file.fd).size > this.position) {
+            // A fresh buffer each time: the sink keeps the chunk (the log writes it later).
             const buffer = Buffer.allocUnsafe(CHUNK);
             const { bytesRead } = await this.file.read(buffer, 0, CHUNK, this.position);
             if (bytesRead === 0) {
                 return;
             }
             this.position += bytesRead;
-            if (!this.sink.write(buffer.subarray(0, bytesRead))) {
-                await this.sink.drained();
+            if (!sink.write(buffer.subarray(0, bytesRead))) {
+                await sink.drained();
             }
+            this.release();
         }
+    }
+
+    /**
+     * Gives back the disk space of what was read, so a flood does not fill the disk twice (its log
+     * is held within --commands-log-limit, runLog.ts): the command goes on appending to the same
+     * file, so it cannot be cut or moved under it, but its read part can be made a hole, which
+     * keeps every offset (the child's appends and the server's reads) as it was. Linux's
+     * fallocate(1) does it; elsewhere, or where the file system cannot, the file keeps its size
+     * until the run ends and it is deleted.
+     */
+    private release(): void {
+        if (!canPunch || this.releasing || this.closed || this.position - this.released < CAPTURE_RELEASE_BYTES) {
+            return;
+        }
+        this.releasing = true;
+        const upTo = this.position;
+        const args = ['--punch-hole', '--offset', String(this.released), '--length', String(upTo - this.released), this.path];
+        // A start like the runs' own (spawnPacer.ts): a flood of floods does not hold the server.
+        void spawnPacer.run(() =>
+            execFile('fallocate', args, err => {
+                this.releasing = false;
+                // Missing, or refused while the file is still there (a file system without holes): not tried again.
+                if (err && ((err as NodeJS.ErrnoException).code === 'ENOENT' || !this.finished)) {
+                    canPunch = false;
+                }
+                if (!err) {
+                    this.released = upTo;
+                }
+            }),
+        ).catch(() => {
+            this.releasing = false;
+        });
     }
 }
 

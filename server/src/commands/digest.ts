@@ -79,7 +79,8 @@ export function digest({ headline, scan, logPath, taskId }: DigestFacts): string
         parts.push(`Left out: ${cut.join('; ')}.`);
     }
     const read = taskId ? ` read_output with task_id "${taskId}" (grep, tail_lines, offset) reads any part of it.` : '';
-    parts.push(`Full log (${plural(scan.lines, 'line')}${scan.skippedBytes > 0 ? ' read' : ''}, ${kb(scan.bytes)}): ${logPath}${more ? ';' : '.'}${more ? read || ' open it for the rest.' : ''}`);
+    const dropped = scan.dropped ? `; ${plural(scan.dropped.lines, 'line')} (${kb(scan.dropped.bytes)}) in the middle left out to keep it within its limit` : '';
+    parts.push(`Full log (${plural(scan.lines, 'line')}${scan.skippedBytes > 0 ? ' read' : ''}, ${kb(scan.bytes)}${dropped}): ${logPath}${more ? ';' : '.'}${more ? read || ' open it for the rest.' : ''}`);
     return capBytes(parts.join('\n'), DIGEST_MAX_BYTES);
 }
 

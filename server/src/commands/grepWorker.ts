@@ -29,6 +29,8 @@ export interface GrepJob {
     maxBytes: number;
     /** Lines are cut here before the pattern sees them. */
     maxLine: number;
+    /** The log's marker line (a file line number) and how many lines more than itself it stands for: the lines after it are numbered as written (logGap.ts). */
+    gap?: { line: number; skipped: number };
 }
 
 export type GrepOutcome =
@@ -46,7 +48,7 @@ const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
 const { openSync, readSync, closeSync } = require('node:fs');
 const { StringDecoder } = require('node:string_decoder');
-const { path, offset, size, source, flags, tailLines, context, maxBytes, maxLine, ansi, progress } = workerData;
+const { path, offset, size, source, flags, tailLines, context, maxBytes, maxLine, ansi, progress, gapLine, gapSkipped } = workerData;
 const at = new Int32Array(progress);
 const pattern = new RegExp(source, flags);
 const colours = new RegExp(ansi, 'g');
@@ -79,8 +81,10 @@ function show(number, line, match) {
     last = number;
     return emit(number + (match ? ': ' : '- ') + line);
 }
+// n counts the file's lines; a line after the marker is numbered as the command wrote it.
 function onLine(raw) {
     n++;
+    if (n === gapLine + 1) n += gapSkipped;
     Atomics.store(at, 0, n);
     const cut = (raw.endsWith('\\r') ? raw.slice(0, -1) : raw).replace(colours, '').slice(0, maxLine + 1);
     pattern.lastIndex = 0;
@@ -110,7 +114,7 @@ try {
         const read = readSync(fd, buffer, 0, Math.min(buffer.length, offset - position), position);
         if (read === 0) break;
         const chunk = buffer.subarray(0, read);
-        for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, i + 1)) n++;
+        for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, i + 1)) if (++n === gapLine + 1) n += gapSkipped;
         position += read;
     }
     const decoder = new StringDecoder('utf8');
@@ -201,6 +205,8 @@ export class GrepRunner {
                 context: job.context ?? 0,
                 maxBytes: job.maxBytes,
                 maxLine: job.maxLine,
+                gapLine: job.gap?.line ?? -1,
+                gapSkipped: job.gap?.skipped ?? 0,
                 ansi: ANSI.source,
                 progress,
             },

@@ -1,21 +1,6 @@
-import { once } from 'node:events';
-import { createWriteStream, statSync, type WriteStream } from 'node:fs';
+import { statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { CallToolResult } from '../tools/types.js';
-
-/**
- * Opens a run's log file before anything starts. A folder that is gone or a full disk fails the
- * one run that needed it, in words; an error event with no listener would end the server.
- */
-export async function openLog(path: string): Promise<{ stream: WriteStream; error?: undefined } | { error: NodeJS.ErrnoException }> {
-    const stream = createWriteStream(path, { mode: 0o600 });
-    try {
-        await once(stream, 'open');
-        return { stream };
-    } catch (err) {
-        return { error: err as NodeJS.ErrnoException };
-    }
-}
 
 /** Why a run's log could not be written, and what fixes it. */
 export function logFailureText(err: NodeJS.ErrnoException, logPath: string): string {
@@ -30,7 +15,12 @@ export function logFailureText(err: NodeJS.ErrnoException, logPath: string): str
 
 /** The result of a run that did not start because its log could not be opened. */
 export function logFailure(err: NodeJS.ErrnoException, argv: readonly string[], logPath: string): CallToolResult {
-    const summary = `Not run: ${logFailureText(err, logPath)}`;
+    return notStarted(logFailureText(err, logPath), argv, logPath);
+}
+
+/** The result of a run refused before anything started, saying why. */
+export function notStarted(why: string, argv: readonly string[], logPath: string): CallToolResult {
+    const summary = `Not run: ${why}`;
     const structuredContent = { status: 'not_started', command: [...argv], exitCode: null, signal: null, durationMs: 0, logPath, logBytes: 0, logLines: 0, summary };
     return { content: [{ type: 'text', text: summary }], structuredContent, isError: true };
 }

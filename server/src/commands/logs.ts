@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import type { Clock, ClockTimer } from '../util/clock.js';
 import type { OutputLog } from '../tools/types.js';
 import { LOG_FOLDER_PREFIX, markOwner } from './leftovers.js';
+import { LogGuard } from './logGap.js';
 import { DEFAULT_LOG_LIMIT_BYTES } from '../defaults.js';
 export { DEFAULT_LOG_LIMIT_BYTES } from '../defaults.js';
 
@@ -68,7 +69,7 @@ export class CommandLogs {
     /** A new log for a run of `name` (as task `taskId`, or inline). */
     create(name: string, taskId?: string): LogEntry {
         const path = join(this.dir, `${name}-${taskId ?? 'inline'}-${process.pid}-${++this.runs}.log`);
-        const entry: LogEntry = { name, path, running: true, readTo: new Map(), seenSize: new Map(), tasks: [] };
+        const entry: LogEntry = { name, path, running: true, readTo: new Map(), seenSize: new Map(), guard: new LogGuard(), tasks: [] };
         this.entries.add(entry);
         if (taskId !== undefined) {
             this.share(taskId, entry);

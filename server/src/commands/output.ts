@@ -1,4 +1,3 @@
-import type { WriteStream } from 'node:fs';
 import { StringDecoder } from 'node:string_decoder';
 import { redactor } from './secrets.js';
 
@@ -8,6 +7,15 @@ const MAX_TAIL_LINES = 200;
 const MAX_TAIL_BYTES = 64 * 1024;
 /** A line longer than this is cut, so one endless line cannot hold memory. */
 const MAX_LINE = 16 * 1024;
+
+/** Where a command's output lines go: its log file (runLog.ts). */
+export interface LogSink {
+    /** False: wait for `drained` before writing more. */
+    write(chunk: Buffer | string): boolean;
+    drained(): Promise<void>;
+    /** Writes what is left and closes. */
+    end(): Promise<void>;
+}
 
 /**
  * A command's output: every line to its log file in full (secrets as `***`), the last lines kept
@@ -28,7 +36,7 @@ export class CommandOutput {
     lastLine = '';
 
     constructor(
-        private readonly log: WriteStream,
+        private readonly log: LogSink,
         /** The values to hide. */
         secrets: readonly string[],
         private readonly onLine: (line: string) => void,
@@ -99,7 +107,7 @@ export class CommandOutput {
 
     /** Resolves once the log file has taken what it buffered (a paused stream may resume). */
     drained(): Promise<void> {
-        return new Promise(resolve => this.log.once('drain', resolve));
+        return this.log.drained();
     }
 
     /** Flushes unterminated lines; returns once the log file is written. */
@@ -110,7 +118,7 @@ export class CommandOutput {
             }
         }
         this.partial.clear();
-        await new Promise<void>(resolve => this.log.end(resolve));
+        await this.log.end();
     }
 
     text(): string {
@@ -133,13 +141,11 @@ export class CommandOutput {
             from = 0;
         }
         this.feed(from > 0 ? pieces[last]!.toString('utf8', from) : decode(pieces), true);
-        // The pieces, not a copy: the log gets the chunk itself.
-        this.log.cork();
+        // The pieces, not a copy: the log gets the chunk itself (and writes what waits in one call).
         let ok = true;
         for (const piece of pieces) {
             ok = this.log.write(piece) && ok;
         }
-        process.nextTick(() => this.log.uncork());
         return ok;
     }
 

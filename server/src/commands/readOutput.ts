@@ -1,5 +1,6 @@
 import { open } from 'node:fs/promises';
 import { GrepRunner } from './grepWorker.js';
+import { fileLine, fileOffset, writtenLine, writtenOffset, type LogGap } from './logGap.js';
 import { stripAnsi } from './scan.js';
 
 export const DEFAULT_READ_BYTES = 8 * 1024;
@@ -23,6 +24,8 @@ export interface ReadRequest {
     caller?: string;
     /** The runner for grep; the process's shared one by default. */
     greps?: GrepRunner;
+    /** The middle the log left out, if it did: offsets and line numbers given and answered are the output's as written (logGap.ts). */
+    gap?: LogGap;
 }
 
 /** One runner for the whole process: its workers share the machine's cores whatever the server. */
@@ -38,14 +41,37 @@ export interface ReadAnswer {
     /** For a read by line or of the last lines: the first and last line shown, numbered from the log's start. */
     firstLine?: number;
     lastLine?: number;
+    /** For a read by line: the line to read next (past the lines a marker stands for). */
+    nextLine?: number;
     /** Lines that matched `grep` (all of them, shown or not). */
     matches?: number;
     /** Matches or bytes left out to stay within maxBytes. */
     leftOut: boolean;
 }
 
-/** Reads part of a log: bytes from an offset, its last lines, or the lines matching a pattern; at most maxBytes of text. */
+/**
+ * Reads part of a log: bytes from an offset, its last lines, or the lines matching a pattern; at
+ * most maxBytes of text. With a gap, the file is read as it is and every offset, size and line
+ * number is turned into the output's as written at the edges, so they stay the same for a reader
+ * however much more is left out later.
+ */
 export async function readOutput(path: string, request: ReadRequest): Promise<ReadAnswer> {
+    const { gap } = request;
+    const answer = await readFile(path, { ...request, offset: fileOffset(request.offset, gap), fromLine: request.fromLine === undefined ? undefined : fileLine(request.fromLine, gap) });
+    const line = (n: number | undefined) => (n === undefined ? undefined : writtenLine(n, gap));
+    return {
+        ...answer,
+        size: writtenOffset(answer.size, gap),
+        from: writtenOffset(answer.from, gap),
+        next: writtenOffset(answer.next, gap),
+        firstLine: line(answer.firstLine),
+        lastLine: line(answer.lastLine),
+        nextLine: answer.lastLine === undefined ? undefined : writtenLine(answer.lastLine + 1, gap),
+    };
+}
+
+/** readOutput on the file as it is: offsets and line numbers are the file's (grep's are turned in the worker). */
+async function readFile(path: string, request: ReadRequest): Promise<ReadAnswer> {
     const file = await open(path, 'r');
     try {
         const { size } = await file.stat();
@@ -54,7 +80,7 @@ export async function readOutput(path: string, request: ReadRequest): Promise<Re
             return await grepLines(path, size, offset, request);
         }
         if (request.fromLine !== undefined) {
-            return await linesFrom(file, size, request.fromLine, request.lines ?? DEFAULT_LINES, request.maxBytes);
+            return await linesFrom(file, size, request.fromLine, request.lines ?? DEFAULT_LINES, request.maxBytes, request.gap);
         }
         if (request.tailLines !== undefined) {
             return await tailLines(file, size, request.tailLines, request.maxBytes);
@@ -121,8 +147,8 @@ async function lineStart(file: FileHandle, size: number, line: number): Promise<
     return end === undefined ? size : end + 1;
 }
 
-/** `count` lines from line `first`, each as "N: text", within maxBytes (at least one line, cut if it alone is longer). */
-async function linesFrom(file: FileHandle, size: number, first: number, count: number, maxBytes: number): Promise<ReadAnswer> {
+/** `count` lines from line `first` of the file, each as "N: text" (N as written), within maxBytes (at least one line, cut if it alone is longer). */
+async function linesFrom(file: FileHandle, size: number, first: number, count: number, maxBytes: number, gap: LogGap | undefined): Promise<ReadAnswer> {
     const from = await lineStart(file, size, first);
     const length = Math.min(size - from, maxBytes);
     const buffer = Buffer.alloc(length);
@@ -137,7 +163,7 @@ async function linesFrom(file: FileHandle, size: number, first: number, count: n
     let used = 0;
     let next = from;
     for (const line of whole.slice(0, count)) {
-        const entry = `${first + shown.length}: ${stripAnsi(line.endsWith('\r') ? line.slice(0, -1) : line)}`;
+        const entry = `${writtenLine(first + shown.length, gap)}: ${stripAnsi(line.endsWith('\r') ? line.slice(0, -1) : line)}`;
         if (shown.length > 0 && used + Buffer.byteLength(entry) + 1 > maxBytes) {
             break;
         }
@@ -164,7 +190,9 @@ async function tailLines(file: FileHandle, size: number, count: number, maxBytes
     const leftOut = lines.length - partial > kept.length || from > 0;
     lines = kept;
     const text = stripAnsi(lines.join('\n'));
-    const start = size - Buffer.byteLength(lines.join('\n') + (lines.length > 0 ? '\n' : ''));
+    // The last line of a running log may still be being written, its newline not there yet.
+    const ended = buffer.length > 0 && buffer[buffer.length - 1] === 0x0a;
+    const start = size - Buffer.byteLength(lines.join('\n') + (lines.length > 0 && ended ? '\n' : ''));
     // Numbered as a read by line would number them, so the two agree.
     const firstLine = lines.length > 0 ? (await lineEndsBefore(file, start)) + 1 : undefined;
     return { text, size, from: start, next: size, firstLine, lastLine: firstLine === undefined ? undefined : firstLine + lines.length - 1, leftOut };
@@ -177,7 +205,8 @@ export class GrepTooSlow extends Error {}
 async function grepLines(path: string, size: number, offset: number, request: ReadRequest): Promise<ReadAnswer> {
     const pattern = request.grep!;
     const runner = request.greps ?? sharedGreps;
-    const outcome = await runner.grep(request.caller ?? '', { path, offset, size, pattern, tailLines: request.tailLines, context: request.context, maxBytes: request.maxBytes, maxLine: MAX_GREP_LINE });
+    const gap = request.gap === undefined ? undefined : { line: request.gap.headLines + 1, skipped: request.gap.droppedLines - 1 };
+    const outcome = await runner.grep(request.caller ?? '', { path, offset, size, pattern, tailLines: request.tailLines, context: request.context, maxBytes: request.maxBytes, maxLine: MAX_GREP_LINE, gap });
     if (!outcome.done) {
         const where = outcome.line > 0 ? `on line ${outcome.line}` : 'before the first line';
         throw new GrepTooSlow(

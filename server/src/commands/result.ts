@@ -4,6 +4,7 @@ import type { CallToolResult } from '../tools/types.js';
 import { displayCommand } from './argv.js';
 import { digest } from './digest.js';
 import { logFailureText, startFailure } from './logFile.js';
+import type { LogGap } from './logGap.js';
 import { scanLog, scanText, type OutputScan } from './scan.js';
 import type { CommandSpec } from './spec.js';
 import { statusDigest } from './status.js';
@@ -34,6 +35,8 @@ export interface RunFacts {
     readOutput?: boolean;
     /** The last lines kept in memory, read when the log file cannot be. */
     tail(): string;
+    /** The middle the log left out to stay within its limit, if it did. */
+    gap?: LogGap;
 }
 
 /** The structured result of a command tool: the facts once, the output only in `summary` (the digest). */
@@ -115,7 +118,7 @@ export async function commandResult(facts: RunFacts): Promise<{ result: CallTool
 
 async function scanOutput(facts: RunFacts): Promise<OutputScan> {
     try {
-        return await scanLog(facts.logPath, facts.spec.failurePattern);
+        return await scanLog(facts.logPath, facts.spec.failurePattern, facts.gap);
     } catch (err) {
         // The log could not be read back: the last lines kept in memory still tell the story.
         const scan = scanText(facts.tail(), facts.spec.failurePattern);

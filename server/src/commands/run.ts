@@ -5,11 +5,14 @@ import type { Clock } from '../util/clock.js';
 import type { CallToolResult, ToolContext } from '../tools/types.js';
 import { buildArgv } from './argv.js';
 import { OutputCapture } from './capture.js';
-import { logFailure, openLog } from './logFile.js';
+import { confineCwd } from './confine.js';
+import { logFailure, notStarted } from './logFile.js';
 import { INLINE_LOG_KEEP_MS, type CommandLogs, type LogEntry } from './logs.js';
 import { CommandOutput } from './output.js';
 import { RUN_MARKER } from './processTable.js';
 import { progressThrottle } from './progress.js';
+import { RunLog } from './runLog.js';
+import { spawnPacer } from './spawnPacer.js';
 import { commandResult, type RunEnd } from './result.js';
 import { commandEnv, secretValues, serverSecretsOf } from './secrets.js';
 import type { CommandSpec } from './spec.js';
@@ -37,57 +40,42 @@ export interface RunDeps {
 export async function runCommand(spec: CommandSpec, args: Record<string, unknown>, ctx: ToolContext, deps: RunDeps, opened?: (log: LogEntry) => void): Promise<CallToolResult> {
     const argv = buildArgv(spec, args);
     const marker = randomUUID();
-    const env = { ...commandEnv(deps.env, spec.env), [RUN_MARKER]: marker };
-    const secrets = secretValues(env, spec.env, [...serverSecretsOf(deps.env), ...(deps.serverSecrets ?? [])]);
     const logEntry = deps.logs.create(spec.name, ctx.taskId);
     // A plain call that goes on as a task (--defer-after): read_output reads this log by that task.
     ctx.onDeferred?.(taskId => deps.logs.share(taskId, logEntry));
     opened?.(logEntry);
     const logPath = logEntry.path;
     const started = deps.clock.now();
-    const logFile = await openLog(logPath);
-    if (logFile.error) {
-        deps.logs.ended(logEntry, 0);
-        return logFailure(logFile.error, argv, logPath);
-    }
-    const log = logFile.stream;
     const throttle = progressThrottle(spec, ctx, deps.clock);
-    const output = new CommandOutput(log, secrets, throttle.line, spec.progressPattern !== undefined, TEST_NEEDLES);
-    // The command writes to a file, not a pipe, so nothing it printed is lost when it exits at once (capture.ts).
-    let capture: OutputCapture;
-    try {
-        capture = await OutputCapture.open(`${logPath}.capture`, deps.clock, { write: chunk => output.write('out', chunk), drained: () => output.drained() });
-    } catch (err) {
-        await output.end();
-        deps.logs.ended(logEntry, 0);
-        return logFailure(err as NodeJS.ErrnoException, argv, logPath);
-    }
-    let child: ChildProcess;
-    try {
-        child = spawn(argv[0]!, argv.slice(1), { cwd: spec.cwd, env, detached: true, stdio: ['ignore', capture.fd, capture.fd] });
-    } catch (err) {
-        await capture.finish();
-        await output.end();
-        throw err;
-    }
-    capture.started();
-    const startError = once(child, 'spawn').then(
-        () => undefined,
-        (err: NodeJS.ErrnoException) => err,
-    );
-    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>(resolve => child.once('exit', (code, signal) => resolve({ code, signal })));
-
     const stopper = stopperFor(deps.clock);
-    const since = child.pid === undefined ? 0 : stopper.startTimeOf(child.pid);
-    let stopping: Promise<Survivor[]> | undefined;
-    let timedOut = false;
-    const stop = (): Promise<Survivor[]> =>
-        (stopping ??= child.pid === undefined ? Promise.resolve([]) : stopper.stop({ pgid: child.pid, marker, leaderExited: exited, since, graceMs: spec.killGraceMs }));
     // A log that cannot be written (disk full) fails this run alone: its processes are stopped.
     let logError: NodeJS.ErrnoException | undefined;
-    log.on('error', (err: NodeJS.ErrnoException) => ((logError ??= err), void stop()));
-    const timer = spec.timeoutMs === undefined ? undefined : deps.clock.setTimeout(() => ((timedOut = true), void stop()), spec.timeoutMs, undefined);
-    const onAbort = (): void => void stop();
+    // Set once the leader is spawned: a log error can only come after that (the log is written from the capture).
+    const stopping: { run?: () => Promise<Survivor[]> } = {};
+    const onLogError = (err: NodeJS.ErrnoException): void => ((logError ??= err), void stopping.run?.());
+    // The files first, opened off the main thread; then the rest in its turn, in one synchronous
+    // step (spawnPacer.ts): a burst of runs leaves the server answering between their starts.
+    const files = await openFiles(argv, logEntry, deps, onLogError);
+    const begun = 'result' in files ? files : await spawnPacer.run(() => begin({ spec, argv, marker, ctx, deps, logEntry, line: throttle.line, stopper, ...files }));
+    if (!('leader' in begun)) {
+        await begun.capture?.finish();
+        await (begun.output ?? begun.log)?.end();
+        await throttle.dispose();
+        deps.logs.ended(logEntry, begun.keepLog ? (ctx.ttl ?? INLINE_LOG_KEEP_MS) : 0);
+        if (begun.result === undefined) {
+            throw begun.error ?? ctx.signal.reason;
+        }
+        return begun.result;
+    }
+    const { output, capture } = begun;
+    const { child, startError, exited, since } = begun.leader;
+    let stopDone: Promise<Survivor[]> | undefined;
+    let timedOut = false;
+    const stopRun = (): Promise<Survivor[]> =>
+        (stopDone ??= child.pid === undefined ? Promise.resolve([]) : stopper.stop({ pgid: child.pid, marker, leaderExited: exited, since, graceMs: spec.killGraceMs }));
+    stopping.run = stopRun;
+    const timer = spec.timeoutMs === undefined ? undefined : deps.clock.setTimeout(() => ((timedOut = true), void stopRun()), spec.timeoutMs, undefined);
+    const onAbort = (): void => void stopRun();
     ctx.signal.addEventListener('abort', onAbort, { once: true });
 
     const finished: Promise<RunEnd> = (async () => {
@@ -99,7 +87,7 @@ export async function runCommand(spec: CommandSpec, args: Record<string, unknown
         }
         const exit = await exited;
         // The leader is gone; anything it left, in its group or not, goes too, so nothing outlives the task.
-        const survivors = await stop();
+        const survivors = await stopRun();
         // Everything written up to now, to the last byte; a descendant no scan found (it cleared its environment) cannot hold the run.
         await capture.finish();
         logError ??= capture.readError;
@@ -116,7 +104,7 @@ export async function runCommand(spec: CommandSpec, args: Record<string, unknown
         // Before the result, so a client sees the final line as progress first (still within the rate).
         await throttle.dispose();
         const stopped = ctx.signal.aborted;
-        const facts = { spec, argv, end, timedOut, stopped, durationMs: deps.clock.now() - started, logPath, taskId: ctx.taskId, readOutput: deps.readOutput, tail: () => output.text() };
+        const facts = { spec, argv, end, timedOut, stopped, durationMs: deps.clock.now() - started, logPath, taskId: ctx.taskId, readOutput: deps.readOutput, tail: () => output.text(), gap: logEntry.gap };
         const described = await commandResult(facts);
         deps.logs.ended(logEntry, ctx.ttl ?? INLINE_LOG_KEEP_MS);
         // Read again: a stop that came while the digest was made (the command had ended) still gets it.
@@ -134,4 +122,95 @@ export async function runCommand(spec: CommandSpec, args: Record<string, unknown
         ctx.conclude?.(conclusion);
     }
     return result;
+}
+
+type RunExit = { code: number | null; signal: NodeJS.Signals | null };
+
+interface BeginFacts {
+    spec: CommandSpec;
+    argv: string[];
+    /** RUN_MARKER's value for this run. */
+    marker: string;
+    ctx: ToolContext;
+    deps: RunDeps;
+    logEntry: LogEntry;
+    /** Each line of output, for progress. */
+    line(line: string): void;
+    stopper: ReturnType<typeof stopperFor>;
+    log: RunLog;
+    capture: OutputCapture;
+}
+
+/** A run that started (its leader spawned), or one that did not: its result, or what spawn threw, or neither when it was cancelled while it waited. */
+type Begun =
+    | { output: CommandOutput; capture: OutputCapture; leader: Started }
+    | { log?: RunLog; output?: CommandOutput; capture?: OutputCapture; result?: CallToolResult; error?: unknown; keepLog: boolean };
+
+/**
+ * The run's log, and the capture file the command writes to (not a pipe, so nothing it printed is
+ * lost when it exits at once: capture.ts); either failing is the run's result, not started.
+ */
+async function openFiles(argv: string[], logEntry: LogEntry, deps: RunDeps, onLogError: (err: NodeJS.ErrnoException) => void): Promise<{ log: RunLog; capture: OutputCapture } | (Begun & { result: CallToolResult })> {
+    let log: RunLog;
+    try {
+        log = await RunLog.open(logEntry, deps.logs.maxBytes, onLogError);
+    } catch (err) {
+        return { result: logFailure(err as NodeJS.ErrnoException, argv, logEntry.path), keepLog: false };
+    }
+    try {
+        return { log, capture: await OutputCapture.open(`${logEntry.path}.capture`, deps.clock) };
+    } catch (err) {
+        return { log, result: logFailure(err as NodeJS.ErrnoException, argv, logEntry.path), keepLog: false };
+    }
+}
+
+/**
+ * Everything a run does before its command runs but open its files, synchronously, so the pacer
+ * can budget it: the environment and the secrets to hide, the cwd's real path (where the link
+ * points now, not when the file was read: the run starts in the folder checked), the spawn.
+ */
+function begin(facts: BeginFacts): Begun {
+    const { spec, argv, ctx, deps, logEntry, log, capture } = facts;
+    if (ctx.signal.aborted) {
+        return { log, capture, keepLog: false };
+    }
+    const env = { ...commandEnv(deps.env, spec.env), [RUN_MARKER]: facts.marker };
+    const secrets = secretValues(env, spec.env, [...serverSecretsOf(deps.env), ...(deps.serverSecrets ?? [])]);
+    const output = new CommandOutput(log, secrets, facts.line, spec.progressPattern !== undefined, TEST_NEEDLES);
+    const confined = confineCwd(spec.cwd, spec.roots);
+    if (confined.refused !== undefined) {
+        const why = `cwd ${confined.refused}`;
+        output.write('mcp-tasks', Buffer.from(`Not run: ${why}\n`));
+        return { output, capture, result: notStarted(why, argv, logEntry.path), keepLog: true };
+    }
+    try {
+        const leader = startChild(argv, { cwd: confined.real, env, fd: capture.fd }, facts.stopper);
+        capture.started({ write: chunk => output.write('out', chunk), drained: () => output.drained() });
+        return { output, capture, leader };
+    } catch (err) {
+        return { output, capture, error: err, keepLog: true };
+    }
+}
+
+interface Started {
+    child: ChildProcess;
+    /** Why the program could not start, or undefined once it has. */
+    startError: Promise<NodeJS.ErrnoException | undefined>;
+    exited: Promise<RunExit>;
+    /** The leader's start time, for the stopper. */
+    since: number;
+}
+
+/**
+ * Spawns the run's leader and, in the same turn, listens to it: its 'spawn' or 'error' comes on
+ * the next tick, before anything awaiting this could listen.
+ */
+function startChild(argv: string[], options: { cwd: string; env: NodeJS.ProcessEnv; fd: number }, stopper: ReturnType<typeof stopperFor>): Started {
+    const child = spawn(argv[0]!, argv.slice(1), { cwd: options.cwd, env: options.env, detached: true, stdio: ['ignore', options.fd, options.fd] });
+    const startError = once(child, 'spawn').then(
+        () => undefined,
+        (err: NodeJS.ErrnoException) => err,
+    );
+    const exited = new Promise<RunExit>(resolve => child.once('exit', (code, signal) => resolve({ code, signal })));
+    return { child, startError, exited, since: child.pid === undefined ? 0 : stopper.startTimeOf(child.pid) };
 }

@@ -1,6 +1,7 @@
 import { open } from 'node:fs/promises';
 import { StringDecoder } from 'node:string_decoder';
 import { TestLines, type TestReport } from './testOutput/testLines.js';
+import { writtenOffset, type LogGap } from './logGap.js';
 
 /**
  * Lines that say a test or step failed, in the common runners' words: TAP `not ok` and `# fail N`,
@@ -48,6 +49,8 @@ export interface OutputScan {
     skippedBytes: number;
     /** The failing tests, when the output is a known test runner's and some failed. */
     tests?: TestReport;
+    /** The middle the running log left out to stay within its limit (logGap.ts), if it did. */
+    dropped?: { bytes: number; lines: number };
 }
 
 /** Terminal colour and title codes (the grep worker strips them too). */
@@ -72,11 +75,13 @@ export function shownLine(raw: string): string {
  */
 export class LineScanner {
     private readonly result: OutputScan = { lines: 0, bytes: 0, head: [], tail: [], matches: 0, groups: [], skippedBytes: 0 };
-    /** The last TAIL_LINES lines as they came, a ring: `tailAt` is where the next goes. */
+    /** The last TAIL_LINES lines as they came, a ring, with their numbers: `tailAt` is where the next goes. */
     private tailRing: string[] = [];
+    private tailNumbers: number[] = [];
     private tailAt = 0;
-    /** The line before this one, for a group's context. */
+    /** The line before this one and its number, for a group's context. */
     private previous?: string;
+    private previousN = 0;
     private open?: NumberedLine[];
     private openUntil = 0;
     /** The indentation of the line that opened the group. */
@@ -120,10 +125,21 @@ export class LineScanner {
         }
         this.result.lines += count;
         for (let i = last.length - 1; i >= 0; i--) {
-            this.tailRing[this.tailAt] = last[i]!;
-            this.tailAt = (this.tailAt + 1) % TAIL_LINES;
+            this.keepInTail(last[i]!, this.result.lines - i);
         }
         this.previous = last[0];
+        this.previousN = this.result.lines;
+    }
+
+    /** Lines the log left out (its marker stands for them): the lines after it keep the numbers they had. */
+    jump(lines: number): void {
+        this.result.lines += lines;
+    }
+
+    private keepInTail(raw: string, n: number): void {
+        this.tailRing[this.tailAt] = raw;
+        this.tailNumbers[this.tailAt] = n;
+        this.tailAt = (this.tailAt + 1) % TAIL_LINES;
     }
 
     line(raw: string): void {
@@ -135,8 +151,7 @@ export class LineScanner {
         if (r.head.length < HEAD_LINES && this.numbered) {
             r.head.push(this.kept(raw, n, matched));
         }
-        this.tailRing[this.tailAt] = raw;
-        this.tailAt = (this.tailAt + 1) % TAIL_LINES;
+        this.keepInTail(raw, n);
         if (matched) {
             r.matches++;
         }
@@ -153,7 +168,7 @@ export class LineScanner {
             }
         }
         if (!this.open && matched && r.groups.length < MAX_GROUPS) {
-            this.open = this.previous !== undefined && BEFORE > 0 ? [this.kept(this.previous, n - 1, false)] : [];
+            this.open = this.previous !== undefined && BEFORE > 0 ? [this.kept(this.previous, this.previousN, false)] : [];
             this.open.push(this.kept(raw, n, true));
             r.groups.push(this.open);
             this.openUntil = n + AFTER;
@@ -163,6 +178,7 @@ export class LineScanner {
             this.open = undefined;
         }
         this.previous = raw;
+        this.previousN = n;
     }
 
     /** Part of the output is not read: the lines after it get no numbers, and the tail starts over. */
@@ -173,6 +189,7 @@ export class LineScanner {
         this.open = undefined;
         this.previous = undefined;
         this.tailRing = [];
+        this.tailNumbers = [];
         this.tailAt = 0;
     }
 
@@ -184,11 +201,10 @@ export class LineScanner {
             r.tests = tests;
         }
         const count = this.tailRing.length;
-        const first = r.lines - count + 1;
         r.tail = [];
         for (let i = 0; i < count; i++) {
-            const raw = this.tailRing[(this.tailAt + i) % count]!;
-            r.tail.push(this.kept(raw, first + i, false));
+            const at = (this.tailAt + i) % count;
+            r.tail.push(this.kept(this.tailRing[at]!, this.tailNumbers[at]!, false));
         }
         return r;
     }
@@ -223,15 +239,23 @@ export function scanText(text: string, pattern?: RegExp): OutputScan {
 /**
  * One pass over a log file, a chunk at a time. A log over SCAN_MAX_BYTES is searched in its first
  * SCAN_MAX_BYTES and its tail read from the end: a 2 GB flood costs a bounded read, not a minute.
+ * A log that left out its middle (`gap`) is counted and numbered as the command wrote it.
  */
-export async function scanLog(path: string, pattern?: RegExp): Promise<OutputScan> {
+export async function scanLog(path: string, pattern?: RegExp, gap?: LogGap): Promise<OutputScan> {
     const file = await open(path, 'r');
     try {
         const { size } = await file.stat();
         const scanner = new LineScanner(pattern);
         const buffer = Buffer.allocUnsafe(CHUNK);
         const searched = size > SCAN_MAX_BYTES ? SCAN_MAX_BYTES : size;
-        await readBlocks(file, buffer, 0, searched, block => scanner.block(block));
+        // The marker ends a read of its own (it ends a line), and the lines after it are counted on from the numbers they had.
+        const markerEnd = gap === undefined ? undefined : gap.at + gap.markerBytes;
+        const first = markerEnd !== undefined && markerEnd <= searched ? markerEnd : searched;
+        await readBlocks(file, buffer, 0, first, block => scanner.block(block));
+        if (first === markerEnd) {
+            scanner.jump(gap!.droppedLines - 1);
+            await readBlocks(file, buffer, markerEnd, searched, block => scanner.block(block));
+        }
         if (searched < size) {
             const from = Math.max(searched, size - TAIL_READ_BYTES);
             scanner.skip(from - searched);
@@ -244,7 +268,11 @@ export async function scanLog(path: string, pattern?: RegExp): Promise<OutputSca
                 first = false;
             });
         }
-        return scanner.done(size);
+        const scan = scanner.done(writtenOffset(size, gap));
+        if (gap !== undefined) {
+            scan.dropped = { bytes: gap.droppedBytes, lines: gap.droppedLines };
+        }
+        return scan;
     } finally {
         await file.close();
     }

@@ -1,4 +1,5 @@
 import { dirname, resolve } from 'node:path';
+import { confineCwd, within } from './confine.js';
 import { checkKeys } from './keys.js';
 import { parseRunOptions, RUN_OPTION_KEYS, type RunOptions } from './runOptions.js';
 
@@ -29,8 +30,10 @@ export interface CommandSpec extends RunOptions {
     command: string[];
     shell: boolean;
     parameters: Record<string, ParamSpec>;
-    /** Absolute, inside one of the file's roots. */
+    /** Absolute, inside one of the file's roots (its real path too: confineCwd). */
     cwd: string;
+    /** The file's roots (absolute): where `cwd` must really be, checked again when a run starts. */
+    roots: string[];
     env: Record<string, string>;
     timeoutMs?: number;
     killGraceMs: number;
@@ -136,6 +139,10 @@ function parseEntry(entry: unknown, where: string, base: string, roots: string[]
     if (!roots.some(root => within(root, cwd))) {
         fail('cwd', `${cwd} is outside the declared roots (${roots.join(', ')})`);
     }
+    const confined = confineCwd(cwd, roots);
+    if (confined.refused !== undefined) {
+        fail('cwd', confined.refused);
+    }
     const env: Record<string, string> = {};
     if (entry.env !== undefined) {
         if (!isObject(entry.env)) {
@@ -185,6 +192,7 @@ function parseEntry(entry: unknown, where: string, base: string, roots: string[]
         shell,
         parameters,
         cwd,
+        roots,
         env,
         timeoutMs: optionalPositive(entry.timeoutMs, `${at}: timeoutMs`),
         killGraceMs: optionalPositive(entry.killGraceMs, `${at}: killGraceMs`) ?? DEFAULT_KILL_GRACE_MS,
@@ -299,13 +307,6 @@ function bareParameters(command: readonly string[], shell: boolean): Set<string>
         }
     });
     return bare;
-}
-
-/** Whether `path` is `root` or below it (both absolute). */
-export function within(root: string, path: string): boolean {
-    const r = resolve(root);
-    const p = resolve(path);
-    return p === r || p.startsWith(r.endsWith('/') ? r : r + '/');
 }
 
 function isObject(value: unknown): value is Json {

@@ -303,7 +303,8 @@ export const FLAGS = [
             'Cancel the task of a task-augmented `tools/call` once its client has stopped following it: no `tasks/get`, no waiting `tasks/result` ' +
             '(nor, for a 2026-07-28 client, an open `subscriptions/listen` naming it) for DUR; at least 5 poll intervals. ' +
             'VS Code, which polls but never cancels, leaves tasks running when a chat is stopped, so the extension turns it on. ' +
-            "Background tasks (`start_<tool>`) and the owner's view are not counted. Not with `--store redis`.",
+            "Background tasks (`start_<tool>`) and the owner's view are not counted. " +
+            'Time the server itself could not run (its sweep came late: a burst of work, a loaded machine) is not counted against the client. Not with `--store redis`.',
     },
     {
         name: 'stopped-waiting',
@@ -389,7 +390,7 @@ export const FLAGS = [
         min: 1024 * 1024,
         shownDefault: '1073741824 (1 GiB)',
         group: 'Commands',
-        help: 'What the command logs may hold together; beyond it the oldest logs of ended runs are deleted first; at least 1 MiB.',
+        help: 'What the command logs may hold together; beyond it the oldest logs of ended runs are deleted first; at least 1 MiB. A running command\'s own log is held within it too: its middle is left out, one line saying what went.',
     },
     {
         name: 'max-command-processes',
@@ -399,7 +400,7 @@ export const FLAGS = [
         default: DEFAULT_MAX_COMMAND_PROCESSES,
         min: 1,
         group: 'Commands',
-        help: 'Command runs at once, all commands and clients together; further calls wait their turn (the task says `Queued: …`).',
+        help: 'Command runs at once, all commands and clients together; further calls wait their turn (the task says `Queued: …`). Runs start a few per event-loop turn, so a burst of starts leaves other requests answered between them.',
     },
 
     // Gateway (docs/GATEWAY.md): other MCP servers' tools served as task tools

@@ -2,6 +2,7 @@ import { stat } from 'node:fs/promises';
 import { z } from 'zod';
 import { kb } from '../commands/digest.js';
 import { GrepBusy } from '../commands/grepWorker.js';
+import { writtenOffset } from '../commands/logGap.js';
 import { DEFAULT_LINES, DEFAULT_READ_BYTES, GrepTooSlow, MAX_READ_BYTES, readOutput } from '../commands/readOutput.js';
 import { invalidParams } from '../rpc/errors.js';
 import type { TaskRecord } from '../tasks/types.js';
@@ -56,7 +57,8 @@ export async function readTaskOutput(session: TaskToolCaller, args: Record<strin
     const offset = (args.offset as number | undefined) ?? (inOrder ? (log.readTo.get(reader) ?? 0) : 0);
     let answer;
     try {
-        answer = await readOutput(log.path, {
+        // Through the guard, so the log's middle is not left out while it is read (runLog.ts).
+        answer = await log.guard.read(() => readOutput(log.path, {
             offset,
             fromLine,
             lines: args.lines as number | undefined,
@@ -65,7 +67,8 @@ export async function readTaskOutput(session: TaskToolCaller, args: Record<strin
             context: args.context as number | undefined,
             maxBytes: args.max_bytes as number,
             caller: reader,
-        });
+            gap: log.gap,
+        }));
     } catch (err) {
         if (err instanceof GrepTooSlow || err instanceof GrepBusy) {
             throw err;
@@ -88,7 +91,7 @@ export async function readTaskOutput(session: TaskToolCaller, args: Record<strin
             : `bytes ${answer.from}-${answer.next} of ${answer.size}`;
     const more =
         fromLine !== undefined && answer.lastLine !== undefined && answer.next < answer.size
-            ? ` More: read_output with from_line ${answer.lastLine + 1}.`
+            ? ` More: read_output with from_line ${answer.nextLine ?? answer.lastLine + 1}.`
             : !grep && args.tail_lines === undefined && answer.next < answer.size
               ? ` More: read_output with offset ${answer.next}.`
               : '';
@@ -122,9 +125,11 @@ export async function outputNews(session: TaskToolCaller, record: TaskRecord): P
     if (!log || log.gone) {
         return undefined;
     }
-    const size = await stat(log.path).then(
-        info => info.size,
-        () => undefined,
+    const size = await log.guard.read(() =>
+        stat(log.path).then(
+            info => writtenOffset(info.size, log.gap),
+            () => undefined,
+        ),
     );
     if (size === undefined) {
         return undefined;

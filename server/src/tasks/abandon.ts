@@ -25,6 +25,8 @@ export class AbandonWatch {
     private readonly tasks = new Map<string, Followed>();
     private timer?: ClockTimer;
     private timerMs = Infinity;
+    /** When the sweep is due: how late it comes is how long the server could not run. */
+    private sweepDueAt = 0;
 
     constructor(
         readonly afterMs: number,
@@ -52,6 +54,7 @@ export class AbandonWatch {
         if (!this.timer) {
             this.timerMs = Math.min(sweepMs, ...[...this.tasks.values()].map(sweepOf));
             this.timer = this.clock.setInterval(() => this.sweep(), this.timerMs, true);
+            this.sweepDueAt = this.clock.now() + this.timerMs;
         }
     }
 
@@ -98,7 +101,16 @@ export class AbandonWatch {
 
     private sweep(): void {
         const now = this.clock.now();
+        // A sweep that comes late found the server busy (spawning, a long task, the machine):
+        // the polls sent meanwhile wait unread, and are read only after this sweep (timers run
+        // before the loop reads sockets). That time is not the client's: every window is moved
+        // on by it, so a busy server never makes a client that polls on time look gone.
+        const late = now - this.sweepDueAt;
+        this.sweepDueAt = now + this.timerMs;
         for (const [taskId, followed] of [...this.tasks]) {
+            if (late > 0) {
+                followed.seenAt += late;
+            }
             if (followed.waiting > 0) {
                 continue;
             }

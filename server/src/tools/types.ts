@@ -2,6 +2,7 @@ import type { CallToolResult, CreateMessageRequestParams, CreateMessageResult, E
 import type { z } from 'zod';
 import type { Logger } from '../util/log.js';
 import type { ProgressUpdate } from '../tasks/types.js';
+import type { LogGap, LogGuard } from '../commands/logGap.js';
 
 export type { CallToolResult } from '../mcpTypes.js';
 export type TaskSupport = 'forbidden' | 'optional' | 'required';
@@ -181,6 +182,10 @@ export interface OutputLog {
     readonly readTo: Map<string, number>;
     /** Per caller: the log's size when it last read it or asked get_task about it ("new output since your last call"). */
     readonly seenSize: Map<string, number>;
+    /** Reads go through it: a running log's middle may be left out meanwhile (runLog.ts), never during a read. */
+    readonly guard: LogGuard;
+    /** The middle left out to keep the log within its limit, once some was: offsets, sizes and line numbers are the output's as written. */
+    gap?: LogGap;
 }
 
 /** Keeps the schema's argument type attached to `run` while storing tools in one list. */

@@ -1,6 +1,6 @@
-/** What a command cannot do to the server: show its credentials, or end it through a log folder or working directory that is gone. */
+/** What a command cannot do to the server: show its credentials, end it through a log folder or working directory that is gone, or run outside the roots through a link. */
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -68,5 +68,41 @@ describe('command hardening', () => {
         const result = await server.result(taskId);
         assert.equal(result.isError, true);
         assert.equal((await server.client.experimental.tasks.getTask(taskId)).status, 'failed');
+    });
+});
+
+describe('a cwd that is a symbolic link', () => {
+    const dir = realpathSync(mkdtempSync(join(tmpdir(), 'cmd-cwdlink-')));
+    const outside = realpathSync(mkdtempSync(join(tmpdir(), 'cmd-cwdlink-out-')));
+    const root = join(dir, 'root');
+    const link = join(root, 'here');
+    const server = new Server();
+    // The command leaves a file where it ran: the proof it ran, and where.
+    const touch = [node, '-e', 'require("node:fs").writeFileSync("ran.txt", process.cwd())'];
+
+    before(async () => {
+        mkdirSync(join(root, 'inside'), { recursive: true });
+        symlinkSync(join(root, 'inside'), link);
+        const file = join(dir, 'commands.json');
+        writeFileSync(file, JSON.stringify({ roots: ['root'], tools: [{ name: 'touch', description: 'Leaves ran.txt where it runs.', command: touch, cwd: 'root/here' }] }));
+        await server.open(file, join(dir, 'logs'));
+    });
+    after(async () => {
+        await server.client.close();
+        [dir, outside].forEach(path => rmSync(path, { recursive: true, force: true }));
+    });
+
+    it('runs while the link leads inside the roots, and is refused once it is pointed outside, naming cwd and where it leads; nothing runs', async () => {
+        const first = await server.client.callTool({ name: 'touch', arguments: {} });
+        assert.notEqual(first.isError, true, textOf(first));
+        assert.equal(readFileSync(join(root, 'inside', 'ran.txt'), 'utf8'), join(root, 'inside'));
+
+        rmSync(link);
+        symlinkSync(outside, link);
+        const refused = await server.client.callTool({ name: 'touch', arguments: {} });
+        assert.equal(refused.isError, true);
+        assert.equal((refused.structuredContent as { status: string }).status, 'not_started');
+        assert.match(textOf(refused), new RegExp(`^Not run: cwd ${link} really is ${outside} \\(symbolic links followed\\), outside the declared roots \\(${root}\\)`));
+        assert.equal(existsSync(join(outside, 'ran.txt')), false, 'the command did not run outside');
     });
 });

@@ -64,6 +64,26 @@ describe('commands file: loading', () => {
     });
 });
 
+describe('commands file: a cwd confined by where it really is', () => {
+    const roots = join(dir, 'roots');
+    mkdirSync(join(roots, 'real'), { recursive: true });
+    symlinkSync(outside, join(roots, 'away'));
+    symlinkSync(join(roots, 'real'), join(roots, 'near'));
+    const withCwd = (cwd: string) => () => parseCommandsFile(JSON.stringify({ roots: ['roots'], tools: [{ name: 'x', description: 'd', command: ['p'], cwd }] }), FILE);
+
+    it('a link inside the roots that leads outside is refused when the file loads, naming the entry, cwd and where the link leads', () => {
+        assert.throws(withCwd('roots/away'), {
+            message: `${FILE}: tools[0] (x): cwd: ${join(roots, 'away')} really is ${outside} (symbolic links followed), outside the declared roots (${roots})`,
+        });
+        assert.throws(withCwd('roots/away/not-yet'), /cwd: .*away\/not-yet really is .*not-yet \(symbolic links followed\), outside the declared roots/, 'a folder still to be made, through the link');
+    });
+
+    it('a link that stays inside the roots, and a folder still to be made inside, are accepted', () => {
+        assert.equal(withCwd('roots/near')()[0]!.cwd, join(roots, 'near'));
+        assert.equal(withCwd('roots/real/not-yet')()[0]!.cwd, join(roots, 'real', 'not-yet'));
+    });
+});
+
 describe('commands file: options', () => {
     it('a string filling a whole element cannot start with "-" unless declared; after "--" or pinned to its option it can', () => {
         const bare = one({ command: ['grep', '{pattern}', 'file'], parameters: { pattern: { type: 'string', description: 'p' } } });

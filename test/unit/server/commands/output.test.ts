@@ -1,10 +1,15 @@
 /** A command's output on its way to the log file, the tail and progress: whole lines, bytes kept, secrets hidden. */
 import assert from 'node:assert/strict';
-import { createWriteStream, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
+import { LogGuard } from '../../../../server/src/commands/logGap.js';
 import { CommandOutput } from '../../../../server/src/commands/output.js';
+import { RunLog } from '../../../../server/src/commands/runLog.js';
+
+/** A log with no limit to speak of. */
+const logAt = (path: string) => RunLog.open({ path, guard: new LogGuard() }, 2 ** 40, err => assert.fail(err));
 
 const dir = mkdtempSync(join(tmpdir(), 'cmd-output-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -13,7 +18,7 @@ let n = 0;
 async function run(secrets: string[], writes: [string, Buffer][]) {
     const path = join(dir, `log-${++n}`);
     const lines: string[] = [];
-    const output = new CommandOutput(createWriteStream(path), secrets, line => lines.push(line));
+    const output = new CommandOutput(await logAt(path), secrets, line => lines.push(line));
     for (const [stream, chunk] of writes) {
         output.write(stream, chunk);
     }
@@ -56,7 +61,7 @@ describe('command output', () => {
         const path = join(dir, 'flood');
         for (const everyLine of [false, true]) {
             const seen: string[] = [];
-            const output = new CommandOutput(createWriteStream(path), [], line => seen.push(line), everyLine);
+            const output = new CommandOutput(await logAt(path), [], line => seen.push(line), everyLine);
             let text = '';
             for (let chunk = 0; chunk < 5; chunk++) {
                 const lines = Array.from({ length: 700 }, (_, i) => `c${chunk} l${i} ${'é'.repeat(i % 7)}`).join('\n');
@@ -83,7 +88,7 @@ describe('command output', () => {
         const path = join(dir, 'needles');
         const reported = async (chunks: Buffer[]) => {
             const seen: string[] = [];
-            const output = new CommandOutput(createWriteStream(path), [], line => seen.push(line), false, ['✔', 'ok ']);
+            const output = new CommandOutput(await logAt(path), [], line => seen.push(line), false, ['✔', 'ok ']);
             for (const chunk of chunks) {
                 output.write('out', chunk);
             }
@@ -103,11 +108,12 @@ describe('command output', () => {
 
     it('write() says when the log file is behind, so the caller can pause the pipe', async () => {
         const path = join(dir, 'slow');
-        const output = new CommandOutput(createWriteStream(path, { highWaterMark: 16 }), [], () => undefined);
+        const output = new CommandOutput(await logAt(path), [], () => undefined);
+        const long = 'x'.repeat(1000) + '\n';
         assert.equal(output.write('out', Buffer.from('short\n')), true);
-        assert.equal(output.write('out', Buffer.from('x'.repeat(100) + '\n')), false);
+        assert.equal(output.write('out', Buffer.from(long.repeat(100))), false, 'past the 64 KiB the log holds in memory');
         await output.drained();
         await output.end();
-        assert.equal(readFileSync(path, 'utf8'), 'short\n' + 'x'.repeat(100) + '\n');
+        assert.equal(readFileSync(path, 'utf8'), 'short\n' + long.repeat(100));
     });
 });

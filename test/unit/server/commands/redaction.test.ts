@@ -1,10 +1,15 @@
 /** Secrets never reach a command's log, tail or progress, wherever the reads of its output fall. */
 import assert from 'node:assert/strict';
-import { createWriteStream, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
+import { LogGuard } from '../../../../server/src/commands/logGap.js';
 import { CommandOutput } from '../../../../server/src/commands/output.js';
+import { RunLog } from '../../../../server/src/commands/runLog.js';
+
+/** A log with no limit to speak of. */
+const logAt = (path: string) => RunLog.open({ path, guard: new LogGuard() }, 2 ** 40, err => assert.fail(err));
 import { secretValues, serverSecretsOf } from '../../../../server/src/commands/secrets.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'cmd-redact-'));
@@ -16,7 +21,7 @@ let n = 0;
 async function feed(chunks: Buffer[]): Promise<{ log: string; lines: string }> {
     const path = join(dir, `log-${++n}`);
     const lines: string[] = [];
-    const output = new CommandOutput(createWriteStream(path), [SECRET], line => lines.push(line));
+    const output = new CommandOutput(await logAt(path), [SECRET], line => lines.push(line));
     for (const chunk of chunks) {
         output.write('out', chunk);
     }

@@ -5,7 +5,9 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import type { Clock } from '../../../../server/src/util/clock.js';
 import { createLogger } from '../../../../server/src/util/log.js';
+import { AbandonWatch } from '../../../../server/src/tasks/abandon.js';
 import { ClientHub } from '../../../../server/src/tasks/hub.js';
 import { MemoryTaskStore } from '../../../../server/src/tasks/memoryStore.js';
 import { TaskRuntime } from '../../../../server/src/tasks/runtime.js';
@@ -100,5 +102,41 @@ describe('abandoned tasks are cancelled (virtual clock)', () => {
         await runtime.cancel(CLIENT, task.taskId);
         await clock.tick(ABANDON_MS);
         assert.equal(clock.pending, 1, 'only the cancelled task’s retention timer: no sweep, no sleep');
+    });
+});
+
+describe('a busy server does not count against a client', () => {
+    /** A clock whose one interval (the sweep) the test fires, on time or late, as a loop that was free or blocked would. */
+    function lateClock() {
+        const at = { now: 0 };
+        let sweep = (): void => undefined;
+        const clock: Clock = {
+            now: () => at.now,
+            setTimeout: () => ({}),
+            clearTimeout: () => undefined,
+            setInterval: callback => ((sweep = callback), {}),
+            clearInterval: () => undefined,
+        };
+        /** Moves time to `ms` and sweeps there. */
+        const sweepAt = (ms: number) => ((at.now = ms), sweep());
+        return { clock, sweepAt };
+    }
+
+    it('a sweep that comes late (the loop could not run) moves every window on by its lateness: only the time the server was free counts', () => {
+        const { clock, sweepAt } = lateClock();
+        const abandoned: string[] = [];
+        const watch = new AbandonWatch(1000, clock, taskId => abandoned.push(taskId));
+        watch.watch('t');
+        assert.equal(watch.sweepMs, 100);
+        sweepAt(100);
+        // The loop was blocked 7.6 s: the client's polls wait unread behind it.
+        sweepAt(7700);
+        assert.deepEqual(abandoned, [], 'not abandoned for the time the server could not read its polls');
+        for (let ms = 7800; ms <= 8400; ms += 100) {
+            sweepAt(ms);
+        }
+        assert.deepEqual(abandoned, [], 'only the time the server was free counts: 200 ms before the block, 700 after');
+        sweepAt(8500);
+        assert.deepEqual(abandoned, ['t'], 'a whole window of free time with no poll: abandoned');
     });
 });
