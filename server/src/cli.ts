@@ -3,7 +3,7 @@
 import './nodeCheck.js';
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { systemClock } from './util/clock.js';
 import { CommandsFile } from './commands/commandsFile.js';
@@ -18,6 +18,7 @@ import type { Gateway } from './gateway/gateway.js';
 import { attachGateway, gatewayServerOptions } from './gateway/attach.js';
 import { DurableTaskStore } from './tasks/durableStore.js';
 import { loadSqlite } from './tasks/sqlite.js';
+import { TASKS_FILE } from './tasks/taskJournal.js';
 import type { TaskStore } from './tasks/types.js';
 import { defaultDataDir } from './util/dataDir.js';
 import type { ToolDefinition } from './tools/types.js';
@@ -262,7 +263,9 @@ function openDurableStore(options: CliOptions, workerId: string, log: Logger): T
         return undefined;
     }
     const dir = options.dataDir ? resolve(options.dataDir) : defaultDataDir();
-    const { store, start } = DurableTaskStore.open(DatabaseSync, { dir, workerId });
+    const onWriteError = (err: unknown, changes: number) =>
+        log.error(`[store] could not write ${changes} task change(s) to ${join(dir, TASKS_FILE)}: ${errorMessage(err)}; they are kept in memory only, until this server ends`);
+    const { store, start } = DurableTaskStore.open(DatabaseSync, { dir, workerId, onWriteError });
     log.info(
         `[store] tasks are kept in ${store.path}` +
             (start.kept + start.failed > 0 ? `; took over ${start.kept} finished task(s) and failed ${start.failed} that were running in a server that is gone (${start.from.join(', ')})` : ''),

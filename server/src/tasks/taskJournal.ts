@@ -26,26 +26,49 @@ interface WorkerIdentity {
     host: string;
 }
 
+/** A change waiting for the next write: the task's latest record, or its deletion. */
+interface PendingWrite {
+    record?: TaskRecord;
+    outcome?: string;
+    expiresAt: number;
+}
+
 /**
- * The tasks of one data folder on disk (SQLite, WAL): every change a durable store makes, written
- * through as it happens, and at start the tasks of servers that are gone, taken over. Several
- * servers (several hosts on one machine) may share the file: each writes only its own tasks, and a
- * server takes over another's only once that process no longer runs (checked by pid and start
- * time, in one write transaction, so two servers starting at once never both take the same tasks).
+ * The tasks of one data folder on disk (SQLite, WAL): every change a durable store makes, and at
+ * start the tasks of servers that are gone, taken over. Several servers (several hosts on one
+ * machine) may share the file: each writes only its own tasks, and a server takes over another's
+ * only once that process no longer runs (checked by pid and start time, in one write transaction,
+ * so two servers starting at once never both take the same tasks).
+ *
+ * Changes are written in one transaction per turn of the event loop (group commit), not one per
+ * change: a commit costs far more than a row, and a task created and finished in the same turn is
+ * written once, as it ended. What a crash can lose: a SIGKILL or a crash of the process loses the
+ * changes of the turn it happened in (not yet committed), never a committed one; a power loss or an
+ * OS crash can also lose the last commits before SQLite's next checkpoint (synchronous=NORMAL in
+ * WAL mode does not fsync each commit). A creation is committed before the store returns it, so a
+ * task a client was told about is in the file; a later change lost this way leaves the task as it
+ * was, and a running one is failed, in words, by the next server.
  */
 export class TaskJournal {
-    private readonly insert: SqliteStatement;
-    private readonly update: SqliteStatement;
+    private readonly upsert: SqliteStatement;
     private readonly remove: SqliteStatement;
+    private readonly pending = new Map<string, PendingWrite>();
+    /** Settled when the pending changes are committed (rejected with the reason they could not be). */
+    private flushed: Promise<void> | undefined;
+    private settle: { resolve: () => void; reject: (err: unknown) => void } | undefined;
     private closed = false;
 
     private constructor(
         private readonly db: SqliteDatabase,
         readonly workerId: string,
         readonly path: string,
+        /** Told when a turn's changes (other than creations, whose callers hear it) could not be written. */
+        private readonly onWriteError: (err: unknown, changes: number) => void,
     ) {
-        this.insert = db.prepare('INSERT INTO tasks (id, worker, record, outcome, expires_at) VALUES (?, ?, ?, NULL, ?)');
-        this.update = db.prepare('UPDATE tasks SET record = ?, outcome = coalesce(?, outcome), expires_at = ? WHERE id = ?');
+        this.upsert = db.prepare(
+            'INSERT INTO tasks (id, worker, record, outcome, expires_at) VALUES (?, ?, ?, ?, ?) ' +
+                'ON CONFLICT (id) DO UPDATE SET record = excluded.record, outcome = coalesce(excluded.outcome, outcome), expires_at = excluded.expires_at',
+        );
         this.remove = db.prepare('DELETE FROM tasks WHERE id = ?');
     }
 
@@ -53,7 +76,7 @@ export class TaskJournal {
      * Opens (or creates) the file in `dir`, readable by this user only, and registers this process
      * as worker `workerId`. Throws with words when the file cannot be used.
      */
-    static open(DatabaseSync: new (path: string) => SqliteDatabase, dir: string, workerId: string): TaskJournal {
+    static open(DatabaseSync: new (path: string) => SqliteDatabase, dir: string, workerId: string, onWriteError: (err: unknown, changes: number) => void = () => {}): TaskJournal {
         mkdirSync(dir, { recursive: true, mode: 0o700 });
         const path = join(dir, TASKS_FILE);
         // Created 0600 before SQLite opens it; its -wal and -shm files take the same mode.
@@ -78,7 +101,7 @@ export class TaskJournal {
             db.close();
             throw err;
         }
-        return new TaskJournal(db, workerId, path);
+        return new TaskJournal(db, workerId, path, onWriteError);
     }
 
     /**
@@ -118,31 +141,81 @@ export class TaskJournal {
         return { tasks, from };
     }
 
-    created(record: TaskRecord, expiresAt: number): void {
-        this.insert.run(record.taskId, this.workerId, JSON.stringify(record), expiresAt);
+    /** A new task: settled once it is committed, rejected (and nothing of it kept) if it could not be. */
+    created(record: TaskRecord, expiresAt: number): Promise<void> {
+        this.queue(record.taskId, { record, expiresAt });
+        return this.flushed!;
     }
 
-    /** A change of the record (and, once it has ended, its outcome). */
+    /** A change of the record (and, once it has ended, its outcome), written at the end of this turn. */
     changed(record: TaskRecord, expiresAt: number, outcome?: string): void {
-        this.update.run(JSON.stringify(record), outcome ?? null, expiresAt, record.taskId);
+        // An outcome queued earlier in this turn stays: a later change without one must not drop it.
+        this.queue(record.taskId, { record, outcome: outcome ?? this.pending.get(record.taskId)?.outcome, expiresAt });
     }
 
     deleted(taskId: string): void {
-        if (!this.closed) {
-            this.remove.run(taskId);
-        }
+        this.queue(taskId, { expiresAt: 0 });
     }
 
-    /** Unregisters this worker: its tasks stay in the file, for the next server to take over. */
+    /** Writes what is pending now, rather than at the end of the turn. */
+    flush(): void {
+        if (this.pending.size === 0 || this.closed) {
+            return;
+        }
+        const writes = [...this.pending];
+        this.pending.clear();
+        const settle = this.settle!;
+        this.settle = undefined;
+        this.flushed = undefined;
+        try {
+            this.db.exec('BEGIN IMMEDIATE');
+            try {
+                for (const [taskId, write] of writes) {
+                    if (write.record) {
+                        this.upsert.run(taskId, this.workerId, JSON.stringify(write.record), write.outcome ?? null, write.expiresAt);
+                    } else {
+                        this.remove.run(taskId);
+                    }
+                }
+                this.db.exec('COMMIT');
+            } catch (err) {
+                this.db.exec('ROLLBACK');
+                throw err;
+            }
+        } catch (err) {
+            this.onWriteError(err, writes.length);
+            settle.reject(err);
+            return;
+        }
+        settle.resolve();
+    }
+
+    /** Unregisters this worker, once what is pending is written: its tasks stay in the file, for the next server to take over. */
     close(): void {
         if (this.closed) {
             return;
         }
+        this.flush();
         this.closed = true;
         try {
             this.db.prepare('DELETE FROM workers WHERE id = ?').run(this.workerId);
         } finally {
             this.db.close();
+        }
+    }
+
+    private queue(taskId: string, write: PendingWrite): void {
+        if (this.closed) {
+            return;
+        }
+        this.pending.set(taskId, write);
+        if (!this.flushed) {
+            this.flushed = new Promise<void>((resolve, reject) => {
+                this.settle = { resolve, reject };
+            });
+            // Only creators await it; an unobserved rejection must not end the process.
+            this.flushed.catch(() => {});
+            setImmediate(() => this.flush());
         }
     }
 }
