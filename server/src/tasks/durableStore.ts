@@ -125,7 +125,9 @@ export class DurableTaskStore implements TaskStore {
     }
 
     get(taskId: string): Promise<TaskRecord | undefined> {
-        return this.memory.get(taskId);
+        // Reads answer from memory, but never ahead of the file (taskJournal.ts); the hot path, so no await when nothing waits.
+        const written = this.journal.written(taskId);
+        return written ? written.then(() => this.memory.get(taskId)) : this.memory.get(taskId);
     }
 
     async setStatus(taskId: string, status: LiveStatus, statusMessage?: string, quiet?: boolean): Promise<TaskRecord | undefined> {
@@ -153,11 +155,13 @@ export class DurableTaskStore implements TaskStore {
         }
     }
 
-    getOutcome(taskId: string): Promise<TaskOutcome | undefined> {
+    async getOutcome(taskId: string): Promise<TaskOutcome | undefined> {
+        await this.journal.written(taskId);
         return this.memory.getOutcome(taskId);
     }
 
-    list(query: ListQuery): Promise<TaskPage> {
+    async list(query: ListQuery): Promise<TaskPage> {
+        await this.journal.written();
         return this.memory.list(query);
     }
 

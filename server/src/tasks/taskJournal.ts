@@ -45,9 +45,10 @@ interface PendingWrite {
  * written once, as it ended. What a crash can lose: a SIGKILL or a crash of the process loses the
  * changes of the turn it happened in (not yet committed), never a committed one; a power loss or an
  * OS crash can also lose the last commits before SQLite's next checkpoint (synchronous=NORMAL in
- * WAL mode does not fsync each commit). A creation is committed before the store returns it, so a
- * task a client was told about is in the file; a later change lost this way leaves the task as it
- * was, and a running one is failed, in words, by the next server.
+ * WAL mode does not fsync each commit). A creation is committed before the store returns it, and a
+ * read of a task with a change waiting awaits its commit, so what a client reads is in the file;
+ * only a status notification can go out just before its change is committed. A change lost this
+ * way leaves the task as it was, and a running one is failed, in words, by the next server.
  */
 export class TaskJournal {
     private readonly upsert: SqliteStatement;
@@ -155,6 +156,18 @@ export class TaskJournal {
 
     deleted(taskId: string): void {
         this.queue(taskId, { expiresAt: 0 });
+    }
+
+    /**
+     * Settled once the changes of `taskId` now waiting (all changes, without one) are committed,
+     * whether or not they could be; undefined when none wait. A read that answers from memory
+     * awaits it, so no client is told of a state a crash could still take back.
+     */
+    written(taskId?: string): Promise<void> | undefined {
+        if (!this.flushed || (taskId !== undefined && !this.pending.has(taskId))) {
+            return undefined;
+        }
+        return this.flushed.catch(() => {});
     }
 
     /** Writes what is pending now, rather than at the end of the turn. */
