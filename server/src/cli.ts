@@ -253,13 +253,14 @@ async function loadGateway(options: CliOptions, log: Logger, taken: (name: strin
 }
 
 /**
- * The SQLite file in the data folder; on a Node.js without node:sqlite, the memory store, saying
- * so (the server must keep working wherever it runs: Node 20, an older VS Code's Electron).
+ * The SQLite file in the data folder (the default store); on a Node.js without node:sqlite, the
+ * memory store, saying so (the server must keep working wherever it runs: Node 20, an older VS
+ * Code's Electron).
  */
 function openDurableStore(options: CliOptions, workerId: string, log: Logger): TaskStore | undefined {
     const DatabaseSync = loadSqlite();
     if (!DatabaseSync) {
-        log.warn(`[store] this Node.js (${process.version}) has no node:sqlite, so tasks are kept in memory and end with this process: run on Node.js 22.13 or later to keep them across restarts, or use --store redis://…`);
+        log.warn(`[store] this Node.js (${process.version}) has no node:sqlite, so tasks are kept in memory and end with this process: run on Node.js 22.13 or later to keep them across restarts, or use --store redis://… (--store memory chooses memory without this note)`);
         return undefined;
     }
     const dir = options.dataDir ? resolve(options.dataDir) : defaultDataDir();

@@ -9,6 +9,7 @@ import { Http2026Client } from '../../support/rev2026.js';
 import { Feed, waitUntil } from '../../support/wait.js';
 import { resolve } from 'node:path';
 import { httpGateway, stdioGateway, v2Gateway, v2TaskSession, type Gateway, type HttpGateway } from './gatewayHelpers.js';
+import { inMemory } from '../../support/serverState.js';
 
 // A downstream that speaks only 2026-07-28: our own server with --no-session-protocol, a real
 // process that refuses initialize (-32022). The gateway finds that out at start and speaks the
@@ -24,7 +25,7 @@ const wrap2026 = () => ['--wrap', '--', process.execPath, SERVER_JS, '--stdio', 
 describe('a server started with --no-session-protocol', { timeout: 60_000 }, () => {
     it('refuses initialize with UnsupportedProtocolVersionError naming 2026-07-28 only', async () => {
         const client = new Client({ name: 'old-client', version: '1' });
-        const refused = await client.connect(new StdioClientTransport({ command: process.execPath, args: [SERVER_JS, '--stdio', '--no-session-protocol'], stderr: 'ignore' })).then(
+        const refused = await client.connect(new StdioClientTransport({ command: process.execPath, args: [SERVER_JS, '--stdio', '--no-session-protocol', ...inMemory()], stderr: 'ignore' })).then(
             () => undefined,
             (err: unknown) => err,
         );
