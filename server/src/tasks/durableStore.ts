@@ -41,8 +41,8 @@ export interface DurableStoreOptions {
 
 /**
  * The embedded durable store: the memory store's indexes and events, with every change written
- * through to a SQLite file in the data folder (taskJournal.ts: one transaction per turn of the
- * event loop; what a crash can lose is said there), so a finished task's status and
+ * through to a SQLite file in the data folder (taskJournal.ts: changes written together within a
+ * millisecond; what a crash can lose is said there), so a finished task's status and
  * result outlive the process until their TTL. Reads never touch the file. At start, the tasks of
  * servers that are gone are taken over: finished ones come back as they were; running ones, whose
  * work lived in the dead process, end `failed` saying so.

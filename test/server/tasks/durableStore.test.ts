@@ -1,6 +1,6 @@
 // The durable store in process, on a real SQLite file: a creation the file refuses leaves nothing
-// behind in memory either; changes of one turn are written together and are in the file once the
-// turn is over; and every time the store keeps (expiry in the file, the take-over) follows its
+// behind in memory either; a creation is answered once written, and a read of a changed task only
+// once its change is; and every time the store keeps (expiry in the file, the take-over) follows its
 // injected clock, not the machine's.
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -74,15 +74,15 @@ describe('DurableTaskStore on a real file', { skip: DatabaseSync ? false : `this
         );
     });
 
-    it('writes the changes of one turn together, a task created and finished in it once, as it ended', async () => {
+    it('answers a creation once it is in the file, and a read of a change only once that is', async () => {
         const dir = folder();
         const s = store(dir);
-        const created = s.create(newTask('a'), 10);
-        const task = await created;
+        const task = await s.create(newTask('a'), 10);
+        assert.deepEqual(rows(dir), [{ id: task.taskId, status: 'working', outcome: null }]);
         await s.finish(task.taskId, 'completed', done);
-        assert.deepEqual(rows(dir), [{ id: task.taskId, status: 'working', outcome: null }], 'not yet written: the turn is not over');
-        await new Promise(resolve => setImmediate(resolve));
-        assert.deepEqual(rows(dir), [{ id: task.taskId, status: 'completed', outcome: JSON.stringify(done) }]);
+        assert.deepEqual(rows(dir), [{ id: task.taskId, status: 'working', outcome: null }], 'not yet written: changes gather for a moment');
+        assert.equal((await s.get(task.taskId))?.status, 'completed');
+        assert.deepEqual(rows(dir), [{ id: task.taskId, status: 'completed', outcome: JSON.stringify(done) }], 'the read waited for the write');
     });
 
     it('keeps a finished task until its TTL by the injected clock, and drops it after', async () => {
