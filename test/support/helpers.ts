@@ -23,8 +23,9 @@ export type TransportKind = (typeof TRANSPORTS)[number];
 export const TEST_STORE = process.env.MCP_TASKS_TEST_STORE || undefined;
 
 export function storeArgs(args: string[]): string[] {
-    if (!TEST_STORE || args.includes('--store')) {
-        return inMemory(args);
+    const own = inMemory(args);
+    if (!TEST_STORE || own.length === 0) {
+        return own;
     }
     const extra = ['--store', TEST_STORE, '--store-prefix', `test-${randomUUID()}:`];
     return args.includes('--token') || args.includes('--bind') ? extra : [...extra, '--bind', 'session'];

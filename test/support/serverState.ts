@@ -23,5 +23,7 @@ process.env.MCP_TASKS_STORE ||= 'memory';
  * transport without `env`, which passes on only a few variables (HOME, PATH, …), not the two above.
  */
 export function inMemory(args: readonly string[] = []): string[] {
-    return args.includes('--store') ? [] : ['--store', 'memory'];
+    // What follows `--` is a wrapped program's command line, not this server's.
+    const dashes = args.indexOf('--');
+    return (dashes === -1 ? args : args.slice(0, dashes)).includes('--store') ? [] : ['--store', 'memory'];
 }

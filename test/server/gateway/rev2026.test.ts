@@ -20,7 +20,7 @@ import { inMemory } from '../../support/serverState.js';
 type Json = Record<string, unknown>;
 const V2 = '2026-07-28';
 /** Demo tools (greet, slow_compute, confirm_delete, failing_job) and the conformance fixtures (plain calls that ask through InputRequiredResults). */
-const wrap2026 = () => ['--wrap', '--', process.execPath, SERVER_JS, '--stdio', '--no-session-protocol', '--conformance-fixtures', '--no-task-tools', '--defer-after', '0', '--log-level', 'debug'];
+const wrap2026 = () => ['--wrap', '--', process.execPath, SERVER_JS, '--stdio', ...inMemory(), '--no-session-protocol', '--conformance-fixtures', '--no-task-tools', '--defer-after', '0', '--log-level', 'debug'];
 
 describe('a server started with --no-session-protocol', { timeout: 60_000 }, () => {
     it('refuses initialize with UnsupportedProtocolVersionError naming 2026-07-28 only', async () => {
