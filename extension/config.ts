@@ -27,6 +27,8 @@ export interface ExtensionConfig {
     wrap?: string;
     /** The file holding `wrap`, for --wrap-config (filled in by registerServer). */
     wrapFile?: string;
+    /** The server's data folder, in this workspace's storage (filled in by registerServer). */
+    dataDir?: string;
 }
 
 export function readConfig(): ExtensionConfig {

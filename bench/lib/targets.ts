@@ -109,15 +109,16 @@ export async function buildPrograms(overrides: { ours?: string; vs?: string } = 
 }
 
 /**
- * No token: the bench talks to an open loopback endpoint, as a local client would. No store from
- * the environment either: only the `redis` and `sqlite` kinds name one, so "ours" is always the memory store.
+ * No token: the bench talks to an open loopback endpoint, as a local client would. The memory
+ * store, whatever the environment says (the server's default is the SQLite file): only the `redis`
+ * and `sqlite` kinds name another with --store, so "ours" is always the memory store.
  */
 export const CHILD_ENV: NodeJS.ProcessEnv = {
     ...process.env,
     MCP_TASKS_TOKEN: '',
     MCP_TASKS_OWNER_TOKEN: '',
     MCP_TASKS_OWNER_ANNOUNCE: '',
-    MCP_TASKS_STORE: '',
+    MCP_TASKS_STORE: 'memory',
     MCP_TASKS_STORE_PREFIX: '',
     MCP_TASKS_DATA_DIR: '',
 };

@@ -17,6 +17,12 @@ export interface LimitSettings {
     commands?: { file: string; logDir: string };
     /** The wrapped servers' config file (`--wrap-config`; not a setting: the extension writes it). */
     wrapFile?: string;
+    /**
+     * The server's data folder (`--data-dir`; not a setting: the extension's storage for this
+     * workspace), so a reloaded window's server finds the previous one's tasks and no two
+     * workspaces' servers share a file.
+     */
+    dataDir?: string;
 }
 
 /** The server flag each launch setting sets, in command-line order; the names are the server's flag table's. */
@@ -29,7 +35,7 @@ export const SETTING_FLAGS = {
     demoTools: 'no-demo-tools',
     abandonAfter: 'abandon-after',
     stoppedWaiting: 'stopped-waiting',
-} as const satisfies Record<Exclude<keyof LimitSettings, 'commands' | 'wrapFile'>, FlagName>;
+} as const satisfies Record<Exclude<keyof LimitSettings, 'commands' | 'wrapFile' | 'dataDir'>, FlagName>;
 
 type LaunchSetting = keyof typeof SETTING_FLAGS;
 
@@ -52,6 +58,7 @@ export function limitArgs(settings: LimitSettings): string[] {
         ...args,
         ...(settings.commands ? ['--commands', settings.commands.file, '--commands-log-dir', settings.commands.logDir] : []),
         ...(settings.wrapFile ? ['--wrap-config', settings.wrapFile] : []),
+        ...(settings.dataDir ? ['--data-dir', settings.dataDir] : []),
     ];
 }
 

@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import * as vscode from 'vscode';
 import type { CommandsLaunch } from '../commandTools/commandTools';
 import type { ConfigWatcher, ExtensionConfig, LaunchChange, Transport } from '../config';
@@ -177,7 +178,9 @@ export function registerServer(
     wrapFile: (text: string | undefined) => string | undefined = () => undefined,
 ): ServerController {
     const serverJs = context.asAbsolutePath('dist/server.js');
-    const files = (settings: ExtensionConfig): ExtensionConfig => ({ ...settings, commands, wrapFile: wrapFile(settings.wrap) });
+    // The workspace's own storage (the global one without a workspace): a reloaded window's server takes over the tasks of the one before.
+    const dataDir = join((context.storageUri ?? context.globalStorageUri).fsPath, 'tasks');
+    const files = (settings: ExtensionConfig): ExtensionConfig => ({ ...settings, commands, wrapFile: wrapFile(settings.wrap), dataDir });
     const launch = (): ExtensionConfig => files(config.current);
     // The server's own parser judges the settings (both transports pass the same limit flags).
     const checkSettings: SettingsCheck = settings => ServerProcess.check({ command: process.execPath, args: httpArgs(serverJs, files(settings)), env: baseEnv() }, logger.scoped('server'));

@@ -3,7 +3,7 @@
 import './nodeCheck.js';
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { systemClock } from './util/clock.js';
 import { CommandsFile } from './commands/commandsFile.js';
@@ -19,6 +19,7 @@ import type { Gateway } from './gateway/gateway.js';
 import { attachGateway, forwardRoots, gatewayServerOptions } from './gateway/attach.js';
 import { DurableTaskStore } from './tasks/durableStore.js';
 import { loadSqlite } from './tasks/sqlite.js';
+import { TASKS_FILE } from './tasks/taskJournal.js';
 import type { TaskStore } from './tasks/types.js';
 import { parseLostTasks } from './tasks/lostTasks.js';
 import { defaultDataDir } from './util/dataDir.js';
@@ -264,17 +265,20 @@ async function loadGateway(options: CliOptions, log: Logger, taken: (name: strin
 }
 
 /**
- * The SQLite file in the data folder; on a Node.js without node:sqlite, the memory store, saying
- * so (the server must keep working wherever it runs: Node 20, an older VS Code's Electron).
+ * The SQLite file in the data folder (the default store); on a Node.js without node:sqlite, the
+ * memory store, saying so (the server must keep working wherever it runs: Node 20, an older VS
+ * Code's Electron).
  */
 function openDurableStore(options: CliOptions, workerId: string, log: Logger): TaskStore | undefined {
     const DatabaseSync = loadSqlite();
     if (!DatabaseSync) {
-        log.warn(`[store] this Node.js (${process.version}) has no node:sqlite, so tasks are kept in memory and end with this process: run on Node.js 22.13 or later to keep them across restarts, or use --store redis://…`);
+        log.warn(`[store] this Node.js (${process.version}) has no node:sqlite, so tasks are kept in memory and end with this process: run on Node.js 22.13 or later to keep them across restarts, or use --store redis://… (--store memory chooses memory without this note)`);
         return undefined;
     }
     const dir = options.dataDir ? resolve(options.dataDir) : defaultDataDir();
-    const { store, start } = DurableTaskStore.open(DatabaseSync, { dir, workerId });
+    const onWriteError = (err: unknown, changes: number) =>
+        log.error(`[store] could not write ${changes} task change(s) to ${join(dir, TASKS_FILE)}: ${errorMessage(err)}; they are kept in memory only, until this server ends`);
+    const { store, start } = DurableTaskStore.open(DatabaseSync, { dir, workerId, onWriteError });
     log.info(
         `[store] tasks are kept in ${store.path}` +
             (start.kept + start.failed > 0 ? `; took over ${start.kept} finished task(s) and failed ${start.failed} that were running in a server that is gone (${start.from.join(', ')})` : ''),

@@ -11,13 +11,15 @@ export { parseDuration } from './flags/spec.js';
 /** What users type: the package's bin (also installed as mcp-tasks-server). */
 export const BIN = 'mcp-tasks';
 
-export type CliOptions = Omit<FlagValues<typeof FLAGS>, 'bindTo'> & {
+export type CliOptions = Omit<FlagValues<typeof FLAGS>, 'bindTo' | 'storeUrl'> & {
+    /** The Redis URL of --store; undefined for the other stores. */
+    storeUrl?: string;
     transport: 'stdio' | 'http';
-    /** What HTTP clients' tasks are bound to: the session (memory default) or the bearer token (redis default). */
+    /** What HTTP clients' tasks are bound to: the session (memory and sqlite default) or the bearer token (redis default). */
     bindTo: 'session' | 'principal';
     /** The MCP servers to wrap (--wrap, --wrap-url, --wrap-config); empty when not a gateway. */
     wrap: DownstreamSpec[];
-    /** Where tasks live (--store): `storeUrl` is set only for redis. */
+    /** Where tasks live (--store, sqlite by default; memory where this Node.js has no node:sqlite). */
     storeKind: 'memory' | 'sqlite' | 'redis';
 };
 
@@ -58,7 +60,7 @@ export function usage(): string {
 export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): CliOptions {
     const { values, given } = parseFlags(FLAGS, argv, env);
     const wrap = downstreamSpecs({ command: values.wrapCommand.length > 0 ? values.wrapCommand : undefined, url: values.wrapUrl, headers: values.wrapHeaders, configFile: values.wrapConfig });
-    const storeKind = values.storeUrl === 'sqlite' ? 'sqlite' : values.storeUrl ? 'redis' : 'memory';
+    const storeKind = values.storeUrl === 'sqlite' || values.storeUrl === 'memory' ? values.storeUrl : 'redis';
     const options: CliOptions = {
         ...values,
         storeUrl: storeKind === 'redis' ? values.storeUrl : undefined,

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { SERVER_JS, startHttpServer, type HttpServer } from '../support/helpers.js';
 import { parseSse } from '../support/sse.js';
+import { inMemory } from '../support/serverState.js';
 
 // The official Tasks client, @modelcontextprotocol/ext-tasks with @modelcontextprotocol/client 2.x
 // (pinned devDependencies), drives the real server in both task generations, over HTTP and stdio:
@@ -132,7 +133,7 @@ async function connect(kind: 'http' | 'stdio', v2: boolean, options: ConnectOpti
         dispatch = httpDispatch(url);
     } else {
         const { StdioClientTransport } = await import('@modelcontextprotocol/client/stdio');
-        const transport = tappedStdio(new StdioClientTransport({ command: process.execPath, args: [SERVER_JS, '--stdio', ...(options.args ?? [])], stderr: 'ignore' }) as unknown as Transport);
+        const transport = tappedStdio(new StdioClientTransport({ command: process.execPath, args: [SERVER_JS, '--stdio', ...inMemory(options.args), ...(options.args ?? [])], stderr: 'ignore' }) as unknown as Transport);
         await client.connect(transport as never);
         dispatch = request => transport.dispatch(request);
     }

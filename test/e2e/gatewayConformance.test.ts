@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { CONFORMANCE, readResults, type Check } from '../support/conformanceTool.js';
 import { SERVER_JS, startHttpServer, type HttpServer } from '../support/helpers.js';
+import { inMemory } from '../support/serverState.js';
 
 // Transparency: the official conformance suite (@modelcontextprotocol/conformance) run against the
 // gateway in front of our own server (--wrap -- node dist/server.js --stdio --conformance-fixtures)
@@ -59,7 +60,7 @@ describe('the conformance suite through the gateway', { timeout: 320_000 }, () =
     before(async () => {
         [direct, gateway] = await Promise.all([
             startHttpServer(['--conformance-fixtures']),
-            startHttpServer(['--wrap', '--', process.execPath, SERVER_JS, '--stdio', '--conformance-fixtures']),
+            startHttpServer(['--wrap', '--', process.execPath, SERVER_JS, '--stdio', ...inMemory(), '--conformance-fixtures']),
         ]);
         [directResults, gatewayResults] = await Promise.all([runSuite(direct.url), runSuite(gateway.url)]);
     });

@@ -5,6 +5,7 @@ import { dirname, join, resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { SERVER_JS, startHttpServer, type HttpServer } from '../support/helpers.js';
 import { runNodeToEnd } from '../support/runToEnd.js';
+import { inMemory } from '../support/serverState.js';
 
 // The official MCP Inspector (a pinned devDependency) in CLI mode, as an independent client.
 const PACKAGE_JSON = resolve(__dirname, '../../node_modules/@modelcontextprotocol/inspector/package.json');
@@ -41,7 +42,7 @@ function toolSupport(outcome: Outcome): Record<string, string> {
     return Object.fromEntries(tools.map(tool => [tool.name, tool.execution?.taskSupport ?? 'forbidden']));
 }
 
-const STDIO = ['node', SERVER_JS, '--stdio'];
+const STDIO = ['node', SERVER_JS, '--stdio', ...inMemory()];
 
 describe('MCP Inspector CLI', () => {
     let server: HttpServer;

@@ -14,6 +14,7 @@ import { startScriptedModel, type StrayRequest } from './model/server.js';
 import { startRefusingProxy } from './refusingProxy.js';
 import type { Recording, Turn } from './model/script.js';
 import { INSTRUCTIONS_MARKER } from './scenarios.js';
+import { inMemory } from '../support/serverState.js';
 
 /** A run that outlives this is killed with its tree: hosts answer a scripted model in seconds. */
 export const RUN_TIMEOUT_MS = 180_000;
@@ -50,7 +51,7 @@ export async function runOnHost(installed: InstalledHost, options: RunOptions): 
             installed,
             dirs,
             modelUrl: model.url,
-            server: { command: process.execPath, args: [SERVER_JS, '--stdio', ...flags] },
+            server: { command: process.execPath, args: [SERVER_JS, '--stdio', ...inMemory(flags), ...flags] },
             prompt: options.prompt,
             env: baseEnv(dirs, proxy.url),
         });

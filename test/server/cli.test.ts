@@ -12,6 +12,7 @@ import { SERVER_JS, startHttpServer } from '../support/helpers.js';
 import { exitWithin, runCli } from '../support/rawHelpers.js';
 import { RawHttp } from '../support/rawHttp.js';
 import { Changes, Feed, waitUntil } from '../support/wait.js';
+import { inMemory } from '../support/serverState.js';
 
 type Message = Record<string, unknown>;
 
@@ -220,7 +221,7 @@ const DEMO_TOOLS = ['greet', 'slow_compute', 'failing_job', 'confirm_delete', 'w
 /** The tool names and instructions a stdio server started with `args` offers. */
 async function offered(args: string[]): Promise<{ names: string[]; instructions: string }> {
     const client = new Client({ name: 'demo-flag-test', version: '1' });
-    await client.connect(new StdioClientTransport({ command: process.execPath, args: [SERVER_JS, '--stdio', ...args], stderr: 'pipe' }));
+    await client.connect(new StdioClientTransport({ command: process.execPath, args: [SERVER_JS, '--stdio', ...inMemory(args), ...args], stderr: 'pipe' }));
     try {
         const { tools } = await client.listTools();
         return { names: tools.map(tool => tool.name).sort(), instructions: client.getInstructions() ?? '' };

@@ -3,6 +3,7 @@
 // It models only what those modules touch; the real behaviour is checked in the extension host.
 import Module from 'node:module';
 import * as l10nLib from '@vscode/l10n';
+import './serverState.js';
 
 type Listener<T> = (value: T) => void;
 

@@ -9,6 +9,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { ClientCapabilities } from '@modelcontextprotocol/sdk/types.js';
 import { Feed, type Changes } from './wait.js';
+import { inMemory } from './serverState.js';
 
 export const SERVER_JS = resolve(__dirname, '../../dist/server.js');
 export const TRANSPORTS = ['stdio', 'http'] as const;
@@ -22,8 +23,9 @@ export type TransportKind = (typeof TRANSPORTS)[number];
 export const TEST_STORE = process.env.MCP_TASKS_TEST_STORE || undefined;
 
 export function storeArgs(args: string[]): string[] {
-    if (!TEST_STORE || args.includes('--store')) {
-        return [];
+    const own = inMemory(args);
+    if (!TEST_STORE || own.length === 0) {
+        return own;
     }
     const extra = ['--store', TEST_STORE, '--store-prefix', `test-${randomUUID()}:`];
     return args.includes('--token') || args.includes('--bind') ? extra : [...extra, '--bind', 'session'];

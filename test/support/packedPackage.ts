@@ -7,6 +7,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import './serverState.js';
 
 export const ROOT = resolve(__dirname, '../..');
 export const SERVER_DIR = join(ROOT, 'server');

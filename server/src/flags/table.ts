@@ -171,11 +171,12 @@ export const FLAGS = [
         key: 'storeUrl',
         type: 'string',
         arg: 'URL',
-        shownDefault: 'memory',
+        default: 'sqlite',
         parse: parseStore,
         group: 'Tasks',
         help:
-            "Where tasks live: this process's memory; `sqlite`, a file in the data folder (--data-dir) that keeps finished tasks and their results across restarts until their TTL (needs a Node.js with node:sqlite, 22.13 or later; elsewhere it says so and keeps tasks in memory); " +
+            "Where tasks live: `sqlite`, a file in the data folder (--data-dir) that keeps finished tasks and their results across restarts until their TTL (needs a Node.js with node:sqlite, 22.13 or later; on one without, such as Node.js 20, the server says so in one line and keeps tasks in memory); " +
+            "`memory`, this process's memory only; " +
             'or `redis://HOST:PORT[/DB]` (`rediss://` for TLS, `redis://:PASSWORD@HOST…`). ' +
             'With Redis, several replicas share tasks, results, cancellation and notifications. Installed from npm, it needs the optional `redis` package beside it.',
         docs: 'See [DEPLOYMENT.md](DEPLOYMENT.md).',
@@ -187,7 +188,7 @@ export const FLAGS = [
         arg: 'DIR',
         shownDefault: '$XDG_STATE_HOME/mcp-tasks (~/.local/state/mcp-tasks); macOS ~/Library/Application Support/mcp-tasks; Windows %LOCALAPPDATA%\\mcp-tasks',
         group: 'Tasks',
-        help: 'The folder of the file `--store sqlite` keeps tasks in (`tasks.db`, readable by this user only). Servers sharing a folder never list each other\'s tasks.',
+        help: 'The folder of the file the `sqlite` store (the default) keeps tasks in (`tasks.db`, readable by this user only). Servers sharing a folder never list each other\'s tasks.',
     },
     {
         name: 'store-prefix',
@@ -479,11 +480,11 @@ export function shownDefault(flag: Flag): string | undefined {
     }
 }
 
-/** undefined for the in-memory store, else a validated redis:// or rediss:// URL. */
-function parseStore(text: string, source: string): string | undefined {
+/** `memory`, `sqlite`, or a validated redis:// or rediss:// URL. */
+function parseStore(text: string, source: string): string {
     const value = text.trim();
     if (!value || value === 'memory') {
-        return undefined;
+        return 'memory';
     }
     if (value === 'sqlite') {
         return value;

@@ -1,3 +1,4 @@
+import { ErrorCodes, RpcError } from '../rpc/errors.js';
 import { systemClock, type Clock } from '../util/clock.js';
 import { textResult } from '../tools/types.js';
 import { MemoryTaskStore } from './memoryStore.js';
@@ -34,11 +35,14 @@ export interface DurableStoreOptions {
     dir: string;
     workerId: string;
     clock?: Clock;
+    /** Told when changes could not be written to the file (they stay in memory only). */
+    onWriteError?: (err: unknown, changes: number) => void;
 }
 
 /**
  * The embedded durable store: the memory store's indexes and events, with every change written
- * through to a SQLite file in the data folder (taskJournal.ts), so a finished task's status and
+ * through to a SQLite file in the data folder (taskJournal.ts: changes written together within a
+ * millisecond; what a crash can lose is said there), so a finished task's status and
  * result outlive the process until their TTL. Reads never touch the file. At start, the tasks of
  * servers that are gone are taken over: finished ones come back as they were; running ones, whose
  * work lived in the dead process, end `failed` saying so.
@@ -73,7 +77,7 @@ export class DurableTaskStore implements TaskStore {
 
     static open(DatabaseSync: new (path: string) => SqliteDatabase, options: DurableStoreOptions): { store: DurableTaskStore; start: DurableStart } {
         const clock = options.clock ?? systemClock;
-        const journal = TaskJournal.open(DatabaseSync, options.dir, options.workerId);
+        const journal = TaskJournal.open(DatabaseSync, options.dir, options.workerId, options.onWriteError);
         const store = new DurableTaskStore(journal, clock);
         try {
             return { store, start: store.takeOver() };
@@ -85,7 +89,7 @@ export class DurableTaskStore implements TaskStore {
 
     private takeOver(): DurableStart {
         const now = this.clock.now();
-        const { tasks, from } = this.journal.adopt(Date.now());
+        const { tasks, from } = this.journal.adopt(now);
         let failed = 0;
         for (const kept of tasks) {
             let { record, outcome, expiresAt } = kept;
@@ -94,26 +98,36 @@ export class DurableTaskStore implements TaskStore {
                 const message = `The server restarted: this task's work ran in the previous server process, which ended before it finished. Call ${record.toolName} again to do it again`;
                 outcome = JSON.stringify({ result: textResult(message, true) } satisfies TaskOutcome);
                 record = taskRecord({ ...record, clientKey: adoptedKey, worker: this.workerId }, 'failed', message, new Date(now).toISOString(), record.externalRef, record.seq);
-                expiresAt = Date.now() + record.ttl;
+                expiresAt = now + record.ttl;
                 this.journal.changed(record, expiresAt, outcome);
                 failed++;
             } else if (adoptedKey !== record.clientKey || record.worker !== this.workerId) {
                 record = taskRecord({ ...record, clientKey: adoptedKey, worker: this.workerId }, record.status, record.statusMessage, record.lastUpdatedAt, record.externalRef, record.seq);
                 this.journal.changed(record, expiresAt);
             }
-            this.memory.restore(record, outcome, expiresAt - Date.now());
+            this.memory.restore(record, outcome, expiresAt - now);
         }
+        this.journal.flush();
         return { kept: tasks.length - failed, failed, from };
     }
 
     async create(input: NewTask, maxLive: number, budget?: RetentionBudget): Promise<TaskRecord> {
         const record = await this.memory.create(input, maxLive, budget);
-        this.journal.created(record, Date.now() + record.ttl);
+        try {
+            // Answered only once it is in the file: a task a client was told about must survive a crash.
+            await this.journal.created(record, this.clock.now() + record.ttl);
+        } catch (err) {
+            // Memory and file stay one: a task the file has not got is not kept either.
+            this.memory.discard(record.taskId);
+            throw new RpcError(ErrorCodes.InternalError, `Could not save the task to ${this.journal.path} (${err instanceof Error ? err.message : String(err)}), so it was not started; call the tool again later`);
+        }
         return record;
     }
 
     get(taskId: string): Promise<TaskRecord | undefined> {
-        return this.memory.get(taskId);
+        // Reads answer from memory, but never ahead of the file (taskJournal.ts); the hot path, so no await when nothing waits.
+        const written = this.journal.written(taskId);
+        return written ? written.then(() => this.memory.get(taskId)) : this.memory.get(taskId);
     }
 
     async setStatus(taskId: string, status: LiveStatus, statusMessage?: string, quiet?: boolean): Promise<TaskRecord | undefined> {
@@ -128,7 +142,7 @@ export class DurableTaskStore implements TaskStore {
         const record = await this.memory.finish(taskId, status, outcome, statusMessage);
         if (record) {
             // Retention restarts at the terminal transition, as in memory.
-            this.journal.changed(record, Date.now() + record.ttl, JSON.stringify(outcome));
+            this.journal.changed(record, this.clock.now() + record.ttl, this.memory.outcomeJson(taskId));
         }
         return record;
     }
@@ -141,11 +155,13 @@ export class DurableTaskStore implements TaskStore {
         }
     }
 
-    getOutcome(taskId: string): Promise<TaskOutcome | undefined> {
+    async getOutcome(taskId: string): Promise<TaskOutcome | undefined> {
+        await this.journal.written(taskId);
         return this.memory.getOutcome(taskId);
     }
 
-    list(query: ListQuery): Promise<TaskPage> {
+    async list(query: ListQuery): Promise<TaskPage> {
+        await this.journal.written();
         return this.memory.list(query);
     }
 

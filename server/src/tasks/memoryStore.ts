@@ -133,6 +133,16 @@ export class MemoryTaskStore implements TaskStore {
         return this.entries.get(taskId)?.record;
     }
 
+    /** The outcome of an ended task as kept (JSON), for a durable store to write as it is. */
+    outcomeJson(taskId: string): string | undefined {
+        return this.entries.get(taskId)?.outcome;
+    }
+
+    /** Removes a task at once, as its expiry would: a durable store's undoing of a creation it could not write. */
+    discard(taskId: string): void {
+        this.expire(taskId);
+    }
+
     async setStatus(taskId: string, status: LiveStatus, statusMessage?: string, quiet?: boolean): Promise<TaskRecord | undefined> {
         const entry = this.entries.get(taskId);
         if (!entry || isTerminal(entry.record.status)) {

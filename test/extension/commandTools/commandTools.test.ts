@@ -14,6 +14,7 @@ import { CommandTools } from '../../../extension/commandTools/commandTools';
 import { findLogFile, LOG_MAX_AGE_MS, LOGS_KEPT, pruneLogs, readLogTail } from '../../../extension/commandTools/outputLog';
 import type { ScopedLogger } from '../../../extension/logger';
 import { stdioArgs } from '../../../extension/launcher/serverArgs';
+import { inMemory } from '../../support/serverState.js';
 
 const warnings: string[] = [];
 const log: ScopedLogger = { trace() {}, debug() {}, info() {}, warn: message => void warnings.push(message), error() {} };
@@ -140,7 +141,7 @@ describe('command tools (extension)', () => {
         let changed!: () => void;
         const listChanged = new Promise<void>(resolve => (changed = resolve));
         client.setNotificationHandler(ToolListChangedNotificationSchema, () => changed());
-        await client.connect(new StdioClientTransport({ command: process.execPath, args, stderr: 'ignore' }));
+        await client.connect(new StdioClientTransport({ command: process.execPath, args: [...args, ...inMemory()], stderr: 'ignore' }));
         try {
             const before = (await client.listTools()).tools.map(t => t.name);
             assert.ok(before.includes('from_file') && !before.includes('later'), before.join(', '));

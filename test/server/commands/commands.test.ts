@@ -17,6 +17,7 @@ import {
 import { processRunning } from '../../../server/src/commands/group.js';
 import { LogTail, SERVER_JS } from '../../support/helpers.js';
 import { Feed } from '../../support/wait.js';
+import { inMemory } from '../../support/serverState.js';
 
 const FIXTURES = resolve(__dirname, '../fixtures/commands');
 const node = process.execPath;
@@ -61,7 +62,7 @@ class Peer {
     private next = 0;
 
     async connect(file: string, logDir: string): Promise<void> {
-        const transport = new StdioClientTransport({ command: node, args: [SERVER_JS, '--stdio', '--commands', file, '--commands-log-dir', logDir], stderr: 'pipe' });
+        const transport = new StdioClientTransport({ command: node, args: [SERVER_JS, '--stdio', ...inMemory(), '--commands', file, '--commands-log-dir', logDir], stderr: 'pipe' });
         this.log.attach(transport.stderr as unknown as NodeJS.ReadableStream);
         this.client.setNotificationHandler(ProgressNotificationSchema, n => this.progress.push(n.params as Progress));
         this.client.setNotificationHandler(ToolListChangedNotificationSchema, () => this.listChanged.push(1));

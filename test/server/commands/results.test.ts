@@ -17,6 +17,7 @@ import { CallToolResultSchema, CreateTaskResultSchema, type CallToolResult } fro
 import { processRunning } from '../../../server/src/commands/group.js';
 import { connect, LogTail, SERVER_JS, secret, startHttpServer, type Connected, type HttpServer } from '../../support/helpers.js';
 import { waitUntil } from '../../support/wait.js';
+import { inMemory } from '../../support/serverState.js';
 
 const FIXTURES = resolve(__dirname, '../fixtures/commands');
 const node = process.execPath;
@@ -68,7 +69,7 @@ describe('command results a model can read', () => {
     const lastSize = () => [...sizes.values()].at(-1)!;
 
     before(async () => {
-        const transport = new StdioClientTransport({ command: node, args: [SERVER_JS, '--stdio', '--commands', file, '--commands-log-dir', join(dir, 'logs')], stderr: 'pipe' });
+        const transport = new StdioClientTransport({ command: node, args: [SERVER_JS, '--stdio', ...inMemory(), '--commands', file, '--commands-log-dir', join(dir, 'logs')], stderr: 'pipe' });
         sizes = measure(transport);
         await client.connect(transport);
     });
@@ -209,7 +210,7 @@ describe('with --no-task-tools nothing names read_output (it does not exist)', (
     it("a command's description and its digest say where the full log is, not read_output", async () => {
         const { dir, file } = commandsFolder('cmd-no-task-tools-');
         const client = new Client({ name: 'no-task-tools', version: '1' });
-        await client.connect(new StdioClientTransport({ command: node, args: [SERVER_JS, '--stdio', '--no-task-tools', '--commands', file], stderr: 'pipe' }));
+        await client.connect(new StdioClientTransport({ command: node, args: [SERVER_JS, '--stdio', ...inMemory(), '--no-task-tools', '--commands', file], stderr: 'pipe' }));
         try {
             const { tools } = await client.listTools();
             assert.ok(!tools.some(tool => tool.name === 'read_output'));
@@ -231,7 +232,7 @@ describe('background command tasks end with their client', () => {
     it('stdio: the client closing stdin stops the server and the job; the log folder the server made goes too', async () => {
         const { dir, file } = commandsFolder('cmd-stdio-gone-');
         const client = new Client({ name: 'leaving', version: '1' });
-        const transport = new StdioClientTransport({ command: node, args: [SERVER_JS, '--stdio', '--commands', file], stderr: 'pipe' });
+        const transport = new StdioClientTransport({ command: node, args: [SERVER_JS, '--stdio', ...inMemory(), '--commands', file], stderr: 'pipe' });
         const log = new LogTail();
         log.attach(transport.stderr as unknown as NodeJS.ReadableStream);
         await client.connect(transport);

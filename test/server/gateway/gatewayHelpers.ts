@@ -9,6 +9,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { ClientCapabilities } from '@modelcontextprotocol/sdk/types.js';
 import { LogTail, SERVER_JS, type TransportKind } from '../../support/helpers.js';
 import { parseSse } from '../../support/sse.js';
+import { inMemory } from '../../support/serverState.js';
 
 const ROOT = resolve(__dirname, '../../..');
 /** The reference server from npm (a pinned devDependency), run as its own process. */
@@ -128,7 +129,7 @@ export async function v2Gateway(kind: TransportKind, args: string[], capabilitie
         return { client, log: gateway.log, close: async () => (await client.close(), await gateway.stop()) };
     }
     const { StdioClientTransport } = await import('@modelcontextprotocol/client/stdio');
-    const transport = new StdioClientTransport({ command: process.execPath, args: [SERVER_JS, '--stdio', '--log-level', 'debug', ...args], stderr: 'pipe' });
+    const transport = new StdioClientTransport({ command: process.execPath, args: [SERVER_JS, '--stdio', '--log-level', 'debug', ...inMemory(args), ...args], stderr: 'pipe' });
     const log = new LogTail();
     log.attach(transport.stderr as unknown as NodeJS.ReadableStream);
     await client.connect(transport);

@@ -9,6 +9,7 @@ import { Http2026Client } from '../../support/rev2026.js';
 import { Feed, waitUntil } from '../../support/wait.js';
 import { resolve } from 'node:path';
 import { httpGateway, stdioGateway, v2Gateway, v2TaskSession, type Gateway, type HttpGateway } from './gatewayHelpers.js';
+import { inMemory } from '../../support/serverState.js';
 
 // A downstream that speaks only 2026-07-28: our own server with --no-session-protocol, a real
 // process that refuses initialize (-32022). The gateway finds that out at start and speaks the
@@ -19,12 +20,12 @@ import { httpGateway, stdioGateway, v2Gateway, v2TaskSession, type Gateway, type
 type Json = Record<string, unknown>;
 const V2 = '2026-07-28';
 /** Demo tools (greet, slow_compute, confirm_delete, failing_job) and the conformance fixtures (plain calls that ask through InputRequiredResults). */
-const wrap2026 = () => ['--wrap', '--', process.execPath, SERVER_JS, '--stdio', '--no-session-protocol', '--conformance-fixtures', '--no-task-tools', '--defer-after', '0', '--log-level', 'debug'];
+const wrap2026 = () => ['--wrap', '--', process.execPath, SERVER_JS, '--stdio', ...inMemory(), '--no-session-protocol', '--conformance-fixtures', '--no-task-tools', '--defer-after', '0', '--log-level', 'debug'];
 
 describe('a server started with --no-session-protocol', { timeout: 60_000 }, () => {
     it('refuses initialize with UnsupportedProtocolVersionError naming 2026-07-28 only', async () => {
         const client = new Client({ name: 'old-client', version: '1' });
-        const refused = await client.connect(new StdioClientTransport({ command: process.execPath, args: [SERVER_JS, '--stdio', '--no-session-protocol'], stderr: 'ignore' })).then(
+        const refused = await client.connect(new StdioClientTransport({ command: process.execPath, args: [SERVER_JS, '--stdio', '--no-session-protocol', ...inMemory()], stderr: 'ignore' })).then(
             () => undefined,
             (err: unknown) => err,
         );

@@ -1,11 +1,11 @@
 // The durable store (--store sqlite) with real server processes on one data folder: a finished
 // task read again after SIGTERM and after SIGKILL of its server, on both revisions; a task whose
 // work died with its server reported failed, in words; two servers sharing the file, 200 tasks
-// each, nothing lost or crossed; the file readable by this user only; and a Node.js without
-// node:sqlite keeping tasks in memory, saying so.
+// each, nothing lost or crossed; the file readable by this user only; the store by default (and
+// --store memory keeping none); and a Node.js without node:sqlite keeping tasks in memory, saying so.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
@@ -182,16 +182,54 @@ describe('the durable store across restarts (--store sqlite)', () => {
         assert.equal(statSync(join(dir, 'tasks.db')).mode & 0o777, 0o600);
     });
 
-    it('keeps tasks in memory on a Node.js without node:sqlite, and says so in one line', { skip: nodeWithoutSqlite() ? false : 'no Node.js without node:sqlite on this machine' }, () => {
-        const node = nodeWithoutSqlite()!;
-        const run = spawnSync(node, [SERVER_JS, '--stdio', '--store', 'sqlite', '--data-dir', dataDir()], {
-            input: `${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' })}\n`,
-            encoding: 'utf8',
-            timeout: 30_000,
-        });
-        assert.match(run.stdout, /"id":1,"result":\{\}/);
-        assert.match(run.stderr, /has no node:sqlite, so tasks are kept in memory and end with this process: run on Node\.js 22\.13 or later/);
+    it('is the store a server gets when --store is not given, in the folder MCP_TASKS_DATA_DIR names', async () => {
+        const dir = dataDir();
+        // The test helpers default MCP_TASKS_STORE to memory; empty reads as unset.
+        const first = StdioLines.start([], { MCP_TASKS_STORE: '', MCP_TASKS_DATA_DIR: dir });
+        servers.push(first);
+        await first.initialize();
+        const taskId = await startTask(first, { seconds: 0, label: 'by default' });
+        await untilStatus(first, taskId, 'completed');
+        assert.ok(first.log.lines.some(line => line.includes(`[store] tasks are kept in ${join(dir, 'tasks.db')}`)), first.log.lines.join('\n'));
+        await stop(first, 'SIGKILL');
+
+        const second = StdioLines.start([], { MCP_TASKS_STORE: '', MCP_TASKS_DATA_DIR: dir });
+        servers.push(second);
+        await second.initialize();
+        assert.equal((await result(second, 'tasks/get', { taskId })).status, 'completed');
     });
+
+    it('keeps no file with --store memory, and says nothing about it', async () => {
+        const dir = dataDir();
+        const server = StdioLines.start(['--store', 'memory', '--data-dir', dir]);
+        servers.push(server);
+        await server.initialize();
+        const taskId = await startTask(server, { seconds: 0, label: 'in memory' });
+        await untilStatus(server, taskId, 'completed');
+        assert.equal(existsSync(dir), false);
+        assert.ok(!server.log.lines.some(line => line.includes('[store]')), server.log.lines.join('\n'));
+    });
+
+    for (const [how, args] of [
+        ['by default', []],
+        ['with --store sqlite', ['--store', 'sqlite']],
+    ] as const) {
+        it(`keeps tasks in memory on a Node.js without node:sqlite ${how}, and says so in one line`, { skip: nodeWithoutSqlite() ? false : 'no Node.js without node:sqlite on this machine' }, () => {
+            const node = nodeWithoutSqlite()!;
+            const dir = dataDir();
+            const run = spawnSync(node, [SERVER_JS, '--stdio', ...args, '--data-dir', dir], {
+                input: `${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' })}\n`,
+                encoding: 'utf8',
+                timeout: 30_000,
+                env: { ...process.env, MCP_TASKS_STORE: '' },
+            });
+            assert.match(run.stdout, /"id":1,"result":\{\}/);
+            const lines = run.stderr.split('\n').filter(line => line.includes('[store]'));
+            assert.equal(lines.length, 1, run.stderr);
+            assert.match(lines[0]!, /has no node:sqlite, so tasks are kept in memory and end with this process: run on Node\.js 22\.13 or later to keep them across restarts, or use --store redis:\/\/… \(--store memory chooses memory without this note\)/);
+            assert.equal(existsSync(dir), false);
+        });
+    }
 });
 
 /** The machine's own Node.js when it lacks node:sqlite (Debian's Node 20 here). */

@@ -1,0 +1,104 @@
+// The durable store in process, on a real SQLite file: a creation the file refuses leaves nothing
+// behind in memory either; a creation is answered once written, and a read of a changed task only
+// once its change is; and every time the store keeps (expiry in the file, the take-over) follows its
+// injected clock, not the machine's.
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { RpcError } from '../../../server/src/rpc/errors.js';
+import { DurableTaskStore } from '../../../server/src/tasks/durableStore.js';
+import { loadSqlite } from '../../../server/src/tasks/sqlite.js';
+import { TASKS_FILE } from '../../../server/src/tasks/taskJournal.js';
+import { ManualClock } from '../../support/manualClock.js';
+import { done, newTask } from '../../support/taskStores.js';
+
+const DatabaseSync = loadSqlite();
+const dirs: string[] = [];
+const open: DurableTaskStore[] = [];
+
+function folder(): string {
+    const dir = mkdtempSync(join(tmpdir(), 'mcp-tasks-durable-store-'));
+    dirs.push(dir);
+    return dir;
+}
+
+function store(dir: string, clock = new ManualClock(), onWriteError?: (err: unknown, changes: number) => void): DurableTaskStore {
+    const opened = DurableTaskStore.open(DatabaseSync!, { dir, workerId: `w${open.length}`, clock, onWriteError }).store;
+    open.push(opened);
+    return opened;
+}
+
+/** Rows of the file as another connection sees them. */
+function rows(dir: string): { id: string; status: string; outcome: unknown }[] {
+    const db = new DatabaseSync!(join(dir, TASKS_FILE));
+    try {
+        return db.prepare('SELECT id, record, outcome FROM tasks').all().map(row => ({ id: String(row.id), status: (JSON.parse(String(row.record)) as { status: string }).status, outcome: row.outcome }));
+    } finally {
+        db.close();
+    }
+}
+
+after(async () => {
+    for (const s of open) {
+        await s.close();
+    }
+    for (const dir of dirs) {
+        rmSync(dir, { recursive: true, force: true });
+    }
+});
+
+describe('DurableTaskStore on a real file', { skip: DatabaseSync ? false : `this Node.js (${process.version}) has no node:sqlite` }, () => {
+    it('keeps nothing of a task the file refused, says why, and writes the next one', async () => {
+        const dir = folder();
+        const errors: string[] = [];
+        const s = store(dir, new ManualClock(), err => errors.push(String(err)));
+        // Another process's connection makes every insert fail, as a full disk would.
+        const other = new DatabaseSync!(join(dir, TASKS_FILE));
+        other.exec("CREATE TRIGGER refuse BEFORE INSERT ON tasks BEGIN SELECT RAISE(ABORT, 'no room left'); END;");
+        await assert.rejects(s.create(newTask('a'), 10), (err: unknown) => {
+            assert.ok(err instanceof RpcError);
+            assert.match(err.message, /^Could not save the task to .*tasks\.db \(.*no room left\), so it was not started; call the tool again later$/);
+            return true;
+        });
+        assert.deepEqual((await s.list({ clientKey: 'a', limit: 10 })).tasks, [], 'memory holds nothing the file has not');
+        assert.equal(errors.length, 1);
+        // Its live slot was given back: a limit of one still admits the next task.
+        other.exec('DROP TRIGGER refuse');
+        other.close();
+        const kept = await s.create(newTask('a'), 1);
+        assert.deepEqual(
+            rows(dir).map(row => row.id),
+            [kept.taskId],
+        );
+    });
+
+    it('answers a creation once it is in the file, and a read of a change only once that is', async () => {
+        const dir = folder();
+        const s = store(dir);
+        const task = await s.create(newTask('a'), 10);
+        assert.deepEqual(rows(dir), [{ id: task.taskId, status: 'working', outcome: null }]);
+        await s.finish(task.taskId, 'completed', done);
+        assert.deepEqual(rows(dir), [{ id: task.taskId, status: 'working', outcome: null }], 'not yet written: changes gather for a moment');
+        assert.equal((await s.get(task.taskId))?.status, 'completed');
+        assert.deepEqual(rows(dir), [{ id: task.taskId, status: 'completed', outcome: JSON.stringify(done) }], 'the read waited for the write');
+    });
+
+    it('keeps a finished task until its TTL by the injected clock, and drops it after', async () => {
+        const dir = folder();
+        const start = Date.parse('2020-01-01T00:00:00.000Z');
+        const first = store(dir, new ManualClock(start));
+        const task = await first.create(newTask('a', { ttl: 60_000 }), 10);
+        await first.finish(task.taskId, 'completed', done);
+        await first.close();
+
+        const within = store(dir, new ManualClock(start + 30_000));
+        assert.equal((await within.get(task.taskId))?.status, 'completed');
+        await within.close();
+
+        const past = store(dir, new ManualClock(start + 61_000));
+        assert.equal(await past.get(task.taskId), undefined);
+        assert.deepEqual(rows(dir), [], 'the expired row is gone from the file too');
+    });
+});
