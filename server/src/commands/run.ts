@@ -13,7 +13,8 @@ import { progressThrottle } from './progress.js';
 import { commandResult, type RunEnd } from './result.js';
 import { commandEnv, secretValues, serverSecretsOf } from './secrets.js';
 import type { CommandSpec } from './spec.js';
-import { stopperFor, survivorNote, type Survivor } from './stopper.js';
+import { currentPlatform } from '../platform/index.js';
+import { stopperFor, survivorNote, type StopReport } from './stopper.js';
 import { TEST_NEEDLES } from './testOutput/testLines.js';
 
 export interface RunDeps {
@@ -64,7 +65,8 @@ export async function runCommand(spec: CommandSpec, args: Record<string, unknown
     }
     let child: ChildProcess;
     try {
-        child = spawn(argv[0]!, argv.slice(1), { cwd: spec.cwd, env, detached: true, stdio: ['ignore', capture.fd, capture.fd] });
+        const plan = currentPlatform.spawnPlan(argv, env);
+        child = spawn(plan.file, plan.args, { ...plan.options, cwd: spec.cwd, env, stdio: ['ignore', capture.fd, capture.fd] });
     } catch (err) {
         await capture.finish();
         await output.end();
@@ -79,10 +81,10 @@ export async function runCommand(spec: CommandSpec, args: Record<string, unknown
 
     const stopper = stopperFor(deps.clock);
     const since = child.pid === undefined ? 0 : stopper.startTimeOf(child.pid);
-    let stopping: Promise<Survivor[]> | undefined;
+    let stopping: Promise<StopReport> | undefined;
     let timedOut = false;
-    const stop = (): Promise<Survivor[]> =>
-        (stopping ??= child.pid === undefined ? Promise.resolve([]) : stopper.stop({ pgid: child.pid, marker, leaderExited: exited, since, graceMs: spec.killGraceMs }));
+    const stop = (): Promise<StopReport> =>
+        (stopping ??= child.pid === undefined ? Promise.resolve({ survivors: [] }) : stopper.stop({ pgid: child.pid, marker, leaderExited: exited, since, graceMs: spec.killGraceMs }));
     // A log that cannot be written (disk full) fails this run alone: its processes are stopped.
     let logError: NodeJS.ErrnoException | undefined;
     log.on('error', (err: NodeJS.ErrnoException) => ((logError ??= err), void stop()));
@@ -99,7 +101,7 @@ export async function runCommand(spec: CommandSpec, args: Record<string, unknown
         }
         const exit = await exited;
         // The leader is gone; anything it left, in its group or not, goes too, so nothing outlives the task.
-        const survivors = await stop();
+        const { survivors, unconfirmed } = await stop();
         // Everything written up to now, to the last byte; a descendant no scan found (it cleared its environment) cannot hold the run.
         await capture.finish();
         logError ??= capture.readError;
@@ -107,7 +109,7 @@ export async function runCommand(spec: CommandSpec, args: Record<string, unknown
             output.write('mcp-tasks', Buffer.from(`${survivorNote(survivors)}\n`));
         }
         await output.end();
-        return { exit, survivors, logError };
+        return { exit, survivors, unconfirmed, logError };
     })();
     // A stopped task's end waits for this too, so its result carries the output digest and the log.
     const described = finished.then(async end => {
@@ -122,6 +124,10 @@ export async function runCommand(spec: CommandSpec, args: Record<string, unknown
         // Read again: a stop that came while the digest was made (the command had ended) still gets it.
         if (ctx.signal.aborted) {
             ctx.annotateStop?.(described.result);
+            // The sidebar shows a stopped task's statusMessage: it must not read as a clean stop.
+            if (end.unconfirmed !== undefined) {
+                ctx.conclude?.(`Stopped, but ${end.unconfirmed}`);
+            }
         }
         return described;
     });
