@@ -8,6 +8,12 @@ const TICK_MS = 20;
 const RESCAN_MS = 500;
 /** After SIGKILL, how long what is left gets to disappear before the stop gives up and names it. */
 export const KILL_WAIT_MS = 400;
+/**
+ * How much longer a stop waits for its first process list when none has come back by then: wmic
+ * and PowerShell take seconds on Windows, and a stop that ends before any list arrived can only say
+ * it could not confirm.
+ */
+export const FIRST_SCAN_WAIT_MS = 10_000;
 
 /** A process a stop could not end. */
 export interface Survivor {
@@ -104,7 +110,8 @@ export class GroupStopper {
         const stop = new Stop(target, this.clock.now());
         // Parent links are all that tie a descendant to the run there: signalled first, a leader
         // could exit before the scan and its children, orphaned, would be no one's.
-        if (this.table.lineage !== 'parent') {
+        // Windows keeps a dead parent's id in its children, so there the tree is ended at once.
+        if (this.table.lineage !== 'parent' || this.table.groups === false) {
             this.term(stop);
         }
         void target.leaderExited.then(() => (stop.exited = true));
@@ -127,7 +134,7 @@ export class GroupStopper {
             stop.strays = stop.strays.filter(pid => this.table.signal(pid, 0));
             if (stop.exited && stop.scanned && !this.groupLeft(stop) && stop.strays.length === 0) {
                 this.finish(stop, []);
-            } else if (now >= stop.giveUpAt) {
+            } else if (now >= stop.giveUpAt && (stop.scanned || now >= stop.giveUpAt + FIRST_SCAN_WAIT_MS)) {
                 this.finish(stop, this.survivors(stop));
             }
         }
