@@ -96,7 +96,9 @@ describe('Windows (Node for Windows under Wine)', () => {
         const context = `\nerror: ${found.error}\nserver stderr:\n${found.stderr.slice(-3000)}`;
         assert.equal(found.platform, 'win32');
         assert.equal(found.error, undefined, context);
-        assert.deepEqual([...(steps.tools as string[])].sort(), ['fail', 'hello', 'print', 'shell', 'tree'], context);
+        for (const name of ['print', 'fail', 'shell', 'hello', 'tree']) {
+            assert.ok((steps.tools as string[]).includes(name), `tools/list names ${name}${context}`);
+        }
 
         assert.notEqual(steps.print.isError, true, text(steps.print) + context);
         assert.match(text(steps.print), /exit 0/);
