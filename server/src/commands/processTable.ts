@@ -16,6 +16,8 @@ export interface ScannedProcess {
     pgrp: number;
     /** Its parent's pid, where the table has it (lineage 'parent'). */
     ppid?: number;
+    /** When it started, comparable with the `since` of a stop (lineage 'parent'): a parent link older than the run is a reused pid's. */
+    start?: number;
     /** The value of RUN_MARKER in its environment, when it has one and was started at or after the scan's `since`. */
     marker?: string;
 }
@@ -38,6 +40,11 @@ export interface ProcessTable {
      * be listed (then only the process group is stopped, and the stop says it could not confirm the rest).
      */
     scan(since: number): Promise<ScannedProcess[] | undefined>;
+    /**
+     * For a stop's `since`, read right after spawning: a time no descendant of `pid` started before,
+     * comparable with ScannedProcess.start. Default: startTimeOf.
+     */
+    runStartOf?(pid: number): number;
     /** When a process started, comparable with another's (clock ticks since boot on Linux); 0 when unknown. */
     startTimeOf(pid: number): number;
     /** A process's command line for a message, or '' when it is gone. */

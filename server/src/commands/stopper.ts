@@ -102,7 +102,7 @@ export class GroupStopper {
 
     /** When process `pid` started, for StopTarget.since: read right after spawning it. */
     startTimeOf(pid: number): number {
-        return this.table.startTimeOf(pid);
+        return this.table.runStartOf?.(pid) ?? this.table.startTimeOf(pid);
     }
 
     /** Resolves with the processes that could not be stopped (usually none), and whether the rest could be seen to end. */
@@ -110,8 +110,7 @@ export class GroupStopper {
         const stop = new Stop(target, this.clock.now());
         // Parent links are all that tie a descendant to the run there: signalled first, a leader
         // could exit before the scan and its children, orphaned, would be no one's.
-        // Windows keeps a dead parent's id in its children, so there the tree is ended at once.
-        if (this.table.lineage !== 'parent' || this.table.groups === false) {
+        if (this.table.lineage !== 'parent') {
             this.term(stop);
         }
         void target.leaderExited.then(() => (stop.exited = true));
@@ -128,6 +127,10 @@ export class GroupStopper {
             this.startScan();
         }
         for (const stop of this.stops) {
+            // Windows keeps a dead parent's id in its children, so there the tree is ended at once (from the first tick, once an exit is known).
+            if (!stop.termSent && this.table.groups === false) {
+                this.term(stop);
+            }
             if (!stop.killed && now >= stop.killAt) {
                 this.kill(stop);
             }
@@ -147,7 +150,7 @@ export class GroupStopper {
      */
     private groupLeft(stop: Stop): boolean {
         const { pgid } = stop.target;
-        if (!this.table.signal(-pgid, 0)) {
+        if (!this.leaderOwned(stop) || !this.table.signal(-pgid, 0)) {
             return false;
         }
         if (stop.scanned && stop.members.length === 0) {
@@ -157,14 +160,23 @@ export class GroupStopper {
         return true;
     }
 
+    /** Whether the leader's pid still names the run's process: without groups, an exited leader's pid may be another process's already. */
+    private leaderOwned(stop: Stop): boolean {
+        return this.table.groups !== false || !stop.exited;
+    }
+
     private term(stop: Stop): void {
         stop.termSent = true;
-        this.table.signal(-stop.target.pgid, 'SIGTERM');
+        if (this.leaderOwned(stop)) {
+            this.table.signal(-stop.target.pgid, 'SIGTERM');
+        }
     }
 
     private kill(stop: Stop): void {
         stop.killed = true;
-        this.table.signal(-stop.target.pgid, 'SIGKILL');
+        if (this.leaderOwned(stop)) {
+            this.table.signal(-stop.target.pgid, 'SIGKILL');
+        }
         for (const pid of stop.strays) {
             this.table.signal(pid, 'SIGKILL');
         }
@@ -229,11 +241,13 @@ export class GroupStopper {
      * group (or, without groups, besides the leader) each such process is a stray.
      */
     private byParents(stop: Stop, procs: ScannedProcess[]): void {
-        const { pgid } = stop.target;
+        const { pgid, since } = stop.target;
+        // A process older than the run holds a parent id that a dead process of the run reused (Windows reuses pids at once).
+        const young = (proc: ScannedProcess): boolean => !since || !proc.start || proc.start >= since;
         for (let grew = true; grew; ) {
             grew = false;
             for (const proc of procs) {
-                if (proc.ppid !== undefined && !stop.related.has(proc.pid) && stop.related.has(proc.ppid)) {
+                if (proc.ppid !== undefined && !stop.related.has(proc.pid) && stop.related.has(proc.ppid) && young(proc)) {
                     stop.related.add(proc.pid);
                     grew = true;
                 }

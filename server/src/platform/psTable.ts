@@ -60,6 +60,7 @@ export function psProcessTable(): ProcessTable {
                 });
             });
         },
+        // lstart has whole seconds: a descendant started in the leader's second reads the same, never less.
         startTimeOf(pid) {
             const start = Date.parse(psOne(pid, 'lstart=').replace(/\s+/g, ' '));
             return Number.isNaN(start) ? 0 : start;

@@ -27,18 +27,26 @@ export function decodeOutput(bytes: Buffer): string {
     return (utf16 ? bytes.toString('utf16le') : bytes.toString('utf8')).replace(/^\uFEFF/, '');
 }
 
-/** The rows of `wmic process get Name,ParentProcessId,ProcessId`, in whatever column order the header gives. */
+/** A WMI datetime (`20261207053227.015000+060`: local time, then its offset in minutes) in ms since the epoch; 0 when absent. */
+export function wmiTime(value: string | undefined): number {
+    const m = /^(\d{4})(\d\d)(\d\d)(\d\d)(\d\d)(\d\d)\.(\d{3})\d*([+-]\d+)$/.exec(value ?? '');
+    if (!m) {
+        return 0;
+    }
+    const [, y, mo, d, h, mi, s, ms, offset] = m.map(Number) as number[];
+    return Date.UTC(y!, mo! - 1, d!, h!, mi!, s!, ms!) - offset! * 60_000;
+}
+
+/** The rows of `wmic process get CreationDate,Name,ParentProcessId,ProcessId` (wmic prints its columns in that order). */
 export function parseWmic(text: string): Array<ScannedProcess & { command: string }> {
     const lines = text.split(/\r*\n/).filter(line => line.trim() !== '');
-    const header = lines.shift() ?? '';
-    const parentFirst = header.indexOf('ParentProcessId') < header.search(/\bProcessId/);
+    lines.shift();
     const rows: Array<ScannedProcess & { command: string }> = [];
     for (const line of lines) {
-        const m = /^(.*?)\s*(\d+)\s+(\d+)\s*$/.exec(line);
+        const m = /^(\d{14}\.\d+[+-]\d+)?\s*(.*?)\s+(\d+)\s+(\d+)\s*$/.exec(line);
         if (m) {
-            const [a, b] = [Number(m[2]), Number(m[3])];
-            const [ppid, pid] = parentFirst ? [a, b] : [b, a];
-            rows.push({ pid, ppid, pgrp: pid, command: m[1]!.trim() });
+            const pid = Number(m[4]);
+            rows.push({ pid, ppid: Number(m[3]), pgrp: pid, start: wmiTime(m[1]), command: m[2]!.trim() });
         }
     }
     return rows;
@@ -48,12 +56,13 @@ export function parseWmic(text: string): Array<ScannedProcess & { command: strin
 export function parsePowerShell(text: string): Array<ScannedProcess & { command: string }> {
     return text
         .split(/\r*\n/)
-        .map(line => /^(\d+) (\d+) ?(.*)$/.exec(line.trim()))
+        .map(line => /^(\d+) (\d+) (\d+) ?(.*)$/.exec(line.trim()))
         .filter(m => m !== null)
-        .map(m => ({ pid: Number(m[1]), ppid: Number(m[2]), pgrp: Number(m[1]), command: m[3]!.trim() }));
+        .map(m => ({ pid: Number(m[1]), ppid: Number(m[2]), pgrp: Number(m[1]), start: Number(m[3]), command: m[4]!.trim() }));
 }
 
-const POWERSHELL_LIST = "Get-CimInstance Win32_Process | ForEach-Object { '{0} {1} {2}' -f $_.ProcessId,$_.ParentProcessId,$_.Name }";
+const POWERSHELL_LIST =
+    "Get-CimInstance Win32_Process | ForEach-Object { $t = if ($_.CreationDate) { ([DateTimeOffset]$_.CreationDate).ToUnixTimeMilliseconds() } else { 0 }; '{0} {1} {2} {3}' -f $_.ProcessId,$_.ParentProcessId,$t,$_.Name }";
 
 export function windowsProcessTable(deps: WindowsProcessDeps = { run: runHidden, kill: (pid, signal) => process.kill(pid, signal) }): ProcessTable {
     const names = new Map<number, string>();
@@ -93,7 +102,7 @@ export function windowsProcessTable(deps: WindowsProcessDeps = { run: runHidden,
             return true;
         },
         async scan() {
-            const wmic = await deps.run('wmic', ['process', 'get', 'Name,ParentProcessId,ProcessId']);
+            const wmic = await deps.run('wmic', ['process', 'get', 'CreationDate,Name,ParentProcessId,ProcessId']);
             let rows = wmic === undefined ? undefined : parseWmic(decodeOutput(wmic));
             if (rows === undefined || rows.length === 0) {
                 const ps = await deps.run('powershell', ['-NoProfile', '-NonInteractive', '-Command', POWERSHELL_LIST]);
@@ -106,11 +115,13 @@ export function windowsProcessTable(deps: WindowsProcessDeps = { run: runHidden,
             for (const row of rows) {
                 names.set(row.pid, row.command);
             }
-            return rows.map(({ pid, ppid, pgrp }) => ({ pid, ppid, pgrp }));
+            return rows.map(({ pid, ppid, pgrp, start }) => ({ pid, ppid, pgrp, start }));
         },
         // Reading a start time takes a wmic run (a second or more): identity is by pid alone, and
         // a live pid counts as the same process (keeping a dead server's folder is the safe mistake).
         startTimeOf: () => 0,
+        // Called right after spawning: the child, and so each of its descendants, started at most a moment before (WMI times have whole-ms precision).
+        runStartOf: () => Date.now() - 1000,
         commandOf: pid => (alive(pid) ? (names.get(pid) ?? '') : ''),
     };
 }

@@ -16,19 +16,23 @@ import { decodeOutput, parsePowerShell, parseWmic, windowsProcessTable } from '.
 import { ManualClock } from '../../../support/manualClock.js';
 import { waitUntil } from '../../../support/wait.js';
 
-const WMIC = 'Name                 ParentProcessId  ProcessId  \r\r\nSystem Idle Process  0                0          \r\r\nnode.exe             4                100        \r\r\ncmd.exe              100              104        \r\r\n';
+const WMIC =
+    'CreationDate               Name                 ParentProcessId  ProcessId  \r\r\n' +
+    '                           System Idle Process  0                0          \r\r\n' +
+    '20261207053227.015000+060  node.exe             4                100        \r\r\n' +
+    '20261207053228.500000+060  cmd.exe              100              104        \r\r\n';
 
 describe('Windows process list', () => {
     it('reads wmic’s UTF-16 table and PowerShell’s lines, names with spaces included', () => {
         const rows = parseWmic(decodeOutput(Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(WMIC, 'utf16le')])));
         assert.deepEqual(rows, [
-            { pid: 0, ppid: 0, pgrp: 0, command: 'System Idle Process' },
-            { pid: 100, ppid: 4, pgrp: 100, command: 'node.exe' },
-            { pid: 104, ppid: 100, pgrp: 104, command: 'cmd.exe' },
+            { pid: 0, ppid: 0, pgrp: 0, start: 0, command: 'System Idle Process' },
+            { pid: 100, ppid: 4, pgrp: 100, start: Date.UTC(2026, 11, 7, 4, 32, 27, 15), command: 'node.exe' },
+            { pid: 104, ppid: 100, pgrp: 104, start: Date.UTC(2026, 11, 7, 4, 32, 28, 500), command: 'cmd.exe' },
         ]);
-        assert.deepEqual(parsePowerShell('100 4 node.exe\r\n104 100 cmd.exe\r\n'), [
-            { pid: 100, ppid: 4, pgrp: 100, command: 'node.exe' },
-            { pid: 104, ppid: 100, pgrp: 104, command: 'cmd.exe' },
+        assert.deepEqual(parsePowerShell('100 4 7 node.exe\r\n104 100 9 cmd.exe\r\n'), [
+            { pid: 100, ppid: 4, pgrp: 100, start: 7, command: 'node.exe' },
+            { pid: 104, ppid: 100, pgrp: 104, start: 9, command: 'cmd.exe' },
         ]);
     });
 
@@ -47,15 +51,16 @@ describe('Windows process list', () => {
         assert.equal(table.signal(-100, 'SIGTERM'), true);
         await new Promise(setImmediate);
         assert.deepEqual(ran, ['taskkill /T /F /PID 100']);
+        assert.ok(table.runStartOf!(100) <= Date.now());
         assert.deepEqual(killed, [100]);
         const procs = await table.scan(0);
-        assert.deepEqual(procs?.find(p => p.pid === 104), { pid: 104, ppid: 100, pgrp: 104 });
+        assert.deepEqual(procs?.find(p => p.pid === 104), { pid: 104, ppid: 100, pgrp: 104, start: Date.UTC(2026, 11, 7, 4, 32, 28, 500) });
         assert.equal(table.commandOf(104), 'cmd.exe');
     });
 
     it('without wmic PowerShell lists the processes; with neither, the scan says it could not', async () => {
-        const withPs = windowsProcessTable({ run: file => Promise.resolve(file === 'powershell' ? Buffer.from('7 1 a.exe\r\n') : undefined), kill: () => undefined });
-        assert.deepEqual(await withPs.scan(0), [{ pid: 7, ppid: 1, pgrp: 7 }]);
+        const withPs = windowsProcessTable({ run: file => Promise.resolve(file === 'powershell' ? Buffer.from('7 1 0 a.exe\r\n') : undefined), kill: () => undefined });
+        assert.deepEqual(await withPs.scan(0), [{ pid: 7, ppid: 1, pgrp: 7, start: 0 }]);
         const blind = windowsProcessTable({ run: () => Promise.resolve(undefined), kill: () => undefined });
         assert.equal(await blind.scan(0), undefined);
     });
@@ -93,7 +98,7 @@ class ParentTable implements ProcessTable {
     }
 
     scan(): Promise<ScannedProcess[] | undefined> {
-        return Promise.resolve(this.blind ? undefined : [...this.procs.values()].map(({ pid, ppid, pgrp }) => ({ pid, ppid, pgrp })));
+        return Promise.resolve(this.blind ? undefined : [...this.procs.values()].map(({ pid, ppid, pgrp, start }) => ({ pid, ppid, pgrp, start })));
     }
 
     startTimeOf(): number {
@@ -138,6 +143,17 @@ describe('stopper through parent links', () => {
         const report = await settle(clock, new GroupStopper(clock, table).stop({ pgid: 100, marker: 'unused', leaderExited: leader, since: 0, graceMs: 5000 }));
         assert.deepEqual(report, { survivors: [] });
         assert.deepEqual([...table.procs.keys()], [300]);
+    });
+
+    it('Windows: a process older than the run whose parent id a dead process of the run reused is not the run’s', async () => {
+        const clock = new ManualClock();
+        const table = new ParentTable(false);
+        const leader = table.add({ pid: 100, ppid: 4, pgrp: 100, start: 5000 });
+        void table.add({ pid: 104, ppid: 100, pgrp: 104, start: 6000 });
+        void table.add({ pid: 50, ppid: 100, pgrp: 50, start: 1000 });
+        const report = await settle(clock, new GroupStopper(clock, table).stop({ pgid: 100, marker: 'unused', leaderExited: leader, since: 4000, graceMs: 5000 }));
+        assert.deepEqual(report, { survivors: [] });
+        assert.deepEqual([...table.procs.keys()], [50], 'the older process with a stale parent id is left alone');
     });
 
     it('when no process list can be read the stop says so in words, never as a clean stop', async () => {
