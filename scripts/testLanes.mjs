@@ -41,6 +41,8 @@ export const PLAN = [
             { name: 'redis', command: 'npm run test:server:redis' },
             { name: 'e2e', command: 'npm run test:e2e' },
             { name: 'hosts', command: 'npm run test:hosts' },
+            // The server as Node for Windows runs it, under Wine (.ci/run installs both): about 30 s.
+            { name: 'windows', command: 'npm run test:windows' },
         ],
         [{ name: 'vscode', command: 'node test/integration/run.mjs' }],
     ],

@@ -3,8 +3,7 @@ import { writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { errorMessage, type Logger } from '../util/log.js';
-import { processRunning } from './group.js';
-import { systemProcessTable } from './processTable.js';
+import { currentPlatform } from '../platform/index.js';
 
 /** What every default command-log folder is named: `mkdtemp` adds six characters. */
 export const LOG_FOLDER_PREFIX = 'mcp-tasks-commands-';
@@ -21,7 +20,7 @@ interface FolderOwner {
 
 /** Marks a fresh log folder as this process's, so a later server can tell a dead one's folder from a live one's. */
 export function markOwner(dir: string): void {
-    const owner: FolderOwner = { pid: process.pid, start: systemProcessTable.startTimeOf(process.pid), host: hostname() };
+    const owner: FolderOwner = { pid: process.pid, start: currentPlatform.processTable.startTimeOf(process.pid), host: hostname() };
     writeFileSync(join(dir, OWNER_FILE), JSON.stringify(owner), { mode: 0o600 });
 }
 
@@ -76,10 +75,10 @@ async function deadOwner(dir: string): Promise<FolderOwner | undefined> {
 }
 
 function stillRunning(owner: FolderOwner): boolean {
-    if (!processRunning(owner.pid)) {
+    if (!currentPlatform.processRunning(owner.pid)) {
         return false;
     }
-    const start = systemProcessTable.startTimeOf(owner.pid);
+    const start = currentPlatform.processTable.startTimeOf(owner.pid);
     // Where start times cannot be read, a live pid counts as the owner: keeping a dead
     // process's folder is the safe mistake.
     return owner.start === 0 || start === 0 || start === owner.start;

@@ -16,6 +16,8 @@ export interface RunEnd {
     exit?: { code: number | null; signal: NodeJS.Signals | null };
     /** Processes of the run its stop could not end. */
     survivors?: Survivor[];
+    /** Why the stop could not see the run's other processes end (StopReport.unconfirmed). */
+    unconfirmed?: string;
     /** Why the log could not be written (the disk is full): the run was stopped. */
     logError?: NodeJS.ErrnoException;
 }
@@ -54,6 +56,7 @@ export const commandOutputSchema = z.object({
         .array(z.object({ pid: z.number(), command: z.string() }))
         .optional()
         .describe('Processes of the run that could not be stopped'),
+    stopUnconfirmed: z.string().optional().describe('Why the stop could not confirm that the processes the command started ended'),
 });
 
 /**
@@ -79,10 +82,11 @@ export async function commandResult(facts: RunFacts): Promise<{ result: CallTool
         headline = `${logFailureText(end.logError, logPath)}; the command was stopped after ${seconds}: ${shownCommand}`;
     } else if (facts.stopped) {
         status = 'cancelled';
-        headline = `Stopped after ${seconds}${signal ? ` (${signal})` : code !== null ? ` (exit ${code})` : ''}: ${shownCommand}`;
+        const how = end.unconfirmed === undefined ? 'Stopped' : `Stopped, but ${end.unconfirmed},`;
+        headline = `${how} after ${seconds}${signal ? ` (${signal})` : code !== null ? ` (exit ${code})` : ''}: ${shownCommand}`;
     } else if (facts.timedOut) {
         status = 'timed_out';
-        headline = `timed out after ${spec.timeoutMs! / 1000} s${signal ? ` (stopped with ${signal})` : ''}: ${shownCommand}`;
+        headline = `timed out after ${spec.timeoutMs! / 1000} s${signal ? ` (stopped with ${signal})` : ''}${end.unconfirmed === undefined ? '' : `; the stop ${end.unconfirmed}`}: ${shownCommand}`;
     } else if (code !== 0) {
         status = 'failed';
         headline = `${code === null ? `killed by ${signal}` : `exit ${code}`} after ${seconds}: ${shownCommand}`;
@@ -107,6 +111,7 @@ export async function commandResult(facts: RunFacts): Promise<{ result: CallTool
         logLines: scan.lines,
         summary: text,
         ...(survivors.length > 0 ? { survivors } : {}),
+        ...(end.unconfirmed !== undefined ? { stopUnconfirmed: end.unconfirmed } : {}),
     };
     const failed = status !== 'completed';
     const result: CallToolResult = { content: [{ type: 'text', text }], structuredContent };

@@ -16,7 +16,8 @@ import { spawnPacer } from './spawnPacer.js';
 import { commandResult, type RunEnd } from './result.js';
 import { commandEnv, secretValues, serverSecretsOf } from './secrets.js';
 import type { CommandSpec } from './spec.js';
-import { stopperFor, survivorNote, type Survivor } from './stopper.js';
+import { currentPlatform } from '../platform/index.js';
+import { stopperFor, survivorNote, type StopReport } from './stopper.js';
 import { TEST_NEEDLES } from './testOutput/testLines.js';
 
 export interface RunDeps {
@@ -51,7 +52,7 @@ export async function runCommand(spec: CommandSpec, args: Record<string, unknown
     // A log that cannot be written (disk full) fails this run alone: its processes are stopped.
     let logError: NodeJS.ErrnoException | undefined;
     // Set once the leader is spawned: a log error can only come after that (the log is written from the capture).
-    const stopping: { run?: () => Promise<Survivor[]> } = {};
+    const stopping: { run?: () => Promise<StopReport> } = {};
     const onLogError = (err: NodeJS.ErrnoException): void => ((logError ??= err), void stopping.run?.());
     // The files first, opened off the main thread; then the rest in its turn, in one synchronous
     // step (spawnPacer.ts): a burst of runs leaves the server answering between their starts.
@@ -69,10 +70,10 @@ export async function runCommand(spec: CommandSpec, args: Record<string, unknown
     }
     const { output, capture } = begun;
     const { child, startError, exited, since } = begun.leader;
-    let stopDone: Promise<Survivor[]> | undefined;
+    let stopDone: Promise<StopReport> | undefined;
     let timedOut = false;
-    const stopRun = (): Promise<Survivor[]> =>
-        (stopDone ??= child.pid === undefined ? Promise.resolve([]) : stopper.stop({ pgid: child.pid, marker, leaderExited: exited, since, graceMs: spec.killGraceMs }));
+    const stopRun = (): Promise<StopReport> =>
+        (stopDone ??= child.pid === undefined ? Promise.resolve({ survivors: [] }) : stopper.stop({ pgid: child.pid, marker, leaderExited: exited, since, graceMs: spec.killGraceMs }));
     stopping.run = stopRun;
     const timer = spec.timeoutMs === undefined ? undefined : deps.clock.setTimeout(() => ((timedOut = true), void stopRun()), spec.timeoutMs, undefined);
     const onAbort = (): void => void stopRun();
@@ -87,7 +88,7 @@ export async function runCommand(spec: CommandSpec, args: Record<string, unknown
         }
         const exit = await exited;
         // The leader is gone; anything it left, in its group or not, goes too, so nothing outlives the task.
-        const survivors = await stopRun();
+        const { survivors, unconfirmed } = await stopRun();
         // Everything written up to now, to the last byte; a descendant no scan found (it cleared its environment) cannot hold the run.
         await capture.finish();
         logError ??= capture.readError;
@@ -95,7 +96,7 @@ export async function runCommand(spec: CommandSpec, args: Record<string, unknown
             output.write('mcp-tasks', Buffer.from(`${survivorNote(survivors)}\n`));
         }
         await output.end();
-        return { exit, survivors, logError };
+        return { exit, survivors, unconfirmed, logError };
     })();
     // A stopped task's end waits for this too, so its result carries the output digest and the log.
     const described = finished.then(async end => {
@@ -110,6 +111,10 @@ export async function runCommand(spec: CommandSpec, args: Record<string, unknown
         // Read again: a stop that came while the digest was made (the command had ended) still gets it.
         if (ctx.signal.aborted) {
             ctx.annotateStop?.(described.result);
+            // The sidebar shows a stopped task's statusMessage: it must not read as a clean stop.
+            if (end.unconfirmed !== undefined) {
+                ctx.conclude?.(`Stopped, but ${end.unconfirmed}`);
+            }
         }
         return described;
     });
@@ -206,7 +211,8 @@ interface Started {
  * the next tick, before anything awaiting this could listen.
  */
 function startChild(argv: string[], options: { cwd: string; env: NodeJS.ProcessEnv; fd: number }, stopper: ReturnType<typeof stopperFor>): Started {
-    const child = spawn(argv[0]!, argv.slice(1), { cwd: options.cwd, env: options.env, detached: true, stdio: ['ignore', options.fd, options.fd] });
+    const plan = currentPlatform.spawnPlan(argv, options.env);
+    const child = spawn(plan.file, plan.args, { ...plan.options, cwd: options.cwd, env: options.env, stdio: ['ignore', options.fd, options.fd] });
     const startError = once(child, 'spawn').then(
         () => undefined,
         (err: NodeJS.ErrnoException) => err,

@@ -1,8 +1,7 @@
 import { chmodSync, closeSync, mkdirSync, openSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { processRunning } from '../commands/group.js';
-import { systemProcessTable } from '../commands/processTable.js';
+import { currentPlatform } from '../platform/index.js';
 import type { SqliteDatabase, SqliteStatement } from './sqlite.js';
 import type { TaskRecord } from './types.js';
 
@@ -105,7 +104,7 @@ export class TaskJournal {
                     'CREATE TABLE IF NOT EXISTS workers (id TEXT PRIMARY KEY, pid INTEGER NOT NULL, start INTEGER NOT NULL, host TEXT NOT NULL);' +
                     `PRAGMA user_version = ${SCHEMA_VERSION};`,
             );
-            const me: WorkerIdentity = { pid: process.pid, start: systemProcessTable.startTimeOf(process.pid), host: hostname() };
+            const me: WorkerIdentity = { pid: process.pid, start: currentPlatform.processTable.startTimeOf(process.pid), host: hostname() };
             db.prepare('INSERT OR REPLACE INTO workers (id, pid, start, host) VALUES (?, ?, ?, ?)').run(workerId, me.pid, me.start, me.host);
         } catch (err) {
             db.close();
@@ -243,10 +242,10 @@ export class TaskJournal {
 }
 
 function sameProcessRuns(worker: WorkerIdentity): boolean {
-    if (!processRunning(worker.pid)) {
+    if (!currentPlatform.processRunning(worker.pid)) {
         return false;
     }
     // Where the start time can be read (Linux), a process under the same pid that started at another time is another process.
-    const start = systemProcessTable.startTimeOf(worker.pid);
+    const start = currentPlatform.processTable.startTimeOf(worker.pid);
     return worker.start === 0 || start === 0 || start === worker.start;
 }

@@ -248,6 +248,10 @@ export class TaskRun implements ToolContext {
         if (this.stopNote && status === 'cancelled' && outcome) {
             outcome = withStopNote(outcome, this.stopNote);
         }
+        // What the tool concluded as it was stopped (a stop it could not confirm) is what the sidebar must show.
+        if (this.conclusion !== undefined && status === 'cancelled') {
+            message = message === undefined ? this.conclusion : `${message}. ${this.conclusion}`;
+        }
         const job = this.external;
         this.external = undefined;
         await job?.release(status === 'cancelled' && outcome !== undefined);

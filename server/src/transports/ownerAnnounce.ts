@@ -3,6 +3,7 @@ import { closeSync, constants, fstatSync, lstatSync, openSync, renameSync, rmSyn
 import { basename, dirname, join } from 'node:path';
 import type { OwnerAnnouncement } from '../contract.js';
 import type { TasksServer } from '../server.js';
+import { currentPlatform } from '../platform/index.js';
 import { listenHttp, type HttpHandle } from './http.js';
 
 /**
@@ -51,8 +52,9 @@ function assertPrivateDirectory(dir: string): void {
     if (!stat.isDirectory()) {
         throw new Error(`${dir} is not a directory`);
     }
-    if (process.platform !== 'win32' && (stat.uid !== process.getuid!() || (stat.mode & 0o077) !== 0)) {
-        throw new Error(`${dir} must be a private directory (owned by this user, mode 0700)`);
+    const problem = currentPlatform.privateDirProblem(stat);
+    if (problem !== undefined) {
+        throw new Error(`${dir} ${problem}`);
     }
 }
 

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { commandResult, type RunFacts } from '../../../../server/src/commands/result.js';
 import { parseCommandsFile } from '../../../../server/src/commands/spec.js';
+import { UNCONFIRMED_NOTE } from '../../../../server/src/commands/stopper.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'cmd-result-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -24,6 +25,13 @@ describe('command result', () => {
         ['killed', { end: { exit: { code: null, signal: 'SIGKILL' } } }, 'failed', /^killed by SIGKILL after 1\.2 s: npm test\n/, true],
         ['timed out', { timedOut: true, end: { exit: { code: null, signal: 'SIGTERM' } } }, 'timed_out', /^timed out after 30 s \(stopped with SIGTERM\): npm test\n/, true],
         ['cancelled', { stopped: true, end: { exit: { code: null, signal: 'SIGTERM' } } }, 'cancelled', /^Stopped after 1\.2 s \(SIGTERM\): npm test\n/, true],
+        [
+            'cancelled, the rest unconfirmed',
+            { stopped: true, end: { exit: { code: null, signal: 'SIGTERM' }, unconfirmed: UNCONFIRMED_NOTE } },
+            'cancelled',
+            /^Stopped, but could not confirm that the processes it started ended: this system's process list could not be read, after 1\.2 s \(SIGTERM\): npm test\n/,
+            true,
+        ],
         ['not started', { end: { failure: Object.assign(new Error('spawn npm ENOENT'), { code: 'ENOENT' }) } }, 'not_started', /^not found: npm \(from /, true],
     ];
     for (const [name, over, status, headline, failed] of cases) {

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { ProcessTable, ScannedProcess } from '../../../../server/src/commands/processTable.js';
-import { GroupStopper, KILL_WAIT_MS, type Survivor } from '../../../../server/src/commands/stopper.js';
+import { GroupStopper, KILL_WAIT_MS, type StopReport, type Survivor } from '../../../../server/src/commands/stopper.js';
 import { ManualClock } from '../../../support/manualClock.js';
 
 interface Proc {
@@ -62,15 +62,15 @@ class Table implements ProcessTable {
 }
 
 /** The stop's result and the virtual time it took. */
-async function timed(clock: ManualClock, done: Promise<Survivor[]>, limitMs = 60_000): Promise<{ survivors: Survivor[]; ms: number }> {
+async function timed(clock: ManualClock, done: Promise<StopReport>, limitMs = 60_000): Promise<{ survivors: Survivor[]; unconfirmed?: string; ms: number }> {
     const start = clock.now();
-    let survivors: Survivor[] | undefined;
-    void done.then(value => (survivors = value));
-    while (survivors === undefined && clock.now() - start < limitMs) {
+    let report: StopReport | undefined;
+    void done.then(value => (report = value));
+    while (report === undefined && clock.now() - start < limitMs) {
         await clock.tick(10);
     }
-    assert.ok(survivors, `the stop ended within ${limitMs} ms`);
-    return { survivors, ms: clock.now() - start };
+    assert.ok(report, `the stop ended within ${limitMs} ms`);
+    return { ...report, ms: clock.now() - start };
 }
 
 describe('group stopper', () => {
@@ -134,7 +134,7 @@ describe('group stopper', () => {
             const { exited } = table.add({ pid: pgid, pgrp: pgid, marker: `r${i}`, deaf: true });
             return stopper.stop({ pgid, marker: `r${i}`, leaderExited: exited, since: 0, graceMs: 2000 });
         });
-        const ends = await timed(clock, Promise.all(stops).then(all => all.flat()));
+        const ends = await timed(clock, Promise.all(stops).then(all => ({ survivors: all.flatMap(report => report.survivors) })));
         assert.deepEqual(ends.survivors, []);
         // One when they began, one at SIGKILL, and a rescan every 500 ms in between: the same for 1 stop or 100.
         assert.ok(table.scans <= 2 + Math.ceil(ends.ms / 500), `${table.scans} scans in ${ends.ms} ms`);
