@@ -3,6 +3,7 @@ import { fstatSync, unlinkSync, watch, type FSWatcher } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 import type { Clock, ClockTimer } from '../util/clock.js';
 import { spawnPacer } from './spawnPacer.js';
+import { currentPlatform } from '../platform/index.js';
 
 /** Takes each chunk as read; false asks to wait for `drained` before reading on. */
 export interface CaptureSink {
@@ -16,7 +17,7 @@ const CHUNK = 64 * 1024;
 /** Once this much more of the capture file has been read, the disk space it held is given back (punchHole). */
 export const CAPTURE_RELEASE_BYTES = 4 * 1024 * 1024;
 /** Whether the file system let go of the space read (false once fallocate is missing or refuses: the file then keeps it until the run ends). */
-let canPunch = process.platform === 'linux';
+let canPunch = currentPlatform.os === 'linux';
 
 /**
  * Where a command writes its output (stdout and stderr alike): a file of its own, not a pipe.
