@@ -6,6 +6,7 @@ import { Commands } from './constants';
 import { collectToolArguments, PendingPrompt } from './input/prompter';
 import type { RunMode, RunToolPreset } from './runToolPreset';
 import { statusText, taskLabel } from './tasks/taskView';
+import { pickerDetail } from './views/spokenRow';
 import { MANAGE_TRUST_COMMAND, waitingForTrustText } from './views/trustNotice';
 import { waitForCall, waitForTask } from './waitForResult';
 
@@ -56,12 +57,12 @@ export async function runTool(deps: CommandDeps, preset?: RunToolPreset): Promis
 async function pickTool(tools: Tool[], runsCommand: (toolName: string) => boolean = () => false, waitingForTrust = 0): Promise<Tool | undefined> {
     const ordered = [...tools.filter(tool => runsCommand(tool.name)), ...tools.filter(tool => !runsCommand(tool.name))];
     const trustRow: (vscode.QuickPickItem & { tool?: Tool })[] =
-        waitingForTrust > 0 ? [{ label: `$(shield) ${waitingForTrustText(waitingForTrust)}`, description: vscode.l10n.t('Manage Workspace Trust') }] : [];
+        waitingForTrust > 0 ? [{ label: waitingForTrustText(waitingForTrust), iconPath: new vscode.ThemeIcon('shield'), description: vscode.l10n.t('Manage Workspace Trust') }] : [];
     const items: (vscode.QuickPickItem & { tool?: Tool })[] = ordered.map(tool => ({
         label: tool.title ?? tool.name,
         description: `${tool.name} · ${howItRuns(tool)}`,
-        // A detail shows one line: a description's line breaks would show as ⏎.
-        detail: tool.description?.replace(/\s*\n\s*/g, ' '),
+        // One line, one sentence: a detail shows one line, and the entry is read whole to a screen reader.
+        detail: pickerDetail(tool.description),
         tool,
     }));
     const picked = await vscode.window.showQuickPick([...trustRow, ...items], { title: vscode.l10n.t('MCP Tasks: Run Tool'), placeHolder: vscode.l10n.t('Which tool?'), matchOnDescription: true, matchOnDetail: true });
@@ -86,8 +87,8 @@ function howItRuns(tool: Tool): string {
 async function pickMode(tool: Tool): Promise<RunMode | undefined> {
     const picked = await vscode.window.showQuickPick(
         [
-            { label: `$(list-tree) ${vscode.l10n.t('Run as task')}`, description: vscode.l10n.t('watch and cancel it in the MCP Tasks view'), mode: 'task' as const },
-            { label: `$(watch) ${vscode.l10n.t('Wait for the result')}`, description: vscode.l10n.t('follow it in a notification and open the result'), mode: 'wait' as const },
+            { label: vscode.l10n.t('Run as task'), iconPath: new vscode.ThemeIcon('list-tree'), description: vscode.l10n.t('watch and cancel it in the MCP Tasks view'), mode: 'task' as const },
+            { label: vscode.l10n.t('Wait for the result'), iconPath: new vscode.ThemeIcon('watch'), description: vscode.l10n.t('follow it in a notification and open the result'), mode: 'wait' as const },
         ],
         { title: vscode.l10n.t({ message: 'Run {0}', args: [tool.title ?? tool.name], comment: ['{0} is the title of a tool'] }), placeHolder: vscode.l10n.t('How should it run?') },
     );

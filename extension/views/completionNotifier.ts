@@ -43,14 +43,13 @@ export class CompletionNotifier implements vscode.Disposable {
     }
 
     private ended(task: TaskView): void {
-        const mine = this.startedHere.delete(task.taskId);
-        const background = task.background === true && !task.parentTaskId;
-        if (!background && (!mine || (this.view.visible && vscode.window.state.focused))) {
+        const notice = endingNotice(task, this.startedHere.delete(task.taskId), this.view.visible && vscode.window.state.focused);
+        if (notice === 'silent') {
             return;
         }
         const show = vscode.l10n.t('Show Result');
         const chat = vscode.l10n.t('Continue in Chat');
-        const actions = background ? [chat, show] : [show];
+        const actions = notice === 'announce' ? [] : task.background === true && !task.parentTaskId ? [chat, show] : [show];
         this.offered.push({ taskId: task.taskId, actions });
         const notify = task.status === 'completed' ? vscode.window.showInformationMessage : vscode.window.showWarningMessage;
         const message = task.statusMessage
@@ -64,4 +63,23 @@ export class CompletionNotifier implements vscode.Disposable {
             }
         });
     }
+}
+
+/**
+ * How a task's ending reaches the user, once (a task ends once; progress never comes here).
+ * - `offer`: a notification with the result's actions: a task started here ended while the user looked
+ *   elsewhere, or a model's background task ended (only a notification tells anyone).
+ * - `announce`: the user is looking at the view, whose row already shows the ending and its actions;
+ *   a short notification without actions still says it, since VS Code reads notifications to a screen
+ *   reader and a changed row is not read (it hides by itself, having no action).
+ * - `silent`: a task a model started in the foreground: its chat turn reports the ending.
+ */
+export function endingNotice(task: TaskView, startedHere: boolean, lookingAtView: boolean): 'offer' | 'announce' | 'silent' {
+    if (task.background === true && !task.parentTaskId) {
+        return 'offer';
+    }
+    if (!startedHere) {
+        return 'silent';
+    }
+    return lookingAtView ? 'announce' : 'offer';
 }

@@ -3,6 +3,7 @@ import { Commands, ContextValues } from '../constants';
 import { OWN_CLIENT_NAME } from '../owner/ownerConnection';
 import { endedInWords } from '../tasks/resultText';
 import { clientKind, clientKindText, deniedByUser, isTerminal, rowLabel, statusText, stoppedWaitingText, taskDescription, taskLabel, type TaskView } from '../tasks/taskView';
+import { spokenRow } from './spokenRow';
 
 const ICONS: Record<TaskView['status'], vscode.ThemeIcon> = {
     working: new vscode.ThemeIcon('sync~spin'),
@@ -48,7 +49,7 @@ export function toTreeItem(view: TaskView, hasChildren: boolean, now = Date.now(
     item.iconPath = view.expired ? EXPIRED_ICON : deniedByUser(view) ? DENIED_ICON : view.lost ? LOST_ICON : ICONS[view.status];
     item.contextValue = contextValueOf(view, hasOutput);
     item.tooltip = tooltip(view);
-    item.accessibilityInformation = { label: `${taskLabel(view)}, ${item.description}` };
+    item.accessibilityInformation = { label: spokenRow(taskLabel(view), item.description) };
     if (isTerminal(view.status)) {
         item.command = { command: Commands.showResult, title: vscode.l10n.t('Show Result'), arguments: [view] };
     } else if (view.status === 'input_required') {

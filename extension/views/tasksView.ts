@@ -3,6 +3,7 @@ import { Views } from '../constants';
 import type { TaskModel } from '../tasks/taskModel';
 import type { TaskView } from '../tasks/taskView';
 import { TasksTreeProvider, type TasksRow } from './tasksTreeProvider';
+import { showsWorkInProgress, waitingBadge } from './tasksBadge';
 import { isTrustNotice } from './trustNotice';
 
 export interface TasksViewParts {
@@ -17,8 +18,7 @@ export function registerTasksView(context: vscode.ExtensionContext, model: TaskM
     const tree = new TasksTreeProvider(model, hasOutput, waitingForTrust);
     const treeView = vscode.window.createTreeView(Views.tasks, { treeDataProvider: tree, showCollapseAll: true });
     const badge = model.onDidChange(() => {
-        const waiting = model.running().filter(view => view.status === 'input_required').length;
-        treeView.badge = waiting > 0 ? { value: waiting, tooltip: vscode.l10n.t('{0} task(s) need input', waiting) } : undefined;
+        treeView.badge = waitingBadge(model.running());
     });
     context.subscriptions.push(tree, treeView, badge, showWorkInProgress(model));
     const selection = {
@@ -32,12 +32,13 @@ export function registerTasksView(context: vscode.ExtensionContext, model: TaskM
 
 /**
  * The view's progress bar runs while any task does, as the Testing view's does during a run:
- * the state shows even when the rows are scrolled away or the view is collapsed.
+ * the state shows even when the rows are scrolled away or the view is collapsed. It stops while a
+ * task waits for an answer, so the activity bar shows the waiting count (see showsWorkInProgress).
  */
 function showWorkInProgress(model: TaskModel): vscode.Disposable {
     let finish: (() => void) | undefined;
     const update = () => {
-        const working = model.running().length > 0;
+        const working = showsWorkInProgress(model.running());
         if (working && !finish) {
             const done = new Promise<void>(resolve => (finish = resolve));
             void vscode.window.withProgress({ location: { viewId: Views.tasks } }, () => done);

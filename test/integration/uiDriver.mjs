@@ -1030,7 +1030,7 @@ export function createUiDriver(shotsDir, log = line => console.log(line), { repo
      * moves the focus there with the arrow keys, the selection staying where it was, and `in:question`
      * puts the focus in the open quick input. It writes
      * keys-<tag>.json: the focused and the selected rows' names, the open quick input's title if
-     * any, the focused element's name, and how many keys it pressed.
+     * any, the focused element's name, the activity bar's MCP Tasks name, and how many keys it pressed.
      */
     async function keysOnRequest(page) {
         const [asked, tag, steps] = (await takeRequest(page, /ui-keys (\S+) :: (.+)$/, 'keys')) ?? [];
@@ -1068,6 +1068,8 @@ export function createUiDriver(shotsDir, log = line => console.log(line), { repo
             selected: await rowName(`${TREE_ROW}.selected`),
             quickInput,
             activeElement: await page.evaluate(() => document.activeElement?.getAttribute('aria-label') ?? document.activeElement?.textContent?.slice(0, 80) ?? ''),
+            // The activity bar's MCP Tasks item as a screen reader names it (its badge's words included).
+            activity: await page.evaluate(() => [...document.querySelectorAll('.part.activitybar .action-label')].map(a => a.getAttribute('aria-label') ?? '').find(name => name.startsWith('MCP Tasks')) ?? ''),
             pressed,
         };
         log(`[ui] keys ${tag}: ${steps} (${pressed} keys); focus on "${report.focused}"`);
