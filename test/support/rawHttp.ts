@@ -83,6 +83,15 @@ export function parseBody(contentType: string, body: string): { messages: Msg[];
  * only for a transport failure or a hung exchange. `agent: false` (the default) leaves nothing open.
  */
 export function exchange(url: string, options: SendOptions & { body?: string; agent?: Agent | false } = {}): Promise<HttpReply> {
+    return exchangeOnce(url, options, true);
+}
+
+/**
+ * `again`: whether a request that failed on a kept-alive socket the server had just closed (it
+ * never read the request: Node's documented race of keep-alive, seen under load when a socket sat
+ * idle near the server's keep-alive timeout) is sent once more on a fresh one.
+ */
+function exchangeOnce(url: string, options: SendOptions & { body?: string; agent?: Agent | false }, again: boolean): Promise<HttpReply> {
     const body = options.body;
     const method = options.method ?? 'POST';
     const headers = Object.fromEntries(Object.entries(options.headers ?? {}).filter(([, value]) => value !== undefined)) as Record<string, string>;
@@ -118,8 +127,12 @@ export function exchange(url: string, options: SendOptions & { body?: string; ag
             });
         });
         const timer = setTimeout(() => req.destroy(new Error(`no complete answer to ${method} within ${timeoutMs} ms (a hung test)`)), timeoutMs);
-        req.on('error', err => {
+        req.on('error', (err: NodeJS.ErrnoException) => {
             clearTimeout(timer);
+            if (again && req.reusedSocket && err.code === 'ECONNRESET') {
+                resolve(exchangeOnce(url, options, false));
+                return;
+            }
             reject(err);
         });
         if (options.chunked && body !== undefined) {
