@@ -262,7 +262,7 @@ const STOPPED_WAITING = /stopped waiting for it/i;
 
 /** A live task whose caller stopped polling it: who stopped waiting, in words (the row's status). */
 export function stoppedWaitingText(clientName: string | undefined): string {
-    return isCopilot(clientName) ? l10n.t('Copilot stopped waiting') : l10n.t('Its client stopped waiting');
+    return isCopilot(clientName) ? l10n.t('Copilot stopped waiting') : l10n.t('The app that started it stopped waiting');
 }
 
 function isCopilot(clientName: string | undefined): boolean {
@@ -292,7 +292,7 @@ export function statusInWords(message: string, clientName: string | undefined): 
         // VS Code's MCP client (Copilot) sends no cancel when a chat stops: its polls just end.
         return clientKind(clientName, '') === 'copilot'
             ? l10n.t({ message: 'Cancelled: Copilot stopped waiting for it (no check for {0} s)', args: [abandoned[1]!], comment: ['{0} is a number of seconds'] })
-            : l10n.t({ message: 'Cancelled: its client stopped waiting for it (no check for {0} s)', args: [abandoned[1]!], comment: ['{0} is a number of seconds'] });
+            : l10n.t({ message: 'Cancelled: the app that started it stopped waiting for it (no check for {0} s)', args: [abandoned[1]!], comment: ['{0} is a number of seconds'] });
     }
     return plainText(message).replace(READ_OUTPUT_HINT, '').replace(READ_OUTPUT_TAIL, '.');
 }
