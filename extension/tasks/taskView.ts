@@ -93,8 +93,11 @@ const serverTitles = new Map<string, string>();
 export function setServerToolTitles(tools: readonly { name: string; title?: string }[]): void {
     serverTitles.clear();
     for (const tool of tools) {
-        if (tool.title?.trim()) {
-            serverTitles.set(tool.name, tool.title.trim());
+        // The built-in demonstration tools' titles ("Demo: Slow Compute") tell a model what they are;
+        // their rows, notices and tabs keep the short names the README and the walk show.
+        const title = tool.title?.trim();
+        if (title && !title.startsWith('Demo: ')) {
+            serverTitles.set(tool.name, title);
         }
     }
 }

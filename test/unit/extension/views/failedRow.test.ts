@@ -40,10 +40,11 @@ describe("a failed command's row", () => {
     });
 
     it("names the tool by its declared title, not its name for a model", () => {
-        setServerToolTitles([{ name: 'long_job', title: 'Long job' }, { name: 'greet' }]);
+        setServerToolTitles([{ name: 'long_job', title: 'Long job' }, { name: 'greet' }, { name: 'slow_compute', title: 'Demo: Slow Compute' }]);
         const item = toTreeItem(failed, false, Date.parse('2026-12-04T18:01:00Z'));
         assert.match(String(item.description), / · Long job$/);
         assert.doesNotMatch(String(item.description), /long_job/);
+        assert.match(String(toTreeItem({ ...failed, toolName: 'slow_compute' }, false).description), / · slow_compute$/, 'a demo tool keeps its short name');
     });
 
     it('the tooltip keeps each line of the message on its own line', () => {
