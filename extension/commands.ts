@@ -203,7 +203,7 @@ export function registerCommands(context: vscode.ExtensionContext, deps: Command
         ),
         vscode.commands.registerCommand(Commands.resetSamplingConsent, async () => {
             await deps.resetSamplingConsent();
-            void vscode.window.showInformationMessage(vscode.l10n.t('MCP Tasks: sampling permissions were reset; clients will be asked again.'));
+            void vscode.window.showInformationMessage(vscode.l10n.t('MCP Tasks: language model permissions were reset; you will be asked again.'));
         }),
     );
 }

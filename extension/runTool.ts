@@ -5,7 +5,7 @@ import type { CommandDeps } from './commandDeps';
 import { Commands } from './constants';
 import { collectToolArguments, PendingPrompt } from './input/prompter';
 import type { RunMode, RunToolPreset } from './runToolPreset';
-import { statusText, taskLabel } from './tasks/taskView';
+import { statusText, taskLabel, toolTitle } from './tasks/taskView';
 import { pickerDetail } from './views/spokenRow';
 import { MANAGE_TRUST_COMMAND, waitingForTrustText } from './views/trustNotice';
 import { waitForCall, waitForTask } from './waitForResult';
@@ -41,7 +41,7 @@ export async function runTool(deps: CommandDeps, preset?: RunToolPreset): Promis
         await PendingPrompt.focusOnScreen();
         return taskId;
     }
-    const title = tool.title ?? tool.name;
+    const title = tool.title ?? toolTitle(tool.name);
     if (support !== 'forbidden') {
         return waitForTask(deps, tool.name, title, args);
     }
@@ -59,7 +59,7 @@ async function pickTool(tools: Tool[], runsCommand: (toolName: string) => boolea
     const trustRow: (vscode.QuickPickItem & { tool?: Tool })[] =
         waitingForTrust > 0 ? [{ label: waitingForTrustText(waitingForTrust), iconPath: new vscode.ThemeIcon('shield'), description: vscode.l10n.t('Manage Workspace Trust') }] : [];
     const items: (vscode.QuickPickItem & { tool?: Tool })[] = ordered.map(tool => ({
-        label: tool.title ?? tool.name,
+        label: tool.title ?? toolTitle(tool.name),
         description: `${tool.name} · ${howItRuns(tool)}`,
         // One line, one sentence: a detail shows one line, and the entry is read whole to a screen reader.
         detail: pickerDetail(tool.description),
@@ -90,7 +90,7 @@ async function pickMode(tool: Tool): Promise<RunMode | undefined> {
             { label: vscode.l10n.t('Run as task'), iconPath: new vscode.ThemeIcon('list-tree'), description: vscode.l10n.t('watch and cancel it in the MCP Tasks view'), mode: 'task' as const },
             { label: vscode.l10n.t('Wait for the result'), iconPath: new vscode.ThemeIcon('watch'), description: vscode.l10n.t('follow it in a notification and open the result'), mode: 'wait' as const },
         ],
-        { title: vscode.l10n.t({ message: 'Run {0}', args: [tool.title ?? tool.name], comment: ['{0} is the title of a tool'] }), placeHolder: vscode.l10n.t('How should it run?') },
+        { title: vscode.l10n.t({ message: 'Run {0}', args: [tool.title ?? toolTitle(tool.name)], comment: ['{0} is the title of a tool'] }), placeHolder: vscode.l10n.t('How should it run?') },
     );
     return picked?.mode;
 }

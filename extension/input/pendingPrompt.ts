@@ -5,7 +5,7 @@
 // another quick input (Quick Open): it waits, answers kept, until show() brings it back.
 import * as vscode from 'vscode';
 import { coerceStep, defaultRaw, validateContent, validateStep, type MultiEnumStep, type PromptStep, type StepValue } from './schemaPlan';
-import { choiceLabel, fieldPrompt, inputPlaceholder, oneLine, stepTitle } from './stepText';
+import { choiceLabel, fieldPrompt, inputPlaceholder, oneLine, singleChoices, stepTitle } from './stepText';
 
 export type PromptOutcome = { action: 'accept'; content: Record<string, StepValue> } | { action: 'decline' } | { action: 'cancel' };
 
@@ -344,8 +344,9 @@ export class PendingPrompt implements vscode.Disposable {
                       { label: vscode.l10n.t('Yes'), value: 'true', description: vscode.l10n.t('Send the answer Yes') },
                       { label: vscode.l10n.t('No'), value: 'false', description: vscode.l10n.t('Send the answer No') },
                   ]
-                : step.options.map(o => ({ label: choiceLabel(o.label), value: o.value, description: o.label === o.value ? undefined : o.value }));
-        const extras = [...(step.required ? [] : [skipItem()]), ...(this.options.allowDecline ? [declineItem()] : [])];
+                : singleChoices(step.options, step.required).choices;
+        const skip = step.kind === 'boolean' ? !step.required : singleChoices(step.options, step.required).skip;
+        const extras = [...(skip ? [skipItem()] : []), ...(this.options.allowDecline ? [declineItem()] : [])];
         picker.items = extras.length ? [...choices, SEPARATOR, ...extras] : choices;
         const preselect = typeof previous === 'string' ? previous : defaultRaw(step);
         const active = choices.find(c => c.value === preselect);
@@ -378,7 +379,7 @@ export class PendingPrompt implements vscode.Disposable {
         picker.placeholder = placeholder;
         picker.canSelectMany = true;
         picker.matchOnDescription = true;
-        const choices: PickItem[] = step.options.map(o => ({ label: o.label, value: o.value, description: o.label === o.value ? undefined : o.value }));
+        const choices: PickItem[] = step.options.map(o => ({ label: choiceLabel(o.label), value: o.value }));
         picker.items = choices;
         const chosen = Array.isArray(previous) ? previous : (step.default ?? []);
         picker.selectedItems = choices.filter(c => c.value !== undefined && chosen.includes(c.value));

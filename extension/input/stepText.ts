@@ -1,6 +1,6 @@
 // The words on each prompt, kept free of `vscode` so they are unit-tested with the plan.
 import * as l10n from '@vscode/l10n';
-import { stepLabel, type PromptStep, type StringFormat } from './schemaPlan';
+import { stepLabel, type EnumOption, type PromptStep, type StringFormat } from './schemaPlan';
 
 const TITLE_LIMIT = 100;
 
@@ -21,6 +21,18 @@ export function stepTitle(heading: string, i: number, n: number): string {
 /** A choice's label: an empty value (a schema's "none of these") gets words instead of a blank row. */
 export function choiceLabel(label: string): string {
     return label.trim() === '' ? l10n.t({ message: '(none)', comment: ['A choice whose value is empty, such as "no step should fail"'] }) : label;
+}
+
+/**
+ * A single choice's items: each labelled in words, never with its raw value beside it (a person
+ * reads "Keep the file", not "keep"). `skip` says whether to offer Skip: not when a choice already
+ * means "nothing" (an empty value, shown as "(none)"), where the two would read the same.
+ */
+export function singleChoices(options: readonly EnumOption[], required: boolean): { choices: { label: string; value: string }[]; skip: boolean } {
+    return {
+        choices: options.map(o => ({ label: choiceLabel(o.label), value: o.value })),
+        skip: !required && !options.some(o => o.value.trim() === ''),
+    };
 }
 
 /** The line under an input box, or the placeholder of a quick pick: which field, and what it is for. */

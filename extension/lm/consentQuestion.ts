@@ -4,7 +4,8 @@ import * as vscode from 'vscode';
 import type { Reopenable } from '../tasks/pendingInputs';
 
 export type Consent = 'Allow' | 'Allow always' | 'Deny';
-const CHOICES: readonly Consent[] = ['Allow', 'Allow always', 'Deny'];
+/** Deny first: a notification's first button is its primary one, which should be the safe answer. */
+const CHOICES: readonly Consent[] = ['Deny', 'Allow', 'Allow always'];
 
 /** A dismissed notification or an Escaped pick leaves it open: only a choice answers it. */
 export class ConsentQuestion implements Reopenable {
@@ -42,8 +43,8 @@ export class ConsentQuestion implements Reopenable {
         pick.placeholder = this.pickText.placeholder;
         pick.items = [
             { label: vscode.l10n.t('Deny'), description: vscode.l10n.t('the task gets no reply'), consent: 'Deny' },
-            { label: vscode.l10n.t('Allow'), description: vscode.l10n.t('for this window session'), consent: 'Allow' },
-            { label: vscode.l10n.t('Allow always'), description: vscode.l10n.t('for this client, until reset'), consent: 'Allow always' },
+            { label: vscode.l10n.t('Allow'), description: vscode.l10n.t('this tool, for this window session'), consent: 'Allow' },
+            { label: vscode.l10n.t('Allow always'), description: vscode.l10n.t('this tool, until you reset the permissions'), consent: 'Allow always' },
         ];
         pick.ignoreFocusOut = false;
         pick.onDidAccept(() => {

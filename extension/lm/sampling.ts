@@ -11,7 +11,7 @@ import { ConsentQuestion } from './consentQuestion';
 import { chooseModel } from './modelChoice';
 import { plainMessages, requestExcerpt, StopScanner, TokenBudget, UnsupportedSamplingInput } from './samplingText';
 
-/** Memento key: client names the user chose "Allow always" for. */
+/** Memento key: the consent scopes (see consentScope) the user chose "Allow always" for. */
 const ALWAYS_ALLOWED_KEY = 'mcpTasks.sampling.alwaysAllowedClients';
 
 export interface SamplingContext {
@@ -19,8 +19,18 @@ export interface SamplingContext {
     signal: AbortSignal;
     /** Who asks, as the user knows it (the task's label); the client's name when none. */
     asker?: string;
+    /**
+     * The tool whose task asks (a wrapped server's tool is named for its server). "Allow" and "Allow
+     * always" cover this tool of this client, as the question says: not every tool the client reaches.
+     */
+    tool?: string;
     /** The consent question is open for this request: Respond on its task brings it back. */
     onQuestion?: (question: Reopenable) => { dispose(): void };
+}
+
+/** What one consent answer covers: a tool of a client when the request names its task's tool, else the client. */
+export function consentScope(clientName: string, tool: string | undefined): string {
+    return tool ? `${clientName} · ${tool}` : clientName;
 }
 
 export interface SamplingLog {
@@ -40,7 +50,7 @@ export class SamplingResponder {
         private readonly preferredModel: () => string | undefined,
     ) {}
 
-    async createMessage(params: CreateMessageRequest['params'], { clientName, signal, asker, onQuestion }: SamplingContext): Promise<CreateMessageResult> {
+    async createMessage(params: CreateMessageRequest['params'], { clientName, signal, asker, tool, onQuestion }: SamplingContext): Promise<CreateMessageResult> {
         let messages: vscode.LanguageModelChatMessage[];
         try {
             messages = plainMessages(params).map(m => (m.role === 'user' ? vscode.LanguageModelChatMessage.User(m.text) : vscode.LanguageModelChatMessage.Assistant(m.text)));
@@ -70,7 +80,7 @@ export class SamplingResponder {
             title: vscode.l10n.t({ message: '{0} asks {1} for a reply', args: [who, model.name], comment: ['{0} is the task (or client) asking, {1} a language model'] }),
             placeholder: vscode.l10n.t({ message: '“{0}” — allow it?', args: [excerpt], comment: ['{0} is the start of what a task asks a language model'] }),
         };
-        const allowed = await untilAborted(this.consent(clientName, question, onQuestion), signal);
+        const allowed = await untilAborted(this.consent(consentScope(clientName, tool), question, onQuestion), signal);
         throwIfAborted(signal);
         if (!allowed) {
             throw new RpcError(RpcErrorCodes.UserRejected, `The user denied sampling for ${clientName}`);
@@ -85,32 +95,32 @@ export class SamplingResponder {
         await this.memento.update(ALWAYS_ALLOWED_KEY, undefined);
     }
 
-    private consent(clientName: string, question: { text: string; title: string; placeholder: string }, onQuestion: SamplingContext['onQuestion']): Promise<boolean> {
-        if (this.allowedThisSession.has(clientName) || this.alwaysAllowed().includes(clientName)) {
+    private consent(scope: string, question: { text: string; title: string; placeholder: string }, onQuestion: SamplingContext['onQuestion']): Promise<boolean> {
+        if (this.allowedThisSession.has(scope) || this.alwaysAllowed().includes(scope)) {
             return Promise.resolve(true);
         }
-        let asking = this.askingConsent.get(clientName);
+        let asking = this.askingConsent.get(scope);
         if (!asking) {
             const asked = new ConsentQuestion(question.text, question);
-            asking = { question: asked, allowed: this.settleConsent(clientName, asked).finally(() => this.askingConsent.delete(clientName)) };
-            this.askingConsent.set(clientName, asking);
+            asking = { question: asked, allowed: this.settleConsent(scope, asked).finally(() => this.askingConsent.delete(scope)) };
+            this.askingConsent.set(scope, asking);
         }
         const registration = onQuestion?.(asking.question);
         return asking.allowed.finally(() => registration?.dispose());
     }
 
-    private async settleConsent(clientName: string, question: ConsentQuestion): Promise<boolean> {
+    private async settleConsent(scope: string, question: ConsentQuestion): Promise<boolean> {
         const choice = await question.answer;
         if (choice === 'Allow always') {
-            await this.memento.update(ALWAYS_ALLOWED_KEY, [...this.alwaysAllowed(), clientName]);
+            await this.memento.update(ALWAYS_ALLOWED_KEY, [...this.alwaysAllowed(), scope]);
         }
         if (choice === 'Allow' || choice === 'Allow always') {
-            this.allowedThisSession.add(clientName);
-            this.log.info(`Sampling allowed for ${clientName}${choice === 'Allow always' ? ' (always)' : ''}`);
+            this.allowedThisSession.add(scope);
+            this.log.info(`Sampling allowed for ${scope}${choice === 'Allow always' ? ' (always)' : ''}`);
             return true;
         }
         // Only Deny refuses: a dismissed notification leaves the question open (Respond brings it back).
-        this.log.info(`Sampling denied for ${clientName}`);
+        this.log.info(`Sampling denied for ${scope}`);
         return false;
     }
 

@@ -36,7 +36,7 @@ export function createInputHandlers(model: TaskModel, pending: PendingInputs, sa
             const view = taskId ? model.get(taskId) : undefined;
             // Respond on the task's row or the status bar brings its consent question back.
             const onQuestion = taskId ? (question: Reopenable) => pending.set(taskId, question) : undefined;
-            return sampling.createMessage(params, { signal, clientName: view?.clientName ?? OWN_CLIENT_NAME, asker: askerOf(taskId), onQuestion });
+            return sampling.createMessage(params, { signal, clientName: view?.clientName ?? OWN_CLIENT_NAME, asker: askerOf(taskId), tool: view?.toolName, onQuestion });
         },
     };
 }

@@ -6,7 +6,7 @@ import { Disposable } from '../lifecycle';
 import type { ScopedLogger } from '../logger';
 import type { TaskModel } from '../tasks/taskModel';
 import { ResultCache } from '../tasks/resultCache';
-import type { TaskView } from '../tasks/taskView';
+import { setServerToolTitles, type TaskView } from '../tasks/taskView';
 import { OpenInputs } from './openInputs';
 import { RpcClient, type RequestHandler } from '../client/rpcClient';
 import type { StreamOptions } from '../client/streamableHttp';
@@ -123,7 +123,19 @@ export class OwnerConnection extends Disposable {
     }
 
     async listTools(): Promise<Tool[]> {
-        return asTools(await this.require().request(Methods.toolsList));
+        const tools = asTools(await this.require().request(Methods.toolsList));
+        // Rows name a task by its tool's declared title ("Long job"), not its name for a model (`long_job`).
+        setServerToolTitles(tools);
+        return tools;
+    }
+
+    /** The tools' titles for the rows, read once connected; a failure leaves rows on tool names. */
+    private async readToolTitles(): Promise<void> {
+        try {
+            await this.listTools();
+        } catch (err) {
+            this.log.warn(`cannot read the tool titles: ${(err as Error).message}`);
+        }
     }
 
     async cancel(taskId: string): Promise<void> {
@@ -213,6 +225,7 @@ export class OwnerConnection extends Disposable {
         this.attempt = 0;
         this.log.info('owner connection established');
         this.stateChanged.fire(true);
+        await this.readToolTitles();
         await this.reconcile();
     }
 
@@ -220,6 +233,9 @@ export class OwnerConnection extends Disposable {
         if (method === Methods.taskStatus && isLooseTask(params)) {
             this.model.applyWire(params);
             this.openInputs?.onStatus(params.taskId, params.status);
+        } else if (method === 'notifications/tools/list_changed') {
+            // A reloaded commands file can rename its tools.
+            void this.readToolTitles();
         } else if (method === Methods.ownerProgress) {
             const progress = ownerProgress(params);
             if (progress) {

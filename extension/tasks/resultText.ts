@@ -40,10 +40,10 @@ export function endedInWords(facts: EndFacts): string | undefined {
         return l10n.t('Stopped: the server shut down');
     }
     if (/stopped following it|stopped waiting/i.test(message)) {
-        return facts.clientKind === 'copilot' ? l10n.t('Copilot stopped waiting') : l10n.t('Its client stopped waiting');
+        return facts.clientKind === 'copilot' ? l10n.t('Copilot stopped waiting') : l10n.t('The app that started it stopped waiting');
     }
     if (message === 'Cancelled by the client') {
-        return facts.clientKind === 'copilot' ? l10n.t('Cancelled by Copilot') : l10n.t('Cancelled by its client');
+        return facts.clientKind === 'copilot' ? l10n.t('Cancelled by Copilot') : l10n.t('Cancelled by the app that started it');
     }
     return message ? plainText(message) : l10n.t('Cancelled');
 }

@@ -86,9 +86,25 @@ export function setToolTitles(titles: ReadonlyMap<string, string>): void {
     }
 }
 
-/** A tool as the user names it. */
+/** The titles the server's tools declare (a command tool's `title`), read by the owner connection. */
+const serverTitles = new Map<string, string>();
+
+/** Set whenever the owner connection reads the server's tool list. */
+export function setServerToolTitles(tools: readonly { name: string; title?: string }[]): void {
+    serverTitles.clear();
+    for (const tool of tools) {
+        // The built-in demonstration tools' titles ("Demo: Slow Compute") tell a model what they are;
+        // their rows, notices and tabs keep the short names the README and the walk show.
+        const title = tool.title?.trim();
+        if (title && !title.startsWith('Demo: ')) {
+            serverTitles.set(tool.name, title);
+        }
+    }
+}
+
+/** A tool as the user names it: a tasks.json task's label, else the title its server declares, else its name. */
 export function toolTitle(toolName: string): string {
-    return toolTitles.get(toolName) ?? toolName;
+    return toolTitles.get(toolName) ?? serverTitles.get(toolName) ?? toolName;
 }
 
 /** The extension's own words when the user answers Deny to a language model question (lm/sampling.ts), as the server quotes them back. */
@@ -201,7 +217,7 @@ export function taskDescription(view: TaskView, now: number, opts: { tool?: bool
     // A failure's reason is what the user needs next, and a completed task's outcome in words
     // (confirm_delete's "Confirmed" or "Declined") tells apart results that look alike: visible without hovering.
     if ((view.status === 'failed' || view.status === 'completed') && view.statusMessage && !deniedByUser(view)) {
-        parts.push(view.statusMessage);
+        parts.push(endingLine(view.statusMessage));
     } else if (view.status === 'cancelled' && view.statusMessage && STOPPED_WAITING.test(view.statusMessage)) {
         // Not the user's own cancel: say whose leaving ended it.
         parts.push(stoppedWaitingText(view.clientName));
@@ -213,7 +229,7 @@ export function taskDescription(view: TaskView, now: number, opts: { tool?: bool
         parts.push(over ? formatElapsed(ended - started) : formatRunningTime(ended - started));
     }
     if (opts.tool && view.keyArgument) {
-        parts.push(view.toolName);
+        parts.push(toolTitle(view.toolName));
     }
     return parts.join(' · ');
 }
@@ -228,12 +244,28 @@ function progressLine(message: string): string {
     return line.length > PROGRESS_LINE_MAX ? `${line.slice(0, PROGRESS_LINE_MAX - 1).trimEnd()}…` : line;
 }
 
+/** A command's status message ends with where its log is and how to read it: the tooltip and Show Output have those. */
+const LOG_LINE = /^(?:Task [\w-]+\.\s*)?Full log(?: \([^)]*\))?: /;
+
+/**
+ * A status message as one row line: a failed command's is several ("exit 1 after 3 s", "2 failing
+ * tests:", "✖ parses dates (test/a.test.js:12)", …, "Full log: /tmp/…"); a row shows its first two
+ * lines joined, without the log, cut to PROGRESS_LINE_MAX. The tooltip keeps every line.
+ */
+export function endingLine(message: string): string {
+    const lines = message
+        .split(/\r?\n/)
+        .map(line => line.trim())
+        .filter(line => line !== '' && !LOG_LINE.test(line));
+    return progressLine(lines.slice(0, 2).join(' — '));
+}
+
 /** statusInWords' wording of the server's message for a task cancelled because its caller stopped polling it. */
 const STOPPED_WAITING = /stopped waiting for it/i;
 
 /** A live task whose caller stopped polling it: who stopped waiting, in words (the row's status). */
 export function stoppedWaitingText(clientName: string | undefined): string {
-    return isCopilot(clientName) ? l10n.t('Copilot stopped waiting') : l10n.t('Its client stopped waiting');
+    return isCopilot(clientName) ? l10n.t('Copilot stopped waiting') : l10n.t('The app that started it stopped waiting');
 }
 
 function isCopilot(clientName: string | undefined): boolean {
@@ -263,7 +295,7 @@ export function statusInWords(message: string, clientName: string | undefined): 
         // VS Code's MCP client (Copilot) sends no cancel when a chat stops: its polls just end.
         return clientKind(clientName, '') === 'copilot'
             ? l10n.t({ message: 'Cancelled: Copilot stopped waiting for it (no check for {0} s)', args: [abandoned[1]!], comment: ['{0} is a number of seconds'] })
-            : l10n.t({ message: 'Cancelled: its client stopped waiting for it (no check for {0} s)', args: [abandoned[1]!], comment: ['{0} is a number of seconds'] });
+            : l10n.t({ message: 'Cancelled: the app that started it stopped waiting for it (no check for {0} s)', args: [abandoned[1]!], comment: ['{0} is a number of seconds'] });
     }
     return plainText(message).replace(READ_OUTPUT_HINT, '').replace(READ_OUTPUT_TAIL, '.');
 }

@@ -1,7 +1,9 @@
 import * as vscode from 'vscode';
 import { CHAT_OPEN_COMMAND, Commands } from '../constants';
 import type { TaskModel } from '../tasks/taskModel';
-import { isTerminal, statusText, taskLabel, type TaskView } from '../tasks/taskView';
+import { OWN_CLIENT_NAME } from '../owner/ownerConnection';
+import { endedInWords } from '../tasks/resultText';
+import { clientKind, endingLine, isTerminal, statusText, taskLabel, type TaskView } from '../tasks/taskView';
 import { continueInChatPrompt } from './continuePrompt';
 
 /** Runs a command; tests swap in one that records what would run. */
@@ -52,8 +54,10 @@ export class CompletionNotifier implements vscode.Disposable {
         const actions = notice === 'announce' ? [] : task.background === true && !task.parentTaskId ? [chat, show] : [show];
         this.offered.push({ taskId: task.taskId, actions });
         const notify = task.status === 'completed' ? vscode.window.showInformationMessage : vscode.window.showWarningMessage;
-        const message = task.statusMessage
-            ? vscode.l10n.t({ message: 'MCP Tasks: {0} {1} — {2}', args: [taskLabel(task), statusText(task.status), task.statusMessage], comment: ['{0} is a task, {1} its status (such as "completed"), {2} its final message'] })
+        // How it ended in the user's words ("Cancelled by you", not the server's "Cancelled by the client"), on one line.
+        const ending = endedInWords({ status: task.status, statusMessage: task.statusMessage, clientKind: clientKind(task.clientName, OWN_CLIENT_NAME), cancelledHere: false }) ?? (task.statusMessage && endingLine(task.statusMessage));
+        const message = ending
+            ? vscode.l10n.t({ message: 'MCP Tasks: {0} {1} — {2}', args: [taskLabel(task), statusText(task.status), ending], comment: ['{0} is a task, {1} its status (such as "completed"), {2} its final message'] })
             : vscode.l10n.t({ message: 'MCP Tasks: {0} {1}.', args: [taskLabel(task), statusText(task.status)], comment: ['{0} is a task, {1} its status (such as "completed")'] });
         void notify(message, ...actions).then(choice => {
             if (choice === show) {

@@ -64,7 +64,8 @@ function tooltip(view: TaskView): vscode.MarkdownString {
     // A cancelled task says who cancelled it as the result does ("Cancelled by you"), not the server's "by the client".
     const message = endedInWords({ status: view.status, statusMessage: view.statusMessage, clientKind: clientKind(view.clientName, OWN_CLIENT_NAME), cancelledHere: false }) ?? view.statusMessage;
     if (message) {
-        md.appendMarkdown(`${escape(message)}\n\n`);
+        // Each line of the message on its own line (a failed command's headline, its failing tests, its log), not one paragraph.
+        md.appendMarkdown(`${message.split(/\r?\n/).filter(line => line.trim() !== '').map(escape).join('  \n')}\n\n`);
     }
     md.appendMarkdown(`| | |\n|---|---|\n`);
     md.appendMarkdown(`| ${vscode.l10n.t('Task id')} | \`${view.taskId}\` |\n`);

@@ -18,8 +18,8 @@ export class WaitingNotices implements vscode.Disposable {
             return;
         }
         const text = view.statusMessage
-            ? vscode.l10n.t({ message: '{0} is waiting for its client to answer: {1}', args: [taskLabel(view), view.statusMessage], comment: ['{0} is a task, {1} the question its server asked'] })
-            : vscode.l10n.t({ message: '{0} is waiting for its client to answer.', args: [taskLabel(view)], comment: ['{0} is a task'] });
+            ? vscode.l10n.t({ message: '{0} is waiting for an answer in the app that started it: {1}', args: [taskLabel(view), view.statusMessage], comment: ['{0} is a task, {1} the question its server asked'] })
+            : vscode.l10n.t({ message: '{0} is waiting for an answer in the app that started it.', args: [taskLabel(view)], comment: ['{0} is a task'] });
         const message = vscode.window.setStatusBarMessage(`$(bell-dot) ${text}`);
         const listener = this.model.onDidChange(() => {
             if (!waiting()) {

@@ -32,7 +32,7 @@ describe("the language model consent question", () => {
         const { found, all } = await readNotifications('sampling-consent', note => note.message.includes(topic));
         assert.ok(found, `no consent question; the center holds ${JSON.stringify(all)}`);
         assert.match(found.message, new RegExp(`^write_haiku: ${topic} asks .+ for a reply to: “Write a haiku about ${topic}”\\. Allow it\\?$`));
-        assert.deepEqual(found.buttons, ['Allow', 'Allow always', 'Deny']);
+        assert.deepEqual(found.buttons, ['Deny', 'Allow', 'Allow always'], 'the primary (first) button is the safe one');
 
         // Its notification is out of sight: the status bar's "needs input" brings the question back.
         const since = Date.now();

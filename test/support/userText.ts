@@ -16,6 +16,8 @@ export function protocolTermPatterns(ownClientName: string): [RegExp, string][] 
         [/JSON-?RPC|jsonrpc/i, 'JSON-RPC'],
         [/\binput_required\b|\bpollInterval\b|\bprogressToken\b|\btask_id\b/, 'a wire field or status'],
         [/\bMCP error\b/, 'an MCP SDK error prefix'],
+        // The server's words for a cancel that came from the caller; the extension says who ("Cancelled by you", "by Copilot").
+        [/\bCancelled by the client\b/, 'the server\'s "Cancelled by the client"'],
         // The tooltip's retention row said "TTL"; a person reads "kept for".
         [/\bTTL\b/, 'the term TTL'],
         // VS Code showed this name in its language model consent question ("Allow MCP Tasks for VS Code to use …").
@@ -24,6 +26,16 @@ export function protocolTermPatterns(ownClientName: string): [RegExp, string][] 
         [/\b(raw-cli|mcp-tasks-owner|mcp-tasks-gateway)\b/, 'an internal client name'],
     ];
 }
+
+/**
+ * Words of the protocol that read as jargon in the extension's own texts (its l10n bundle and manifest):
+ * "sampling" is a language model request; a bare "client" is the editor, Copilot, or the app that
+ * started a task ("MCP client" stays: it names a kind of app the user installs).
+ */
+export const JARGON_PATTERNS: [RegExp, string][] = [
+    [/\bsampling\b/i, 'the term "sampling" (say "language model request")'],
+    [/(?<!MCP )\bclients?\b/i, 'a bare "client" (say "the editor", "Copilot", "the app that started it" or "MCP client")'],
+];
 
 /** What `text` names that a person should not read (empty when nothing). */
 export function protocolTerms(text: string, ownClientName: string): string[] {

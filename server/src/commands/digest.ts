@@ -22,7 +22,7 @@ export interface DigestFacts {
 
 /**
  * A command's end for a model, self-sufficient and bounded: what happened, the lines matching the
- * failure pattern with some context, the first and last lines, the log and how to read more.
+ * failure pattern with some context first, then the first and last lines, the log and how to read more.
  * Every line shown once; what was left out is counted.
  */
 export function digest({ headline, scan, logPath, taskId }: DigestFacts): string {
@@ -51,11 +51,8 @@ export function digest({ headline, scan, logPath, taskId }: DigestFacts): string
         const { lines: matchLines, groupsShown, used, numbers } = takeGroups(groups, MATCH_BYTES, head.at(-1)?.n ?? 0);
         // What the matches left of their share goes to the last lines (a summary of the run is usually there).
         tail.splice(0, tail.length, ...take(scan.tail, TAIL_BYTES + Math.max(0, MATCH_BYTES - used), true).filter(line => line.n === undefined || !numbers.has(line.n)));
-        // In the order they came: the first lines, the failing ones, the last ones.
-        parts.push(`First lines:`, ...numbered(head));
-        if (head.length < scan.head.length) {
-            cut.push(`${scan.head.length - head.length} of the first lines`);
-        }
+        // The failing lines first, as the tool's description promises (a model reading from the top
+        // meets the failure before the passing start), then the first lines and the last ones.
         if (scan.matches > 0) {
             parts.push(`${plural(scan.matches, 'line')} matched the failure pattern${matchLines.length > 0 ? ', with context:' : ' (shown with the first or last lines)'}`, ...matchLines);
             if (groupsShown < groups.length) {
@@ -64,6 +61,10 @@ export function digest({ headline, scan, logPath, taskId }: DigestFacts): string
             if (scan.groups.length === MAX_GROUPS) {
                 cut.push(`matching lines after the first ${MAX_GROUPS} groups`);
             }
+        }
+        parts.push(`First lines:`, ...numbered(head));
+        if (head.length < scan.head.length) {
+            cut.push(`${scan.head.length - head.length} of the first lines`);
         }
         if (scan.skippedBytes > 0) {
             parts.push(`… ${kb(scan.skippedBytes)} not searched (the log is large) …`);

@@ -164,7 +164,7 @@ describe('Respond on a task another client asks about', () => {
         await respond(view);
         assert.deepEqual(fake.commands, [], 'nothing to open here');
         const [first, second] = fake.messages;
-        assert.equal(second?.message, "$(bell-dot) slow_compute: far is waiting for its client to answer: Waiting for the user: Delete 'a'?");
+        assert.equal(second?.message, "$(bell-dot) slow_compute: far is waiting for an answer in the app that started it: Waiting for the user: Delete 'a'?");
         assert.equal(first?.disposed, true, 'a second Respond replaces the first message');
         assert.equal(second?.disposed, false);
         model.applyWire(wire('far', 'working', { clientName: 'Claude Desktop' }, '2026-11-29T10:00:01.000Z'));

@@ -7,7 +7,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { describe, it } from 'node:test';
 import ts from 'typescript';
-import { protocolTerms as termsIn } from '../../support/userText';
+import { JARGON_PATTERNS, protocolTerms as termsIn } from '../../support/userText';
 
 const root = resolve(__dirname, '../../..');
 /** The name our own connection gives in initialize (read from the source: its module needs vscode). */
@@ -79,6 +79,21 @@ describe('what a user reads', () => {
             assert.deepEqual(found, []);
         });
     }
+
+    for (const file of ['l10n/bundle.l10n.json', 'package.nls.json']) {
+        it(`${file} says "language model request" and names who, not "sampling" or a bare "client"`, () => {
+            const found = messagesOf(file).flatMap(([key, message]) => JARGON_PATTERNS.filter(([pattern]) => pattern.test(message)).map(([, what]) => `${key}: ${what}`));
+            assert.deepEqual(found, []);
+        });
+    }
+
+    it('the jargon scan finds "sampling" and a bare "client", and lets "MCP client" pass', () => {
+        const hits = (text: string) => JARGON_PATTERNS.filter(([pattern]) => pattern.test(text)).length;
+        assert.equal(hits('MCP Tasks: sampling permissions were reset; clients will be asked again.'), 2);
+        assert.equal(hits('Allow always: for this client, until reset'), 1);
+        assert.equal(hits('{0} (another MCP client)'), 0);
+        assert.notDeepEqual(protocolTerms('slow_compute cancelled — Cancelled by the client'), []);
+    });
 
     it('package.nls.json has no {n} placeholder (VS Code fills none in the manifest: it would show as is)', () => {
         const found = messagesOf('package.nls.json').filter(([, message]) => /\{\d+\}/.test(message)).map(([key]) => key);

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { planFromSchema, type PromptStep } from '../../../../extension/input/schemaPlan.js';
-import { choiceLabel, fieldPrompt, inputPlaceholder, oneLine, stepTitle } from '../../../../extension/input/stepText.js';
+import { choiceLabel, fieldPrompt, inputPlaceholder, oneLine, singleChoices, stepTitle } from '../../../../extension/input/stepText.js';
 import { untilAborted } from '../../../../extension/input/untilAborted.js';
 
 function step(property: Record<string, unknown>, required = true): PromptStep {
@@ -19,6 +19,20 @@ describe('prompt text', () => {
     it('words an empty choice instead of showing a blank row', () => {
         assert.equal(choiceLabel(''), '(none)');
         assert.equal(choiceLabel('build'), 'build');
+    });
+
+    it('a choice shows its words, not its raw value beside them (issue 46: "Keep the file  keep")', () => {
+        const { choices } = singleChoices([{ label: 'Keep the file', value: 'keep' }, { label: "Delete 'a.txt'", value: 'delete' }], true);
+        assert.deepEqual(choices, [{ label: 'Keep the file', value: 'keep' }, { label: "Delete 'a.txt'", value: 'delete' }]);
+        assert.ok(choices.every(choice => !('description' in choice)));
+    });
+
+    it('an optional choice offers Skip, but not beside a "(none)" choice that reads the same', () => {
+        assert.equal(singleChoices([{ label: 'build', value: 'build' }], false).skip, true);
+        assert.equal(singleChoices([{ label: 'build', value: 'build' }], true).skip, false);
+        const withNone = singleChoices([{ label: '', value: '' }, { label: 'build', value: 'build' }], false);
+        assert.equal(withNone.skip, false);
+        assert.equal(withNone.choices[0]!.label, '(none)');
     });
 
     it('flattens and shortens long headings, and says so', () => {

@@ -109,7 +109,7 @@ describe('SamplingResponder', () => {
         );
         assert.deepEqual(result, { role: 'assistant', content: { type: 'text', text: 'Hello there' }, model: 'sonnet-1', stopReason: 'endTurn' });
         assert.deepEqual(fake.messages[0]!.message, 'Demo asks CLAUDE-SONNET for a reply to: “Sum 2+2”. Allow it?');
-        assert.deepEqual(fake.messages[0]!.args, ['Allow', 'Allow always', 'Deny']);
+        assert.deepEqual(fake.messages[0]!.args, ['Deny', 'Allow', 'Allow always'], 'the primary (first) button is the safe one');
         const [request] = sonnet.sent;
         assert.deepEqual(request!.messages, [
             { role: 'user', content: 'System: Be brief.' },
@@ -149,6 +149,24 @@ describe('SamplingResponder', () => {
         assert.equal(memento.get('mcpTasks.sampling.alwaysAllowedClients'), undefined);
         await fresh.createMessage(params(), ctx(undefined, 'Other'));
         assert.equal(fake.messages.length, 3, 'after a reset the user is asked again');
+    });
+
+    it('"Allow" for one tool does not allow another tool of the same client (issue 46 item 8)', async () => {
+        fake.models = [fakeModel('m', 'model')];
+        const asTool = (tool: string) => ({ ...ctx(), tool });
+        await responder.createMessage(params(), asTool('weather__forecast'));
+        await responder.createMessage(params(), asTool('weather__forecast'));
+        assert.equal(fake.messages.length, 1, '"Allow" covers that tool for the session');
+        await responder.createMessage(params(), asTool('write_haiku'));
+        assert.equal(fake.messages.length, 2, 'another tool is asked about on its own');
+
+        fake.onInformation = () => 'Allow always';
+        await responder.createMessage(params(), asTool('deploy'));
+        const fresh = new SamplingResponder(memento, log, () => undefined);
+        await fresh.createMessage(params(), asTool('deploy'));
+        assert.equal(fake.messages.length, 3, '"Allow always" is kept for that tool');
+        await fresh.createMessage(params(), asTool('write_haiku'));
+        assert.equal(fake.messages.length, 4, '…and only for it');
     });
 
     it('shares one consent question between concurrent requests from the same client', async () => {

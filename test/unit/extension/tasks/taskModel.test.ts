@@ -329,7 +329,7 @@ describe('a live task its client stopped waiting for', () => {
     });
 
     it('names another client in general words, and a finished task says how it ended instead', () => {
-        assert.equal(taskDescription(fromWire(stopped('working', '2026-11-29T10:00:10.000Z', 'some-agent'))!, now), 'Its client stopped waiting · <1m');
+        assert.equal(taskDescription(fromWire(stopped('working', '2026-11-29T10:00:10.000Z', 'some-agent'))!, now), 'The app that started it stopped waiting · <1m');
         assert.equal(fromWire(stopped('cancelled', '2026-11-29T10:00:10.000Z'))?.stoppedWaitingAt, undefined);
     });
 
@@ -344,7 +344,7 @@ describe('status messages in words', () => {
     it("says the caller stopped waiting where the server names the methods it no longer called", () => {
         const message = 'Cancelled: the client that started this task stopped following it (no tasks/get or tasks/result for 30 s)';
         assert.equal(statusInWords(message, 'Visual Studio Code'), 'Cancelled: Copilot stopped waiting for it (no check for 30 s)');
-        assert.equal(statusInWords(message, 'claude-code'), 'Cancelled: its client stopped waiting for it (no check for 30 s)');
+        assert.equal(statusInWords(message, 'claude-code'), 'Cancelled: the app that started it stopped waiting for it (no check for 30 s)');
         assert.equal(fromWire({ ...wire('a', 'cancelled', { client: 'Visual Studio Code' }), statusMessage: message })?.statusMessage, 'Cancelled: Copilot stopped waiting for it (no check for 30 s)');
         assert.equal(statusInWords('MCP error -32603: Job failed', undefined), 'Job failed');
     });

@@ -63,6 +63,9 @@ describe('command output digest', () => {
         assert.match(text, /location: "\/src\/parser\.test\.ts:12:5"/);
         assert.match(text, /First lines:\n\s*1\| TAP version 13/);
         assert.match(text, /Last lines:\n[\s\S]*# duration_ms 88600\.93/);
+        // The tool's description promises the failing lines first: before the passing first lines.
+        assert.ok(text.indexOf('not ok 537 - suite case 537') < text.indexOf('First lines:'), 'the failing lines come before the first lines');
+        assert.ok(text.indexOf('matched the failure pattern') < text.indexOf('First lines:'));
         assert.match(text, new RegExp(`Full log \\(1210 lines, [\\d.]+ KB\\): ${path}; read_output with task_id "t1"`));
         // Lines of 200+ characters are cut to 300 with an ellipsis, so the tail keeps many of them.
         assert.ok(text.split('\n').every(line => line.length < 320));
