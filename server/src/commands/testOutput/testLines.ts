@@ -1,10 +1,12 @@
 import type { FormatReader, TestFailure, TestFormat } from './failure.js';
+import { jest } from './jest.js';
 import { mocha } from './mocha.js';
 import { nodeSpec } from './nodeSpec.js';
 import { tap } from './tap.js';
+import { vitest } from './vitest.js';
 
 /** The formats known. Each reads every line on its own: the one that makes the most of the output speaks for it. */
-const FORMATS: readonly TestFormat[] = [nodeSpec, tap, mocha];
+const FORMATS: readonly TestFormat[] = [nodeSpec, tap, mocha, jest, vitest];
 /** A line that begins what some reader needs line by line. */
 const START = new RegExp(FORMATS.map(format => format.start.source).join('|'), 'm');
 /** Strings every line that ends a test holds, in one format or another. */

@@ -51,6 +51,14 @@ describe('status message of a failed run', () => {
         assert.doesNotMatch(inline, /Task|read_output/);
     });
 
+    it('jest and vitest failures: each test with its suites, file:line and message', () => {
+        for (const name of ['jest', 'vitest']) {
+            const message = statusDigest({ headline, scan: scanText(sample(name)), logPath: '/logs/t2.log', taskId: 't2', readOutput: true, cwd: CWD });
+            assert.match(message, /\n2 failing tests:\n✖ calc > multiplies \(test\/calc\.test\.js:6\)\n {2}expect/, name);
+            assert.match(message, /\n✖ throws a plain error \(test\/calc\.test\.js:10\)\n {2}(?:Error: )?database unreachable\n/, name);
+        }
+    });
+
     it('many failures: within 1000 characters, each shown one with its place and first message line, the rest counted', () => {
         const lines = ['TAP version 13'];
         for (let i = 1; i <= 40; i++) {

@@ -91,15 +91,43 @@ describe('test runner output', () => {
         assertNoNoise(report.failures);
     });
 
+    it('jest: each "●" failure with its suites in its name, its message without the code frame, at its first frame in the project', () => {
+        const text = sample('jest');
+        const report = read(text).report()!;
+        assert.equal(report.format, 'jest');
+        assert.deepEqual(report.failures, [
+            { name: 'calc > multiplies', file: 'test/calc.test.js', line: 6, message: ['expect(received).toBe(expected) // Object.is equality', 'Expected: 7', 'Received: 6'] },
+            { name: 'throws a plain error', file: 'test/calc.test.js', line: 10, message: ['database unreachable'] },
+        ]);
+        assert.equal(report.count, summary(text, /^Tests:\s+(\d+) failed/));
+        assertNoNoise(report.failures);
+        const repeated = `${text}\nSummary of all failing tests\n${text.slice(text.indexOf('  ●'), text.indexOf('Test Suites:'))}`;
+        assert.equal(read(repeated).report()!.count, report.count, 'the failures jest repeats after many files are not counted twice');
+    });
+
+    it('vitest: each "FAIL file > name" failure with its message without the diff, where its "❯" line points', () => {
+        const text = sample('vitest');
+        const report = read(text).report()!;
+        assert.equal(report.format, 'vitest');
+        assert.deepEqual(report.failures, [
+            { name: 'calc > multiplies', file: 'test/calc.test.js', line: 6, message: ['expected 6 to be 7 // Object.is equality'] },
+            { name: 'throws a plain error', file: 'test/calc.test.js', line: 10, message: ['Error: database unreachable'] },
+        ]);
+        assert.equal(report.count, summary(text, /^\s+Tests\s+(\d+) failed/));
+        assertNoNoise(report.failures);
+    });
+
     for (const [name, passed, failed] of [
         ['node-spec', /^ℹ pass (\d+)/, [/^ℹ fail (\d+)/, /^ℹ cancelled (\d+)/]],
         ['node-tap', /^# pass (\d+)/, [/^# fail (\d+)/, /^# cancelled (\d+)/]],
         ['mocha-spec', /^\s*(\d+) passing/, [/^\s*(\d+) failing/]],
+        ['jest', /^Tests:.*?(\d+) passed/, [/^Tests:\s+(\d+) failed/]],
+        ['vitest', /^\s+Tests\s.*?(\d+) passed/, [/^\s+Tests\s+(\d+) failed/]],
     ] as const) {
         it(`${name}: tests are counted as they end, as the runner counts them (suites are not tests)`, () => {
             const text = sample(name);
             const lines = text.split('\n');
-            const summaryAt = lines.findIndex(line => /^(ℹ|#) tests \d|^\s*\d+ passing/.test(line));
+            const summaryAt = lines.findIndex(line => /^(ℹ|#) tests \d|^\s*\d+ passing|^Tests:|^\s+Tests\s/.test(line));
             // Before the runner's summary, every test has ended: the counts are complete there.
             const counts = read(lines.slice(0, summaryAt).join('\n')).counts();
             assert.deepEqual(counts, { passed: summary(text, passed), failed: failed.reduce((sum, pattern) => sum + summary(text, pattern), 0) });
