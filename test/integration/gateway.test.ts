@@ -6,7 +6,7 @@ import * as vscode from 'vscode';
 import type { McpTasksTestApi } from '../../extension/api';
 import { readRows } from './drawnRows';
 import { invoke, readNotifications, readyWithTasksView, waitFor } from './util';
-import { cancelFromSidebar, everything, LONG, restarted, screenshotSince, sentProgress, servedTools, setWrap, startLongCall, tappedEverything, unwrap, waitForTools } from './wrapped';
+import { cancelFromSidebar, everything, LONG, LONG_TITLE, restarted, screenshotSince, sentProgress, servedTools, setWrap, startLongCall, tappedEverything, unwrap, waitForTools } from './wrapped';
 
 /**
  * The gateway inside VS Code: a server moved from mcp.json to mcpTasks.wrap (the pinned
@@ -36,8 +36,8 @@ describe('a wrapped MCP server (mcpTasks.wrap) in VS Code', () => {
         assert.match(api.testing.wrap.text ?? '', /"everything"/);
         const { tree } = api.testing;
         const { view, settled } = await startLongCall(api, tools.get(LONG)!);
-        // Named by its tool (it has no key argument), with the wrapped server's progress.
-        assert.equal(String(tree.getTreeItem(view).label), LONG);
+        // Named by its tool's declared title (it has no key argument), with the wrapped server's progress.
+        assert.equal(String(tree.getTreeItem(view).label), LONG_TITLE);
         assert.match(String(tree.getTreeItem(view).description), /^running · \d+% · (<1m|\d+m)$/);
         // The row as drawn, with its progress; the driver photographs it (rows-gateway-progress.png) before Cancel.
         const label = String(tree.getTreeItem(view).label);

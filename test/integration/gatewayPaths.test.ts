@@ -11,6 +11,8 @@ import { cancelFromSidebar, everything, EVERYTHING, LONG, screenshotSince, setWr
 
 const ASK = 'trigger-elicitation-request';
 const SAMPLE = 'trigger-sampling-request';
+/** The row's name: the title server-everything declares for ASK (rows show a tool's declared title). */
+const ASK_TITLE = 'Trigger Elicitation Request Tool';
 /** This repository's server, built (dist/server.js). */
 const OUR_SERVER = resolve(__dirname, '../../../dist/server.js');
 
@@ -63,7 +65,7 @@ describe('the gateway in VS Code: questions, an HTTP downstream, the stdio trans
         assert.doesNotMatch(view.clientName ?? '', /MCP Tasks for VS Code/, "VS Code's own client started it: VS Code asks the question");
         await vscode.commands.executeCommand('notifications.hideList');
         const since = Date.now();
-        const waiting = rowOf(await readRows('gateway-input', drawn => drawn.rows.some(row => row.label === ASK && /^needs input/.test(row.description))), ASK);
+        const waiting = rowOf(await readRows('gateway-input', drawn => drawn.rows.some(row => row.label === ASK_TITLE && /^needs input/.test(row.description))), ASK_TITLE);
         assert.match(waiting.description, /^needs input/);
         await waitFor('the screenshot of the waiting row', () => screenshotSince('rows-gateway-input', since), 30_000, 100);
 

@@ -101,6 +101,8 @@ export function screenshotSince(prefix: string, since: number): true | undefined
 
 /** server-everything's tool that reports progress for as long as it is asked to run. */
 export const LONG = 'trigger-long-running-operation';
+/** Its row's name: the title server-everything declares for it (rows show a tool's declared title). */
+export const LONG_TITLE = 'Trigger Long Running Operation Tool';
 
 /**
  * Calls a wrapped server's long tool the way Copilot does (vscode.lm.invokeTool), 60 steps over
