@@ -71,12 +71,12 @@ describe('the gateway in VS Code: questions, an HTTP downstream, the stdio trans
 
         const answer = 'Ada Lovelace';
         const asked = Date.now();
-        const request = vscode.window.setStatusBarMessage(`ui-copilot-form ${ASK} :: ${answer}`);
+        const request = vscode.window.setStatusBarMessage(`ui-copilot-form ${ASK_TITLE} :: ${answer}`);
         let report: { centerAfterClick: boolean; message: string; source: string; steps: { title: string; accepted?: string }[] };
         let result: string;
         try {
             result = await call;
-            report = JSON.parse(readFileSync((await uiArtifact(`copilot-form-${ASK}.json`, asked, true))!, 'utf8')) as typeof report;
+            report = JSON.parse(readFileSync((await uiArtifact(`copilot-form-${ASK_TITLE}.json`, asked, true))!, 'utf8')) as typeof report;
         } finally {
             request.dispose();
         }

@@ -71,6 +71,8 @@ export class TaskRuntime implements RunHost {
     readonly inputs: TaskInputRequests;
     /** Tasks of a previous process that died while they ran, by id (see lostTasks.ts). */
     private readonly lost = new Map<string, LostTask>();
+    /** The records made for lost tasks (visible()): their result is the lost words, never a stored one. */
+    private readonly lostViews = new WeakSet<TaskRecord>();
 
     constructor(
         readonly store: TaskStore,
@@ -184,7 +186,7 @@ export class TaskRuntime implements RunHost {
         }
         const lost = this.lost.get(taskId);
         const missing = lost ? lostMessage(lost.toolName) : `Task ${taskId} ended (${record.status}) without a stored result`;
-        const outcome = (await this.store.getOutcome(taskId)) ?? { result: textResult(missing, true) };
+        const outcome = (this.lostViews.has(record) ? undefined : await this.store.getOutcome(taskId)) ?? { result: textResult(missing, true) };
         return { task: record, outcome };
     }
 
@@ -326,14 +328,19 @@ export class TaskRuntime implements RunHost {
 
     private async visible(client: ClientIdentity, taskId: string): Promise<TaskRecord> {
         const record = await this.store.get(taskId);
-        const lost = record ? undefined : this.lost.get(taskId);
+        if (record && (client.isOwner || mayRead(client.clientKey, record.clientKey))) {
+            return record;
+        }
+        // A task the crash took: unknown here (memory), or kept by the durable store but bound to the
+        // old session, which the client waiting on it (VS Code's, reconnected) no longer is. Either
+        // way it reads as lost, in words, and nothing of the stored task (its result) is shown.
+        const lost = this.lost.get(taskId);
         if (lost) {
-            return lostRecord(lost, client.clientKey, new Date(this.clock.now()));
+            const view = lostRecord(lost, client.clientKey, new Date(this.clock.now()));
+            this.lostViews.add(view);
+            return view;
         }
-        if (!record || (!client.isOwner && !mayRead(client.clientKey, record.clientKey))) {
-            throw invalidParams(`Task not found: ${taskId}`);
-        }
-        return record;
+        throw invalidParams(`Task not found: ${taskId}`);
     }
 
     /**
