@@ -31,6 +31,8 @@ import { DURABLE_HEADERS, durableLines, durableRows } from './lib/durableRows.js
 import { burstStarts } from './lib/burstExperiment.js';
 import { gatewayMemory, gatewaySkipReason, gatewayVsDirect } from './lib/gatewayExperiment.js';
 import { GATEWAY_HEADERS, gatewayLines, gatewayRows } from './lib/gatewayRows.js';
+import { gatewayVsProxies } from './lib/proxyExperiment.js';
+import { PROXY_EXP, PROXY_HEADERS, proxyLines } from './lib/proxyRows.js';
 import { redisSkipReason, redisVersion, redisVsMemory } from './lib/redisExperiment.js';
 import { inTurn } from './lib/load.js';
 import { REDIS_HEADERS, redisLines, redisRows } from './lib/redisRows.js';
@@ -93,6 +95,15 @@ const EXPERIMENTS: Experiment[] = [
         timeoutMs: 120_000,
         skip: gatewaySkipReason,
         runTogether: gatewayVsDirect,
+    },
+    {
+        id: PROXY_EXP,
+        title: 'gateway: server-everything’s echo through ours, mcp-proxy 6.7.19 and supergateway 4.0.0, over Streamable HTTP',
+        kinds: ['gateway', 'mcp-proxy', 'supergateway'],
+        // Includes installing the two proxies from npm the first time.
+        timeoutMs: 240_000,
+        skip: gatewaySkipReason,
+        runTogether: gatewayVsProxies,
     },
     { id: 'gatewaymem', title: 'gateway: memory per wrapped running task', kinds: ['gateway'], rounds: 1, timeoutMs: 150_000, skip: gatewaySkipReason, run: ctx => gatewayMemory(ctx) },
 ];
@@ -253,6 +264,16 @@ function generatedBlock(run: Run): string {
                   markdownTable(gatewayLines(results, gatewayRows(settings).filter(row => results.has(row.exp))), GATEWAY_HEADERS),
               ]
             : []),
+        ...(results.has(PROXY_EXP)
+            ? [
+                  '',
+                  '### Gateway against mcp-proxy and supergateway',
+                  '',
+                  `server-everything's echo through ours (\`node dist/server.js --http --wrap -- node <server-everything> stdio\`), mcp-proxy 6.7.19 (\`--server stream\`) and supergateway 4.0.0 (\`--outputTransport streamableHttp --stateful\`), each wrapping its own server-everything, over Streamable HTTP with the same client (one session each), taken in turns, medians of ${rounds} round(s). The ratios are ours ÷ the proxy for calls/s and the proxy ÷ ours for p50 (above 1× ours is ahead), medians of the rounds' own ratios.`,
+                  '',
+                  markdownTable(proxyLines(results, settings.concurrency), PROXY_HEADERS),
+              ]
+            : []),
         failures.length ? `\nFailures:\n${failures.map(f => `- ${f}`).join('\n')}` : '',
         '',
         '<details><summary>Every run (main metric of each row, in run order)</summary>',
@@ -353,6 +374,10 @@ async function main(): Promise<void> {
         if (gatewayShown.length) {
             log('');
             log(consoleTable(gatewayLines(results, gatewayShown), GATEWAY_HEADERS));
+        }
+        if (results.has(PROXY_EXP)) {
+            log('');
+            log(consoleTable(proxyLines(results, settings.concurrency), PROXY_HEADERS));
         }
         log(`\n${seconds.toFixed(0)} s; load average now ${loadavg().map(v => v.toFixed(2)).join(' ')}`);
         for (const failure of failures) {

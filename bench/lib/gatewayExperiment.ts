@@ -21,12 +21,12 @@ export function gatewaySkipReason(): string | false {
 }
 
 /** The arguments that make ours a gateway in front of server-everything over stdio. */
-const WRAP_ARGS = ['--wrap', '--', process.execPath, EVERYTHING_JS, 'stdio'];
+export const WRAP_ARGS = ['--wrap', '--', process.execPath, EVERYTHING_JS, 'stdio'];
 
-const ECHO = JSON.stringify({ name: 'echo', arguments: { message: 'hello' } });
+export const ECHO = JSON.stringify({ name: 'echo', arguments: { message: 'hello' } });
 
 /** The pids a side's CPU is charged with: the gateway's own, and the downstream it started. */
-function childPids(pid: number): number[] {
+export function childPids(pid: number): number[] {
     try {
         return readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
     } catch {
@@ -35,7 +35,7 @@ function childPids(pid: number): number[] {
 }
 
 /** Waits until the gateway lists the downstream's echo (its downstream is up). */
-async function waitForEcho(call: (method: string, params: string) => Promise<Record<string, unknown>>): Promise<void> {
+export async function waitForEcho(call: (method: string, params: string) => Promise<Record<string, unknown>>): Promise<void> {
     for (let attempt = 0; attempt < 100; attempt++) {
         const listed = await call('tools/list', '{}');
         if ((listed.tools as { name: string }[] | undefined)?.some(tool => tool.name === 'echo')) {

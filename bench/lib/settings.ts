@@ -26,7 +26,9 @@ Options:
   --quick               smaller sizes and shorter windows (under 1 min instead of under 5)
   --only ID,ID          run only these experiments: client, http, stdio, result, cancel,
                         progress, memory, heap, commands, stops, burst, resume, coldstart,
-                        extension, revision, redis, durable, gateway, gatewaymem
+                        extension, revision, redis, durable, gateway, gatewaymem,
+                        gatewayproxies (installs mcp-proxy and supergateway from npm
+                        into a cache folder the first time)
   --client node-http|fetch
                         the HTTP client: node:http keep-alive agent (default) or fetch (undici)
   --rounds N            alternation rounds per experiment (default 2; 1 with --quick)

@@ -15,7 +15,8 @@ export const OURS_JS = join(ROOT, 'dist/server.js');
 /** `sqlite` is ours with `--store sqlite` in a data folder of its own for each start (dataDirFor), for the durable store's cost. */
 /** `v2`: ours again, driven by a 2026-07-28 client (the revision experiment). */
 /** `gateway` and `direct`: ours wrapping server-everything, and server-everything alone (gatewayExperiment.ts starts both). */
-export type Kind = 'ours' | 'baseline' | 'floor' | 'redis' | 'sqlite' | 'v2' | 'gateway' | 'direct';
+/** `mcp-proxy` and `supergateway`: those proxies in front of server-everything (proxyExperiment.ts). */
+export type Kind = 'ours' | 'baseline' | 'floor' | 'redis' | 'sqlite' | 'v2' | 'gateway' | 'direct' | 'mcp-proxy' | 'supergateway';
 
 export interface Programs {
     /** Our server bundle (dist/server.js unless --ours names another build). */
@@ -187,7 +188,9 @@ export function httpCommand(kind: Kind, programs: Programs, args: string[] = [],
             return [programs.httpFloor, '--port', '0'];
         case 'gateway':
         case 'direct':
-            throw new Error('gatewayExperiment.ts starts the gateway kinds itself');
+        case 'mcp-proxy':
+        case 'supergateway':
+            throw new Error('gatewayExperiment.ts and proxyExperiment.ts start the gateway kinds themselves');
     }
 }
 
@@ -206,7 +209,9 @@ export function stdioCommand(kind: Kind, programs: Programs, dataDir?: string): 
             throw new Error('the Redis store is measured over HTTP only');
         case 'gateway':
         case 'direct':
-            throw new Error('gatewayExperiment.ts starts the gateway kinds itself');
+        case 'mcp-proxy':
+        case 'supergateway':
+            throw new Error('gatewayExperiment.ts and proxyExperiment.ts start the gateway kinds themselves');
     }
 }
 

@@ -82,13 +82,31 @@ function runNpm(args: string[], cwd: string, env: NodeJS.ProcessEnv): Promise<vo
 /** Installs `name` unless the cache has it; rejects with npm's failure otherwise. */
 export async function ensureHost(name: HostName, root = hostsCacheRoot()): Promise<InstalledHost> {
     const host = HOSTS[name];
-    const home = join(root, `${host.name}-${host.version}`);
-    const entry = join(home, host.entry);
+    const { home, entry, installMs } = await ensurePinnedPackage({ folder: `${host.name}-${host.version}`, spec: host.spec, entry: host.entry }, root);
+    return { host, home, entry, installMs };
+}
+
+/** A pinned npm package to install into `<root>/<folder>`, and the file that must be there after. */
+export interface PinnedPackage {
+    folder: string;
+    /** What `npm install` gets, with its exact version. */
+    spec: string;
+    /** Relative to the install folder. */
+    entry: string;
+}
+
+/**
+ * Installs `pkg` unless `root` has it (also used by the bench for the proxies it compares the
+ * gateway with); rejects with npm's failure otherwise.
+ */
+export async function ensurePinnedPackage(pkg: PinnedPackage, root: string): Promise<{ home: string; entry: string; installMs: number }> {
+    const home = join(root, pkg.folder);
+    const entry = join(home, pkg.entry);
     const done = () => existsSync(join(home, MARKER)) && existsSync(entry);
     mkdirSync(root, { recursive: true });
     removeAbandonedStaging(home);
     if (done()) {
-        return { host, home, entry, installMs: 0 };
+        return { home, entry, installMs: 0 };
     }
     const staging = `${home}.partial-${process.pid}`;
     rmSync(staging, { recursive: true, force: true });
@@ -96,18 +114,18 @@ export async function ensureHost(name: HostName, root = hostsCacheRoot()): Promi
     // Our own package.json keeps npm from climbing up into some parent project.
     writeFileSync(join(staging, 'package.json'), '{ "private": true }\n');
     const started = Date.now();
-    log(`installing ${host.spec} into ${home} ...`);
+    log(`installing ${pkg.spec} into ${home} ...`);
     try {
-        await runNpm(['install', '--no-save', '--no-package-lock', '--omit=dev', host.spec], staging, npmEnv(root));
-        if (!existsSync(join(staging, host.entry))) {
-            throw new Error(`npm installed ${host.spec} but ${host.entry} is missing (no linux-x64 binary?)`);
+        await runNpm(['install', '--no-save', '--no-package-lock', '--omit=dev', pkg.spec], staging, npmEnv(root));
+        if (!existsSync(join(staging, pkg.entry))) {
+            throw new Error(`npm installed ${pkg.spec} but ${pkg.entry} is missing (no linux-x64 binary?)`);
         }
     } catch (error) {
         // A failed install is useless (the next try starts afresh) and weighs hundreds of MB.
         rmSync(staging, { recursive: true, force: true });
         throw error;
     }
-    writeFileSync(join(staging, MARKER), JSON.stringify({ spec: host.spec, finished: new Date().toISOString() }) + '\n');
+    writeFileSync(join(staging, MARKER), JSON.stringify({ spec: pkg.spec, finished: new Date().toISOString() }) + '\n');
     if (done()) {
         // Another installer won the race while we worked.
         rmSync(staging, { recursive: true, force: true });
@@ -117,8 +135,8 @@ export async function ensureHost(name: HostName, root = hostsCacheRoot()): Promi
         renameSync(staging, home);
     }
     const installMs = Date.now() - started;
-    log(`installed ${host.spec} in ${Math.round(installMs / 1000)} s`);
-    return { host, home, entry, installMs };
+    log(`installed ${pkg.spec} in ${Math.round(installMs / 1000)} s`);
+    return { home, entry, installMs };
 }
 
 /** Installs the named hosts (all by default), one after the other: parallel npm installs would fight over two cores. */
