@@ -59,7 +59,7 @@ export function usage(): string {
 
 export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): CliOptions {
     const { values, given } = parseFlags(FLAGS, argv, env);
-    const wrap = downstreamSpecs({ command: values.wrapCommand.length > 0 ? values.wrapCommand : undefined, url: values.wrapUrl, headers: values.wrapHeaders, configFile: values.wrapConfig });
+    const wrap = downstreamSpecs({ command: values.wrapCommand.length > 0 ? values.wrapCommand : undefined, url: values.wrapUrl, headers: values.wrapHeaders, configFile: values.wrapConfig, cancelRestart: values.wrapCancelRestart });
     const storeKind = values.storeUrl === 'sqlite' || values.storeUrl === 'memory' ? values.storeUrl : 'redis';
     const options: CliOptions = {
         ...values,

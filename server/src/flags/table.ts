@@ -5,6 +5,7 @@
 import { DEFAULT_CONNECTION_LIMITS, DEFAULT_DEFER_AFTER_MS, DEFAULT_LIMITS, DEFAULT_LOG_LIMIT_BYTES, DEFAULT_MAX_COMMAND_PROCESSES, DEFAULT_SESSION_LIMITS } from '../defaults.js';
 import { LOG_LEVELS } from '../util/log.js';
 import { formatDuration, type Flag } from './spec.js';
+import { MAX_CANCEL_RESTART_SECONDS } from '../gateway/config.js';
 
 
 export const FLAGS = [
@@ -414,6 +415,20 @@ export const FLAGS = [
             'Start PROGRAM (an MCP server on stdio) with the server and serve its tools as task tools, and its prompts, resources, completions and logging as they are (docs/GATEWAY.md); ' +
             'everything after `--` is its command line. Its stderr goes to our log, prefixed `[name]`; it is restarted with backoff (1 s doubling to 30 s) if it dies. Turns the demonstration tools off.',
     },
+    {
+        name: 'wrap-cancel-restart',
+        key: 'wrapCancelRestart',
+        type: 'count',
+        arg: 'SECONDS',
+        default: 0,
+        min: 0,
+        max: MAX_CANCEL_RESTART_SECONDS,
+        shownDefault: '0 (off)',
+        group: 'Gateway',
+        help:
+            'For `--wrap`: when a plain call it runs is cancelled and has not ended SECONDS later (the server ignored the cancel), restart the server to stop it. ' +
+            'Every other call running on it then fails, saying the server was restarted to stop a call that ignored its cancel. `0`: never (a server that ignores a cancel runs the call to its end).',
+    },
     { name: 'wrap-url', key: 'wrapUrl', type: 'string', arg: 'URL', group: 'Gateway', help: 'Wrap the Streamable HTTP MCP server at URL.' },
     { name: 'wrap-header', key: 'wrapHeaders', type: 'list', arg: '"Name: value"', separator: '\n', keepDuplicates: true, group: 'Gateway', help: 'A header sent with every request to `--wrap-url`; repeatable.' },
     {
@@ -424,7 +439,7 @@ export const FLAGS = [
         group: 'Gateway',
         help:
             'Wrap every server of FILE, in the `mcpServers` shape of Claude Desktop, Cursor and `.mcp.json` (`command`/`args`/`env`/`cwd`, or `url`/`headers`; ' +
-            "VS Code's `servers`/`type` too), each with an optional `\"sync\": [\"tool\", …]` of quick tools kept plain. With several servers, a tool name more than one offers becomes `<server>_<tool>`.",
+            "VS Code's `servers`/`type` too), each with an optional `\"sync\": [\"tool\", …]` of quick tools kept plain and, for a `command` server, an optional `\"restartOnIgnoredCancel\": SECONDS` (as `--wrap-cancel-restart`). With several servers, a tool name more than one offers becomes `<server>_<tool>`.",
     },
     {
         name: 'defer-after',

@@ -1,7 +1,7 @@
 import { errorMessage } from '../util/log.js';
 import { onStop, textResult, type CallToolResult, type ToolContext } from '../tools/types.js';
 import type { DirectCall } from './directRequests.js';
-import { CANCEL_ANSWER_MS, callFailed, MIN_TASK_POLL_MS, plainCancelNote, type CallPath2025 } from './link.js';
+import { CANCEL_ANSWER_MS, callFailed, cancelOrRestart, MIN_TASK_POLL_MS, plainCancelNote, type CallPath2025 } from './link.js';
 import { asksProgress, ProgressRelay } from './progressRelay.js';
 import { CancelTaskResultSchema, CreateTaskResultSchema, GetTaskResultSchema, ResultSchema } from './sdkClient.js';
 
@@ -48,6 +48,13 @@ function callPlain(link: CallPath2025, toolName: string, args: Record<string, un
         return new Promise(resolve => resolve(failed(link, toolName, ctx, err)));
     }
     const unlisten = onStop(ctx, reason => {
+        const seconds = link.hooks.cancelRestartSeconds;
+        if (seconds !== undefined) {
+            // The task's end waits to say whether the call ended or the server was restarted to end it.
+            const stopped = cancelOrRestart(link.hooks, toolName, seconds, onEnd => call.cancel(reason, onEnd));
+            ctx.holdEnd?.(stopped.then(note => ctx.annotateStop?.(textResult(note))));
+            return;
+        }
         call.cancel(reason);
         // What is known, no more: notifications/cancelled has no answer, so nothing says the server stopped.
         ctx.annotateStop?.(textResult(plainCancelNote(link.hooks.name, toolName)));

@@ -18,7 +18,12 @@ export interface StdioSpec extends CommonSpec {
     args: string[];
     env?: Record<string, string>;
     cwd?: string;
+    /** Seconds a cancelled plain call may run on before the server is restarted to stop it; absent: never. */
+    restartOnIgnoredCancel?: number;
 }
+
+/** The most `restartOnIgnoredCancel` (and `--wrap-cancel-restart`) may be: an hour. */
+export const MAX_CANCEL_RESTART_SECONDS = 3600;
 
 export interface HttpSpec extends CommonSpec {
     kind: 'http';
@@ -36,6 +41,8 @@ export interface WrapFlags {
     headers?: string[];
     /** `--wrap-config FILE`. */
     configFile?: string;
+    /** `--wrap-cancel-restart SECONDS`, for the `--wrap` server; 0 or absent: off. */
+    cancelRestart?: number;
 }
 
 const NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
@@ -50,7 +57,10 @@ export function downstreamSpecs(flags: WrapFlags): DownstreamSpec[] {
         if (!command) {
             throw new Error('--wrap: give the server to start after --, e.g. --wrap -- npx -y @modelcontextprotocol/server-everything');
         }
-        specs.push({ kind: 'stdio', name: commandName(command, args), command, args, sync: [] });
+        const restart = flags.cancelRestart ? { restartOnIgnoredCancel: flags.cancelRestart } : {};
+        specs.push({ kind: 'stdio', name: commandName(command, args), command, args, sync: [], ...restart });
+    } else if (flags.cancelRestart) {
+        throw new Error('--wrap-cancel-restart needs --wrap (a server in --wrap-config takes "restartOnIgnoredCancel": SECONDS)');
     }
     if (flags.url !== undefined) {
         specs.push({ kind: 'http', name: urlName(urlOf(flags.url, '--wrap-url')), url: flags.url, headers: parseHeaders(flags.headers ?? [], '--wrap-header'), sync: [] });
@@ -110,7 +120,11 @@ function parseServer(name: string, value: unknown, where: string, baseDir: strin
         }
         const env = entry.env === undefined ? undefined : stringMap(entry.env, `${where}: env`);
         const cwd = entry.cwd === undefined ? undefined : resolve(baseDir, stringOf(entry.cwd, `${where}: cwd`));
-        return { kind: 'stdio', name, command: entry.command, args: stringList(entry.args, `${where}: args`), env, cwd, sync };
+        const restart = entry.restartOnIgnoredCancel === undefined ? {} : { restartOnIgnoredCancel: cancelSeconds(entry.restartOnIgnoredCancel, `${where}: restartOnIgnoredCancel`) };
+        return { kind: 'stdio', name, command: entry.command, args: stringList(entry.args, `${where}: args`), env, cwd, sync, ...restart };
+    }
+    if (entry.restartOnIgnoredCancel !== undefined) {
+        throw new Error(`${where}: restartOnIgnoredCancel is for a server the gateway starts ("command"); it cannot restart one at a url`);
     }
     if (typeof entry.url === 'string') {
         urlOf(entry.url, `${where}: url`);
@@ -195,6 +209,14 @@ function urlOf(text: string, where: string): URL {
         throw new Error(`${where}: "${text}" must be an http:// or https:// URL`);
     }
     return url;
+}
+
+/** Whole seconds, 1 to MAX_CANCEL_RESTART_SECONDS. */
+function cancelSeconds(value: unknown, where: string): number {
+    if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > MAX_CANCEL_RESTART_SECONDS) {
+        throw new Error(`${where}: give whole seconds from 1 to ${MAX_CANCEL_RESTART_SECONDS} (how long a cancelled call may run on before the server is restarted to stop it)`);
+    }
+    return value;
 }
 
 function objectOf(value: unknown, where: string): Record<string, unknown> {

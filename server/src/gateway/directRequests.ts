@@ -39,9 +39,14 @@ export class DirectCall {
         });
     }
 
-    /** Withdraws the call if it still waits: the downstream hears notifications/cancelled (as the Client would send it), and `result` rejects with `reason`. */
-    cancel(reason: unknown): void {
-        this.requests.cancel(this, reason);
+    /**
+     * Withdraws the call if it still waits: the downstream hears notifications/cancelled (as the
+     * Client would send it), and `result` rejects with `reason`. With `onEnd`, the server's late
+     * answer to it (`answered`: true) or the connection's end (false) is still heard, once, by `onEnd`; the returned
+     * function stops listening.
+     */
+    cancel(reason: unknown, onEnd?: (answered: boolean) => void): () => void {
+        return this.requests.cancel(this, reason, onEnd);
     }
 }
 
@@ -60,6 +65,8 @@ export class DirectRequests {
     private next = 0;
     private readonly pending = new CallSlots();
     private closed = false;
+    /** Withdrawn calls whose late answer is waited for (DirectCall.cancel's onEnd), by id. */
+    private readonly withdrawn = new Map<string, (answered: boolean) => void>();
 
     /** Call once the Client is connected: it has set the transport's handlers, which this wraps. */
     constructor(private readonly transport: Transport) {
@@ -144,12 +151,18 @@ export class DirectRequests {
     }
 
     /** @internal DirectCall.cancel */
-    cancel(call: DirectCall, reason: unknown): void {
+    cancel(call: DirectCall, reason: unknown, onEnd?: (answered: boolean) => void): () => void {
         if (!this.pending.remove(call)) {
-            return;
+            // It has ended already: answered, or failed with its connection.
+            onEnd?.(!this.closed);
+            return () => undefined;
+        }
+        if (onEnd) {
+            this.withdrawn.set(call.id, onEnd);
         }
         this.transport.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: call.id, reason: String(reason) } }).catch(() => undefined);
         call.reject(reason);
+        return () => this.withdrawn.delete(call.id);
     }
 
     /** The connection ended: every request still waiting fails as the Client's would. */
@@ -158,6 +171,11 @@ export class DirectRequests {
         const waiting = this.pending.takeAll();
         for (const waiter of waiting) {
             waiter.reject(connectionClosed());
+        }
+        const ended = [...this.withdrawn.values()];
+        this.withdrawn.clear();
+        for (const onEnd of ended) {
+            onEnd(false);
         }
     }
 
@@ -185,7 +203,13 @@ export class DirectRequests {
         }
         const waiter = this.pending.find(id);
         if (!waiter) {
-            return false;
+            const onEnd = this.withdrawn.get(id);
+            if (!onEnd) {
+                return false;
+            }
+            this.withdrawn.delete(id);
+            onEnd(true);
+            return true;
         }
         this.pending.remove(waiter);
         settle(waiter, message as { result?: unknown; error?: unknown });

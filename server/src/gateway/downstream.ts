@@ -214,6 +214,8 @@ export class Downstream {
             asker: (params, what) => this.asker(params, what),
             begin: (ctx, task) => this.calls.begin(ctx, task),
             bindTask: (taskId, ctx) => this.calls.bindTask(taskId, ctx),
+            cancelRestartSeconds: this.spec.kind === 'stdio' ? this.spec.restartOnIgnoredCancel : undefined,
+            restartToStop: toolName => (current() ? this.restartToStop(toolName) : Promise.resolve()),
             closed: link => this.closed(link),
             debug: text => this.log.debug(`[${this.name}] ${text}`),
             warn: text => this.log.warn(`[${this.name}] ${text}`),
@@ -319,6 +321,27 @@ export class Downstream {
             this.attempt = 0;
         }
         this.scheduleRestart();
+    }
+
+    /**
+     * Stops the server (its process tree, as closing any connection does) because a cancelled
+     * call did not end in time (restartOnIgnoredCancel), and starts it again at once. Every call
+     * still running on it fails saying why (link.ts callFailed, with lastExit).
+     */
+    private async restartToStop(toolName: string): Promise<void> {
+        const link = this.link;
+        if (!link || this.state !== 'up') {
+            return;
+        }
+        const seconds = this.spec.kind === 'stdio' ? this.spec.restartOnIgnoredCancel : undefined;
+        this.link = undefined;
+        this.state = 'restarting';
+        this.lastExit = `the gateway restarted it to stop a call of ${toolName} that did not end within ${seconds} s of its cancel`;
+        this.log.warn(`[${this.name}] ${toolName} did not end within ${seconds} s of its cancel: restarting the server to stop it; running calls through it fail`);
+        await link.close().catch(() => undefined);
+        if ((this.state as DownstreamState) === 'restarting') {
+            void this.start();
+        }
     }
 
     private scheduleRestart(): void {

@@ -53,6 +53,10 @@ export interface LinkHooks {
     begin(ctx: ToolContext, task?: boolean): { end(): void };
     /** Ties a downstream task to the call that mirrors it; the returned function unties it. */
     bindTask(taskId: string, ctx: ToolContext): () => void;
+    /** Seconds a cancelled plain call may run on before the server is restarted to stop it (restartOnIgnoredCancel); undefined: never. */
+    readonly cancelRestartSeconds?: number;
+    /** Restarts the server to stop `toolName`, which did not end after its cancel; resolves once its connection is closed. */
+    restartToStop(toolName: string): Promise<void>;
     /** The connection ended on its own (the process exited, the stream closed). */
     closed(link: DownstreamLink): void;
     debug(text: string): void;
@@ -104,6 +108,42 @@ export const CANCEL_ANSWER_MS = 5000;
 /** What a cancelled plain downstream call's result says of the wrapped server's side: a withdrawn request has no answer, so nothing confirms a stop. */
 export function plainCancelNote(server: string, toolName: string): string {
     return `The cancel was sent to the wrapped server "${server}". MCP has no answer to a cancelled request, so nothing confirms that ${toolName} stopped there: a server that ignores cancellation runs it to its end.`;
+}
+
+/**
+ * Cancels a plain call on a server with restartOnIgnoredCancel: `cancel` withdraws it and calls
+ * its `onEnd` when the server answers it after all (`answered`) or the connection ends. Should that not come
+ * within the set seconds, the server is restarted, which ends the call and every other call
+ * running there. MCP has no answer to a cancelled request (the SDK's servers send none), so a
+ * server that stopped as told is restarted all the same: the option is for servers whose cancels
+ * do not work. Resolves with what the cancelled call's result says happened.
+ */
+export function cancelOrRestart(hooks: LinkHooks, toolName: string, seconds: number, cancel: (onEnd: (answered: boolean) => void) => () => void): Promise<string> {
+    return new Promise(resolve => {
+        // Its callback runs a turn later at the soonest, once stopListening is set.
+        const timer = hooks.clock.setTimeout(
+            () => {
+                stopListening();
+                resolve(hooks.restartToStop(toolName).then(() => restartedNote(hooks.name, toolName, seconds)));
+            },
+            seconds * 1000,
+            undefined,
+            true,
+        );
+        const stopListening = cancel(answered => {
+            hooks.clock.clearTimeout(timer);
+            resolve(
+                answered
+                    ? `The cancel was sent to the wrapped server "${hooks.name}", and it answered that call within ${seconds} s: ${toolName} ended there.`
+                    : `The wrapped server "${hooks.name}" stopped within ${seconds} s of the cancel, which ended ${toolName} there.`,
+            );
+        });
+    });
+}
+
+/** What a call the gateway stopped by restarting its server says. */
+function restartedNote(server: string, toolName: string, seconds: number): string {
+    return `The wrapped server "${server}" did not end ${toolName} within ${seconds} s of the cancel, so the gateway restarted it to stop the call.`;
 }
 
 /** A downstream's error answer as ours: its code, message (without the SDK's "MCP error N: " prefix) and data. */

@@ -77,6 +77,18 @@ describe('wrap configuration', () => {
         }
     });
 
+    it('reads restartOnIgnoredCancel and --wrap-cancel-restart for a server the gateway starts, and refuses it elsewhere', () => {
+        const [spec] = parseWrapConfig({ mcpServers: { x: { command: 'a', restartOnIgnoredCancel: 10 } } }, 'f', '/');
+        assert.equal(spec?.kind === 'stdio' && spec.restartOnIgnoredCancel, 10);
+        assert.throws(() => parseWrapConfig({ mcpServers: { x: { command: 'a', restartOnIgnoredCancel: 0 } } }, 'f', '/'), /restartOnIgnoredCancel: give whole seconds from 1 to 3600/);
+        assert.throws(() => parseWrapConfig({ mcpServers: { x: { command: 'a', restartOnIgnoredCancel: '5' } } }, 'f', '/'), /give whole seconds/);
+        assert.throws(() => parseWrapConfig({ mcpServers: { x: { url: 'http://a/mcp', restartOnIgnoredCancel: 5 } } }, 'f', '/'), /restartOnIgnoredCancel is for a server the gateway starts/);
+        const options = parseCli(['--stdio', '--wrap-cancel-restart', '7', '--wrap', '--', 'node', 'server.js'], {});
+        assert.equal(options.wrap[0]?.kind === 'stdio' && options.wrap[0].restartOnIgnoredCancel, 7);
+        assert.equal(parseCli(['--stdio', '--wrap', '--', 'node', 'server.js'], {}).wrap[0]?.kind === 'stdio' && 'restartOnIgnoredCancel' in parseCli(['--stdio', '--wrap', '--', 'node', 'server.js'], {}).wrap[0]!, false);
+        assert.throws(() => parseCli(['--wrap-cancel-restart', '5'], {}), /--wrap-cancel-restart needs --wrap/);
+    });
+
     it('parses headers and refuses broken ones', () => {
         assert.deepEqual(parseHeaders(['Authorization: Bearer t', 'X-A:1'], '--wrap-header'), { Authorization: 'Bearer t', 'X-A': '1' });
         assert.throws(() => parseHeaders(['no colon'], '--wrap-header'), /must be "Name: value"/);
