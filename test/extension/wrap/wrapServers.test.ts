@@ -10,6 +10,7 @@ import { after, afterEach, beforeEach, describe, it } from 'node:test';
 import type * as vscode from 'vscode';
 import type { ScopedLogger } from '../../../extension/logger';
 import { WrapServers } from '../../../extension/wrap/wrapServers';
+import { posixOnly } from '../../support/platforms.js';
 
 const log: ScopedLogger = { trace() {}, debug() {}, info() {}, warn() {}, error() {} };
 const root = realpathSync(mkdtempSync(join(tmpdir(), 'mcp-tasks-wrapext-')));
@@ -64,7 +65,7 @@ describe('wrapped servers (extension)', () => {
         assert.deepEqual(seen.map(names), [['fromUser', 'fromFile'], ['fromUser'], []]);
     });
 
-    it('writes the file a launch uses, readable by its owner only, and removes it on stop', () => {
+    it('writes the file a launch uses, readable by its owner only, and removes it on stop', posixOnly('Windows has no file mode 0600'), () => {
         const wrap = create();
         const file = wrap.launchFile('{"servers": {"a": {"command": "x"}}}\n')!;
         assert.equal(readFileSync(file, 'utf8'), '{"servers": {"a": {"command": "x"}}}\n');

@@ -12,6 +12,7 @@ import { after, before, describe, it } from 'node:test';
 import { CreateTaskResultSchema, GetTaskResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { connect, startHttpServer, type Connected, type HttpServer } from '../../support/helpers.js';
 import { RawHttp } from '../../support/rawHttp.js';
+import { posixOnly } from '../../support/platforms.js';
 
 const STARTS = 500;
 const POLL_MS = 200;
@@ -26,7 +27,7 @@ const BURST_EXCHANGE_MS = 180_000;
 /** The burst's exchanges: that long, and a request cut by the server's keep-alive close before it read it is sent again (Node's keep-alive race, seen under load). */
 const BURST_OPTIONS = { timeoutMs: BURST_EXCHANGE_MS, resendIfKeepAliveCut: true };
 
-describe('500 command starts at once from one client', () => {
+describe('500 command starts at once from one client', posixOnly('the command is the POSIX program `true`, which Windows lacks'), () => {
     const dir = mkdtempSync(join(tmpdir(), 'cmd-burst-'));
     let server: HttpServer;
     let other: Connected;

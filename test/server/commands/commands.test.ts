@@ -18,6 +18,7 @@ import { processRunning } from '../../../server/src/commands/group.js';
 import { LogTail, SERVER_JS } from '../../support/helpers.js';
 import { Feed } from '../../support/wait.js';
 import { inMemory } from '../../support/serverState.js';
+import { posixOnly } from '../../support/platforms.js';
 
 const FIXTURES = resolve(__dirname, '../fixtures/commands');
 const node = process.execPath;
@@ -170,7 +171,7 @@ describe('command tools', () => {
         assert.equal(processRunning(pid), false, 'the process is gone when cancel answers');
     });
 
-    it('a process that ignores SIGTERM is killed after the grace period', async () => {
+    it('a process that ignores SIGTERM is killed after the grace period', posixOnly('Windows has no SIGTERM: a stop ends the tree at once (taskkill /T /F)'), async () => {
         const { taskId, token } = await peer.start('stubborn');
         const pid = Number((await peer.line(token, /^ready/)).split(' ')[1]);
         await peer.client.experimental.tasks.cancelTask(taskId);

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { commandsFile, Server } from './commandServer.js';
+import { linuxOnly } from '../../support/platforms.js';
 
 const node = process.execPath;
 const OWNER_TOKEN = 'owner-token-5f4e3d2c1b0a';
@@ -36,7 +37,7 @@ describe('command hardening', () => {
         rmSync(dir, { recursive: true, force: true });
     });
 
-    it("a command that prints the server's environment from /proc shows none of its tokens", async () => {
+    it("a command that prints the server's environment from /proc shows none of its tokens", linuxOnly('only Linux has /proc/<pid>/environ'), async () => {
         const result = await server.client.callTool({ name: 'environ', arguments: {} });
         const data = result.structuredContent as unknown as RunData;
         assert.match(readFileSync(data.logPath, 'utf8'), /^MCP_TASKS_OWNER_TOKEN=\*\*\*$/m, 'the variable is there, its value hidden');

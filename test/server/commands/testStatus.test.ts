@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { commandsFile, Server } from './commandServer.js';
+import { posixOnly } from '../../support/platforms.js';
 
 const node = process.execPath;
 
@@ -41,7 +42,7 @@ function suite(): { text: string; failing: { name: string; message: string; line
 /** What a status must not carry: an error's properties, YAML markers, node's own frames, blank lines. */
 const NOISE = /name: '|code: '|ERR_ASSERTION|operator:|generatedMessage|node:internal|^\s*---\s*$|^\s*\.\.\.\s*$|^\s*$/m;
 
-describe('a failing test suite as a command task', () => {
+describe('a failing test suite as a command task', posixOnly('the command clears NODE_TEST_CONTEXT with `env -u`, a POSIX program'), () => {
     const dir = realpathSync(mkdtempSync(join(tmpdir(), 'cmd-test-status-')));
     const server = new Server();
     const { text, failing } = suite();

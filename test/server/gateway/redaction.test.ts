@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { textOf } from '../../support/helpers.js';
 import { everythingOverHttp, stdioGateway, type Gateway } from './gatewayHelpers.js';
+import { linuxOnly } from '../../support/platforms.js';
 
 // The credentials of a server wrapped by URL (--wrap-header values, the --wrap-url query) never
 // show: not in a command tool's output (a command can read the gateway's command line), not in
@@ -14,7 +15,7 @@ import { everythingOverHttp, stdioGateway, type Gateway } from './gatewayHelpers
 const HEADER_SECRET = 'header-sekrit-0815-abcdef';
 const QUERY_SECRET = 'query-sekrit-4711-abcdef';
 
-describe('the gateway hides the credentials of a server it wraps by URL', { timeout: 120_000 }, () => {
+describe('the gateway hides the credentials of a server it wraps by URL', { timeout: 120_000, ...linuxOnly('the command tool reads its parent\'s command line from /proc') }, () => {
     let downstream: Awaited<ReturnType<typeof everythingOverHttp>>;
     let gateway: Gateway;
     let dir: string;

@@ -13,6 +13,7 @@ import { SERVER_JS } from '../../support/helpers.js';
 import { StdioLines } from '../../support/lightRpc.js';
 import { meta } from '../../support/rev2026.js';
 import { waitUntil } from '../../support/wait.js';
+import { posixOnly } from '../../support/platforms.js';
 
 type Result = Record<string, unknown>;
 
@@ -174,7 +175,7 @@ describe('the durable store across restarts (--store sqlite)', () => {
         assert.match(next.log.lines.join('\n'), /took over 400 finished task\(s\)/);
     });
 
-    it('keeps the file and its folder to this user alone', async () => {
+    it('keeps the file and its folder to this user alone', posixOnly('Windows has no file modes; the folder is private by its inherited ACL'), async () => {
         const dir = dataDir();
         const server = await durable(dir);
         await startTask(server, { seconds: 0, label: 'private' });

@@ -14,6 +14,7 @@ import { StdioLines } from '../../support/lightRpc.js';
 import { exitWithin, runCli } from '../../support/rawHelpers.js';
 import { waitUntil } from '../../support/wait.js';
 import { exchange, INITIALIZE, type Msg, RawHttp } from '../../support/rawHttp.js';
+import { posixOnly } from '../../support/platforms.js';
 
 const TASK_INFO = 'dev.mcp-tasks/task-info';
 const PARENT = 'dev.mcp-tasks/parent-task-id';
@@ -165,7 +166,7 @@ describe('the stdio owner channel (--owner-announce)', () => {
         rmSync(dir, { recursive: true, force: true });
     });
 
-    it('writes only the URL and pid, to a 0600 file, in the 0700 directory it was given', () => {
+    it('writes only the URL and pid, to a 0600 file, in the 0700 directory it was given', posixOnly('Windows has no file modes 0600/0700'), () => {
         assert.equal(statSync(file).mode & 0o777, 0o600);
         assert.equal(statSync(dir).mode & 0o777, 0o700);
         assert.deepEqual(Object.keys(announced).sort(), ['pid', 'url']);

@@ -9,6 +9,7 @@ import { buildArgv, inputSchemaOf } from '../../../../server/src/commands/argv.j
 import { CommandsFile } from '../../../../server/src/commands/commandsFile.js';
 import { createLogger } from '../../../../server/src/util/log.js';
 import { parseCommandsFile, type CommandSpec } from '../../../../server/src/commands/spec.js';
+import { platformFor } from '../../../../server/src/platform/index.js';
 
 const dir = realpathSync(mkdtempSync(join(tmpdir(), 'cmd-spec-')));
 const outside = realpathSync(mkdtempSync(join(tmpdir(), 'cmd-outside-')));
@@ -114,7 +115,7 @@ describe('commands file: options', () => {
     it('the program cannot be, or hold, a parameter', () => {
         assert.throws(() => one({ command: ['./bin/{tool}'], parameters: { tool: { type: 'string', description: 't' } } }), /command\[0\]: the program cannot be a parameter/);
         // A shell script is never filled in, so its own ${VAR} is the shell's.
-        assert.deepEqual(buildArgv(one({ command: ['echo "${HOME}" "$1"', '{t}'], shell: true, parameters: { t: { type: 'string', description: 't' } } }), { t: 'a' }), [
+        assert.deepEqual(buildArgv(one({ command: ['echo "${HOME}" "$1"', '{t}'], shell: true, parameters: { t: { type: 'string', description: 't' } } }), { t: 'a' }, platformFor('linux')), [
             '/bin/sh',
             '-c',
             'echo "${HOME}" "$1"',

@@ -15,6 +15,7 @@ import { parsePs, psProcessRunning, psProcessTable } from '../../../../server/sr
 import { decodeOutput, parsePowerShell, parseWmic, windowsProcessTable } from '../../../../server/src/platform/windowsProcesses.js';
 import { ManualClock } from '../../../support/manualClock.js';
 import { waitUntil } from '../../../support/wait.js';
+import { posixOnly } from '../../../support/platforms.js';
 
 const WMIC =
     'CreationDate               Name                 ParentProcessId  ProcessId  \r\r\n' +
@@ -168,7 +169,7 @@ describe('stopper through parent links', () => {
     });
 });
 
-describe('the ps table, run for real (the macOS code path)', () => {
+describe('the ps table, run for real (the macOS code path)', posixOnly('Windows has no ps and no process groups (its table is the fakes above, and test/server/commands/stopsWindows.test.ts)'), () => {
     const setsid = resolve(__dirname, '../../../server/fixtures/commands/setsid.js');
 
     it('lists this process with its parent and group, and reads start times and command lines', async () => {
