@@ -19,6 +19,9 @@ const ROOT = resolve(__dirname, '../..');
 /** A block that takes longer than this is hung (npm ci with a warm cache takes about 30 s here). */
 const STEP_LIMIT_MS = 240_000;
 
+/** The state folder of the clone's user (the product's default data folder is under it). */
+const STATE = mkdtempSync(join(tmpdir(), 'mcp-tasks-clone-state-'));
+
 /** The clone's environment: this Node first on PATH, npm offline-first and quiet, no settings from an outer `npm test`. */
 function cloneEnv(): NodeJS.ProcessEnv {
     const env: NodeJS.ProcessEnv = {};
@@ -37,6 +40,9 @@ function cloneEnv(): NodeJS.ProcessEnv {
         NO_COLOR: '1',
         // `npm start` serves on the default port 8080; the port's variable lets it share the machine with other runs.
         MCP_TASKS_PORT: '0',
+        // The product keeps tasks in the user's state folder by default (tasks.db, the compile cache):
+        // the clone's user is a new one, whose folder goes with the clone, not this machine's user's.
+        XDG_STATE_HOME: STATE,
     };
 }
 
@@ -112,7 +118,10 @@ describe('README on a fresh clone', { timeout: 8 * STEP_LIMIT_MS }, () => {
         steps = readmeSteps(readFileSync(join(clone, 'README.md'), 'utf8'));
     });
 
-    after(() => rmSync(clone, { recursive: true, force: true }));
+    after(() => {
+        rmSync(clone, { recursive: true, force: true });
+        rmSync(STATE, { recursive: true, force: true });
+    });
 
     it('runs the first-screen command (install and demo), then build, package and start, in that order, from a clone with nothing built', async () => {
         const scripts = steps.map(step => step.script).join('\n');
