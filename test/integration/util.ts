@@ -267,3 +267,17 @@ export async function longRunning(api: McpTasksTestApi, label: string): Promise<
     await waitFor('the long task running', () => (api.testing.model.get(taskId)?.status === 'working' ? true : undefined), 30_000, 50);
     return taskId;
 }
+
+/**
+ * A task whose server died before it finished, as the rows show it once a server is back: lost
+ * (the extension's own mark, on a memory store) or, where the new server took the durable store's
+ * tasks over (the default), failed saying the server restarted. Either way it never reads as running.
+ */
+export function endedWithItsServer(view: { lost?: boolean; status: string; statusMessage?: string } | undefined): boolean {
+    return view !== undefined && (view.lost === true || (view.status === 'failed' && /server restarted/i.test(view.statusMessage ?? '')));
+}
+
+/** A finished task after its server was replaced: kept here and marked (memory), or the new server's own (durable store). */
+export function finishedAcrossServers(view: { lost?: boolean; status: string } | undefined): boolean {
+    return view !== undefined && (view.lost === true || view.status === 'completed' || view.status === 'cancelled');
+}
