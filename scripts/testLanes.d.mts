@@ -11,6 +11,7 @@ export interface PhaseResult {
     seconds: number;
 }
 export declare const PLAN: Plan;
+export declare function failureLines(log: string): string[];
 export declare function runLanes(
     plan: Plan,
     options: { logDir: string; cwd?: string; bail?: boolean; signal?: AbortSignal; print?: (text: string) => void; graceMs?: number },

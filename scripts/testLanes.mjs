@@ -8,8 +8,10 @@
 // lanes' output never interleaves. A failed phase does not stop the others of its stage (one run
 // shows every failure) but no later stage starts; --bail stops everything at the first failure
 // instead. SIGINT/SIGTERM end every phase with all it started (code-server, Chromium, servers,
-// redis-server). The summary lists each phase with its result and seconds; the exit code is 0 only
-// when every phase passed.
+// redis-server). The summary lists each phase with its result and seconds, then, for each failed
+// phase, the lines of its log that name what failed: a long run's logs are printed whole as their
+// phases end, and a CI page that keeps only the tail still shows which test failed and why. The
+// exit code is 0 only when every phase passed.
 import { spawn } from 'node:child_process';
 import { createWriteStream, mkdirSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -47,6 +49,34 @@ export const PLAN = [
         [{ name: 'vscode', command: 'node test/integration/run.mjs' }],
     ],
 ];
+
+/** At most this many lines of a failed phase's log are repeated under the summary. */
+const RECAP_LINES = 60;
+
+/**
+ * The lines of a phase's log that say what failed: node:test's `not ok` lines with their error and
+ * location, mocha's block after "N failing" (the VS Code suites), and the runners' FAILED lines.
+ *
+ * @param {string} log
+ * @returns {string[]}
+ */
+export function failureLines(log) {
+    const lines = log.split('\n');
+    const picked = [];
+    let mochaBlock = 0;
+    for (const line of lines) {
+        if (/\b\d+ failing\b/.test(line)) {
+            mochaBlock = 25;
+        }
+        if (mochaBlock > 0) {
+            mochaBlock--;
+            picked.push(line);
+        } else if (/^\s*not ok \d+/.test(line) || /^\s*(error|location): /.test(line) || /\bFAILED\b/.test(line)) {
+            picked.push(line);
+        }
+    }
+    return picked.length > RECAP_LINES ? [...picked.slice(0, RECAP_LINES), `… ${picked.length - RECAP_LINES} more lines in the log`] : picked;
+}
 
 /** How long a phase has to stop on SIGTERM (the VS Code runner saves a screenshot and stops its host) before SIGKILL. */
 const STOP_GRACE_MS = 45_000;
@@ -95,7 +125,7 @@ export async function runLanes(plan, { logDir, cwd = root, bail = false, signal,
         await new Promise(done => out.end(done));
         const seconds = Math.round((Date.now() - phaseStarted) / 1000);
         const outcome = code === 0 ? 'passed' : stopping ? 'stopped' : 'failed';
-        results.set(phase.name, { name: phase.name, outcome, seconds });
+        results.set(phase.name, { name: phase.name, outcome, seconds, log });
         print(`\n===== ${phase.name}: ${phase.command} =====\n${readFileSync(log, 'utf8')}`);
         print(`[lanes] ${phase.name}: ${outcome} in ${seconds} s (at ${at()})\n\n`);
         if (outcome === 'failed' && bail) {
@@ -127,7 +157,11 @@ export async function runLanes(plan, { logDir, cwd = root, bail = false, signal,
     for (const phase of phases) {
         print(`[lanes]   ${phase.name.padEnd(width)}  ${phase.outcome.padEnd(7)}  ${String(phase.seconds).padStart(4)} s\n`);
     }
-    return phases;
+    for (const phase of phases.filter(p => p.outcome === 'failed')) {
+        const lines = failureLines(readFileSync(phase.log, 'utf8'));
+        print(`[lanes] what failed in ${phase.name} (the whole log: ${phase.log}):\n${lines.length ? lines.map(line => `[lanes] | ${line}\n`).join('') : '[lanes] | (no failing test named; the end of its log above says why)\n'}`);
+    }
+    return phases.map(({ log: _log, ...rest }) => rest);
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {

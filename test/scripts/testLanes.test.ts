@@ -9,7 +9,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { runLanes, PLAN, type Phase } from '../../scripts/testLanes.mjs';
+import { failureLines, runLanes, PLAN, type Phase } from '../../scripts/testLanes.mjs';
 import { processRunning } from '../../server/src/commands/group.js';
 import { waitUntil } from '../support/wait.js';
 
@@ -84,6 +84,20 @@ describe('npm test lanes (scripts/testLanes.mjs)', () => {
         const { printed, outcome } = await run([[[says('bad', ['broken'], 1), says('after', ['still ran'])], [says('other', ['fine'])]]]);
         assert.deepEqual(outcome, { bad: 'failed', after: 'passed', other: 'passed' });
         assert.match(printed, /\[lanes\] {3}bad {4}failed/);
+        assert.match(printed, /\[lanes\] what failed in bad \(the whole log: .*bad\.log\):\n\[lanes\] \| \(no failing test named/);
+    });
+
+    it("under the summary, repeats what a failed phase's log says failed (node:test, mocha, the runners)", async () => {
+        const tap = ['TAP version 13', '    ok 1 - fine', '    not ok 2 - answers the question', '      ---', "      location: '/x/a.test.ts:2:5'", "      error: 'timed out waiting for tasks/update'", '      stack: |-', '        at x', 'not ok 1 - the suite'];
+        const { printed } = await run([[[says('tapfail', tap, 1), says('quiet', ['ok 1 - quiet'])]]]);
+        const recap = printed.slice(printed.indexOf('[lanes] what failed in tapfail'));
+        assert.match(recap, /\| {5}not ok 2 - answers the question\n\[lanes\] \| {7}location: '\/x\/a.test.ts:2:5'\n\[lanes\] \| {7}error: 'timed out waiting for tasks\/update'\n\[lanes\] \| not ok 1 - the suite\n/);
+        assert.doesNotMatch(recap, /ok 1 - fine|stack|quiet/);
+        const mocha = ['[vscode]   9 passing (40s)', '[vscode]   1 failing', '[vscode]   1) Tasks view', '[vscode]        answers with Enter:', '[vscode]      AssertionError: expected 1', '[integration] dev: FAILED (exit 1) in 300 s'];
+        assert.deepEqual(failureLines(['[vscode]   ✔ fine', ...mocha].join('\n')), mocha.slice(1));
+        const many = failureLines(Array.from({ length: 100 }, (_, i) => `not ok ${i} - t${i}`).join('\n'));
+        assert.equal(many.length, 61);
+        assert.match(many.at(-1)!, /40 more lines in the log/);
     });
 
     it('with bail, stops the other lane at the first failure and starts nothing more', async () => {
