@@ -17,7 +17,7 @@ import { join } from 'node:path';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { Writable } from 'node:stream';
 import { setFlagsFromString } from 'node:v8';
-import { processRunning } from '../../server/src/commands/group.js';
+import { processRunning } from '../../server/src/platform/index.js';
 import { commandTool } from '../../server/src/commands/tool.js';
 import { CommandLimits } from '../../server/src/commands/limits.js';
 import { CommandLogs } from '../../server/src/commands/logs.js';

@@ -8,7 +8,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
-import { processRunning } from '../../server/src/commands/group.js';
+import { processRunning } from '../../server/src/platform/index.js';
 import { CommandLimits } from '../../server/src/commands/limits.js';
 import { CommandLogs } from '../../server/src/commands/logs.js';
 import { parseCommandsFile } from '../../server/src/commands/spec.js';

@@ -11,7 +11,7 @@ import { homedir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { HOSTS, type HostName, type HostPackage } from './hostList.js';
-import { processRunning } from '../../server/src/commands/group.js';
+import { processRunning } from '../../server/src/platform/index.js';
 
 const MARKER = '.install-complete';
 

@@ -6,7 +6,7 @@ import * as vscode from 'vscode';
 import type { McpTasksTestApi } from '../../extension/api';
 import { findLogFile } from '../../extension/commandTools/outputLog';
 import { taskLabel, type TaskView } from '../../extension/tasks/taskView';
-import { processRunning } from '../../server/src/commands/group';
+import { processRunning } from '../../server/src/platform/index';
 import { askUi, invoke, readyOverHttp, resultPreviewTab, startInVsCode, toolNamed, uiArtifact, waitFor } from './util';
 
 // Command tools and tasks.json tasks as tools, in a real VS Code: declared by the workspace's

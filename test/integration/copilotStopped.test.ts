@@ -4,7 +4,7 @@ import { join, resolve } from 'node:path';
 import * as vscode from 'vscode';
 import type { McpTasksTestApi } from '../../extension/api';
 import { isTerminal, type TaskView } from '../../extension/tasks/taskView';
-import { processRunning } from '../../server/src/commands/group';
+import { processRunning } from '../../server/src/platform/index';
 import { readRows } from './drawnRows';
 import { cleanUp, invoke, readyOverHttp, startInVsCode, toolNamed, waitFor } from './util';
 

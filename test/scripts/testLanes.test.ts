@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { failureLines, runLanes, PLAN, type Phase } from '../../scripts/testLanes.mjs';
-import { processRunning } from '../../server/src/commands/group.js';
+import { processRunning } from '../../server/src/platform/index.js';
 import { waitUntil } from '../support/wait.js';
 
 let dir: string;

@@ -1,21 +1,36 @@
 /**
  * For the reliability suites (fuzz, load, faults, idle, auth): a spawned stdio server driven line
- * by line, a /proc RSS and CPU reader, and a seeded PRNG. (Their HTTP client is rawHttp.ts.)
+ * by line, an RSS reader (/proc on Linux, ps on macOS, tasklist on Windows), a CPU-time reader
+ * (Linux /proc: only the load suite uses it, and it runs on Linux alone), and a seeded PRNG. (Their HTTP client is rawHttp.ts.)
  */
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { LogTail, SERVER_JS } from './helpers.js';
 import type { Msg } from './rawHttp.js';
 import { Changes, waitUntil } from './wait.js';
 
-/** Resident set size of a process, in bytes (Linux /proc). */
+/**
+ * Resident set size of a process, in bytes: /proc on Linux; elsewhere what the OS's own tool
+ * reports (`ps -o rss=` in KiB on macOS, `tasklist`'s "Mem Usage" in K on Windows), so the memory
+ * suites hold on the hosted matrix's macOS and Windows as well.
+ */
 export function rssOf(pid: number): number {
-    const match = /VmRSS:\s+(\d+)\s+kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-    if (!match) {
-        throw new Error(`no VmRSS for ${pid}`);
+    if (process.platform === 'linux') {
+        const match = /VmRSS:\s+(\d+)\s+kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+        if (!match) {
+            throw new Error(`no VmRSS for ${pid}`);
+        }
+        return Number(match[1]) * 1024;
     }
-    return Number(match[1]) * 1024;
+    const kib =
+        process.platform === 'win32'
+            ? /"([\d.,\s]+) K"\s*$/.exec(execFileSync('tasklist', ['/FI', `PID eq ${pid}`, '/FO', 'CSV', '/NH'], { encoding: 'utf8' }).trim())?.[1]?.replace(/[^\d]/g, '')
+            : execFileSync('ps', ['-o', 'rss=', '-p', String(pid)], { encoding: 'utf8' }).trim();
+    if (!kib || !/^\d+$/.test(kib)) {
+        throw new Error(`no resident size for ${pid}`);
+    }
+    return Number(kib) * 1024;
 }
 
 /** CPU time (user + system) a process has used so far, in seconds (Linux /proc). */

@@ -9,7 +9,7 @@ import { confineCwd } from './confine.js';
 import { logFailure, notStarted } from './logFile.js';
 import { INLINE_LOG_KEEP_MS, type CommandLogs, type LogEntry } from './logs.js';
 import { CommandOutput } from './output.js';
-import { RUN_MARKER } from './processTable.js';
+import { RUN_MARKER } from '../platform/processTable.js';
 import { progressThrottle } from './progress.js';
 import { RunLog } from './runLog.js';
 import { spawnPacer } from './spawnPacer.js';

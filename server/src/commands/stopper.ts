@@ -1,6 +1,6 @@
 import type { Clock, ClockTimer } from '../util/clock.js';
 import { currentPlatform } from '../platform/index.js';
-import type { ProcessTable, ScannedProcess } from './processTable.js';
+import type { ProcessTable, ScannedProcess } from '../platform/processTable.js';
 
 /** How often the shared poller looks at every stopping group: one signal 0 each, no process list read. */
 const TICK_MS = 20;

@@ -18,3 +18,6 @@ export function platformFor(os: NodeJS.Platform | OsName): Platform {
 
 /** The platform this server runs on: the one place that reads process.platform. */
 export const currentPlatform: Platform = platformFor(process.platform);
+
+/** Whether process `pid` still runs, as this OS can tell (the tests' way to watch a process end). */
+export const processRunning = (pid: number): boolean => currentPlatform.processRunning(pid);

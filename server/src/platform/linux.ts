@@ -1,6 +1,5 @@
 import { join } from 'node:path';
-import { processRunning } from '../commands/group.js';
-import { systemProcessTable } from '../commands/processTable.js';
+import { procProcessRunning, procProcessTable } from './procTable.js';
 import type { Platform } from './platform.js';
 import { posixPrivateDirProblem, posixShellArgv, posixSpawnPlan } from './posix.js';
 
@@ -10,8 +9,8 @@ export const linuxPlatform: Platform = {
     shellArgv: posixShellArgv,
     shellRefusal: () => undefined,
     spawnPlan: posixSpawnPlan,
-    processTable: systemProcessTable,
-    processRunning,
+    processTable: procProcessTable,
+    processRunning: procProcessRunning,
     dataDir(env, home) {
         // The XDG spec ignores a relative value.
         const state = env.XDG_STATE_HOME && env.XDG_STATE_HOME.startsWith('/') ? env.XDG_STATE_HOME : join(home, '.local', 'state');

@@ -1,6 +1,6 @@
 import type { Stats } from 'node:fs';
 import type { SpawnOptions } from 'node:child_process';
-import type { ProcessTable } from '../commands/processTable.js';
+import type { ProcessTable } from './processTable.js';
 
 /** The operating systems the server knows apart; every other one is run as Linux is. */
 export type OsName = 'linux' | 'darwin' | 'win32';

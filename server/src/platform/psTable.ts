@@ -1,5 +1,5 @@
 import { execFile, spawnSync } from 'node:child_process';
-import type { ProcessTable, ScannedProcess } from '../commands/processTable.js';
+import type { ProcessTable, ScannedProcess } from './processTable.js';
 
 /**
  * The process table as `ps` gives it, for an OS without /proc (macOS). Linux's procps answers

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import type { ProcessTable, ScannedProcess } from '../commands/processTable.js';
+import type { ProcessTable, ScannedProcess } from './processTable.js';
 
 /**
  * Windows has no process groups and no signals: process.kill ends one process (TerminateProcess)

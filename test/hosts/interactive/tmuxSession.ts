@@ -5,7 +5,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
-import { processRunning } from '../../../server/src/commands/group.js';
+import { processRunning } from '../../../server/src/platform/index.js';
 import { waitUntil } from '../../support/wait.js';
 
 export class TmuxSession {

@@ -14,7 +14,7 @@ import {
     ProgressNotificationSchema,
     ToolListChangedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
-import { processRunning } from '../../../server/src/commands/group.js';
+import { processRunning } from '../../../server/src/platform/index.js';
 import { LogTail, SERVER_JS } from '../../support/helpers.js';
 import { Feed } from '../../support/wait.js';
 import { inMemory } from '../../support/serverState.js';

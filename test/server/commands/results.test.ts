@@ -14,7 +14,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { CallToolResultSchema, CreateTaskResultSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { processRunning } from '../../../server/src/commands/group.js';
+import { processRunning } from '../../../server/src/platform/index.js';
 import { connect, LogTail, SERVER_JS, secret, startHttpServer, type Connected, type HttpServer } from '../../support/helpers.js';
 import { waitUntil } from '../../support/wait.js';
 import { inMemory } from '../../support/serverState.js';

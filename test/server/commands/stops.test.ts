@@ -4,7 +4,7 @@ import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { processRunning } from '../../../server/src/commands/group.js';
+import { processRunning } from '../../../server/src/platform/index.js';
 import { waitUntil } from '../../support/wait.js';
 import { commandsFile, Server } from './commandServer.js';
 import { onlyOn, posixOnly } from '../../support/platforms.js';

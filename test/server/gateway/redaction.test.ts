@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { textOf } from '../../support/helpers.js';
 import { everythingOverHttp, stdioGateway, type Gateway } from './gatewayHelpers.js';
-import { linuxOnly } from '../../support/platforms.js';
+import { posixOnly } from '../../support/platforms.js';
 
 // The credentials of a server wrapped by URL (--wrap-header values, the --wrap-url query) never
 // show: not in a command tool's output (a command can read the gateway's command line), not in
@@ -15,7 +15,7 @@ import { linuxOnly } from '../../support/platforms.js';
 const HEADER_SECRET = 'header-sekrit-0815-abcdef';
 const QUERY_SECRET = 'query-sekrit-4711-abcdef';
 
-describe('the gateway hides the credentials of a server it wraps by URL', { timeout: 120_000, ...linuxOnly('the command tool reads its parent\'s command line from /proc') }, () => {
+describe('the gateway hides the credentials of a server it wraps by URL', { timeout: 120_000, ...posixOnly('the command tool reads its parent\'s command line from /proc or ps') }, () => {
     let downstream: Awaited<ReturnType<typeof everythingOverHttp>>;
     let gateway: Gateway;
     let dir: string;
@@ -24,8 +24,11 @@ describe('the gateway hides the credentials of a server it wraps by URL', { time
         downstream = await everythingOverHttp();
         dir = mkdtempSync(join(tmpdir(), 'redaction-'));
         const file = join(dir, 'commands.json');
-        // Prints its parent's command line: the gateway's, flags and all.
-        const showParent = "process.stdout.write(require('fs').readFileSync('/proc/' + process.ppid + '/cmdline', 'utf8').split('\\0').join(' '))";
+        // Prints its parent's command line: the gateway's, flags and all (/proc on Linux, ps on macOS).
+        const showParent =
+            process.platform === 'linux'
+                ? "process.stdout.write(require('fs').readFileSync('/proc/' + process.ppid + '/cmdline', 'utf8').split('\\0').join(' '))"
+                : "process.stdout.write(require('child_process').execFileSync('ps', ['-o', 'command=', '-p', String(process.ppid)], { encoding: 'utf8' }))";
         writeFileSync(file, JSON.stringify({ tools: [{ name: 'show_parent', description: 'Prints the server command line.', command: [process.execPath, '-e', showParent] }] }));
         gateway = await stdioGateway(['--commands', file, '--wrap-url', `${downstream.url}?api_key=${QUERY_SECRET}`, '--wrap-header', `Authorization: Bearer ${HEADER_SECRET}`]);
         await gateway.log.waitFor(/connected \(mcp-servers\/everything/);

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { TASK_INFO_META_KEY, type TaskInfo } from '../../../server/src/contract.js';
-import { processRunning } from '../../../server/src/commands/group.js';
+import { processRunning } from '../../../server/src/platform/index.js';
 import { secret, startHttpServer, type HttpServer } from '../../support/helpers.js';
 import { RawHttp, type Msg, type StreamHandle } from '../../support/rawHttp.js';
 import { waitUntil } from '../../support/wait.js';

@@ -1,7 +1,7 @@
 /** The shared stopper on driven time, over a process table the test holds: signals in order, bounds, survivors named, one scan for many stops. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { ProcessTable, ScannedProcess } from '../../../../server/src/commands/processTable.js';
+import type { ProcessTable, ScannedProcess } from '../../../../server/src/platform/processTable.js';
 import { GroupStopper, KILL_WAIT_MS, type StopReport, type Survivor } from '../../../../server/src/commands/stopper.js';
 import { ManualClock } from '../../../support/manualClock.js';
 

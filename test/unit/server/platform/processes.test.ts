@@ -8,7 +8,7 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { resolve } from 'node:path';
 import { describe, it } from 'node:test';
-import type { ProcessTable, ScannedProcess } from '../../../../server/src/commands/processTable.js';
+import type { ProcessTable, ScannedProcess } from '../../../../server/src/platform/processTable.js';
 import { GroupStopper, UNCONFIRMED_NOTE, type StopReport } from '../../../../server/src/commands/stopper.js';
 import { systemClock } from '../../../../server/src/util/clock.js';
 import { parsePs, psProcessRunning, psProcessTable } from '../../../../server/src/platform/psTable.js';
