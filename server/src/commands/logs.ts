@@ -5,6 +5,7 @@ import type { Clock, ClockTimer } from '../util/clock.js';
 import type { OutputLog } from '../tools/types.js';
 import { LOG_FOLDER_PREFIX, markOwner } from './leftovers.js';
 import { LogGuard } from './logGap.js';
+import { shrinkEndedLog, SHRUNK_LOG_BYTES } from './logShrink.js';
 import { DEFAULT_LOG_LIMIT_BYTES } from '../defaults.js';
 export { DEFAULT_LOG_LIMIT_BYTES } from '../defaults.js';
 
@@ -24,6 +25,8 @@ export interface LogEntry extends OutputLog {
     bytes?: number;
     /** Its size at the last measure of the running logs. */
     measuredBytes?: number;
+    /** Its middle is being cut out (logShrink.ts); settles when the file is final. */
+    shrinking?: Promise<void>;
 }
 
 export interface CommandLogsOptions {
@@ -35,8 +38,10 @@ export interface CommandLogsOptions {
 
 /**
  * The folder of one server's command logs: each log is known by its task, read by read_output
- * and get_task, and deleted when its task expires, or earlier, oldest first, when the ended logs
- * together pass the size cap. A folder this made is removed on close.
+ * and get_task, and deleted when its task expires, never before: a task does not point at a log
+ * that is gone. When the logs together pass the size cap, the oldest ended ones are cut to their
+ * first and last lines (logShrink.ts), one marker saying what went. A folder this made is removed
+ * on close.
  */
 export class CommandLogs {
     readonly dir: string;
@@ -97,7 +102,7 @@ export class CommandLogs {
         this.sweep();
     }
 
-    /** Deletes expired logs, then the oldest ended ones while the folder is over its cap. */
+    /** Deletes expired logs, then cuts the oldest ended ones down while the folder is over its cap. */
     sweep(): void {
         const now = this.clock.now();
         let total = 0;
@@ -113,12 +118,31 @@ export class CommandLogs {
             if (total <= this.maxBytes) {
                 break;
             }
-            if (!entry.running) {
-                total -= entry.bytes ?? 0;
-                this.remove(entry, `the command logs passed their ${this.maxBytes} byte cap and older logs go first`);
+            if (!entry.running && entry.shrinking === undefined && (entry.bytes ?? 0) > SHRUNK_LOG_BYTES) {
+                total -= (entry.bytes ?? 0) - SHRUNK_LOG_BYTES;
+                this.shrink(entry);
             }
         }
         this.arm();
+    }
+
+    /** Cuts an ended log down in the background; until it is done its size counts as what it will be. */
+    private shrink(entry: LogEntry): void {
+        entry.bytes = SHRUNK_LOG_BYTES;
+        entry.shrinking = shrinkEndedLog(entry, this.maxBytes).then(
+            size => {
+                entry.bytes = size;
+            },
+            () => {
+                // Unreadable or gone (removed by hand): it stays counted as cut; its task's expiry removes the entry.
+            },
+        );
+        void entry.shrinking.finally(() => (entry.shrinking = undefined));
+    }
+
+    /** Resolves once every log being cut down is final (the tests wait on it). */
+    async settled(): Promise<void> {
+        await Promise.all([...this.entries].map(entry => entry.shrinking));
     }
 
     /** What the running logs hold, measured at most once per RUNNING_SIZE_REUSE_MS. */
@@ -151,10 +175,18 @@ export class CommandLogs {
         for (const taskId of entry.tasks) {
             this.byTask.delete(taskId);
         }
-        try {
-            unlinkSync(entry.path);
-        } catch {
-            // Already gone: nothing to free.
+        const unlink = (): void => {
+            try {
+                unlinkSync(entry.path);
+            } catch {
+                // Already gone: nothing to free.
+            }
+        };
+        // A log being cut down is deleted once that is done (Windows cannot delete an open file).
+        if (entry.shrinking) {
+            void entry.shrinking.finally(unlink);
+        } else {
+            unlink();
         }
     }
 

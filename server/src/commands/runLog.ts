@@ -1,6 +1,7 @@
 import { open, type FileHandle } from 'node:fs/promises';
 import { kb } from './digest.js';
 import type { LogGap, LogGuard } from './logGap.js';
+import { lineStartFrom, moveDown, withCopyBuffer } from './logMove.js';
 
 /** The log a RunLog writes: where, the guard its reads go through, and the middle it left out (OutputLog's fields). */
 export interface RunLogFile {
@@ -11,14 +12,6 @@ export interface RunLogFile {
 
 /** What waits to be written before `write` asks the caller to wait for `drained`. */
 const HIGH_WATER = 64 * 1024;
-/** How much of the kept part is moved per read and write while the middle is left out. */
-const COPY_CHUNK = 256 * 1024;
-/**
- * The buffer the moves go through, shared by every log and lent to one move at a time (another at
- * the same moment gets one of its own): a flood under a 1 MiB limit moves its kept part hundreds
- * of times, and a fresh buffer each time grew the server's memory by a third.
- */
-let spareBuffer: Buffer | undefined;
 /**
  * The marker line's length, its newline included: always the same, padded with spaces, so the
  * latest lines can be moved in place before the counts it gives are known.
@@ -160,14 +153,8 @@ export class RunLog {
      * puts the marker between them: the latest lines move down to just after the marker's place,
      * the marker is written with the counts, and the file is cut after them.
      */
-    private async leaveOutMiddle(): Promise<void> {
-        const buffer = spareBuffer ?? Buffer.allocUnsafe(COPY_CHUNK);
-        spareBuffer = undefined;
-        try {
-            await this.leaveOutMiddleWith(buffer);
-        } finally {
-            spareBuffer = buffer;
-        }
+    private leaveOutMiddle(): Promise<void> {
+        return withCopyBuffer(buffer => this.leaveOutMiddleWith(buffer));
     }
 
     private async leaveOutMiddleWith(buffer: Buffer): Promise<void> {
@@ -176,11 +163,11 @@ export class RunLog {
         const headLines = gap?.headLines ?? this.headLines;
         // Where the part that may go starts: after the marker, or (the first time) after the first lines.
         const from = gap === undefined ? at : at + gap.markerBytes;
-        const tailFrom = await this.lineStartFrom(Math.max(from, this.fileBytes - Math.floor(this.limit / 4)), buffer);
+        const tailFrom = await lineStartFrom(this.file, Math.max(from, this.fileBytes - Math.floor(this.limit / 4)), this.fileBytes, buffer);
         if (tailFrom <= from) {
             return;
         }
-        const keptLines = await this.move(tailFrom, at + MARKER_BYTES, buffer);
+        const keptLines = await moveDown(this.file, tailFrom, at + MARKER_BYTES, this.fileBytes, buffer);
         const kept = this.fileBytes - tailFrom;
         const droppedBytes = (gap?.droppedBytes ?? 0) + (tailFrom - from);
         const droppedLines = this.fileLines - headLines - keptLines;
@@ -190,44 +177,6 @@ export class RunLog {
         this.fileBytes = at + MARKER_BYTES + kept;
         // Set in the same turn as the file is final, still under the guard: a reader sees both or neither.
         this.entry.gap = { at, markerBytes: MARKER_BYTES, headLines, droppedBytes, droppedLines };
-    }
-
-    /** The start of the first line that begins at or after `position` (the end of the file if none does). */
-    private async lineStartFrom(position: number, buffer: Buffer): Promise<number> {
-        if (position === 0) {
-            return 0;
-        }
-        for (let at = position - 1; at < this.fileBytes; ) {
-            const { bytesRead } = await this.file.read(buffer, 0, buffer.length, at);
-            if (bytesRead === 0) {
-                break;
-            }
-            const newline = buffer.subarray(0, bytesRead).indexOf(0x0a);
-            if (newline >= 0) {
-                return at + newline + 1;
-            }
-            at += bytesRead;
-        }
-        return this.fileBytes;
-    }
-
-    /** Moves bytes [from, end of file) down to `to` (< from), a chunk at a time, front first; returns the lines moved. */
-    private async move(from: number, to: number, buffer: Buffer): Promise<number> {
-        let lines = 0;
-        for (let done = 0; from + done < this.fileBytes; ) {
-            const { bytesRead } = await this.file.read(buffer, 0, Math.min(buffer.length, this.fileBytes - from - done), from + done);
-            if (bytesRead === 0) {
-                break;
-            }
-            const chunk = buffer.subarray(0, bytesRead);
-            for (let at = chunk.indexOf(0x0a); at >= 0; at = chunk.indexOf(0x0a, at + 1)) {
-                lines++;
-            }
-            // Each chunk is read whole before it is written lower down, so no byte is overwritten before it is read.
-            await this.file.writev([chunk], to + done);
-            done += bytesRead;
-        }
-        return lines;
     }
 }
 

@@ -392,7 +392,7 @@ export const FLAGS = [
         min: 1024 * 1024,
         shownDefault: '1073741824 (1 GiB)',
         group: 'Commands',
-        help: 'What the command logs may hold together; beyond it the oldest logs of ended runs are deleted first; at least 1 MiB. A running command\'s own log is held within it too: its middle is left out, one line saying what went.',
+        help: 'What the command logs may hold together; beyond it the oldest logs of ended runs are cut to their first and last lines (64 KiB each; a log is deleted only when its task expires); at least 1 MiB. A running command\'s own log is held within it too: its middle is left out, one line saying what went.',
     },
     {
         name: 'max-command-processes',

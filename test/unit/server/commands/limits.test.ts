@@ -1,11 +1,12 @@
 /** Lifetimes and limits of command runs: logs that go with their task and a size cap, concurrency and whenBusy, the process cap, the commands file fields. */
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { CommandLimits, Slots } from '../../../../server/src/commands/limits.js';
 import { CommandLogs } from '../../../../server/src/commands/logs.js';
+import { SHRUNK_LOG_BYTES } from '../../../../server/src/commands/logShrink.js';
 import { durationText } from '../../../../server/src/commands/runOptions.js';
 import { parseCommandsFile, type CommandSpec } from '../../../../server/src/commands/spec.js';
 import { textResult, type CallToolResult, type ToolContext } from '../../../../server/src/tools/types.js';
@@ -58,20 +59,31 @@ describe('command logs', () => {
         assert.ok(existsSync(join(dir, 'ttl')), "a folder the user chose stays");
     });
 
-    it('over the size cap the oldest ended logs go first; running ones stay', () => {
+    it('over the size cap the oldest ended logs are cut to their first and last lines, never deleted before their task expires; running ones stay', async () => {
         const clock = new ManualClock();
-        const logs = new CommandLogs({ dir: join(dir, 'cap'), clock, maxBytes: 2500 });
+        const logs = new CommandLogs({ dir: join(dir, 'cap'), clock, maxBytes: 600_000 });
+        const lines = (mark: string) => Array.from({ length: 30_000 }, (_, i) => `${mark} ${i + 1}\n`).join('');
         const running = logs.create('test', 'running');
-        writeFileSync(running.path, 'r'.repeat(1000));
+        writeFileSync(running.path, lines('r'));
         const old = logs.create('test', 'old');
-        writeFileSync(old.path, 'o'.repeat(1000));
+        writeFileSync(old.path, lines('o'));
         logs.ended(old, 3_600_000);
         const newer = logs.create('test', 'newer');
-        writeFileSync(newer.path, 'n'.repeat(1000));
-        logs.ended(newer, 3_600_000);
-        assert.ok(!existsSync(old.path), 'the oldest ended log went');
-        assert.match(old.gone ?? '', /2500 byte cap/);
-        assert.ok(existsSync(newer.path) && existsSync(running.path));
+        writeFileSync(newer.path, lines('n'));
+        const whole = statSync(newer.path).size;
+        logs.ended(newer, 7_200_000);
+        await logs.settled();
+        assert.equal(logs.find('old'), old, 'its task still finds it');
+        assert.equal(old.gone, undefined);
+        assert.ok(statSync(old.path).size <= SHRUNK_LOG_BYTES, 'the oldest ended log was cut down');
+        const text = readFileSync(old.path, 'utf8');
+        assert.ok(text.startsWith('o 1\n') && text.endsWith('o 30000\n'), 'its first and last lines stay');
+        assert.match(text, /\[mcp-tasks\] \d+ line\(s\) .* left out here: the command logs passed 585\.9 KB/);
+        assert.equal(statSync(newer.path).size, whole, 'the newer one is whole');
+        assert.equal(statSync(running.path).size, whole, 'a running one is never cut here');
+        await clock.tick(3_600_000);
+        assert.ok(!existsSync(old.path), 'gone when its task expires');
+        assert.match(old.gone ?? '', /expired/);
         logs.close();
     });
 
