@@ -35,10 +35,15 @@ export async function runTool(deps: CommandDeps, preset?: RunToolPreset): Promis
         return undefined;
     }
     if (mode === 'task') {
+        // The Tasks view first, then the task: a tool that asks at once (confirm_delete) opens its
+        // question after, and the question takes the keyboard as it opens. Focusing the view once
+        // the task had started took the focus from a question already on screen, and handing it
+        // back afterwards left a moment in which the user's Escape or Enter went to the view.
+        await vscode.commands.executeCommand(Commands.focusTasks);
+        // Another task's question may have opened as Run Tool's pickers closed: it keeps the keyboard.
+        await PendingPrompt.focusOnScreen();
         const taskId = await deps.owner.startTask(tool.name, args);
         deps.startedHere.add(taskId);
-        await vscode.commands.executeCommand(Commands.focusTasks);
-        await PendingPrompt.focusOnScreen();
         return taskId;
     }
     const title = tool.title ?? toolTitle(tool.name);

@@ -37,8 +37,18 @@ describe('an interrupted prompt keeps its task waiting', () => {
 
             // The driver interrupts the prompt; before this change that answered "cancel" at once.
             const prompt = await waitFor('the prompt to be hidden by the interruption', () => (pendingInputs.get(taskId)?.hidden ? pendingInputs.get(taskId) : undefined), 30_000, 50);
-            const onServer = (await listAllTasks(owner)).find(task => task.taskId === taskId);
-            assert.equal(onServer?.status, 'input_required', 'the server still waits for the answer');
+            // The server still waits for the answer. Read until it says so (a status it stores reaches a
+            // list a moment later on a loaded machine), failing with the task as it last read.
+            let onServer: Awaited<ReturnType<typeof listAllTasks>>[number] | undefined;
+            await waitFor(
+                'the server to list the task as waiting for input',
+                async () => {
+                    onServer = (await listAllTasks(owner)).find(task => task.taskId === taskId);
+                    return onServer?.status === 'input_required' ? true : undefined;
+                },
+                10_000,
+                200,
+            ).catch(() => assert.fail(`the server still waits for the answer; it lists ${JSON.stringify(onServer)}`));
             assert.equal(model.get(taskId)?.status, 'input_required');
             assert.equal(pendingInputs.get(taskId), prompt, 'the request is still unanswered');
 

@@ -95,6 +95,13 @@ export function createUiDriver(shotsDir, log = line => console.log(line), { repo
                 await page.keyboard.press('Escape');
                 if (await widget.waitFor({ state: 'hidden', timeout: 2000 }).then(() => true, () => false)) {
                     done.add(interrupt[0]);
+                } else {
+                    const focus = await page.evaluate(() => {
+                        const el = document.activeElement;
+                        return `${el?.tagName}.${el?.className} in ${el?.closest('[id]')?.id ?? '?'}; title now "${document.querySelector('.quick-input-widget .quick-input-title')?.textContent}"; rows ${document.querySelectorAll('.quick-input-widget .monaco-list-row').length}`;
+                    });
+                    log(`[ui] Escape left the prompt up: focus ${focus}`);
+                    await shot(page, 'escape-left-prompt-up');
                 }
             } else {
                 done.add(interrupt[0]);
