@@ -8,7 +8,8 @@
 import assert from 'node:assert/strict';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { existsSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { after, before, describe, it } from 'node:test';
@@ -155,6 +156,19 @@ describe('npm package', { timeout: 600_000 }, () => {
             const version = spawnSync('npx', [bin, '--version'], { cwd: app, env: cleanEnv(), encoding: 'utf8', timeout: 60_000 });
             assert.equal(version.status, 0, version.stderr);
             assert.equal(version.stdout, `${pkg.version}\n`);
+        }
+        // The bins start through launch.js, which turns on Node's compile cache in the user's data folder.
+        assert.deepEqual(pkg.bin, { 'mcp-tasks': 'dist/launch.js', 'mcp-tasks-server': 'dist/launch.js' });
+        const state = mkdtempSync(join(tmpdir(), 'mcp-tasks-bin-state-'));
+        try {
+            const env = cleanEnv();
+            delete env.NODE_COMPILE_CACHE;
+            const cached = spawnSync('npx', ['mcp-tasks', '--version'], { cwd: app, env: { ...env, XDG_STATE_HOME: state }, encoding: 'utf8', timeout: 60_000 });
+            assert.equal(cached.status, 0, cached.stderr);
+            const supported = Number(process.versions.node.split('.')[0]) >= 22;
+            assert.equal(existsSync(join(state, 'mcp-tasks', 'compile-cache')), supported, 'the compile cache folder (Node 22.1 and later)');
+        } finally {
+            rmSync(state, { recursive: true, force: true });
         }
         const usage = spawnSync('npx', ['mcp-tasks', '--bogus'], { cwd: app, env: cleanEnv(), encoding: 'utf8', timeout: 60_000 });
         assert.equal(usage.status, 2);

@@ -12,7 +12,7 @@ import './serverState.js';
 export const ROOT = resolve(__dirname, '../..');
 export const SERVER_DIR = join(ROOT, 'server');
 
-export const serverPackage = JSON.parse(readFileSync(join(SERVER_DIR, 'package.json'), 'utf8')) as { name: string; version: string; peerDependencies: Record<string, string> };
+export const serverPackage = JSON.parse(readFileSync(join(SERVER_DIR, 'package.json'), 'utf8')) as { name: string; version: string; bin: Record<string, string>; peerDependencies: Record<string, string> };
 
 /** npm and npx as a user runs them: none of the npm_* variables of an outer `npm test`. */
 export function cleanEnv(): NodeJS.ProcessEnv {
