@@ -77,14 +77,33 @@ describe(`${HOSTS.claude.spec} interactive (tmux), tasks over HTTP`, { timeout: 
         const tap = await startMcpTap(server.url);
         const dirs = makeHostDirs('claude-interactive');
         const sessions: TmuxSession[] = [];
-        const start = async (args: string[] = []) => {
+        /** One launch: resolves with the session once our tools are listed and the prompt is drawn, or rejects saying what the host did. */
+        const launch = async (args: string[]) => {
             const listed = tap.feed.items.length;
             const session = startClaudeSession({ installed: host, dirs, modelUrl: model.url, proxyUrl: proxy.url, mcpUrl: tap.url, token: TOKEN, args });
             sessions.push(session);
             // Our tools listed, then the prompt drawn: typing before would reach a model without them.
-            await tap.feed.until(items => items.slice(listed).some(item => item.from === 'server' && Array.isArray((item.message.result as { tools?: unknown } | undefined)?.tools)), 'our tools listed to Claude Code', STEP_MS);
+            await tap.feed
+                .until(items => items.slice(listed).some(item => item.from === 'server' && Array.isArray((item.message.result as { tools?: unknown } | undefined)?.tools)), 'our tools listed to Claude Code', STEP_MS / 2)
+                .catch((error: Error) => {
+                    const sent = tap.feed.items.slice(listed).flatMap(item => (item.from === 'host' && item.message.method ? [item.message.method] : []));
+                    throw new Error(`${error.message}\nthe host sent since it started: ${sent.join(', ') || 'nothing'}\nscreen:\n${session.screen()}`);
+                });
             await session.waitForScreen(screen => /^❯\s*$/m.test(screen), 'the prompt', STEP_MS);
             return session;
+        };
+        // In three full `npm test` runs, a Claude Code that had started cleanly in every other test
+        // once never listed our tools (a resumed session, tools/list never sent in 90 s); the same
+        // test passed 4 of 4 runs alone. A user restarts it; so does this, once, saying why in the
+        // log, and a second launch that does not list them fails the test with what the host did.
+        const start = async (args: string[] = []) => {
+            try {
+                return await launch(args);
+            } catch (error) {
+                console.error(`[claude interactive] relaunching once: ${(error as Error).message.split('\n').slice(0, 2).join(' / ')}`);
+                await sessions.pop()?.close();
+                return launch(args);
+            }
         };
         try {
             await body({ model, tap, dirs, start });
