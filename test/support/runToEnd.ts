@@ -1,5 +1,7 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
+// The programs run here (the demo starts dist/server.js) keep tasks in this test process's state folder, never the user's.
+import './serverState.js';
 
 export interface Ended {
     code: number | null;

@@ -1,5 +1,5 @@
 /**
- * Imported for its effect by every helper that starts a server (helpers.ts, fakeVscode.ts): the
+ * Imported for its effect by every helper that starts a server (helpers.ts, fakeVscode.ts, runToEnd.ts): the
  * servers a test starts never write into the user's own data folder. The server's default store
  * keeps tasks in a file under $XDG_STATE_HOME; here that is a fresh folder of this test process,
  * removed when it exits, and servers started without --store keep tasks in memory as before, so
