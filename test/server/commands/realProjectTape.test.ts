@@ -61,11 +61,14 @@ describe('a second real project (minimist) with a bug injected, its tape suite a
         assert.match(readFileSync(logPath, 'utf8'), /\n# fail {2}2\n+$/, "tape's summary, to its last line");
     });
 
-    it('read_output shows what is around a grep hit and follows the run', async () => {
+    it('read_output shows what is around a grep hit, reads from its line, and follows the run', async () => {
         const { taskId } = await server.start('test');
         await server.result(taskId);
         const hit = await read({ task_id: taskId, grep: '^not ok', context: 2 });
         assert.match(hit, /\n\d+- # nums\n\d+: not ok \d+ should be deeply equivalent\n\d+- {3}---\n\d+- {5}operator: deepEqual\n/, hit);
+        const at = Number(/\n(\d+): not ok/.exec(hit)?.[1]);
+        const byLine = await read({ task_id: taskId, from_line: at, lines: 2 });
+        assert.match(byLine, new RegExp(`: lines ${at}-${at + 1}\\. More: read_output with from_line ${at + 2}\\.\\n${at}: not ok \\d+ should be deeply equivalent\\n${at + 1}: {3}---`), byLine);
         const first = await read({ task_id: taskId, follow: true, grep: '^# (pass|fail)' });
         assert.match(first, /: 2 line\(s\) written since your last read match/);
         assert.match(await read({ task_id: taskId, follow: true, grep: '^# (pass|fail)' }), /: 0 line\(s\) written since your last read match/);
