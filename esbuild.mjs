@@ -51,7 +51,10 @@ const integrationEntries = readdirSync('test/integration')
 const contexts = await Promise.all([
     // The server CLI: standalone, every dependency inside, launched by the extension and by users.
     // dist/server.js only turns on Node's compile cache and loads dist/server-main.js (launch.ts).
-    esbuild.context({ ...common, entryPoints: { server: 'server/src/launch.ts' }, outdir: 'dist', plugins: [...common.plugins, cliApart] }),
+    // Its import('./cli.js') becomes a require: dist/server-main.js is CommonJS, and import() of a
+    // CommonJS file first scans all 1.4 MB of it for named exports (cjs-module-lexer), which made the
+    // first answer over stdio 2.5× slower through the launcher than with server-main.js run directly.
+    esbuild.context({ ...common, entryPoints: { server: 'server/src/launch.ts' }, outdir: 'dist', supported: { 'dynamic-import': false }, plugins: [...common.plugins, cliApart] }),
     esbuild.context({ ...common, entryPoints: { 'server-main': 'server/src/cli.ts' }, outdir: 'dist', plugins: [...common.plugins, redisClientApart, gatewayClientApart] }),
     esbuild.context({ ...common, entryPoints: { 'redis-client': 'server/src/tasks/redisClient.ts' }, outdir: 'dist' }),
     esbuild.context({ ...common, entryPoints: { 'gateway-client': 'server/src/gateway/sdkClient.ts' }, outdir: 'dist' }),
