@@ -11,7 +11,11 @@ import type { ClientCapabilities } from '@modelcontextprotocol/sdk/types.js';
 import { Feed, type Changes } from './wait.js';
 import { inMemory } from './serverState.js';
 
-export const SERVER_JS = resolve(__dirname, '../../dist/server.js');
+/**
+ * The server the suites start: this checkout's build, or (MCP_TASKS_SERVER_JS) another build's
+ * `dist/server.js`, to show what a suite finds on an older main (the host matrix's before, TESTING.md).
+ */
+export const SERVER_JS = process.env.MCP_TASKS_SERVER_JS ? resolve(process.env.MCP_TASKS_SERVER_JS) : resolve(__dirname, '../../dist/server.js');
 export const TRANSPORTS = ['stdio', 'http'] as const;
 export type TransportKind = (typeof TRANSPORTS)[number];
 
