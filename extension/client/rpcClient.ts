@@ -24,6 +24,8 @@ export interface RpcClientOptions {
     /** Something the connection survives: a malformed message, a dropped stream. */
     onError?(message: string): void;
     stream?: StreamOptions;
+    /** Whether the server's process still runs; asked before each request carries the token (see StreamableHttpClientTransport). */
+    peerAlive?: () => boolean;
 }
 
 interface Pending {
@@ -46,6 +48,7 @@ export class RpcClient {
             options.token,
             { message: value => this.receive(value), lost: reason => this.lose(reason), error: message => options.onError?.(message) },
             options.stream,
+            options.peerAlive,
         );
     }
 

@@ -3,6 +3,7 @@
 // own, the session and protocol-version headers, and the GET stream reopened when it drops.
 import { HttpHeaders } from '@mcp-tasks/server/contract';
 import type { JsonRpcMessage } from './jsonRpc';
+import { guardedFetch, GuardedAgent } from './guardedHttp';
 import { readSse } from './sseReader';
 
 export interface StreamOptions {
@@ -41,6 +42,9 @@ export function reopenDelay(attempt: number, options: StreamOptions, serverRetry
     return serverRetryMs ?? Math.min(options.initialMs * options.growFactor ** attempt, options.maxMs);
 }
 
+/** Why nothing more is sent: the server's process is gone, and its port may be someone else's. */
+const PEER_GONE = 'the MCP Tasks server process has exited; nothing more is sent to its port';
+
 export class StreamableHttpClientTransport {
     sessionId?: string;
     protocolVersion?: string;
@@ -53,7 +57,24 @@ export class StreamableHttpClientTransport {
         private readonly token: string,
         private readonly events: TransportEvents,
         private readonly options: StreamOptions = DEFAULT_STREAM_OPTIONS,
-    ) {}
+        /**
+         * Whether the server's process still runs, asked before each request carries the token: once
+         * it has exited, another local user can take its port, and a request made before the
+         * endpoint is withdrawn (a stream reopening, a periodic reconcile) would hand them the token.
+         */
+        private readonly peerAlive?: () => boolean,
+    ) {
+        this.agent = peerAlive ? new GuardedAgent(peerAlive, PEER_GONE) : undefined;
+    }
+
+    /** Set when the server's process can be watched: every new connection is checked (guardedHttp.ts). */
+    private readonly agent?: GuardedAgent;
+
+    /** A request, through the guarded agent when there is one; the Response either way. */
+    private fetch(init: { method: 'GET' | 'POST'; headers: Record<string, string>; body?: string }): Promise<Response> {
+        const signal = this.abort.signal;
+        return this.agent ? guardedFetch(this.url, { ...init, signal }, this.agent) : fetch(this.url, { ...init, signal, redirect: 'manual' });
+    }
 
     get closed(): boolean {
         return this.abort.signal.aborted;
@@ -64,12 +85,14 @@ export class StreamableHttpClientTransport {
      * read to its end (for a request, its response has then arrived unless the server hung up).
      */
     async send(message: JsonRpcMessage): Promise<void> {
-        const response = await fetch(this.url, {
+        if (this.peerAlive?.() === false) {
+            // The request fails; the stream, which cannot reopen either, reports the connection lost.
+            throw new Error(PEER_GONE);
+        }
+        const response = await this.fetch({
             method: 'POST',
             headers: this.headers({ 'content-type': 'application/json', accept: 'application/json, text/event-stream' }),
             body: JSON.stringify(message),
-            signal: this.abort.signal,
-            redirect: 'manual',
         });
         const sessionId = response.headers.get(HttpHeaders.sessionId);
         if (sessionId) {
@@ -107,15 +130,20 @@ export class StreamableHttpClientTransport {
     close(): void {
         clearTimeout(this.reopenTimer);
         this.abort.abort();
+        this.agent?.destroy();
     }
 
     private async stream(attempt: number): Promise<void> {
         if (this.closed) {
             return;
         }
+        if (this.peerAlive?.() === false) {
+            this.events.lost(PEER_GONE);
+            return;
+        }
         let response: Response;
         try {
-            response = await fetch(this.url, { method: 'GET', headers: this.headers({ accept: 'text/event-stream' }), signal: this.abort.signal, redirect: 'manual' });
+            response = await this.fetch({ method: 'GET', headers: this.headers({ accept: 'text/event-stream' }) });
         } catch (err) {
             if (!this.closed) {
                 this.events.error(`cannot open the event stream: ${errorMessage(err)}`);

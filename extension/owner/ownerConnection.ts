@@ -8,6 +8,7 @@ import type { TaskModel } from '../tasks/taskModel';
 import { ResultCache } from '../tasks/resultCache';
 import { setServerToolTitles, type TaskView } from '../tasks/taskView';
 import { OpenInputs } from './openInputs';
+import { processAlive } from './ownerVerify';
 import { RpcClient, type RequestHandler } from '../client/rpcClient';
 import type { StreamOptions } from '../client/streamableHttp';
 import { asCreatedTask, asElicitParams, asOwnerJobStart, jobRef, asSamplingParams, asTask, asTaskPage, asToolResult, asTools, isLooseTask, ownerProgress } from '../client/wireGuards';
@@ -209,6 +210,7 @@ export class OwnerConnection extends Disposable {
             onLost: reason => this.onLost(generation, reason),
             onError: message => this.log.debug(`client: ${message}`),
             stream: this.streamOptions,
+            peerAlive: endpoint.pid === undefined ? undefined : () => processAlive(endpoint.pid!),
         });
         try {
             await client.connect();

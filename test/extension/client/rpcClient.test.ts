@@ -4,6 +4,7 @@
 import '../../support/fakeVscode.js';
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
+import { createServer as createHttpServer } from 'node:http';
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import { resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -194,6 +195,29 @@ describe('RpcClient against dist/server.js --http', () => {
         });
     });
 
+    it("sends nothing, token or not, once the server's process is gone: the connection is lost instead", LIMIT, async () => {
+        // Whoever holds the port now (another local user after the server died) must not see the token.
+        const seen: (string | undefined)[] = [];
+        const squatter = createHttpServer((req, res) => {
+            seen.push(req.headers.authorization);
+            res.writeHead(500).end();
+        });
+        await new Promise<void>(done => squatter.listen(0, '127.0.0.1', done));
+        const { port } = squatter.address() as { port: number };
+        try {
+            let alive = false;
+            const rpc = client(`http://127.0.0.1:${port}/mcp`, { peerAlive: () => alive });
+            await assert.rejects(rpc.connect(), /the MCP Tasks server process has exited; nothing more is sent to its port/);
+            assert.deepEqual(seen, [], 'no request reached the port');
+            // The same client with a live peer does reach it: the check is what kept it away.
+            alive = true;
+            await assert.rejects(client(`http://127.0.0.1:${port}/mcp`, { peerAlive: () => alive }).connect(), /HTTP 500/);
+            assert.deepEqual(seen, [`Bearer ${OWNER_TOKEN}`]);
+        } finally {
+            squatter.close();
+        }
+    });
+
     it('refuses a wrong token with a clear error and stays closed', LIMIT, async () => {
         const rpc = client(server.url, { token: 'not-the-token' });
         await assert.rejects(rpc.connect(), /HTTP 401 from the MCP Tasks server: Unauthorized: a valid Authorization: Bearer token is required/);
@@ -273,7 +297,10 @@ describe('OwnerConnection over the RpcClient', () => {
         const owner = new OwnerConnection(model, quiet, input, IMMEDIATE);
         try {
             const up = nextEvent(owner.onDidChangeState, Boolean);
-            owner.setEndpoint({ url: server.url, token: OWNER_TOKEN, pid: server.pid });
+            // No pid: the endpoint of a server whose process the extension cannot watch. With a pid, the
+            // connection sends nothing once that process is gone (the test above), and the launcher sets
+            // the restarted server's endpoint anew.
+            owner.setEndpoint({ url: server.url, token: OWNER_TOKEN });
             await up;
             const taskId = await owner.startTask('confirm_delete', { filename: 'b.txt' });
             const before = await owner.result(taskId);
