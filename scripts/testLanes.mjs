@@ -65,7 +65,8 @@ export function failureLines(log) {
     const picked = [];
     let mochaBlock = 0;
     for (const line of lines) {
-        if (/\b\d+ failing\b/.test(line)) {
+        // mocha's summary line alone ("  2 failing", "[vscode]   2 failing"), not a line that quotes it.
+        if (/^(?:\[[\w ]+\])?\s*\d+ failing\s*$/.test(line)) {
             mochaBlock = 25;
         }
         if (mochaBlock > 0) {

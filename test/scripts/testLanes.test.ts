@@ -95,6 +95,7 @@ describe('npm test lanes (scripts/testLanes.mjs)', () => {
         assert.doesNotMatch(recap, /ok 1 - fine|stack|quiet/);
         const mocha = ['[vscode]   9 passing (40s)', '[vscode]   1 failing', '[vscode]   1) Tasks view', '[vscode]        answers with Enter:', '[vscode]      AssertionError: expected 1', '[integration] dev: FAILED (exit 1) in 300 s'];
         assert.deepEqual(failureLines(['[vscode]   ✔ fine', ...mocha].join('\n')), mocha.slice(1));
+        assert.deepEqual(failureLines('# \\#   1 failing test:\n#   ✖ a test that failed on purpose\nok 3 - fine'), [], 'a line quoting a failure count opens no block');
         const many = failureLines(Array.from({ length: 100 }, (_, i) => `not ok ${i} - t${i}`).join('\n'));
         assert.equal(many.length, 61);
         assert.match(many.at(-1)!, /40 more lines in the log/);
