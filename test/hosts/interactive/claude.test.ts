@@ -7,7 +7,7 @@
  * machine; it runs with the rest of `npm run test:hosts`, in `npm test`'s node lane.
  */
 import assert from 'node:assert/strict';
-import { readdirSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { startHttpServer, type HttpServer } from '../../support/helpers.js';
@@ -20,6 +20,7 @@ import type { TmuxSession } from './tmuxSession.js';
 import { startScriptedModel, type ScriptedModel } from '../model/server.js';
 import type { RecordedRequest, Turn } from '../model/script.js';
 import { startRefusingProxy } from '../refusingProxy.js';
+import { waitUntil } from '../../support/wait.js';
 
 const TOKEN = 'interactive-test-token';
 const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
@@ -224,12 +225,21 @@ describe(`${HOSTS.claude.spec} interactive (tmux), tasks over HTTP`, { timeout: 
             await first.type('Run slow_compute for 25 seconds.');
             const poll = await run.tap.sent('tasks/get', STEP_MS);
             const taskId = (poll.params as { taskId: string }).taskId;
+            // The transcript holds the call's result (the server's task id) before the session closes,
+            // as it does when a user quits after seeing the call go to the background: Claude Code writes it as it goes, and killed before it
+            // had, its --resume found no conversation and exited (twice in full npm test runs).
+            const projects = join(run.dirs.home, '.claude', 'projects');
+            const sessionFile = await waitUntil(
+                () =>
+                    readdirSync(projects, { recursive: true, encoding: 'utf8' })
+                        .filter(file => /[0-9a-f-]{36}\.jsonl$/.test(file))
+                        .find(file => readFileSync(join(projects, file), 'utf8').includes(taskId)),
+                `a session transcript under ${projects} with the call's task ${taskId} in it`,
+                { everyMs: 250, timeoutMs: STEP_MS },
+            );
             await first.close();
             const closedAt = run.tap.feed.items.length;
             t.diagnostic(`sent after the first session closed: ${run.tap.methodsSent().slice(-3).join(', ')}`);
-            const projects = join(run.dirs.home, '.claude', 'projects');
-            const sessionFile = readdirSync(projects, { recursive: true, encoding: 'utf8' }).find(file => file.endsWith('.jsonl'));
-            assert.ok(sessionFile, `no session under ${projects}`);
             const sessionId = basename(sessionFile, '.jsonl');
             await run.start(['--resume', sessionId]);
             const again = await run.tap.feed.until(items => items.slice(closedAt).find(item => item.from === 'host' && item.message.method === 'tasks/get' && (item.message.params as { taskId?: string }).taskId === taskId), `tasks/get for ${taskId} after --resume`, STEP_MS);

@@ -20,6 +20,12 @@ export class TmuxSession {
         const session = new TmuxSession(dir);
         const env = Object.entries(options.env).flatMap(([key, value]) => ['-e', `${key}=${value}`]);
         session.tmux(['-f', '/dev/null', 'new-session', '-d', '-s', 'host', '-x', '160', '-y', '50', '-c', options.cwd, ...env, command, ...args]);
+        // A host that exits leaves its last screen to read (a failure then shows why it exited).
+        try {
+            session.tmux(['set-option', '-t', 'host', 'remain-on-exit', 'on']);
+        } catch {
+            // It exited before the option could be set: its screen is gone with it.
+        }
         return session;
     }
 
