@@ -260,7 +260,8 @@ export function rows(settings: Settings): Row[] {
             floor: { exp: 'coldstart', key: 'httpP50' },
             goal: { text: '≤ 300 ms', met: v => atMost(300)(v.ours) },
         },
-        { figure: 'cold start → initialize answered', transport: 'stdio', exp: 'coldstart', key: 'stdioP50', kind: 'latency', extra: [['stdioMax', 'max {}']] },
+        // A host that probes at spawn (Claude Code's server/discover) falls back to no tasks after 3 s; issue 40 asks for ≤ 300 ms.
+        { figure: 'cold start → initialize answered', transport: 'stdio', exp: 'coldstart', key: 'stdioP50', kind: 'latency', extra: [['stdioMax', 'max {}']], goal: { text: '≤ 300 ms', met: v => atMost(300)(v.ours) } },
         {
             figure: 'extension activation (time in activate())',
             transport: '–',
