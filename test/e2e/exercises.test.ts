@@ -3,6 +3,8 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { resolve } from 'node:path';
 import { describe, it } from 'node:test';
+// The servers the exercises start keep tasks in this test process's state folder, never the user's.
+import '../support/serverState.js';
 
 const SCRIPT = resolve(__dirname, '../../scripts/exercises.sh');
 
