@@ -21,7 +21,10 @@ describe('sub-tasks in the sidebar', () => {
         assert.ok(children.every(child => child.parentTaskId === parentId));
         assert.ok(!tree.getChildren().some(row => 'taskId' in row && row.parentTaskId === parentId), 'children are not listed at the top level');
         assert.equal(tree.getTreeItem(parent).collapsibleState, vscode.TreeItemCollapsibleState.Expanded);
-        // The UI driver (when there is one) photographs the nested tree before the cancel.
+        // The UI driver (when there is one) photographs the nested tree before the cancel. The rows
+        // are brought into view first: a tree the earlier suites filled or scrolled may hold them
+        // out of sight, where the driver never finds them (a CI run waited out its 60 s so).
+        await api.testing.treeView.reveal(parent, { expand: true, focus: false, select: false });
         await uiArtifact('tree-subtasks.png', since);
 
         await vscode.commands.executeCommand('mcpTasks.cancelTask', parent);
