@@ -20,7 +20,9 @@ import { attachGateway, forwardRoots, gatewayServerOptions } from './gateway/att
 import { DurableTaskStore } from './tasks/durableStore.js';
 import { loadSqlite } from './tasks/sqlite.js';
 import { TASKS_FILE } from './tasks/taskJournal.js';
-import type { TaskStore } from './tasks/types.js';
+import type { TaskRecord, TaskStore } from './tasks/types.js';
+import { jobFolders, jobKeeping, keepsRunning, resumeJobs } from './commands/jobs.js';
+import type { JobKeeping } from './commands/run.js';
 import { parseLostTasks } from './tasks/lostTasks.js';
 import { defaultDataDir } from './util/dataDir.js';
 import type { ToolDefinition } from './tools/types.js';
@@ -80,15 +82,27 @@ async function start(options: CliOptions, log: Logger): Promise<Started | number
     let store: TaskStore | undefined;
     // Replicas sharing a store sign a paused call's requestState with one key, so a retry may land on any of them.
     let requestStateKey: string | undefined;
+    const dataDir = options.dataDir ? resolve(options.dataDir) : defaultDataDir();
+    // Command tasks that outlive this server, and those a server that is gone left running (commands/jobs.ts).
+    let keeping: JobKeeping | undefined;
+    let resumed: TaskRecord[] = [];
     try {
-        store = options.storeKind === 'redis' ? await openRedisStore(options, workerId, log) : options.storeKind === 'sqlite' ? openDurableStore(options, workerId, log) : undefined;
+        if (options.storeKind === 'sqlite') {
+            const wanted = jobKeeping({ dataDir, windowMs: options.commandsReattachMs, worker: workerId, commands: options.commandsFile !== undefined });
+            const durable = openDurableStore(dataDir, workerId, log, keepsRunning(wanted, dataDir, systemClock, log));
+            store = durable?.store;
+            keeping = durable && wanted;
+            resumed = durable?.resumed ?? [];
+        } else if (options.storeKind === 'redis') {
+            store = await openRedisStore(options, workerId, log);
+        }
         requestStateKey = await store?.sharedSecret?.('request-state');
     } catch (err) {
         log.error(`[store] ${errorMessage(err)}`);
         return START_ERROR;
     }
-    // Log folders of servers that died without closing; nothing waits on it.
-    void removeLeftoverLogFolders(log);
+    // Log folders of servers that died without closing (but where a command lives on); nothing waits on it.
+    void removeLeftoverLogFolders(log, undefined, keeping ? jobFolders(dataDir) : undefined);
     const demo = demoServerOptions(options.taskTools, options.demoTools);
     // Fixtures first: the conformance suite calls the first listed tool with no arguments.
     const fixtures = options.conformanceFixtures ? conformanceFixtures(() => core.setTools(allTools())) : [];
@@ -106,6 +120,7 @@ async function start(options: CliOptions, log: Logger): Promise<Started | number
                   clock: systemClock,
                   log,
                   serverSecrets: serverSecrets(options),
+                  jobs: keeping,
                   taskTools: options.taskTools,
                   // Read only when an owner job starts, long after core exists.
                   hub: () => core.hub,
@@ -147,6 +162,9 @@ async function start(options: CliOptions, log: Logger): Promise<Started | number
     if (lost.length > 0) {
         core.runtime.rememberLost(lost);
         log.info(`[tasks] ${lost.length} task(s) of the previous server answer as lost`);
+    }
+    if (keeping && resumed.length > 0) {
+        resumeJobs(resumed, keeping, job => commands?.adoption(job), (record, work) => core.runtime.resume(record, work), systemClock, log);
     }
     if (gateway) {
         // In the background: the first answers never wait for a wrapped server to start (gateway.ts).
@@ -269,21 +287,21 @@ async function loadGateway(options: CliOptions, log: Logger, taken: (name: strin
  * memory store, saying so (the server must keep working wherever it runs: Node 20, an older VS
  * Code's Electron).
  */
-function openDurableStore(options: CliOptions, workerId: string, log: Logger): TaskStore | undefined {
+function openDurableStore(dir: string, workerId: string, log: Logger, keepRunning: (record: TaskRecord) => boolean): { store: TaskStore; resumed: TaskRecord[] } | undefined {
     const DatabaseSync = loadSqlite();
     if (!DatabaseSync) {
         log.warn(`[store] this Node.js (${process.version}) has no node:sqlite, so tasks are kept in memory and end with this process: run on Node.js 22.13 or later to keep them across restarts, or use --store redis://… (--store memory chooses memory without this note)`);
         return undefined;
     }
-    const dir = options.dataDir ? resolve(options.dataDir) : defaultDataDir();
     const onWriteError = (err: unknown, changes: number) =>
         log.error(`[store] could not write ${changes} task change(s) to ${join(dir, TASKS_FILE)}: ${errorMessage(err)}; they are kept in memory only, until this server ends`);
-    const { store, start } = DurableTaskStore.open(DatabaseSync, { dir, workerId, onWriteError });
+    const { store, start } = DurableTaskStore.open(DatabaseSync, { dir, workerId, onWriteError, keepRunning });
+    const resumed = start.resumed.length > 0 ? `, ${start.resumed.length} command task(s) still running to follow` : '';
     log.info(
         `[store] tasks are kept in ${store.path}` +
-            (start.kept + start.failed > 0 ? `; took over ${start.kept} finished task(s) and failed ${start.failed} that were running in a server that is gone (${start.from.join(', ')})` : ''),
+            (start.kept + start.failed + start.resumed.length > 0 ? `; took over ${start.kept} finished task(s)${resumed}, and failed ${start.failed} that were running in a server that is gone (${start.from.join(', ')})` : ''),
     );
-    return store;
+    return { store, resumed: start.resumed };
 }
 
 /** Loaded only when asked for, so the in-memory default does not pay for the Redis client. */

@@ -52,11 +52,19 @@ export class OutputCapture {
          */
         private readonly file: FileHandle,
         private readonly clock: Clock,
+        /**
+         * Keeps every byte until the run ends (no hole punched): a run that may outlive the server
+         * is read again from its first byte by the server that re-adopts it (adopt.ts).
+         */
+        private readonly keepAll: boolean,
     ) {}
 
-    /** Creates the capture file next to the run's log (off the main thread); rejects, leaving nothing behind, when it cannot be made. */
-    static async open(path: string, clock: Clock): Promise<OutputCapture> {
-        return new OutputCapture(path, await open(path, 'a+', 0o600), clock);
+    /**
+     * Creates the capture file next to the run's log (off the main thread), or opens the one a run
+     * already writes (re-adoption); rejects, leaving nothing behind, when it cannot be made.
+     */
+    static async open(path: string, clock: Clock, keepAll = false): Promise<OutputCapture> {
+        return new OutputCapture(path, await open(path, 'a+', 0o600), clock, keepAll);
     }
 
     /** The descriptor to give the child as stdout and stderr. */
@@ -85,6 +93,16 @@ export class OutputCapture {
         this.closed = true;
         await this.file.close().catch(() => undefined);
         unlinkQuietly(this.path);
+    }
+
+    /** The server lets the run go on without it (it shuts down): stops following the file and keeps it, for the next server. */
+    async detach(): Promise<void> {
+        this.finished = true;
+        this.clock.clearTimeout(this.timer);
+        this.watcher?.close();
+        await this.reading;
+        this.closed = true;
+        await this.file.close().catch(() => undefined);
     }
 
     private poll(): void {
@@ -141,7 +159,7 @@ export class OutputCapture {
      * until the run ends and it is deleted.
      */
     private release(): void {
-        if (!canPunch || this.releasing || this.closed || this.position - this.released < CAPTURE_RELEASE_BYTES) {
+        if (!canPunch || this.keepAll || this.releasing || this.closed || this.position - this.released < CAPTURE_RELEASE_BYTES) {
             return;
         }
         this.releasing = true;

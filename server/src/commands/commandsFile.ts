@@ -10,6 +10,9 @@ import { isDirectory } from './logFile.js';
 import { CommandLogs } from './logs.js';
 import { parseCommandsFile, type CommandSpec } from './spec.js';
 import { commandTool } from './tool.js';
+import { adoptCommand } from './adopt.js';
+import type { JobFacts } from './jobFile.js';
+import type { JobKeeping, RunDeps } from './run.js';
 
 /** Changes arriving this close together are read once. */
 const SETTLE_MS = 100;
@@ -34,6 +37,8 @@ export interface CommandsFileOptions {
     taskTools?: boolean;
     /** Called with the new tool set after each good reload. */
     onChange(tools: ToolDefinition[]): void;
+    /** Where command tasks record what a later server needs to re-adopt them (a durable store); absent: they stop with this server. */
+    jobs?: JobKeeping;
 }
 
 /**
@@ -45,6 +50,8 @@ export class CommandsFile {
     readonly logs: CommandLogs;
     readonly limits: CommandLimits;
     tools: ToolDefinition[];
+    /** The entries served now, by name. */
+    private specs = new Map<string, CommandSpec>();
     private watcher?: FSWatcher;
     private timer?: ReturnType<Clock['setTimeout']>;
 
@@ -103,8 +110,28 @@ export class CommandsFile {
         this.logs.close();
     }
 
+    /**
+     * The work that follows a job a server that is gone started (adopt.ts), when this file still
+     * declares its command; undefined when it does not (the job is then stopped and its task failed).
+     * Not through the limits: the job already runs, and neither queues nor is refused.
+     */
+    adoption(job: JobFacts): NonNullable<ToolDefinition['run']> | undefined {
+        const spec = this.specs.get(job.tool);
+        const jobs = this.options.jobs;
+        if (!spec || spec.ownerJob || !jobs) {
+            return undefined;
+        }
+        const deps = { ...this.runDeps(), jobs };
+        return (_args, ctx) => adoptCommand(job, spec, ctx, deps);
+    }
+
+    private runDeps(): RunDeps {
+        const { clock } = this.options;
+        return { clock, logs: this.logs, env: process.env, serverSecrets: this.options.serverSecrets, readOutput: this.options.taskTools === true, jobs: this.options.jobs };
+    }
+
     private read(): ToolDefinition[] {
-        const { file, clock } = this.options;
+        const { file } = this.options;
         let text: string;
         try {
             text = readFileSync(file, 'utf8');
@@ -122,7 +149,8 @@ export class CommandsFile {
             }
             return !why && !cwd;
         });
-        return specs.map(spec => commandTool(spec, { clock, logs: this.logs, limits: this.limits, env: process.env, hub: this.options.hub, serverSecrets: this.options.serverSecrets, readOutput: this.options.taskTools === true }));
+        this.specs = new Map(specs.map(spec => [spec.name, spec]));
+        return specs.map(spec => commandTool(spec, { ...this.runDeps(), limits: this.limits, hub: this.options.hub }));
     }
 }
 

@@ -4,6 +4,7 @@ import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { errorMessage, type Logger } from '../util/log.js';
 import { currentPlatform } from '../platform/index.js';
+import { KEPT_SUFFIX } from './jobFile.js';
 
 /** What every default command-log folder is named: `mkdtemp` adds six characters. */
 export const LOG_FOLDER_PREFIX = 'mcp-tasks-commands-';
@@ -30,9 +31,10 @@ export function markOwner(dir: string): void {
  * when its owner file names a process that no longer runs (on Linux, a process under the same pid
  * that started at another time is another process). A folder without an owner file is left alone:
  * it may be another server's between mkdtemp and the owner file, or an older version's. A folder
- * the user chose (--commands-log-dir) is theirs and kept. Resolves with the folders removed.
+ * the user chose (--commands-log-dir) is theirs and kept, and so is one where a kept command lives
+ * on (its mark, jobFile.ts, or a job `inUse` names). Resolves with the folders removed.
  */
-export async function removeLeftoverLogFolders(log: Logger, root = tmpdir()): Promise<string[]> {
+export async function removeLeftoverLogFolders(log: Logger, root = tmpdir(), inUse: (dir: string) => boolean = () => false): Promise<string[]> {
     let names: string[];
     try {
         names = (await readdir(root)).filter(name => name.startsWith(LOG_FOLDER_PREFIX));
@@ -42,6 +44,10 @@ export async function removeLeftoverLogFolders(log: Logger, root = tmpdir()): Pr
     const removed: string[] = [];
     for (const name of names) {
         const dir = join(root, name);
+        // A run its server let go lives on there (a kept command: its capture and log), for the server that re-adopts it.
+        if (inUse(dir) || (await holdsKeptRun(dir))) {
+            continue;
+        }
         const owner = await deadOwner(dir);
         if (owner === undefined) {
             continue;
@@ -55,6 +61,24 @@ export async function removeLeftoverLogFolders(log: Logger, root = tmpdir()): Pr
         }
     }
     return removed;
+}
+
+/** How long a kept run's mark keeps its folder when no server ever records the run's end (no server came back to its data folder). */
+const KEPT_MARK_DAYS = 7;
+
+/** Whether the folder holds the mark of a kept run (jobFile.ts) made within KEPT_MARK_DAYS. */
+async function holdsKeptRun(dir: string): Promise<boolean> {
+    try {
+        const marks = (await readdir(dir)).filter(name => name.endsWith(KEPT_SUFFIX));
+        for (const mark of marks) {
+            if (Date.now() - (await lstat(join(dir, mark))).mtimeMs < KEPT_MARK_DAYS * 24 * 60 * 60 * 1000) {
+                return true;
+            }
+        }
+    } catch {
+        // Gone meanwhile.
+    }
+    return false;
 }
 
 /** The folder's owner when it is ours to remove: this user's, this machine's, and no longer running. */

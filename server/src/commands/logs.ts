@@ -27,6 +27,8 @@ export interface LogEntry extends OutputLog {
     measuredBytes?: number;
     /** Its middle is being cut out (logShrink.ts); settles when the file is final. */
     shrinking?: Promise<void>;
+    /** Its run goes on without this server (a kept command let go at shutdown): the file stays for the next one. */
+    letGo?: boolean;
 }
 
 export interface CommandLogsOptions {
@@ -79,6 +81,17 @@ export class CommandLogs {
         if (taskId !== undefined) {
             this.share(taskId, entry);
         }
+        return entry;
+    }
+
+    /**
+     * The log of a run a server that is gone started and this one re-adopts (adopt.ts): kept at
+     * its path, so what the task's client was told still names it; rewritten from the run's capture.
+     */
+    adopt(path: string, name: string, taskId: string): LogEntry {
+        const entry: LogEntry = { name, path, running: true, readTo: new Map(), seenSize: new Map(), guard: new LogGuard(), tasks: [] };
+        this.entries.add(entry);
+        this.share(taskId, entry);
         return entry;
     }
 
@@ -164,8 +177,20 @@ export class CommandLogs {
     close(): void {
         this.clock.clearTimeout(this.timer);
         this.timer = undefined;
-        if (this.owned) {
+        if (!this.owned) {
+            return;
+        }
+        const staying = [...this.entries].filter(entry => entry.letGo);
+        if (staying.length === 0) {
             rmSync(this.dir, { recursive: true, force: true });
+            return;
+        }
+        // Runs let go for the next server keep their files (and the folder, which the next server's
+        // sweep removes once no job names it: leftovers.ts); the other logs go now.
+        for (const entry of this.entries) {
+            if (!entry.letGo) {
+                this.remove(entry, 'the server stopped');
+            }
         }
     }
 

@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import type { Socket } from 'node:net';
 import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import type { Clock } from '../util/clock.js';
@@ -13,11 +14,12 @@ import { RUN_MARKER } from '../platform/processTable.js';
 import { progressThrottle } from './progress.js';
 import { RunLog } from './runLog.js';
 import { spawnPacer } from './spawnPacer.js';
-import { commandResult, type RunEnd } from './result.js';
 import { commandEnv, secretValues, serverSecretsOf } from './secrets.js';
 import type { CommandSpec } from './spec.js';
 import { currentPlatform } from '../platform/index.js';
-import { stopperFor, survivorNote, type StopReport } from './stopper.js';
+import { stopperFor, type StopReport } from './stopper.js';
+import type { JobFacts, JobFiles } from './jobFile.js';
+import { supervise, type KeptJob, type Leader, type RunExit } from './supervise.js';
 import { TEST_NEEDLES } from './testOutput/testLines.js';
 
 export interface RunDeps {
@@ -30,13 +32,23 @@ export interface RunDeps {
     serverSecrets?: readonly string[];
     /** Whether the server offers read_output (its task tools are on): only then do results and descriptions name it. */
     readOutput?: boolean;
+    /** Where command tasks record what a later server needs to re-adopt them; absent: they stop with this server. */
+    jobs?: JobKeeping;
+}
+
+/** Command tasks that outlive their server (keeper.ts, adopt.ts). */
+export interface JobKeeping {
+    files: JobFiles;
+    /** How long after its server is gone a job waits for another to re-adopt it before it is stopped. */
+    windowSeconds: number;
+    /** This server's store worker id. */
+    worker: string;
 }
 
 /**
- * Runs one command to its end in its own process group: output to a log file and a tail,
- * throttled progress, a timeout, and on cancel SIGTERM then SIGKILL to the whole group and to the
- * descendants that left it. Returns (and, as a task, lets the end be recorded) once nothing of the
- * run is left, or once its stop gave up and named what is.
+ * Runs one command to its end in its own process group (supervise.ts follows it): output to a log
+ * file and a tail, throttled progress, a timeout, the stop. A task's command, where the store is
+ * durable, runs under a keeper (keeper.ts) and can outlive this server.
  */
 export async function runCommand(spec: CommandSpec, args: Record<string, unknown>, ctx: ToolContext, deps: RunDeps, opened?: (log: LogEntry) => void): Promise<CallToolResult> {
     const argv = buildArgv(spec, args);
@@ -45,7 +57,6 @@ export async function runCommand(spec: CommandSpec, args: Record<string, unknown
     // A plain call that goes on as a task (--defer-after): read_output reads this log by that task.
     ctx.onDeferred?.(taskId => deps.logs.share(taskId, logEntry));
     opened?.(logEntry);
-    const logPath = logEntry.path;
     const started = deps.clock.now();
     const throttle = progressThrottle(spec, ctx, deps.clock);
     const stopper = stopperFor(deps.clock);
@@ -56,8 +67,9 @@ export async function runCommand(spec: CommandSpec, args: Record<string, unknown
     const onLogError = (err: NodeJS.ErrnoException): void => ((logError ??= err), void stopping.run?.());
     // The files first, opened off the main thread; then the rest in its turn, in one synchronous
     // step (spawnPacer.ts): a burst of runs leaves the server answering between their starts.
-    const files = await openFiles(argv, logEntry, deps, onLogError);
-    const begun = 'result' in files ? files : await spawnPacer.run(() => begin({ spec, argv, marker, ctx, deps, logEntry, line: throttle.line, stopper, ...files }));
+    const keep = ctx.taskId !== undefined && currentPlatform.keptPlan !== undefined ? deps.jobs : undefined;
+    const files = await openFiles(argv, logEntry, deps, onLogError, keep !== undefined);
+    const begun = 'result' in files ? files : await spawnPacer.run(() => begin({ spec, argv, marker, ctx, deps, logEntry, line: throttle.line, stopper, keep, ...files }));
     if (!('leader' in begun)) {
         await begun.capture?.finish();
         await (begun.output ?? begun.log)?.end();
@@ -68,69 +80,37 @@ export async function runCommand(spec: CommandSpec, args: Record<string, unknown
         }
         return begun.result;
     }
-    const { output, capture } = begun;
-    const { child, startError, exited, since } = begun.leader;
-    let stopDone: Promise<StopReport> | undefined;
-    let timedOut = false;
-    const stopRun = (): Promise<StopReport> =>
-        (stopDone ??= child.pid === undefined ? Promise.resolve({ survivors: [] }) : stopper.stop({ pgid: child.pid, marker, leaderExited: exited, since, graceMs: spec.killGraceMs }));
-    stopping.run = stopRun;
-    const timer = spec.timeoutMs === undefined ? undefined : deps.clock.setTimeout(() => ((timedOut = true), void stopRun()), spec.timeoutMs, undefined);
-    const onAbort = (): void => void stopRun();
-    ctx.signal.addEventListener('abort', onAbort, { once: true });
-
-    const finished: Promise<RunEnd> = (async () => {
-        const failure = await startError;
-        if (failure) {
-            await capture.finish();
-            await output.end();
-            return { failure };
-        }
-        const exit = await exited;
-        // The leader is gone; anything it left, in its group or not, goes too, so nothing outlives the task.
-        const { survivors, unconfirmed } = await stopRun();
-        // Everything written up to now, to the last byte; a descendant no scan found (it cleared its environment) cannot hold the run.
-        await capture.finish();
-        logError ??= capture.readError;
-        if (survivors.length > 0) {
-            output.write('mcp-tasks', Buffer.from(`${survivorNote(survivors)}\n`));
-        }
-        await output.end();
-        return { exit, survivors, unconfirmed, logError };
-    })();
-    // A stopped task's end waits for this too, so its result carries the output digest and the log.
-    const described = finished.then(async end => {
-        deps.clock.clearTimeout(timer);
-        ctx.signal.removeEventListener('abort', onAbort);
-        // Before the result, so a client sees the final line as progress first (still within the rate).
-        await throttle.dispose();
-        const stopped = ctx.signal.aborted;
-        const facts = { spec, argv, end, timedOut, stopped, durationMs: deps.clock.now() - started, logPath, taskId: ctx.taskId, readOutput: deps.readOutput, tail: () => output.text(), gap: logEntry.gap };
-        const described = await commandResult(facts);
-        deps.logs.ended(logEntry, ctx.ttl ?? INLINE_LOG_KEEP_MS);
-        // Read again: a stop that came while the digest was made (the command had ended) still gets it.
-        if (ctx.signal.aborted) {
-            ctx.annotateStop?.(described.result);
-            // The sidebar shows a stopped task's statusMessage: it must not read as a clean stop.
-            if (end.unconfirmed !== undefined) {
-                ctx.conclude?.(`Stopped, but ${end.unconfirmed}`);
-            }
-        }
-        return described;
-    });
-    ctx.holdEnd?.(described);
-    const { result, conclusion } = await described;
-    if (ctx.signal.aborted) {
-        throw ctx.signal.reason;
-    }
-    if (conclusion !== undefined) {
-        ctx.conclude?.(conclusion);
-    }
-    return result;
+    const { output, capture, leader } = begun;
+    const job = leader.lifeline && keep ? recordJob(keep, { spec, argv, ctx, marker, logEntry, leader, startedAt: started }) : undefined;
+    return supervise({ spec, argv, ctx, deps, logEntry, output, capture, leader, marker, started, throttle, stopper, stopping, onLogError: () => logError, job });
 }
 
-type RunExit = { code: number | null; signal: NodeJS.Signals | null };
-
+/** Writes the job file of a run that may outlive the server; without one, the run stops with its server as before. */
+function recordJob(keep: JobKeeping, run: { spec: CommandSpec; argv: string[]; ctx: ToolContext; marker: string; logEntry: LogEntry; leader: Started; startedAt: number }): KeptJob | undefined {
+    const { leader } = run;
+    const child = leader.child!;
+    const facts: JobFacts = {
+        v: 1,
+        taskId: run.ctx.taskId!,
+        worker: keep.worker,
+        tool: run.spec.name,
+        argv: run.argv,
+        pid: child.pid!,
+        start: currentPlatform.processTable.startTimeOf(child.pid!),
+        since: leader.since,
+        marker: run.marker,
+        capture: `${run.logEntry.path}.capture`,
+        log: run.logEntry.path,
+        status: leader.statusPath!,
+        startedAt: run.startedAt,
+        windowSeconds: keep.windowSeconds,
+    };
+    if (!keep.files.write(facts)) {
+        leader.lifeline?.destroy();
+        return undefined;
+    }
+    return { facts, files: keep.files, letGo: () => (leader.lifeline?.destroy(), child.unref()) };
+}
 interface BeginFacts {
     spec: CommandSpec;
     argv: string[];
@@ -144,6 +124,7 @@ interface BeginFacts {
     stopper: ReturnType<typeof stopperFor>;
     log: RunLog;
     capture: OutputCapture;
+    keep?: JobKeeping;
 }
 
 /** A run that started (its leader spawned), or one that did not: its result, or what spawn threw, or neither when it was cancelled while it waited. */
@@ -155,7 +136,7 @@ type Begun =
  * The run's log, and the capture file the command writes to (not a pipe, so nothing it printed is
  * lost when it exits at once: capture.ts); either failing is the run's result, not started.
  */
-async function openFiles(argv: string[], logEntry: LogEntry, deps: RunDeps, onLogError: (err: NodeJS.ErrnoException) => void): Promise<{ log: RunLog; capture: OutputCapture } | (Begun & { result: CallToolResult })> {
+async function openFiles(argv: string[], logEntry: LogEntry, deps: RunDeps, onLogError: (err: NodeJS.ErrnoException) => void, keepAll: boolean): Promise<{ log: RunLog; capture: OutputCapture } | (Begun & { result: CallToolResult })> {
     let log: RunLog;
     try {
         log = await RunLog.open(logEntry, deps.logs.maxBytes, onLogError);
@@ -163,7 +144,7 @@ async function openFiles(argv: string[], logEntry: LogEntry, deps: RunDeps, onLo
         return { result: logFailure(err as NodeJS.ErrnoException, argv, logEntry.path), keepLog: false };
     }
     try {
-        return { log, capture: await OutputCapture.open(`${logEntry.path}.capture`, deps.clock) };
+        return { log, capture: await OutputCapture.open(`${logEntry.path}.capture`, deps.clock, keepAll) };
     } catch (err) {
         return { log, result: logFailure(err as NodeJS.ErrnoException, argv, logEntry.path), keepLog: false };
     }
@@ -189,7 +170,8 @@ function begin(facts: BeginFacts): Begun {
         return { output, capture, result: notStarted(why, argv, logEntry.path), keepLog: true };
     }
     try {
-        const leader = startChild(argv, { cwd: confined.real, env, fd: capture.fd }, facts.stopper);
+        const kept = facts.keep && { statusPath: `${logEntry.path}.status`, windowSeconds: facts.keep.windowSeconds };
+        const leader = startChild(argv, { cwd: confined.real, env, fd: capture.fd, kept }, facts.stopper);
         capture.started({ write: chunk => output.write('out', chunk), drained: () => output.drained() });
         return { output, capture, leader };
     } catch (err) {
@@ -197,26 +179,32 @@ function begin(facts: BeginFacts): Begun {
     }
 }
 
-interface Started {
+interface Started extends Leader {
     child: ChildProcess;
-    /** Why the program could not start, or undefined once it has. */
-    startError: Promise<NodeJS.ErrnoException | undefined>;
-    exited: Promise<RunExit>;
-    /** The leader's start time, for the stopper. */
-    since: number;
+    /** Kept runs: the server's end of the keeper's lifeline, and the keeper's status file. */
+    lifeline?: Socket;
+    statusPath?: string;
 }
 
 /**
  * Spawns the run's leader and, in the same turn, listens to it: its 'spawn' or 'error' comes on
- * the next tick, before anything awaiting this could listen.
+ * the next tick, before anything awaiting this could listen. A kept run's leader is its keeper,
+ * whose descriptor 3 is the lifeline this server holds.
  */
-function startChild(argv: string[], options: { cwd: string; env: NodeJS.ProcessEnv; fd: number }, stopper: ReturnType<typeof stopperFor>): Started {
-    const plan = currentPlatform.spawnPlan(argv, options.env);
-    const child = spawn(plan.file, plan.args, { ...plan.options, cwd: options.cwd, env: options.env, stdio: ['ignore', options.fd, options.fd] });
+function startChild(argv: string[], options: { cwd: string; env: NodeJS.ProcessEnv; fd: number; kept?: { statusPath: string; windowSeconds: number } }, stopper: ReturnType<typeof stopperFor>): Started {
+    const { kept } = options;
+    const direct = currentPlatform.spawnPlan(argv, options.env);
+    const plan = (kept && currentPlatform.keptPlan?.(direct, options.env, options.cwd, kept.statusPath, kept.windowSeconds)) || direct;
+    const lifeline = plan !== direct;
+    const stdio: ('ignore' | 'pipe' | number)[] = lifeline ? ['ignore', options.fd, options.fd, 'pipe'] : ['ignore', options.fd, options.fd];
+    const child = spawn(plan.file, plan.args, { ...plan.options, cwd: options.cwd, env: options.env, stdio });
     const startError = once(child, 'spawn').then(
         () => undefined,
         (err: NodeJS.ErrnoException) => err,
     );
     const exited = new Promise<RunExit>(resolve => child.once('exit', (code, signal) => resolve({ code, signal })));
-    return { child, startError, exited, since: child.pid === undefined ? 0 : stopper.startTimeOf(child.pid) };
+    const pipe = lifeline ? (child.stdio[3] as Socket | null) : null;
+    // Held, never written: it only has to stay open while this server lives; it keeps no one alive.
+    pipe?.unref();
+    return { child, pid: child.pid, startError, exited, since: child.pid === undefined ? 0 : stopper.startTimeOf(child.pid), lifeline: pipe ?? undefined, statusPath: lifeline ? kept?.statusPath : undefined };
 }

@@ -395,6 +395,18 @@ export const FLAGS = [
         help: 'What the command logs may hold together; beyond it the oldest logs of ended runs are cut to their first and last lines (64 KiB each; a log is deleted only when its task expires); at least 1 MiB. A running command\'s own log is held within it too: its middle is left out, one line saying what went.',
     },
     {
+        name: 'commands-reattach-window',
+        key: 'commandsReattachMs',
+        type: 'duration',
+        arg: 'DUR',
+        default: 10 * 60 * 1000,
+        off: true,
+        group: 'Commands',
+        help:
+            'With the `sqlite` store, on Linux and macOS: a command running as a task outlives its server (an exit, a crash, a restart) and the next server on the same data folder takes it over, with its output and exit status; ' +
+            'if none does within DUR of its server ending, it is stopped. `off`: command tasks stop with their server.',
+    },
+    {
         name: 'max-command-processes',
         key: 'maxCommandProcesses',
         type: 'count',

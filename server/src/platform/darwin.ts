@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { posixKeptPlan } from './keeper.js';
 import type { Platform } from './platform.js';
 import { posixPrivateDirProblem, posixShellArgv, posixSpawnPlan } from './posix.js';
 import { psProcessRunning, psProcessTable } from './psTable.js';
@@ -9,6 +10,7 @@ export const darwinPlatform: Platform = {
     shellArgv: posixShellArgv,
     shellRefusal: () => undefined,
     spawnPlan: posixSpawnPlan,
+    keptPlan: posixKeptPlan,
     processTable: psProcessTable(),
     processRunning: psProcessRunning,
     dataDir: (_env, home) => join(home, 'Library', 'Application Support', 'mcp-tasks'),

@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import { procProcessRunning, procProcessTable } from './procTable.js';
+import { posixKeptPlan } from './keeper.js';
 import type { Platform } from './platform.js';
 import { posixPrivateDirProblem, posixShellArgv, posixSpawnPlan } from './posix.js';
 
@@ -9,6 +10,7 @@ export const linuxPlatform: Platform = {
     shellArgv: posixShellArgv,
     shellRefusal: () => undefined,
     spawnPlan: posixSpawnPlan,
+    keptPlan: posixKeptPlan,
     processTable: procProcessTable,
     processRunning: procProcessRunning,
     dataDir(env, home) {

@@ -30,6 +30,14 @@ export interface Platform {
     shellRefusal(value: string): string | undefined;
     /** How to start `argv` (the program found as a user typing it would find it); throws a clear Error when it cannot be started safely. */
     spawnPlan(argv: readonly string[], env: NodeJS.ProcessEnv): SpawnPlan;
+    /**
+     * How to start `plan` so that it can outlive the server (keeper.ts): under a keeper that keeps
+     * its exit status in `statusPath` and stops it once no server has re-adopted it for
+     * `windowSeconds` after the one that started it is gone. Undefined when the program is not
+     * found (spawn it as it is, to fail the usual way); absent where commands cannot outlive the
+     * server (Windows: they stop with it, as before).
+     */
+    keptPlan?(plan: SpawnPlan, env: NodeJS.ProcessEnv, cwd: string, statusPath: string, windowSeconds: number): SpawnPlan | undefined;
     /** The processes of the machine, for finding and stopping a run's descendants. */
     readonly processTable: ProcessTable;
     /** Whether process `pid` still runs (a zombie counts as gone where that can be told). */

@@ -29,6 +29,8 @@ export interface DurableStart {
     failed: number;
     /** The worker ids they came from. */
     from: string[];
+    /** Running tasks whose work outlives its process (keepRunning), taken over still running: the caller resumes them. */
+    resumed: TaskRecord[];
 }
 
 export interface DurableStoreOptions {
@@ -37,6 +39,11 @@ export interface DurableStoreOptions {
     clock?: Clock;
     /** Told when changes could not be written to the file (they stay in memory only). */
     onWriteError?: (err: unknown, changes: number) => void;
+    /**
+     * Whether a running task of a server that is gone goes on running here (a command that outlived
+     * its server, for this one to re-adopt); otherwise it ends failed, saying the server restarted.
+     */
+    keepRunning?: (record: TaskRecord) => boolean;
 }
 
 /**
@@ -80,21 +87,26 @@ export class DurableTaskStore implements TaskStore {
         const journal = TaskJournal.open(DatabaseSync, options.dir, options.workerId, options.onWriteError);
         const store = new DurableTaskStore(journal, clock);
         try {
-            return { store, start: store.takeOver() };
+            return { store, start: store.takeOver(options.keepRunning ?? (() => false)) };
         } catch (err) {
             journal.close();
             throw err;
         }
     }
 
-    private takeOver(): DurableStart {
+    private takeOver(keepRunning: (record: TaskRecord) => boolean): DurableStart {
         const now = this.clock.now();
         const { tasks, from } = this.journal.adopt(now);
         let failed = 0;
+        const resumed: TaskRecord[] = [];
         for (const kept of tasks) {
             let { record, outcome, expiresAt } = kept;
             const adoptedKey = record.clientKey.startsWith('stdio:') ? ADOPTED_STDIO_KEY : record.clientKey;
-            if (!isTerminal(record.status)) {
+            if (!isTerminal(record.status) && keepRunning(record)) {
+                record = taskRecord({ ...record, clientKey: adoptedKey, worker: this.workerId }, 'working', record.statusMessage, new Date(now).toISOString(), record.externalRef, record.seq);
+                this.journal.changed(record, expiresAt);
+                resumed.push(record);
+            } else if (!isTerminal(record.status)) {
                 const message = `The server restarted: this task's work ran in the previous server process, which ended before it finished. Call ${record.toolName} again to do it again`;
                 outcome = JSON.stringify({ result: textResult(message, true) } satisfies TaskOutcome);
                 record = taskRecord({ ...record, clientKey: adoptedKey, worker: this.workerId }, 'failed', message, new Date(now).toISOString(), record.externalRef, record.seq);
@@ -108,7 +120,7 @@ export class DurableTaskStore implements TaskStore {
             this.memory.restore(record, outcome, expiresAt - now);
         }
         this.journal.flush();
-        return { kept: tasks.length - failed, failed, from };
+        return { kept: tasks.length - failed - resumed.length, failed, from, resumed };
     }
 
     async create(input: NewTask, maxLive: number, budget?: RetentionBudget): Promise<TaskRecord> {

@@ -154,6 +154,16 @@ export class TaskRuntime implements RunHost {
         return record;
     }
 
+    /**
+     * Runs `work` for a task a server that is gone left running, whose work goes on without it (a
+     * command this server re-adopts: adopt.ts); its end is then recorded here, as for a task started here.
+     */
+    resume(record: TaskRecord, work: NonNullable<ToolDefinition['run']>): void {
+        const run = new TaskRun(this, record, undefined, true);
+        this.runs.set(record.taskId, run);
+        run.start({ run: work }, record.args);
+    }
+
     /** A task the caller may see; the same -32602 for unknown, expired and foreign ids. */
     async get(client: ClientIdentity, taskId: string): Promise<TaskRecord> {
         let record = await this.visible(client, taskId);
@@ -221,6 +231,12 @@ export class TaskRuntime implements RunHost {
     async shutdown(reason = 'Server shutting down'): Promise<void> {
         this.closing = true;
         this.abandon?.stop();
+        // Work that can go on without this process (kept commands) is let go, for the next server to re-adopt.
+        const detached = [...this.runs.values()].filter(run => run.detach !== undefined && !run.parent);
+        for (const run of detached) {
+            this.forget(run);
+        }
+        await Promise.all(detached.map(run => run.detach!().catch(err => this.log.warn(`[tasks] letting ${run.taskId} go on failed: ${errorMessage(err)}`))));
         await this.cancelRoots(() => true, reason);
     }
 

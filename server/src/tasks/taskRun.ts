@@ -81,6 +81,8 @@ export class TaskRun implements ToolContext {
     private holding?: Promise<unknown>;
     /** What the tool had to say when it was stopped (annotateStop). */
     private stopNote?: CallToolResult;
+    /** How the work goes on without this server when it shuts down (outliveServer). */
+    detach?: () => Promise<void>;
     /** Set by the first stop(): the terminal write (or nothing, when the end was recorded elsewhere). */
     private ending?: Promise<TaskRecord | undefined>;
 
@@ -140,7 +142,7 @@ export class TaskRun implements ToolContext {
     }
 
     /** Runs the tool's code, or submits its external job. Never throws: the end goes through stop(). */
-    start(tool: ToolDefinition, args: Record<string, unknown>): void {
+    start(tool: Pick<ToolDefinition, 'run' | 'external'>, args: Record<string, unknown>): void {
         if (tool.external) {
             this.external = new ExternalJob(this, tool.external);
             void this.external.start(args);
@@ -330,6 +332,10 @@ export class TaskRun implements ToolContext {
 
     annotateStop(result: CallToolResult): void {
         this.stopNote = result;
+    }
+
+    outliveServer(detach: () => Promise<void>): void {
+        this.detach = detach;
     }
 
     holdEnd(work: Promise<unknown>): void {

@@ -54,6 +54,12 @@ export interface ToolContext {
      */
     holdEnd?(work: Promise<unknown>): void;
     /**
+     * Tasks only: the work can go on without this server process (a command under a keeper that a
+     * later server re-adopts). When the server shuts down, `detach` lets it go instead of the task
+     * being cancelled; the task stays `working` in the durable store. Absent in inline calls.
+     */
+    outliveServer?(detach: () => Promise<void>): void;
+    /**
      * Tasks only: what the result of a stopped (cancelled) task carries after why it stopped, such
      * as the output a command gave before it was stopped. Its first text joins the first content
      * block, so a host that shows only that block shows it too. Give it before the work passed to
