@@ -1,8 +1,26 @@
 import * as assert from 'node:assert/strict';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import * as vscode from 'vscode';
-import { askUi, finishedAndOpened, listAllTasks, ownerClient, readyWithTasksView, resultPreviewTab, waitFor } from './util';
+import type { McpTasksTestApi } from '../../extension/api';
+import { findLogFile } from '../../extension/commandTools/outputLog';
+import { askUi, finishedAndOpened, listAllTasks, ownerClient, readyWithTasksView, resultPreviewTab, startInVsCode, toolNamed, waitFor } from './util';
+
+const FIXTURES = resolve(__dirname, '../../../test/integration/fixtures/commands');
+
+/** The workspace's command file, with a command that prints 20 lines and holds the last until `gate` exists. */
+function declareGatedCommand(gate: string): string {
+    const dotVscode = join(vscode.workspace.workspaceFolders![0]!.uri.fsPath, '.vscode');
+    mkdirSync(dotVscode, { recursive: true });
+    const file = join(dotVscode, 'mcp-tasks.json');
+    writeFileSync(file, JSON.stringify({ tools: [{ name: 'reload_lines', description: 'Prints 20 lines, the last once a file exists.', command: [process.execPath, join(FIXTURES, 'lines.js'), '20', '0', gate] }] }));
+    return file;
+}
+
+function commandLog(api: McpTasksTestApi, taskId: string): string {
+    const path = findLogFile(api.testing.commandTools.launch.logDir, 'reload_lines', taskId);
+    return path === undefined ? '' : readFileSync(path, 'utf8');
+}
 
 /**
  * Kept results survive a window reload. This suite reloads its window, so it runs in a host of its
@@ -10,6 +28,8 @@ import { askUi, finishedAndOpened, listAllTasks, ownerClient, readyWithTasksView
  * its result, notes the task and reloads; the reloaded window runs the suite again and, finding the
  * note, checks the second half. The reload also replaced the server; the new one took the task over
  * from the durable store's file in the workspace's storage (--data-dir), so it is live again, not lost.
+ * A command task running at the reload goes on: the new server takes it over (commands/adopt.ts),
+ * and it ends with every line, from before and after the reload.
  */
 describe('kept results after a window reload', () => {
     const note = join(process.env.MCP_TASKS_UI_DIR ?? '', 'reload-kept-result.json');
@@ -18,15 +38,23 @@ describe('kept results after a window reload', () => {
         assert.ok(process.env.MCP_TASKS_UI_DIR, 'run by run.mjs, which gives the suite a folder that outlives the reload');
         const api = await readyWithTasksView();
         const { model, owner } = api.testing;
+        const gate = join(process.env.MCP_TASKS_UI_DIR!, 'reload-gate');
         if (!existsSync(note)) {
             const taskId = await finishedAndOpened(api, 'reloaded');
-            writeFileSync(note, JSON.stringify({ taskId, pid: api.serverState().pid }));
+            rmSync(gate, { force: true });
+            declareGatedCommand(gate);
+            // Served once VS Code's MCP client lists it (a first command file restarts the server with it).
+            await startInVsCode(60_000, api);
+            await waitFor('the workspace command tool served', () => toolNamed('reload_lines'), 60_000, 250);
+            const commandId = (await vscode.commands.executeCommand('mcpTasks.runTool', { name: 'reload_lines', args: {}, mode: 'task' })) as string;
+            await waitFor('the command holding its last line', () => /line 19\/20\n$/.test(commandLog(api, commandId)) || undefined, 30_000, 100);
+            writeFileSync(note, JSON.stringify({ taskId, commandId, pid: api.serverState().pid }));
             await vscode.commands.executeCommand('workbench.action.reloadWindow');
             // The reload ends this extension host; if it never comes, the test fails here.
             await waitFor('the window to reload', () => undefined, 60_000, 1000);
             return;
         }
-        const before = JSON.parse(readFileSync(note, 'utf8')) as { taskId: string; pid: number };
+        const before = JSON.parse(readFileSync(note, 'utf8')) as { taskId: string; commandId: string; pid: number };
         const view = await waitFor('the kept task listed again by the new server', () => {
             const kept = model.get(before.taskId);
             return kept && !kept.lost ? kept : undefined;
@@ -51,5 +79,24 @@ describe('kept results after a window reload', () => {
         await vscode.commands.executeCommand('mcpTasks.clearFinished');
         assert.equal(model.get(before.taskId), undefined);
         assert.equal(owner.hasResult(before.taskId), false);
+    });
+
+    it('follows a command that was running at the reload: the new server took it over, and it ends with every line', async () => {
+        const api = await readyWithTasksView();
+        const before = JSON.parse(readFileSync(note, 'utf8')) as { commandId: string };
+        const gate = join(process.env.MCP_TASKS_UI_DIR!, 'reload-gate');
+        try {
+            const view = await waitFor('the command listed running by the new server, not lost', () => {
+                const row = api.testing.model.get(before.commandId);
+                return row && !row.lost && row.status === 'working' ? row : undefined;
+            }, 60_000);
+            assert.equal(view.toolName, 'reload_lines');
+            writeFileSync(gate, '');
+            await waitFor('the command to complete', () => api.testing.model.get(before.commandId)?.status === 'completed' || undefined, 30_000, 100);
+            assert.match(commandLog(api, before.commandId), /^line 1\/20\n[\s\S]*\nline 19\/20\nline 20\/20\n$/);
+        } finally {
+            rmSync(gate, { force: true });
+            rmSync(join(vscode.workspace.workspaceFolders![0]!.uri.fsPath, '.vscode', 'mcp-tasks.json'), { force: true });
+        }
     });
 });
