@@ -7,10 +7,11 @@
  * machine; it runs with the rest of `npm run test:hosts`, in `npm test`'s node lane.
  */
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
-import { startHttpServer, type HttpServer } from '../../support/helpers.js';
+import { SERVER_JS, startHttpServer, type HttpServer } from '../../support/helpers.js';
 import { ensureHost, type InstalledHost } from '../hostInstall.js';
 import { HOSTS } from '../hostList.js';
 import { type HostDirs, makeHostDirs, removeHostDirs } from '../hostProcess.js';
@@ -34,6 +35,21 @@ function notificationIn(request: RecordedRequest): string | undefined {
     const last = messages[messages.length - 1];
     const text = JSON.stringify(last?.content ?? '');
     return last?.role === 'user' && text.includes('<task-notification>') ? (JSON.parse(JSON.stringify(last.content)) as { text?: string }[]).map(block => block.text ?? '').join('\n') : undefined;
+}
+
+/** The transcript file of the session whose conversation holds `taskId`: written as Claude Code goes, read by --resume. */
+function transcriptWith(home: string, taskId: string): Promise<string> {
+    const projects = join(home, '.claude', 'projects');
+    return waitUntil(
+        () =>
+            existsSync(projects)
+                ? readdirSync(projects, { recursive: true, encoding: 'utf8' })
+                      .filter(file => /[0-9a-f-]{36}\.jsonl$/.test(file))
+                      .find(file => readFileSync(join(projects, file), 'utf8').includes(taskId))
+                : undefined,
+        `a session transcript under ${projects} with the call's task ${taskId} in it`,
+        { everyMs: 250, timeoutMs: STEP_MS },
+    );
 }
 
 /** The server-side task id in the text Claude Code gives the model for a call it moved to the background. */
@@ -81,7 +97,7 @@ describe(`${HOSTS.claude.spec} interactive (tmux), tasks over HTTP`, { timeout: 
         /** One launch: resolves with the session once our tools are listed and the prompt is drawn, or rejects saying what the host did. */
         const launch = async (args: string[]) => {
             const listed = tap.feed.items.length;
-            const session = startClaudeSession({ installed: host, dirs, modelUrl: model.url, proxyUrl: proxy.url, mcpUrl: tap.url, token: TOKEN, args });
+            const session = startClaudeSession({ installed: host, dirs, modelUrl: model.url, proxyUrl: proxy.url, mcp: { url: tap.url, token: TOKEN }, args });
             sessions.push(session);
             // Our tools listed, then the prompt drawn: typing before would reach a model without them.
             await tap.feed
@@ -228,15 +244,7 @@ describe(`${HOSTS.claude.spec} interactive (tmux), tasks over HTTP`, { timeout: 
             // The transcript holds the call's result (the server's task id) before the session closes,
             // as it does when a user quits after seeing the call go to the background: Claude Code writes it as it goes, and killed before it
             // had, its --resume found no conversation and exited (twice in full npm test runs).
-            const projects = join(run.dirs.home, '.claude', 'projects');
-            const sessionFile = await waitUntil(
-                () =>
-                    readdirSync(projects, { recursive: true, encoding: 'utf8' })
-                        .filter(file => /[0-9a-f-]{36}\.jsonl$/.test(file))
-                        .find(file => readFileSync(join(projects, file), 'utf8').includes(taskId)),
-                `a session transcript under ${projects} with the call's task ${taskId} in it`,
-                { everyMs: 250, timeoutMs: STEP_MS },
-            );
+            const sessionFile = await transcriptWith(run.dirs.home, taskId);
             await first.close();
             const closedAt = run.tap.feed.items.length;
             t.diagnostic(`sent after the first session closed: ${run.tap.methodsSent().slice(-3).join(', ')}`);
@@ -247,5 +255,71 @@ describe(`${HOSTS.claude.spec} interactive (tmux), tasks over HTTP`, { timeout: 
             const notified = await run.model.feed.waitFor(request => notificationIn(request)?.includes('Computation "resumed" completed') === true || notificationIn(request)?.includes('Computation \\"resumed\\" completed') === true, 'the task notification after --resume', STEP_MS);
             assert.match(notificationIn(notified)!, /<status>completed<\/status>/);
         });
+    });
+});
+
+/**
+ * The same --resume, over stdio, to a command task: Claude Code starts our server itself, and
+ * closing the first session ends that server while the command still runs. The command (20 lines,
+ * the last held until the test opens its gate) outlives it; the server the resumed session starts
+ * takes it over from the data folder, and the end of the run (its last line, printed after the
+ * restart) reaches the model. A stdio tap between the two records what they said.
+ */
+describe(`${HOSTS.claude.spec} interactive (tmux), a command task over stdio across a restart`, { timeout: TEST_TIMEOUT_MS * 2 }, () => {
+    const TAP = fileURLToPath(new URL('./stdioTap.mjs', import.meta.url));
+    const LINES = fileURLToPath(new URL('../../integration/fixtures/commands/lines.js', import.meta.url));
+
+    it('--resume re-attaches to a command task that outlived its server, taken over by the next one', { timeout: TEST_TIMEOUT_MS }, async t => {
+        const installed = await ensureHost('claude');
+        const model = await startScriptedModel([{ call: 'held_lines', args: {} }, { text: 'Started.' }]);
+        const proxy = await startRefusingProxy();
+        const dirs = makeHostDirs('claude-interactive-stdio');
+        const sessions: TmuxSession[] = [];
+        const tapLog = join(dirs.root, 'stdio-tap.log');
+        const gate = join(dirs.root, 'gate');
+        const commands = join(dirs.root, 'commands.json');
+        writeFileSync(commands, JSON.stringify({ tools: [{ name: 'held_lines', description: 'Prints 20 lines; the last once a file exists.', command: [process.execPath, LINES, '20', '0', gate] }] }));
+        const mcp = { command: process.execPath, args: [TAP, tapLog, '--', process.execPath, SERVER_JS, '--stdio', '--store', 'sqlite', '--data-dir', join(dirs.root, 'data'), '--commands', commands] };
+        const frames = (): string[] => (existsSync(tapLog) ? readFileSync(tapLog, 'utf8').split('\n').filter(Boolean) : []);
+        const launch = async (args: string[] = []): Promise<TmuxSession> => {
+            const from = frames().length;
+            const session = startClaudeSession({ installed, dirs, modelUrl: model.url, proxyUrl: proxy.url, mcp, args });
+            sessions.push(session);
+            await waitUntil(() => frames().slice(from).some(frame => frame.startsWith('< ') && frame.includes('"tools":[')), 'our tools listed to Claude Code over stdio', { everyMs: 100, timeoutMs: STEP_MS / 2 }).catch((error: Error) => {
+                throw new Error(`${error.message}\nframes since it started:\n${frames().slice(from).join('\n').slice(0, 2000)}\nscreen:\n${session.screen()}`);
+            });
+            await session.waitForScreen(screen => /^❯\s*$/m.test(screen), 'the prompt', STEP_MS);
+            return session;
+        };
+        try {
+            const first = await launch();
+            await first.type('Run held_lines.');
+            const read = await model.feed.waitFor(request => request.view.results.length >= 1, 'the model reading the call\'s result', STEP_MS);
+            const taskId = serverTaskIdIn(read.view.results[0]!.text);
+            assert.ok(taskId, `the model read: ${read.view.results[0]!.text}`);
+            const sessionFile = await transcriptWith(dirs.home, taskId);
+            await first.close();
+            const closedAt = frames().length;
+            await launch(['--resume', basename(sessionFile, '.jsonl')]);
+            const poll = await waitUntil(() => frames().slice(closedAt).find(frame => frame.startsWith('> ') && frame.includes('"tasks/get"') && frame.includes(taskId)), `tasks/get for ${taskId} from the resumed session`, { everyMs: 100, timeoutMs: STEP_MS });
+            t.diagnostic(`after --resume: ${poll.slice(0, 160)}`);
+            // The first answer for it after the restart: the new server took it over, still running.
+            const answered = await waitUntil(() => frames().slice(closedAt).find(frame => frame.startsWith('< ') && frame.includes(taskId) && /"status":"(working|completed|failed|cancelled)"/.test(frame)), `the new server's answer for ${taskId}`, { everyMs: 100, timeoutMs: STEP_MS });
+            assert.match(answered, /"status":"working"/, 'taken over, still running');
+            writeFileSync(gate, '');
+            const notified = await model.feed.waitFor(request => notificationIn(request)?.includes('line 20/20') === true, 'the task notification with the line printed after the restart', STEP_MS);
+            const notification = notificationIn(notified)!;
+            t.diagnostic(`the model read: ${JSON.stringify(notification.slice(notification.indexOf('<task-notification>'), notification.indexOf('<task-notification>') + 400))}`);
+            assert.match(notification, /<status>completed<\/status>/);
+        } finally {
+            for (const session of sessions) {
+                await session.close();
+            }
+            await model.close();
+            await proxy.close();
+            if (!process.env.MCP_TASKS_HOSTS_KEEP) {
+                removeHostDirs(dirs);
+            }
+        }
     });
 });

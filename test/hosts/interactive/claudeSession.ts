@@ -1,6 +1,6 @@
 /**
  * Claude Code in its interactive mode, in tmux, against the scripted Anthropic model and our server
- * over HTTP (a bearer token, through the message tap). Interactive is the mode that declares the
+ * over HTTP (a bearer token, through the message tap), or on stdio, started by Claude Code itself. Interactive is the mode that declares the
  * 2026-07-28 Tasks extension (`-p` declares none), so this is where the tasks path is covered.
  *
  * Over HTTP the server is up before the host starts, so its first answer to `server/discover` is
@@ -22,9 +22,8 @@ export interface ClaudeSessionInput {
     dirs: HostDirs;
     modelUrl: string;
     proxyUrl: string;
-    /** The tap's URL in front of our HTTP server. */
-    mcpUrl: string;
-    token: string;
+    /** Our server over HTTP (the tap's URL in front of it, and its token), or the command that starts it on stdio. */
+    mcp: { url: string; token: string } | { command: string; args: string[] };
     /** Extra arguments (`--resume <id>`). */
     args?: string[];
 }
@@ -33,7 +32,7 @@ export interface ClaudeSessionInput {
  * Writes what a user who has used Claude Code before has (onboarding done, this key approved, the
  * folder trusted: each would otherwise be a dialog first) and starts it.
  */
-export function startClaudeSession({ installed, dirs, modelUrl, proxyUrl, mcpUrl, token, args = [] }: ClaudeSessionInput): TmuxSession {
+export function startClaudeSession({ installed, dirs, modelUrl, proxyUrl, mcp, args = [] }: ClaudeSessionInput): TmuxSession {
     writeFileSync(
         join(dirs.home, '.claude.json'),
         JSON.stringify({
@@ -44,7 +43,8 @@ export function startClaudeSession({ installed, dirs, modelUrl, proxyUrl, mcpUrl
         }),
     );
     const mcpConfig = join(dirs.root, 'mcp.json');
-    writeFileSync(mcpConfig, JSON.stringify({ mcpServers: { [SERVER_NAME]: { type: 'http', url: mcpUrl, headers: { Authorization: `Bearer ${token}` } } } }));
+    const server = 'url' in mcp ? { type: 'http', url: mcp.url, headers: { Authorization: `Bearer ${mcp.token}` } } : { type: 'stdio', command: mcp.command, args: mcp.args };
+    writeFileSync(mcpConfig, JSON.stringify({ mcpServers: { [SERVER_NAME]: server } }));
     const env: Record<string, string> = {
         ...baseEnv(dirs, proxyUrl),
         // A terminal it draws in (baseEnv's dumb one is for -p).
