@@ -8,17 +8,19 @@ import { askUi, finishedAndOpened, listAllTasks, ownerClient, readyWithTasksView
 
 const FIXTURES = resolve(__dirname, '../../../test/integration/fixtures/commands');
 
-/** The workspace's command file, with a command that prints 20 lines and holds the last until `gate` exists. */
+/** The workspace's command file, with commands that print 20 lines and hold the last until a file exists (`gate`, and one that never does). */
 function declareGatedCommand(gate: string): string {
     const dotVscode = join(vscode.workspace.workspaceFolders![0]!.uri.fsPath, '.vscode');
     mkdirSync(dotVscode, { recursive: true });
     const file = join(dotVscode, 'mcp-tasks.json');
-    writeFileSync(file, JSON.stringify({ tools: [{ name: 'reload_lines', description: 'Prints 20 lines, the last once a file exists.', command: [process.execPath, join(FIXTURES, 'lines.js'), '20', '0', gate] }] }));
+    const held = (name: string, file: string) => ({ name, description: 'Prints 20 lines, the last once a file exists.', command: [process.execPath, join(FIXTURES, 'lines.js'), '20', '0', file] });
+    // reload_held's gate never opens: it runs until it is cancelled.
+    writeFileSync(file, JSON.stringify({ tools: [held('reload_lines', gate), held('reload_held', `${gate}-never`)] }));
     return file;
 }
 
-function commandLog(api: McpTasksTestApi, taskId: string): string {
-    const path = findLogFile(api.testing.commandTools.launch.logDir, 'reload_lines', taskId);
+function commandLog(api: McpTasksTestApi, taskId: string, tool = 'reload_lines'): string {
+    const path = findLogFile(api.testing.commandTools.launch.logDir, tool, taskId);
     return path === undefined ? '' : readFileSync(path, 'utf8');
 }
 
@@ -47,8 +49,9 @@ describe('kept results after a window reload', () => {
             await startInVsCode(60_000, api);
             await waitFor('the workspace command tool served', () => toolNamed('reload_lines'), 60_000, 250);
             const commandId = (await vscode.commands.executeCommand('mcpTasks.runTool', { name: 'reload_lines', args: {}, mode: 'task' })) as string;
-            await waitFor('the command holding its last line', () => /line 19\/20\n$/.test(commandLog(api, commandId)) || undefined, 30_000, 100);
-            writeFileSync(note, JSON.stringify({ taskId, commandId, pid: api.serverState().pid }));
+            const heldId = (await vscode.commands.executeCommand('mcpTasks.runTool', { name: 'reload_held', args: {}, mode: 'task' })) as string;
+            await waitFor('the commands holding their last line', () => (/line 19\/20\n$/.test(commandLog(api, commandId)) && /line 19\/20\n$/.test(commandLog(api, heldId, 'reload_held'))) || undefined, 30_000, 100);
+            writeFileSync(note, JSON.stringify({ taskId, commandId, heldId, pid: api.serverState().pid }));
             await vscode.commands.executeCommand('workbench.action.reloadWindow');
             // The reload ends this extension host; if it never comes, the test fails here.
             await waitFor('the window to reload', () => undefined, 60_000, 1000);
@@ -81,11 +84,18 @@ describe('kept results after a window reload', () => {
         assert.equal(owner.hasResult(before.taskId), false);
     });
 
-    it('follows a command that was running at the reload: the new server took it over, and it ends with every line', async () => {
+    it('follows the commands that were running at the reload: the new server took them over; one is cancelled from the sidebar, the other ends with every line', async () => {
         const api = await readyWithTasksView();
-        const before = JSON.parse(readFileSync(note, 'utf8')) as { commandId: string };
+        const before = JSON.parse(readFileSync(note, 'utf8')) as { commandId: string; heldId: string };
         const gate = join(process.env.MCP_TASKS_UI_DIR!, 'reload-gate');
         try {
+            // Still cancellable from the sidebar: the new server stops the command it took over.
+            const held = await waitFor('the held command listed running by the new server', () => {
+                const row = api.testing.model.get(before.heldId);
+                return row && !row.lost && row.status === 'working' ? row : undefined;
+            }, 60_000);
+            await vscode.commands.executeCommand('mcpTasks.cancelTask', held);
+            await waitFor('the held command cancelled', () => api.testing.model.get(before.heldId)?.status === 'cancelled' || undefined, 30_000, 100);
             const view = await waitFor('the command listed running by the new server, not lost', () => {
                 const row = api.testing.model.get(before.commandId);
                 return row && !row.lost && row.status === 'working' ? row : undefined;
