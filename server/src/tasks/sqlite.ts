@@ -1,6 +1,6 @@
 /** What of `node:sqlite` the durable store uses (its types are not in every @types/node we build with). */
 export interface SqliteStatement {
-    run(...params: unknown[]): { changes: number | bigint };
+    run(...params: unknown[]): { changes: number | bigint; lastInsertRowid: number | bigint };
     get(...params: unknown[]): Record<string, unknown> | undefined;
     all(...params: unknown[]): Record<string, unknown>[];
 }

@@ -1,6 +1,7 @@
 import { chmodSync, closeSync, mkdirSync, openSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
 import { currentPlatform } from '../platform/index.js';
 import type { SqliteDatabase, SqliteStatement } from './sqlite.js';
 import type { TaskRecord } from './types.js';
@@ -8,8 +9,11 @@ import type { TaskRecord } from './types.js';
 /** The file in the data folder that holds the tasks. */
 export const TASKS_FILE = 'tasks.db';
 
-/** Bumped when the tables change; a file of another version is refused with words, never rewritten. */
-const SCHEMA_VERSION = 1;
+/**
+ * Bumped when the tables change; a file of a later version is refused with words, never rewritten.
+ * A file of version 1 (keyed by task id) is moved to 2 when opened.
+ */
+const SCHEMA_VERSION = 2;
 
 /** A task as the file keeps it: its record, its outcome once it has ended, and when it expires (ms since the epoch). */
 export interface KeptTask {
@@ -26,11 +30,12 @@ interface WorkerIdentity {
 }
 
 /**
- * How long changes gather before they are written together. A commit costs far more than a row
- * (its WAL frames, locks and syscalls); written each turn of the event loop, a loaded stdio server
- * committed one or two tasks at a time and spent 3.4x the memory store's CPU on a creation. One
- * millisecond gathers a loaded server's changes into one commit and adds about that much to a
- * creation's answer.
+ * At most one commit per this many milliseconds. A commit costs far more than a row (its WAL
+ * frames, locks and syscalls); written each turn of the event loop, a loaded stdio server committed
+ * one or two tasks at a time and spent 3.4x the memory store's CPU on a creation. Changes are
+ * written at the end of the turn that made them when the last commit is at least this old (a quiet
+ * server answers a creation without waiting), and otherwise once it is, gathering a loaded
+ * server's changes into one commit.
  */
 const WRITE_WINDOW_MS = 1;
 
@@ -48,8 +53,8 @@ interface PendingWrite {
  * only once that process no longer runs (checked by pid and start time, in one write transaction,
  * so two servers starting at once never both take the same tasks).
  *
- * Changes are written together, one transaction per WRITE_WINDOW_MS (group commit), not one per
- * change, and a task created and finished within one window is written once, as it ended. What a
+ * Changes are written together, at most one transaction per WRITE_WINDOW_MS (group commit), not
+ * one per change, and a task created and finished before its write is written once, as it ended. What a
  * crash can lose: a SIGKILL or a crash of the process loses the changes of the last window (not yet
  * committed), never a committed one; a power loss or an
  * OS crash can also lose the last commits before SQLite's next checkpoint (synchronous=NORMAL in
@@ -59,13 +64,22 @@ interface PendingWrite {
  * way leaves the task as it was, and a running one is failed, in words, by the next server.
  */
 export class TaskJournal {
-    private readonly upsert: SqliteStatement;
+    private readonly insert: SqliteStatement;
+    private readonly update: SqliteStatement;
     private readonly remove: SqliteStatement;
+    /**
+     * Each task's row, by task id. Rows are found by rowid, never by task id: ids are random, and an
+     * index on them made every commit rewrite a page of that index per task, where rows written in
+     * creation order share their pages. Reads are answered from memory: no lookup by id is needed.
+     */
+    private readonly rows = new Map<string, number | bigint>();
     private readonly pending = new Map<string, PendingWrite>();
     /** Settled when the pending changes are committed (rejected with the reason they could not be). */
     private flushed: Promise<void> | undefined;
     private settle: { resolve: () => void; reject: (err: unknown) => void } | undefined;
     private closed = false;
+    /** When the last write began (performance.now()). */
+    private lastCommit = -Infinity;
 
     private constructor(
         private readonly db: SqliteDatabase,
@@ -74,11 +88,9 @@ export class TaskJournal {
         /** Told when a window's changes (other than creations, whose callers hear it) could not be written. */
         private readonly onWriteError: (err: unknown, changes: number) => void,
     ) {
-        this.upsert = db.prepare(
-            'INSERT INTO tasks (id, worker, record, outcome, expires_at) VALUES (?, ?, ?, ?, ?) ' +
-                'ON CONFLICT (id) DO UPDATE SET record = excluded.record, outcome = coalesce(excluded.outcome, outcome), expires_at = excluded.expires_at',
-        );
-        this.remove = db.prepare('DELETE FROM tasks WHERE id = ?');
+        this.insert = db.prepare('INSERT INTO tasks (id, worker, record, outcome, expires_at) VALUES (?, ?, ?, ?, ?)');
+        this.update = db.prepare('UPDATE tasks SET record = ?, outcome = coalesce(?, outcome), expires_at = ? WHERE rowid = ?');
+        this.remove = db.prepare('DELETE FROM tasks WHERE rowid = ?');
     }
 
     /**
@@ -95,11 +107,20 @@ export class TaskJournal {
         try {
             db.exec('PRAGMA busy_timeout = 5000; PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;');
             const version = Number(db.prepare('PRAGMA user_version').get()?.user_version ?? 0);
-            if (version !== 0 && version !== SCHEMA_VERSION) {
+            if (version !== 0 && version !== 1 && version !== SCHEMA_VERSION) {
                 throw new Error(`${path} was written by another version of mcp-tasks (schema ${version}, this one reads ${SCHEMA_VERSION}); give this server another --data-dir, or remove the file to start afresh`);
             }
+            if (version === 1) {
+                // The same columns, keyed by rowid: the rows move, oldest first, in one transaction.
+                db.exec(
+                    'BEGIN IMMEDIATE; ALTER TABLE tasks RENAME TO tasks_v1; DROP INDEX IF EXISTS tasks_worker;' +
+                        'CREATE TABLE tasks (id TEXT NOT NULL, worker TEXT NOT NULL, record TEXT NOT NULL, outcome TEXT, expires_at INTEGER NOT NULL);' +
+                        "INSERT INTO tasks (id, worker, record, outcome, expires_at) SELECT id, worker, record, outcome, expires_at FROM tasks_v1 ORDER BY json_extract(record, '$.createdAt');" +
+                        `DROP TABLE tasks_v1; PRAGMA user_version = ${SCHEMA_VERSION}; COMMIT;`,
+                );
+            }
             db.exec(
-                'CREATE TABLE IF NOT EXISTS tasks (id TEXT PRIMARY KEY, worker TEXT NOT NULL, record TEXT NOT NULL, outcome TEXT, expires_at INTEGER NOT NULL);' +
+                'CREATE TABLE IF NOT EXISTS tasks (id TEXT NOT NULL, worker TEXT NOT NULL, record TEXT NOT NULL, outcome TEXT, expires_at INTEGER NOT NULL);' +
                     'CREATE INDEX IF NOT EXISTS tasks_worker ON tasks (worker);' +
                     'CREATE TABLE IF NOT EXISTS workers (id TEXT PRIMARY KEY, pid INTEGER NOT NULL, start INTEGER NOT NULL, host TEXT NOT NULL);' +
                     `PRAGMA user_version = ${SCHEMA_VERSION};`,
@@ -139,13 +160,17 @@ export class TaskJournal {
             throw err;
         }
         const tasks = this.db
-            .prepare('SELECT record, outcome, expires_at FROM tasks WHERE worker = ?')
+            .prepare('SELECT rowid, record, outcome, expires_at FROM tasks WHERE worker = ?')
             .all(this.workerId)
-            .map(row => ({
-                record: JSON.parse(String(row.record)) as TaskRecord,
-                outcome: row.outcome === null || row.outcome === undefined ? undefined : String(row.outcome),
-                expiresAt: Number(row.expires_at),
-            }));
+            .map(row => {
+                const record = JSON.parse(String(row.record)) as TaskRecord;
+                this.rows.set(record.taskId, row.rowid as number | bigint);
+                return {
+                    record,
+                    outcome: row.outcome === null || row.outcome === undefined ? undefined : String(row.outcome),
+                    expiresAt: Number(row.expires_at),
+                };
+            });
         tasks.sort((a, b) => a.record.seq - b.record.seq || a.record.createdAt.localeCompare(b.record.createdAt));
         return { tasks, from };
     }
@@ -188,20 +213,30 @@ export class TaskJournal {
         const settle = this.settle!;
         this.settle = undefined;
         this.flushed = undefined;
+        this.lastCommit = performance.now();
+        // Known only once committed: a rolled-back insert left no row.
+        const inserted: [string, number | bigint][] = [];
         try {
             this.db.exec('BEGIN IMMEDIATE');
             try {
                 for (const [taskId, write] of writes) {
-                    if (write.record) {
-                        this.upsert.run(taskId, this.workerId, JSON.stringify(write.record), write.outcome ?? null, write.expiresAt);
-                    } else {
-                        this.remove.run(taskId);
+                    const row = this.rows.get(taskId);
+                    if (write.record && row !== undefined) {
+                        this.update.run(JSON.stringify(write.record), write.outcome ?? null, write.expiresAt, row);
+                    } else if (write.record) {
+                        inserted.push([taskId, this.insert.run(taskId, this.workerId, JSON.stringify(write.record), write.outcome ?? null, write.expiresAt).lastInsertRowid]);
+                    } else if (row !== undefined) {
+                        this.remove.run(row);
+                        this.rows.delete(taskId);
                     }
                 }
                 this.db.exec('COMMIT');
             } catch (err) {
                 this.db.exec('ROLLBACK');
                 throw err;
+            }
+            for (const [taskId, row] of inserted) {
+                this.rows.set(taskId, row);
             }
         } catch (err) {
             this.onWriteError(err, writes.length);
@@ -236,7 +271,13 @@ export class TaskJournal {
             });
             // Only creators await it; an unobserved rejection must not end the process.
             this.flushed.catch(() => {});
-            setTimeout(() => this.flush(), WRITE_WINDOW_MS);
+            // At the end of this turn, unless the last commit is under a window old: then once it is.
+            const wait = this.lastCommit + WRITE_WINDOW_MS - performance.now();
+            if (wait > 0) {
+                setTimeout(() => this.flush(), wait);
+            } else {
+                setImmediate(() => this.flush());
+            }
         }
     }
 }

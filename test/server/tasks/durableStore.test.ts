@@ -85,6 +85,44 @@ describe('DurableTaskStore on a real file', { skip: DatabaseSync ? false : `this
         assert.deepEqual(rows(dir), [{ id: task.taskId, status: 'completed', outcome: JSON.stringify(done) }], 'the read waited for the write');
     });
 
+    it('moves a file of the first schema (keyed by task id) to the rowid one, keeping its tasks', async () => {
+        const dir = folder();
+        const start = Date.parse('2020-01-01T00:00:00.000Z');
+        const first = store(dir, new ManualClock(start));
+        const task = await first.create(newTask('a', { ttl: 60_000 }), 10);
+        const record = (await first.get(task.taskId))!;
+        await first.close();
+        // The same task as a server of schema 1 wrote it.
+        const old = new DatabaseSync!(join(dir, TASKS_FILE));
+        old.exec(
+            'DROP TABLE tasks; DROP INDEX IF EXISTS tasks_worker;' +
+                'CREATE TABLE tasks (id TEXT PRIMARY KEY, worker TEXT NOT NULL, record TEXT NOT NULL, outcome TEXT, expires_at INTEGER NOT NULL);' +
+                'CREATE INDEX tasks_worker ON tasks (worker); PRAGMA user_version = 1;',
+        );
+        old.prepare('INSERT INTO tasks (id, worker, record, outcome, expires_at) VALUES (?, ?, ?, ?, ?)').run(task.taskId, 'gone', JSON.stringify(record), null, start + 60_000);
+        old.close();
+
+        const next = store(dir, new ManualClock(start + 1000));
+        assert.equal((await next.get(task.taskId))?.status, 'failed', 'taken over from the dead worker, as any running task');
+        await next.close();
+        const db = new DatabaseSync!(join(dir, TASKS_FILE));
+        try {
+            assert.equal(Number(db.prepare('PRAGMA user_version').get()?.user_version), 2);
+            assert.equal(db.prepare("SELECT count(*) AS n FROM sqlite_master WHERE name = 'tasks_v1'").get()?.n, 0);
+        } finally {
+            db.close();
+        }
+        assert.deepEqual(rows(dir).map(row => [row.id, row.status]), [[task.taskId, 'failed']], 'one row, updated in place');
+    });
+
+    it('refuses a file of a later schema with words, and leaves it as it was', () => {
+        const dir = folder();
+        const later = new DatabaseSync!(join(dir, TASKS_FILE));
+        later.exec('PRAGMA user_version = 9;');
+        later.close();
+        assert.throws(() => store(dir), /was written by another version of mcp-tasks \(schema 9, this one reads 2\); give this server another --data-dir/);
+    });
+
     it('keeps a finished task until its TTL by the injected clock, and drops it after', async () => {
         const dir = folder();
         const start = Date.parse('2020-01-01T00:00:00.000Z');
