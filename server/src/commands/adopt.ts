@@ -1,7 +1,9 @@
-import { writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { constants } from 'node:os';
+import { dirname } from 'node:path';
+import { errorMessage } from '../util/log.js';
 import type { Clock, ClockTimer } from '../util/clock.js';
-import type { CallToolResult, ToolContext } from '../tools/types.js';
+import { textResult, type CallToolResult, type ToolContext } from '../tools/types.js';
 import { currentPlatform } from '../platform/index.js';
 import { RUN_MARKER } from '../platform/processTable.js';
 import { OutputCapture } from './capture.js';
@@ -27,7 +29,17 @@ export const KEEPER_POLL_MS = 500;
  * `.held` file first, so the keeper's watchdog waits while this server lives.
  */
 export async function adoptCommand(job: JobFacts, spec: CommandSpec, ctx: ToolContext, deps: RunDeps & { jobs: JobKeeping }): Promise<CallToolResult> {
-    writeFileSync(`${job.status}.held`, String(process.pid), { mode: 0o600 });
+    try {
+        // Only once its files are there: a run whose folder was removed cannot tell its output or its end.
+        if (!existsSync(job.capture)) {
+            throw Object.assign(new Error(`${job.capture} is gone`), { code: 'ENOENT' });
+        }
+        writeFileSync(`${job.status}.held`, String(process.pid), { mode: 0o600 });
+    } catch (err) {
+        stopKeptGroup(job, deps.clock);
+        deps.jobs.files.remove(job);
+        return textResult(`The MCP Tasks server restarted, and the files of this run of ${spec.name} (in ${dirname(job.log)}) were removed meanwhile (${errorMessage(err)}), so it was stopped: its output and exit status cannot be known. Call ${spec.name} again to run it.`, true);
+    }
     const logEntry = deps.logs.adopt(job.log, spec.name, ctx.taskId!);
     const throttle = progressThrottle(spec, ctx, deps.clock);
     let logError: NodeJS.ErrnoException | undefined;
@@ -67,6 +79,17 @@ export async function adoptCommand(job: JobFacts, spec: CommandSpec, ctx: ToolCo
         job: { facts: job, files: deps.jobs.files, letGo: () => keeper.stop() },
         closingNote: () => note,
     });
+}
+
+/** Between the TERM and the KILL of a kept run no server follows. */
+const STOP_GRACE_MS = 5000;
+
+/** Stops a kept run's whole group (its keeper leads it): TERM, then KILL after a grace if the keeper is still there. */
+export function stopKeptGroup(job: Pick<JobFacts, 'pid' | 'start'>, clock: Clock): void {
+    if (keeperRunning(job)) {
+        currentPlatform.processTable.signal(-job.pid, 'SIGTERM');
+        clock.setTimeout(() => keeperRunning(job) && currentPlatform.processTable.signal(-job.pid, 'SIGKILL'), STOP_GRACE_MS, undefined, true);
+    }
 }
 
 /** Whether the job's keeper still runs: the same pid, started at the same time (a later process given that pid is not it). */

@@ -5,14 +5,12 @@ import type { TaskRecord } from '../tasks/types.js';
 import { textResult, type CallToolResult, type ToolDefinition } from '../tools/types.js';
 import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/log.js';
-import { keeperRunning } from './adopt.js';
+import { stopKeptGroup } from './adopt.js';
 import { JobFiles, type JobFacts } from './jobFile.js';
 import type { JobKeeping } from './run.js';
 
 /** The folder of a data folder's job files. */
 export const JOBS_DIR = 'jobs';
-/** Between the TERM and the KILL of a job no server takes over. */
-const STOP_GRACE_MS = 5000;
 
 /**
  * Whether this server's command tasks can outlive it (keeper.ts): a durable store's data folder
@@ -78,10 +76,7 @@ export function jobFolders(dataDir: string): (dir: string) => boolean {
 
 /** Stops a job no server will take over: TERM to its group, KILL after a grace; its files go. */
 function stopJob(job: JobFacts, files: JobFiles, clock: Clock): void {
-    if (keeperRunning(job)) {
-        currentPlatform.processTable.signal(-job.pid, 'SIGTERM');
-        clock.setTimeout(() => keeperRunning(job) && currentPlatform.processTable.signal(-job.pid, 'SIGKILL'), STOP_GRACE_MS, undefined, true);
-    }
+    stopKeptGroup(job, clock);
     files.remove(job);
     if (existsSync(job.capture)) {
         // The capture held the raw output; the log, secrets hidden, stays for the sweep.

@@ -31,7 +31,8 @@ export const KEEPER_SCRIPT = [
     '    if [ -n "$h" ] && kill -0 "$h" 2>/dev/null; then',
     '      while kill -0 "$h" 2>/dev/null; do sleep 5 & p=$!; wait $p; done',
     '    else',
-    '      : > "$s.abandoned"',
+    // Not a bare `: >`: a redirection that fails on a special built-in ends a non-interactive shell, and the stop with it.
+    '      (: > "$s.abandoned") 2>/dev/null',
     "      trap '' TERM",
     '      kill -TERM 0',
     '      sleep 5',

@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { GetTaskResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { processRunning } from '../../../server/src/platform/index.js';
@@ -158,6 +158,21 @@ describe('command tasks outlive their server (--store sqlite)', posixOnly('on Wi
         assert.equal(structured.exitCode, null);
         assert.equal(structured.logLines, 51, 'the 50 lines it printed, and the note');
         assert.match(readFileSync(structured.logPath, 'utf8'), /\n\[mcp-tasks\] stopped: no MCP Tasks server took this run over within 1 s after the one that started it ended\n$/);
+    });
+
+    it("a run whose files were removed while no server followed it is stopped, and its task fails in words", async () => {
+        const { file, data, pidFile } = setUp();
+        const first = await serve(file, data);
+        const { taskId } = await first.start('suite');
+        const pid = await commandPid(pidFile);
+        await endServer(first, 'SIGKILL');
+        const job = JSON.parse(readFileSync(join(data, 'jobs', `${taskId}.json`), 'utf8')) as { log: string };
+        rmSync(dirname(job.log), { recursive: true, force: true });
+
+        const second = await serve(file, data);
+        const task = await untilStatus(second, taskId, 'failed');
+        assert.match(task.statusMessage ?? '', /^The MCP Tasks server restarted, and the files of this run of suite \(in .*\) were removed meanwhile \(.*\), so it was stopped: its output and exit status cannot be known\. Call suite again to run it\.$/);
+        await waitUntil(() => !processRunning(pid) || undefined, 'the command to be stopped', { timeoutMs: 20_000 });
     });
 
     it('a server whose commands file no longer declares the command stops it and fails the task in words', async () => {
