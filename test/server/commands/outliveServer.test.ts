@@ -6,7 +6,7 @@
  * a server without its command declared stops it and fails the task in words.
  */
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { after, describe, it } from 'node:test';
@@ -109,6 +109,11 @@ describe('command tasks outlive their server (--store sqlite)', posixOnly('on Wi
             const pid = await commandPid(pidFile);
             await endServer(first, how);
             assert.ok(processRunning(pid), 'the command runs on without its server');
+            // What waits for the next server is this user's alone: the job, and the raw output (secrets not yet hidden).
+            const job = JSON.parse(readFileSync(join(data, 'jobs', `${taskId}.json`), 'utf8')) as { capture: string; argv: string[] };
+            assert.equal(statSync(join(data, 'jobs', `${taskId}.json`)).mode & 0o777, 0o600);
+            assert.equal(statSync(job.capture).mode & 0o777, 0o600);
+            assert.match(readFileSync(job.capture, 'utf8'), /^ok 1 - before\n/);
 
             const second = await serve(file, data);
             assert.equal((await status(second, taskId)).status, 'working', 'taken over, still running');

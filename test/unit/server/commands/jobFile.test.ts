@@ -2,7 +2,7 @@
 // keeper's status file read back as an exit code or a signal, why there is none, and the keeper's
 // plan (a program not found is spawned as itself, to fail the usual way).
 import assert from 'node:assert/strict';
-import { chmodSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { constants, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
@@ -26,6 +26,10 @@ describe('job files', () => {
         const facts = job('AbC-1_x');
         assert.equal(files.write(facts), true);
         assert.ok(readdirSync(dir).includes('suite-AbC-1_x.log.kept'), 'the log folder is marked');
+        if (process.platform !== 'win32') {
+            assert.equal(statSync(join(dir, 'jobs', 'AbC-1_x.json')).mode & 0o777, 0o600, 'readable by this user only');
+            assert.equal(statSync(join(dir, 'jobs')).mode & 0o777, 0o700);
+        }
         assert.deepEqual(files.read('AbC-1_x'), facts);
         assert.deepEqual(files.all().map(found => found.taskId), ['AbC-1_x']);
         writeFileSync(facts.status, '0\n');
