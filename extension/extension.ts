@@ -22,6 +22,7 @@ import { CompletionNotifier, type CommandRunner } from './views/completionNotifi
 import { untilStopAllowed } from './views/confirmStop';
 import { ContextKeyTracker } from './views/contextKeys';
 import { ResultDocuments } from './views/resultDocuments';
+import { RestoredResults } from './views/restoredResults';
 import { registerStatusBar } from './views/statusBar';
 import { registerTasksView } from './views/tasksView';
 import { ResultOutputButton } from './views/resultOutputButton';
@@ -67,7 +68,8 @@ export function activate(context: vscode.ExtensionContext): McpTasksApi {
     // A command tool declared since a row was drawn gives its rows Show Output.
     context.subscriptions.push(commandTools.onDidChange(() => tree.refresh()));
     const statusBar = registerStatusBar(context, model, server);
-    const results = new ResultDocuments();
+    // A result tab VS Code restores after a reload finds its result again (the kept copy, or the server's).
+    const results = new ResultDocuments(new RestoredResults({ model, owner, ready: () => server!.ready() }));
     const outputs = new OutputDocuments(commandTools.launch.logDir, model);
     context.subscriptions.push(outputs);
     registerShowOutput(context, model, outputs, vscodeTasks);
