@@ -64,14 +64,16 @@ export function activate(context: vscode.ExtensionContext): McpTasksApi {
     context.subscriptions.push(owner);
 
     server = registerServer(context, logger, config, owner, commandTools.launch, () => untilStopAllowed(model), text => wrap.launchFile(text));
-    const { tree, treeView, selection } = registerTasksView(context, model, view => commandTools.hasOutput(view.toolName) || vscodeTasks.hasTerminal(view.taskId), () => commandTools.waitingForTrust);
+    const outputs = new OutputDocuments(commandTools.launch.logDir, model);
+    context.subscriptions.push(outputs);
+    // A lost row's server is gone: it offers Show Output only when its command's log is there to read.
+    const rowHasOutput = (view: TaskView) => (view.lost ? outputs.hasOutput(view) : commandTools.hasOutput(view.toolName) || vscodeTasks.hasTerminal(view.taskId));
+    const { tree, treeView, selection } = registerTasksView(context, model, rowHasOutput, () => commandTools.waitingForTrust);
     // A command tool declared since a row was drawn gives its rows Show Output.
     context.subscriptions.push(commandTools.onDidChange(() => tree.refresh()));
     const statusBar = registerStatusBar(context, model, server);
     // A result tab VS Code restores after a reload finds its result again (the kept copy, or the server's).
     const results = new ResultDocuments(new RestoredResults({ model, owner, ready: () => server!.ready() }));
-    const outputs = new OutputDocuments(commandTools.launch.logDir, model);
-    context.subscriptions.push(outputs);
     registerShowOutput(context, model, outputs, vscodeTasks);
     const resultOutput = new ResultOutputButton(results, model, view => outputs.hasOutput(view) || vscodeTasks.hasTerminal(view.taskId));
     context.subscriptions.push(resultOutput);
