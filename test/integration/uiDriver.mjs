@@ -345,7 +345,7 @@ export function createUiDriver(shotsDir, log = line => console.log(line), { repo
     /**
      * The suite asks "ui-read-rows <tag>" in the status bar: the driver writes rows-<tag>.json with
      * the Tasks view's rows as drawn (label, description, and the part of each a user can see
-     * before the row clips it), the sidebar's width, and whether the view's progress bar runs.
+     * before the row clips it), the sidebar's width, whether the view's progress bar runs, and its message.
      */
     async function readRowsOnRequest(page) {
         const [, tag] = (await takeRequest(page, /ui-read-rows (\S+)/, 'rows')) ?? [];
@@ -389,7 +389,9 @@ export function createUiDriver(shotsDir, log = line => console.log(line), { repo
                 };
             });
             const progress = [...(sidebar?.querySelectorAll('.monaco-progress-container.active') ?? [])].some(bar => bar.offsetParent !== null);
-            return { sidebarWidth: Math.round(sidebar?.getBoundingClientRect().width ?? 0), viewProgress: progress, rows };
+            // The line a tree view shows above its rows (TreeView.message), when it has one.
+            const message = sidebar?.querySelector('.tree-explorer-viewlet-tree-view .message:not(.hide)')?.textContent ?? '';
+            return { sidebarWidth: Math.round(sidebar?.getBoundingClientRect().width ?? 0), viewProgress: progress, message, rows };
         });
         writeReport(`rows-${tag}.json`, report);
         log(`[ui] read ${report.rows.length} rows for ${tag} (sidebar ${report.sidebarWidth} px, progress bar ${report.viewProgress ? 'on' : 'off'})`);
