@@ -398,6 +398,28 @@ export function createUiDriver(shotsDir, log = line => console.log(line), { repo
         await shot(page, `rows-${tag}`, page.locator('.part.sidebar'));
     }
 
+    /**
+     * The suite asks "ui-row-tooltip <row text>": the driver points at that row until its tooltip shows,
+     * writes row-tooltip-<row text>.json (the tooltip's lines as drawn) and photographs the workbench.
+     */
+    async function rowTooltipOnRequest(page) {
+        const [, text] = (await takeRequest(page, /ui-row-tooltip (\S+)/, 'row-tooltip')) ?? [];
+        if (!text) {
+            return;
+        }
+        const row = taskRow(page, text);
+        await row.hover();
+        const hover = page.locator('.monaco-hover, .workbench-hover').filter({ visible: true }).first();
+        const shown = await hover.waitFor({ timeout: REPORT_MS }).then(() => true, () => false);
+        if (!shown) {
+            log(`[ui] no tooltip showed over ${text}`);
+        }
+        const lines = shown ? (await hover.innerText()).split('\n').map(line => line.trim()).filter(Boolean) : [];
+        await shot(page, `row-tooltip-${text}`);
+        writeReport(`row-tooltip-${text}.json`, lines);
+        await page.mouse.move(700, 450);
+    }
+
     /** The suite asks "ui-row-action <row text> :: <action title>": the driver clicks that inline button. */
     async function rowActionOnRequest(page) {
         const request = page.locator('.part.statusbar .statusbar-item', { hasText: /ui-row-action .+ :: .+/ }).first();
@@ -1143,7 +1165,7 @@ export function createUiDriver(shotsDir, log = line => console.log(line), { repo
             });
         }
         while (!page.isClosed()) {
-            for (const step of [answerPrompt, enterOnQuestionOnRequest, keysOnRequest, liveOnRequest, readmeImagesOnRequest, rowTwiceOnRequest, titleActionOnRequest, titleButtonsOnRequest, walkthroughOnRequest, welcomeWalkthroughsOnRequest, notificationsOnRequest, shotOnRequest, respondOnRequest, copilotRespondOnRequest, copilotFormOnRequest, rowActionOnRequest, rowClickOnRequest, terminalOnRequest, editorActionOnRequest, readRowsOnRequest, readRowMenuOnRequest, trustOnRequest, resultOnRequest, readToolApprovals, allowSampling, cancelFromTree, photographDeploy]) {
+            for (const step of [answerPrompt, enterOnQuestionOnRequest, keysOnRequest, liveOnRequest, readmeImagesOnRequest, rowTwiceOnRequest, titleActionOnRequest, titleButtonsOnRequest, walkthroughOnRequest, welcomeWalkthroughsOnRequest, notificationsOnRequest, shotOnRequest, respondOnRequest, copilotRespondOnRequest, copilotFormOnRequest, rowActionOnRequest, rowClickOnRequest, terminalOnRequest, editorActionOnRequest, readRowsOnRequest, readRowMenuOnRequest, rowTooltipOnRequest, trustOnRequest, resultOnRequest, readToolApprovals, allowSampling, cancelFromTree, photographDeploy]) {
                 try {
                     await step(page);
                 } catch (err) {
