@@ -801,10 +801,14 @@ export function createUiDriver(shotsDir, log = line => console.log(line), { repo
         }
         const items = await readNotifications(page);
         await shot(page, `notifications-${tag}`);
-        if (button) {
+        // Only a button the read found: waiting for one to come would hold up every other request (the
+        // suite reads again until it sees the notification). The pointer leaves the bell first: the bell's
+        // hover can cover the newest item's buttons.
+        if (button && items.some(item => item.buttons.includes(button))) {
+            await page.mouse.move(700, 300);
             const item = center.locator('.notification-list-item', { has: page.getByRole('button', { name: button, exact: true }) }).first();
             log(`[ui] clicking ${button} in a notification`);
-            await item.getByRole('button', { name: button, exact: true }).click().catch(err => log(`[ui] no ${button} button: ${err.message}`));
+            await item.getByRole('button', { name: button, exact: true }).click({ timeout: 10_000 }).catch(err => log(`[ui] no ${button} button: ${err.message}`));
         }
         writeReport(`notifications-${tag}.json`, items);
         if (await center.isVisible().catch(() => false)) {
