@@ -8,6 +8,7 @@ import { CommandTools } from './commandTools/commandTools';
 import { OutputDocuments, registerShowOutput } from './commandTools/outputDocuments';
 import { VsCodeTaskJobs } from './commandTools/vscodeTaskJobs';
 import { WrapServers } from './wrap/wrapServers';
+import { watchDemoToolsWhileWrapping } from './wrap/demoToolsNotice';
 import { ConfigWatcher } from './config';
 import { watchTransportSetting } from './settingProblems';
 import { SamplingResponder } from './lm/sampling';
@@ -55,7 +56,7 @@ export function activate(context: vscode.ExtensionContext): McpTasksApi {
     // Also written before any server starts; a change to it restarts the server, like a setting.
     const wrap = new WrapServers(storageDir, logger.scoped('wrap'), commandTools.onDidReadFiles);
     const config = new ConfigWatcher(wrap);
-    context.subscriptions.push(commandTools, vscodeTasks, wrap, config, watchTransportSetting());
+    context.subscriptions.push(commandTools, vscodeTasks, wrap, config, watchTransportSetting(), watchDemoToolsWhileWrapping(config));
     // In the workspace's storage, so a reloaded window still opens them; with no workspace, in memory only.
     const keptResults = new ResultCache<CallToolResult, TaskView>({
         dir: context.storageUri && join(context.storageUri.fsPath, 'results'),
