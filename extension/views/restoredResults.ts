@@ -1,7 +1,6 @@
 // A result tab VS Code brings back after a window reload names its task only in its URI: before it
 // can show the result, the task must be known again (the kept copy, or the server's list).
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import * as vscode from 'vscode';
 import { OWN_CLIENT_NAME } from '../owner/ownerConnection';
 import { endedInWords } from '../tasks/resultText';
 import type { TaskModel } from '../tasks/taskModel';
@@ -43,10 +42,9 @@ export class RestoredResults {
     constructor(private readonly sources: ResultSources) {}
 
     /** Fires when the task list changed: a tab still waiting may now find its task. */
-    readonly onDidChange = (listener: () => void): vscode.Disposable => {
-        const subscription = this.sources.model.onDidChange(() => listener());
-        return new vscode.Disposable(() => subscription.dispose());
-    };
+    onDidChange(listener: () => void): { dispose(): void } {
+        return this.sources.model.onDidChange(() => listener());
+    }
 
     async find(taskId: string): Promise<ShownResult | undefined> {
         const { owner } = this.sources;
