@@ -47,7 +47,9 @@ export class ResultDocuments extends Disposable implements vscode.TextDocumentCo
         try {
             found = await restored.find(taskId);
         } catch {
-            // The server has no result for it (any more): as for a result that went with its server.
+            // Listed, but the server has no result for it (any more): as for a result that went with its server.
+            this.waiting.delete(taskId);
+            return vscode.l10n.t('This result is no longer available.');
         }
         if (!found) {
             this.waiting.set(taskId, uri);
