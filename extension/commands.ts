@@ -5,11 +5,11 @@ import { Commands } from './constants';
 import { showCancelOutcome, showCommandError } from './errorNotice';
 import { OWN_CLIENT_NAME } from './owner/ownerConnection';
 import { respondRoute } from './tasks/respondRoute';
-import { endedInWords } from './tasks/resultText';
-import { clientKind, isTerminal, statusText, taskLabel, UNKNOWN_TOOL, type TaskView } from './tasks/taskView';
+import { isTerminal, statusText, taskLabel, UNKNOWN_TOOL, type TaskView } from './tasks/taskView';
 import { runTool } from './runTool';
 import { runToolPreset } from './runToolPreset';
 import { confirmRestart } from './views/confirmStop';
+import { shownResult } from './views/restoredResults';
 import { WaitingNotices } from './views/waitingNotice';
 
 export type { CommandDeps, RowRun } from './commandDeps';
@@ -119,14 +119,8 @@ export function registerCommands(context: vscode.ExtensionContext, deps: Command
                 return undefined;
             }
             try {
-                const result = await owner.result(target.taskId);
-                const ended = endedInWords({
-                    status: target.status,
-                    statusMessage: target.statusMessage,
-                    clientKind: clientKind(target.clientName, OWN_CLIENT_NAME),
-                    cancelledHere: cancelledHere.has(target.taskId),
-                });
-                return await deps.results.show(target.taskId, taskLabel(target), statusText(target.status), result, ended);
+                const shown = await shownResult(target, taskId => owner.result(taskId), cancelledHere.has(target.taskId));
+                return await deps.results.show(target.taskId, shown.title, shown.status, shown.result, shown.ended);
             } catch (err) {
                 report(`cannot show the result of ${taskLabel(target)}`, vscode.l10n.t('cannot show the result of {0}', taskLabel(target)))(err);
                 return undefined;

@@ -44,7 +44,7 @@ export const ContextValues = {
     lost: 'task.lost',
     /** A task that had finished on a server that is gone: its result is readable if the extension kept it. */
     lostFinished: 'task.done.lost',
-    /** Appended to a live or finished row's state when its task runs a command, whose output Show Output shows: "task.done.output". */
+    /** Appended to a row's state when its task runs a command whose output Show Output shows: "task.done.output" (a lost row's only when its log is known: "task.lost.output"). */
     outputFacet: '.output',
 } as const;
 

@@ -58,16 +58,24 @@ export async function showServerProblem(message: string, setting?: string, resta
     }
 }
 
+/** Where the user fixes a problem: a setting (opened in the Settings editor) or a file. */
+export type ProblemPlace = { setting: string } | { file: string };
+
 /**
  * A wrapped server's entry that is wrong (`message` names it and says what is wrong): it is left
  * out and the others are served. Offers the place to fix it: the setting, or the workspace file.
  */
-export async function showWrapProblem(message: string, where: { setting: string } | { file: string }): Promise<void> {
-    const open = 'setting' in where ? vscode.l10n.t('Open Settings') : vscode.l10n.t('Open File');
-    const choice = await vscode.window.showErrorMessage(
+export function showWrapProblem(message: string, where: ProblemPlace): Promise<void> {
+    return showProblemAt(
         vscode.l10n.t({ message: 'MCP Tasks does not wrap this server: {0}. The other servers are served.', args: [message], comment: ['{0} names the entry (its source and name) and what is wrong with it'] }),
-        open,
+        where,
     );
+}
+
+/** A problem in a setting or file, in words that say what is used instead, with the button that opens the place to fix it. */
+export async function showProblemAt(message: string, where: ProblemPlace): Promise<void> {
+    const open = 'setting' in where ? vscode.l10n.t('Open Settings') : vscode.l10n.t('Open File');
+    const choice = await vscode.window.showErrorMessage(message, open);
     if (choice !== open) {
         return;
     }

@@ -8,7 +8,9 @@ import { CommandTools } from './commandTools/commandTools';
 import { OutputDocuments, registerShowOutput } from './commandTools/outputDocuments';
 import { VsCodeTaskJobs } from './commandTools/vscodeTaskJobs';
 import { WrapServers } from './wrap/wrapServers';
+import { watchDemoToolsWhileWrapping } from './wrap/demoToolsNotice';
 import { ConfigWatcher } from './config';
+import { watchTransportSetting } from './settingProblems';
 import { SamplingResponder } from './lm/sampling';
 import { Logger } from './logger';
 import { createInputHandlers } from './owner/inputHandlers';
@@ -22,9 +24,11 @@ import { CompletionNotifier, type CommandRunner } from './views/completionNotifi
 import { untilStopAllowed } from './views/confirmStop';
 import { ContextKeyTracker } from './views/contextKeys';
 import { ResultDocuments } from './views/resultDocuments';
+import { RestoredResults } from './views/restoredResults';
 import { registerStatusBar } from './views/statusBar';
 import { registerTasksView } from './views/tasksView';
 import { ResultOutputButton } from './views/resultOutputButton';
+import { showServerDown } from './views/serverDownMessage';
 
 let server: ServerController | undefined;
 
@@ -52,7 +56,7 @@ export function activate(context: vscode.ExtensionContext): McpTasksApi {
     // Also written before any server starts; a change to it restarts the server, like a setting.
     const wrap = new WrapServers(storageDir, logger.scoped('wrap'), commandTools.onDidReadFiles);
     const config = new ConfigWatcher(wrap);
-    context.subscriptions.push(commandTools, vscodeTasks, wrap, config);
+    context.subscriptions.push(commandTools, vscodeTasks, wrap, config, watchTransportSetting(), watchDemoToolsWhileWrapping(config));
     // In the workspace's storage, so a reloaded window still opens them; with no workspace, in memory only.
     const keptResults = new ResultCache<CallToolResult, TaskView>({
         dir: context.storageUri && join(context.storageUri.fsPath, 'results'),
@@ -63,13 +67,17 @@ export function activate(context: vscode.ExtensionContext): McpTasksApi {
     context.subscriptions.push(owner);
 
     server = registerServer(context, logger, config, owner, commandTools.launch, () => untilStopAllowed(model), text => wrap.launchFile(text));
-    const { tree, treeView, selection } = registerTasksView(context, model, view => commandTools.hasOutput(view.toolName) || vscodeTasks.hasTerminal(view.taskId), () => commandTools.waitingForTrust);
+    const outputs = new OutputDocuments(commandTools.launch.logDir, model);
+    context.subscriptions.push(outputs);
+    // A lost row's server is gone: it offers Show Output only when its command's log is there to read.
+    const rowHasOutput = (view: TaskView) => (view.lost ? outputs.hasOutput(view) : commandTools.hasOutput(view.toolName) || vscodeTasks.hasTerminal(view.taskId));
+    const { tree, treeView, selection } = registerTasksView(context, model, rowHasOutput, () => commandTools.waitingForTrust);
     // A command tool declared since a row was drawn gives its rows Show Output.
     context.subscriptions.push(commandTools.onDidChange(() => tree.refresh()));
     const statusBar = registerStatusBar(context, model, server);
-    const results = new ResultDocuments();
-    const outputs = new OutputDocuments(commandTools.launch.logDir, model);
-    context.subscriptions.push(outputs);
+    context.subscriptions.push(showServerDown(treeView, model, server));
+    // A result tab VS Code restores after a reload finds its result again (the kept copy, or the server's).
+    const results = new ResultDocuments(new RestoredResults({ model, owner, ready: () => server!.ready() }));
     registerShowOutput(context, model, outputs, vscodeTasks);
     const resultOutput = new ResultOutputButton(results, model, view => outputs.hasOutput(view) || vscodeTasks.hasTerminal(view.taskId));
     context.subscriptions.push(resultOutput);

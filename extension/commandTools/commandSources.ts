@@ -33,6 +33,8 @@ export interface MergedCommands {
     origins: Map<string, string>;
     /** Entries left out and why, one line each (for the log). */
     problems: string[];
+    /** Of those, the ones left out because they are written wrong (the user is told): each with the source's label. */
+    wrong: { source: string; message: string }[];
     /** How many workspace entries Restricted Mode holds back (the view and Run Tool say so). */
     waitingForTrust: number;
 }
@@ -73,6 +75,7 @@ export function mergeCommands(sources: readonly CommandSource[], folders: readon
     const byName = new Map<string, Record<string, unknown>>();
     const origins = new Map<string, string>();
     const problems: string[] = [];
+    const wrong: MergedCommands['wrong'] = [];
     let waitingForTrust = 0;
     for (const source of sources) {
         const entries = source.entries;
@@ -81,6 +84,7 @@ export function mergeCommands(sources: readonly CommandSource[], folders: readon
         }
         if (!Array.isArray(entries)) {
             problems.push(`${source.label}: must be an array of command entries`);
+            wrong.push({ source: source.label, message: problems.at(-1)! });
             continue;
         }
         if (source.fromWorkspace && !trusted) {
@@ -96,6 +100,7 @@ export function mergeCommands(sources: readonly CommandSource[], folders: readon
             const checked = checkEntry(entry, index, source, folders);
             if (typeof checked === 'string') {
                 problems.push(checked);
+                wrong.push({ source: source.label, message: checked });
                 return;
             }
             const name = checked.name as string;
@@ -106,7 +111,7 @@ export function mergeCommands(sources: readonly CommandSource[], folders: readon
             origins.set(name, source.label);
         });
     }
-    return { content: { roots: [...folders], tools: [...byName.values()] }, origins, problems, waitingForTrust };
+    return { content: { roots: [...folders], tools: [...byName.values()] }, origins, problems, wrong, waitingForTrust };
 }
 
 /** The entry with its cwd made absolute, or why it is left out. */

@@ -2,6 +2,7 @@ import { mkdirSync, readFileSync, renameSync, rmSync, unwatchFile, watchFile, wr
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import { SETTINGS_SECTION, Settings } from '../constants';
+import { showProblemAt } from '../errorNotice';
 import { Disposable } from '../lifecycle';
 import type { ScopedLogger } from '../logger';
 import { pruneLogs } from './outputLog';
@@ -43,6 +44,8 @@ export class CommandTools extends Disposable {
     private readonly logging = new Set<string>();
     /** The workspace files polled as well as watched (see watchFolders). */
     private readonly polled = new Set<string>();
+    /** The problems the user was told of at the last read: each is told once while it lasts. */
+    private told = new Set<string>();
     private readonly changed = this.register(new vscode.EventEmitter<void>());
     /** The merged set was rewritten, or the count waiting for trust changed. */
     readonly onDidChange = this.changed.event;
@@ -184,7 +187,9 @@ export class CommandTools extends Disposable {
     /** Reads every source again and rewrites the file when the merged set changed. */
     update(): void {
         const folders = (vscode.workspace.workspaceFolders ?? []).filter(folder => folder.uri.scheme === 'file').map(folder => folder.uri.fsPath);
-        const merged = mergeCommands(this.sources(folders), folders, vscode.workspace.isTrusted);
+        const unreadable: Problem[] = [];
+        const merged = mergeCommands(this.sources(folders, unreadable), folders, vscode.workspace.isTrusted);
+        this.tell([...unreadable, ...merged.wrong.map(({ source, message }) => ({ source, text: leftOutText(message) }))]);
         for (const entry of this.taskEntries) {
             // A command the user declared keeps its name; the task's tool then is not served.
             if (!merged.origins.has(entry.name as string) && folders.some(folder => folder === entry.cwd)) {
@@ -219,7 +224,19 @@ export class CommandTools extends Disposable {
         this.changed.fire();
     }
 
-    private sources(folders: string[]): CommandSource[] {
+    /** A notification for each problem not told at the last read (one fixed and made again is told again). */
+    private tell(problems: Problem[]): void {
+        const now = new Set<string>();
+        for (const { source, text } of problems) {
+            now.add(text);
+            if (!this.told.has(text)) {
+                void showProblemAt(text, source.endsWith('.json') ? { file: source } : { setting: `${SETTINGS_SECTION}.${Settings.commands}` });
+            }
+        }
+        this.told = now;
+    }
+
+    private sources(folders: string[], unreadable: Problem[]): CommandSource[] {
         const inspected = vscode.workspace.getConfiguration(SETTINGS_SECTION).inspect<unknown>(Settings.commands);
         const trusted = vscode.workspace.isTrusted;
         const expose = vscode.workspace.getConfiguration(SETTINGS_SECTION).inspect<unknown>(Settings.exposeVsCodeTasks);
@@ -237,6 +254,8 @@ export class CommandTools extends Disposable {
             const label = join(folder, WORKSPACE_COMMANDS_FILE);
             const text = readText(label);
             if (text === undefined) {
+                // Gone: a file made again later starts afresh, not with what this one declared.
+                this.lastGoodFile.delete(label);
                 continue;
             }
             try {
@@ -247,6 +266,7 @@ export class CommandTools extends Disposable {
                 // Half-way through an edit: keep what the file declared last, as the server does with its own file.
                 const kept = this.lastGoodFile.get(label);
                 this.log.warn(`${(err as Error).message}; ${kept ? 'keeping its commands from before' : 'no commands from it'}`);
+                unreadable.push({ source: label, text: unreadableText(label, (err as Error).message.replace(`${label}: `, ''), kept !== undefined) });
                 sources.push({ label, fromWorkspace: true, base: folder, entries: kept });
             }
         }
@@ -264,6 +284,22 @@ export class CommandTools extends Disposable {
             folders: folders.map(folder => ({ settings: readText(join(folder, '.vscode', 'settings.json')), tasks: readText(join(folder, '.vscode', 'tasks.json')) })),
         };
     }
+}
+
+/** A problem the user is told of, and where it is fixed: a file, or else the commands setting. */
+interface Problem {
+    source: string;
+    text: string;
+}
+
+function unreadableText(file: string, why: string, kept: boolean): string {
+    return kept
+        ? vscode.l10n.t({ message: 'MCP Tasks cannot read the commands in {0}: {1}. It keeps serving the commands the file declared before until the file is fixed.', args: [file, why], comment: ['{0} is a file, {1} what is wrong with it'] })
+        : vscode.l10n.t({ message: 'MCP Tasks cannot read the commands in {0}: {1}. It serves no command from this file until the file is fixed.', args: [file, why], comment: ['{0} is a file, {1} what is wrong with it'] });
+}
+
+function leftOutText(problem: string): string {
+    return vscode.l10n.t({ message: 'MCP Tasks leaves out a command: {0}. The other commands are served.', args: [problem], comment: ['{0} names where the command is declared and what is wrong with it'] });
 }
 
 /** A file's text, or undefined when it cannot be read (most often: there is none). */

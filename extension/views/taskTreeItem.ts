@@ -20,15 +20,16 @@ const EXPIRED_ICON = new vscode.ThemeIcon('watch', new vscode.ThemeColor('list.w
 
 /**
  * The row's contextValue, which package.json's menus match: its state, plus the output facet when
- * `hasOutput` (the task runs a command, so Show Output can act). A lost task keeps no facet: its
- * server is gone. A lost finished one is `task.done.lost`: Show Result reads the copy kept here.
+ * `hasOutput` (the task runs a command, so Show Output can act). A lost finished one is
+ * `task.done.lost`: Show Result reads the copy kept here. A lost one keeps the facet when its log is
+ * known: the server is gone, but what the command printed before is still in the log file.
  */
 export function contextValueOf(view: TaskView, hasOutput = false): string {
+    const facet = hasOutput ? ContextValues.outputFacet : '';
     if (view.lost) {
         // A finished one's result may be kept here (Show Result says if not); an unfinished one can run again.
-        return isTerminal(view.status) ? ContextValues.lostFinished : ContextValues.lost;
+        return (isTerminal(view.status) ? ContextValues.lostFinished : ContextValues.lost) + facet;
     }
-    const facet = hasOutput ? ContextValues.outputFacet : '';
     if (view.status === 'working') {
         return ContextValues.running + facet;
     }

@@ -10,7 +10,7 @@ import type { ScopedLogger } from '../logger';
 import { mergeWrap, problemText, type WrapSource } from './wrapSources';
 
 /**
- * The MCP servers this window's server wraps: `mcpTasks.wrap` (user or machine settings) and each
+ * The MCP servers this window's server wraps: `mcpTasks.wrap` (user settings, local or Remote, and a trusted workspace's) and each
  * folder's `.vscode/mcp-tasks.json` "wrap" (trusted only), merged into one config. The server reads
  * it once, at start, so a change reaches it as a restart: `onDidChange` gives the new text to the
  * settings, where it counts as a launch setting, and each launch writes the text it launches with
@@ -90,7 +90,12 @@ export class WrapServers extends Disposable {
 
     private sources(folders: string[]): WrapSource[] {
         const inspected = vscode.workspace.getConfiguration(SETTINGS_SECTION).inspect<unknown>(Settings.wrap);
-        const sources: WrapSource[] = [{ label: `user settings (${SETTINGS_SECTION}.${Settings.wrap})`, fromWorkspace: false, folder: folders[0], servers: inspected?.globalValue }];
+        // In a remote window, the user value is the local User settings' unless Remote settings set one.
+        const sources: WrapSource[] = [
+            { label: `user settings (${SETTINGS_SECTION}.${Settings.wrap})`, fromWorkspace: false, folder: folders[0], servers: inspected?.globalValue },
+            // Like a folder's file: counted only in a trusted workspace (VS Code hides the value in Restricted Mode too).
+            { label: `workspace settings (${SETTINGS_SECTION}.${Settings.wrap})`, fromWorkspace: true, folder: folders[0], servers: inspected?.workspaceValue },
+        ];
         for (const folder of folders) {
             const label = join(folder, WORKSPACE_COMMANDS_FILE);
             let text: string;

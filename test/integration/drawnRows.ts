@@ -15,6 +15,8 @@ export interface DrawnRow {
 export interface DrawnView {
     sidebarWidth: number;
     viewProgress: boolean;
+    /** The line the view shows above its rows (its TreeView.message), '' for none. */
+    message: string;
     rows: DrawnRow[];
 }
 

@@ -24,6 +24,8 @@ function commandLog(api: McpTasksTestApi, taskId: string, tool = 'reload_lines')
     return path === undefined ? '' : readFileSync(path, 'utf8');
 }
 
+const RESULT_TEXT = /Computation "reloaded" completed after 1 seconds?\. Result: 42\./;
+
 /**
  * Kept results survive a window reload. This suite reloads its window, so it runs in a host of its
  * own (run.mjs --only=reload, which removes the note first): the first pass finishes a task, opens
@@ -36,13 +38,19 @@ function commandLog(api: McpTasksTestApi, taskId: string, tool = 'reload_lines')
 describe('kept results after a window reload', () => {
     const note = join(process.env.MCP_TASKS_UI_DIR ?? '', 'reload-kept-result.json');
 
-    it('lists a finished task whose result was opened again after the reload, from the new server, and its result opens', async () => {
+    it('lists a finished task whose result was opened again after the reload, from the new server; its restored tab and Show Result show the result', async () => {
         assert.ok(process.env.MCP_TASKS_UI_DIR, 'run by run.mjs, which gives the suite a folder that outlives the reload');
         const api = await readyWithTasksView();
         const { model, owner } = api.testing;
         const gate = join(process.env.MCP_TASKS_UI_DIR!, 'reload-gate');
         if (!existsSync(note)) {
             const taskId = await finishedAndOpened(api, 'reloaded');
+            // Its tab left open: VS Code brings it back after the reload.
+            await vscode.commands.executeCommand('mcpTasks.showResult', model.get(taskId));
+            await waitFor('the rendered result', () => resultPreviewTab('slow_compute: reloaded'));
+            // Drawn: the preview has recorded what it shows, which VS Code keeps to restore it.
+            const drawn = await askUi<{ pre: string[] }>('ui-result reload-before', 'result-reload-before.json');
+            assert.ok(drawn.pre.some(block => RESULT_TEXT.test(block)), JSON.stringify(drawn));
             rmSync(gate, { force: true });
             declareGatedCommand(gate);
             // Served once VS Code's MCP client lists it (a first command file restarts the server with it).
@@ -51,6 +59,7 @@ describe('kept results after a window reload', () => {
             const commandId = (await vscode.commands.executeCommand('mcpTasks.runTool', { name: 'reload_lines', args: {}, mode: 'task' })) as string;
             const heldId = (await vscode.commands.executeCommand('mcpTasks.runTool', { name: 'reload_held', args: {}, mode: 'task' })) as string;
             await waitFor('the commands holding their last line', () => (/line 19\/20\n$/.test(commandLog(api, commandId)) && /line 19\/20\n$/.test(commandLog(api, heldId, 'reload_held'))) || undefined, 30_000, 100);
+            assert.ok(resultPreviewTab('slow_compute: reloaded'), 'the result tab is still open for the reload');
             writeFileSync(note, JSON.stringify({ taskId, commandId, heldId, pid: api.serverState().pid }));
             await vscode.commands.executeCommand('workbench.action.reloadWindow');
             // The reload ends this extension host; if it never comes, the test fails here.
@@ -58,6 +67,12 @@ describe('kept results after a window reload', () => {
             return;
         }
         const before = JSON.parse(readFileSync(note, 'utf8')) as { taskId: string; commandId: string; pid: number };
+        // The tab VS Code restored shows the result, before anything here opened it again (it said
+        // "This result is no longer available" while Show Result on the row worked).
+        await waitFor('the restored result tab', () => resultPreviewTab('slow_compute: reloaded'), 60_000);
+        const restored = await askUi<{ text: string; pre: string[] }>('ui-result reload-restored-tab', 'result-reload-restored-tab.json');
+        assert.ok(restored.pre.some(block => RESULT_TEXT.test(block)), `the restored tab shows: ${JSON.stringify(restored)}`);
+        assert.doesNotMatch(restored.text, /no longer available/);
         const view = await waitFor('the kept task listed again by the new server', () => {
             const kept = model.get(before.taskId);
             return kept && !kept.lost ? kept : undefined;
@@ -72,7 +87,7 @@ describe('kept results after a window reload', () => {
         }
         const uri = (await vscode.commands.executeCommand('mcpTasks.showResult', view)) as vscode.Uri | undefined;
         assert.ok(uri, 'Show Result opened the kept result');
-        assert.match((await vscode.workspace.openTextDocument(uri)).getText(), /Computation "reloaded" completed after 1 seconds?\. Result: 42\./);
+        assert.match((await vscode.workspace.openTextDocument(uri)).getText(), RESULT_TEXT);
         // As the user sees it: the row of a previous server, and its result open.
         await waitFor('the rendered result', () => resultPreviewTab('slow_compute: reloaded'));
         const drawn = await askUi<{ pre: string[] }>('ui-result reload-kept-result', 'result-reload-kept-result.json');

@@ -345,7 +345,7 @@ export function createUiDriver(shotsDir, log = line => console.log(line), { repo
     /**
      * The suite asks "ui-read-rows <tag>" in the status bar: the driver writes rows-<tag>.json with
      * the Tasks view's rows as drawn (label, description, and the part of each a user can see
-     * before the row clips it), the sidebar's width, and whether the view's progress bar runs.
+     * before the row clips it), the sidebar's width, whether the view's progress bar runs, and its message.
      */
     async function readRowsOnRequest(page) {
         const [, tag] = (await takeRequest(page, /ui-read-rows (\S+)/, 'rows')) ?? [];
@@ -389,11 +389,35 @@ export function createUiDriver(shotsDir, log = line => console.log(line), { repo
                 };
             });
             const progress = [...(sidebar?.querySelectorAll('.monaco-progress-container.active') ?? [])].some(bar => bar.offsetParent !== null);
-            return { sidebarWidth: Math.round(sidebar?.getBoundingClientRect().width ?? 0), viewProgress: progress, rows };
+            // The line a tree view shows above its rows (TreeView.message), when it has one.
+            const message = sidebar?.querySelector('.tree-explorer-viewlet-tree-view .message:not(.hide)')?.textContent ?? '';
+            return { sidebarWidth: Math.round(sidebar?.getBoundingClientRect().width ?? 0), viewProgress: progress, message, rows };
         });
         writeReport(`rows-${tag}.json`, report);
         log(`[ui] read ${report.rows.length} rows for ${tag} (sidebar ${report.sidebarWidth} px, progress bar ${report.viewProgress ? 'on' : 'off'})`);
         await shot(page, `rows-${tag}`, page.locator('.part.sidebar'));
+    }
+
+    /**
+     * The suite asks "ui-row-tooltip <row text>": the driver points at that row until its tooltip shows,
+     * writes row-tooltip-<row text>.json (the tooltip's lines as drawn) and photographs the workbench.
+     */
+    async function rowTooltipOnRequest(page) {
+        const [, text] = (await takeRequest(page, /ui-row-tooltip (\S+)/, 'row-tooltip')) ?? [];
+        if (!text) {
+            return;
+        }
+        const row = taskRow(page, text);
+        await row.hover();
+        const hover = page.locator('.monaco-hover, .workbench-hover').filter({ visible: true }).first();
+        const shown = await hover.waitFor({ timeout: REPORT_MS }).then(() => true, () => false);
+        if (!shown) {
+            log(`[ui] no tooltip showed over ${text}`);
+        }
+        const lines = shown ? (await hover.innerText()).split('\n').map(line => line.trim()).filter(Boolean) : [];
+        await shot(page, `row-tooltip-${text}`);
+        writeReport(`row-tooltip-${text}.json`, lines);
+        await page.mouse.move(700, 450);
     }
 
     /** The suite asks "ui-row-action <row text> :: <action title>": the driver clicks that inline button. */
@@ -777,10 +801,14 @@ export function createUiDriver(shotsDir, log = line => console.log(line), { repo
         }
         const items = await readNotifications(page);
         await shot(page, `notifications-${tag}`);
-        if (button) {
+        // Only a button the read found: waiting for one to come would hold up every other request (the
+        // suite reads again until it sees the notification). The pointer leaves the bell first: the bell's
+        // hover can cover the newest item's buttons.
+        if (button && items.some(item => item.buttons.includes(button))) {
+            await page.mouse.move(700, 300);
             const item = center.locator('.notification-list-item', { has: page.getByRole('button', { name: button, exact: true }) }).first();
             log(`[ui] clicking ${button} in a notification`);
-            await item.getByRole('button', { name: button, exact: true }).click().catch(err => log(`[ui] no ${button} button: ${err.message}`));
+            await item.getByRole('button', { name: button, exact: true }).click({ timeout: 10_000 }).catch(err => log(`[ui] no ${button} button: ${err.message}`));
         }
         writeReport(`notifications-${tag}.json`, items);
         if (await center.isVisible().catch(() => false)) {
@@ -1141,7 +1169,7 @@ export function createUiDriver(shotsDir, log = line => console.log(line), { repo
             });
         }
         while (!page.isClosed()) {
-            for (const step of [answerPrompt, enterOnQuestionOnRequest, keysOnRequest, liveOnRequest, readmeImagesOnRequest, rowTwiceOnRequest, titleActionOnRequest, titleButtonsOnRequest, walkthroughOnRequest, welcomeWalkthroughsOnRequest, notificationsOnRequest, shotOnRequest, respondOnRequest, copilotRespondOnRequest, copilotFormOnRequest, rowActionOnRequest, rowClickOnRequest, terminalOnRequest, editorActionOnRequest, readRowsOnRequest, readRowMenuOnRequest, trustOnRequest, resultOnRequest, readToolApprovals, allowSampling, cancelFromTree, photographDeploy]) {
+            for (const step of [answerPrompt, enterOnQuestionOnRequest, keysOnRequest, liveOnRequest, readmeImagesOnRequest, rowTwiceOnRequest, titleActionOnRequest, titleButtonsOnRequest, walkthroughOnRequest, welcomeWalkthroughsOnRequest, notificationsOnRequest, shotOnRequest, respondOnRequest, copilotRespondOnRequest, copilotFormOnRequest, rowActionOnRequest, rowClickOnRequest, terminalOnRequest, editorActionOnRequest, readRowsOnRequest, readRowMenuOnRequest, rowTooltipOnRequest, trustOnRequest, resultOnRequest, readToolApprovals, allowSampling, cancelFromTree, photographDeploy]) {
                 try {
                     await step(page);
                 } catch (err) {

@@ -20,9 +20,12 @@ const MAP = `${BUNDLE}.map`;
  * since issue 46's editor fixes (a lost task's call released, expired and denied rows, a command
  * row's latest line, Show Output following the tail) and --lost-tasks took it to 289,299 bytes;
  * 296 KB since issue 49's spoken row names, waiting badge and endings heard, and issue 46's tool
- * titles in rows and per-tool consent (7 KB of the extension's own code: 296,353 bytes).
+ * titles in rows and per-tool consent (7 KB of the extension's own code: 296,353 bytes);
+ * 304 KB since issue 46's second round (restored result tabs, the server-down line, the setting and
+ * commands-file notices, the Demo Tools notice: 9.2 KB of the extension's own code, from 300,614
+ * bytes on main to 309,854; the production build is 174,772 bytes).
  */
-const MAX_BYTES = 296 * 1024;
+const MAX_BYTES = 304 * 1024;
 /** Strings minification keeps, one from each library that must stay out. */
 const SIGNATURES: [library: string, text: string][] = [
     ['zod', 'ZodError'],

@@ -190,7 +190,12 @@ describe('package.json manifest', () => {
     it("keeps the view's title-bar buttons in place: they show whenever the view does, and grey out (enablement) when they cannot act", () => {
         // The title bar is right-aligned: a button that appeared would push the others under the pointer.
         const title = manifest.contributes.menus['view/title'] as { command: string; when?: string; group?: string }[];
-        const buttons = title.filter(item => item.group?.startsWith('navigation'));
+        // One button may come and go at the left end, where it moves none of the others: Restart Server,
+        // while the server is down (the view's message points at it).
+        const order = (item: { group?: string }) => Number(item.group?.split('@')[1] ?? 0);
+        const navigation = title.filter(item => item.group?.startsWith('navigation')).sort((a, b) => order(a) - order(b));
+        const [leftEnd, ...buttons] = navigation;
+        assert.deepEqual(leftEnd, { command: 'mcpTasks.restartServer', when: 'view == mcpTasks.tasks && mcpTasks.serverProblem', group: 'navigation@0' });
         assert.deepEqual(
             buttons.map(item => item.command),
             ['mcpTasks.runTool', 'mcpTasks.clearFinished', 'mcpTasks.refresh'],

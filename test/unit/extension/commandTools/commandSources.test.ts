@@ -71,6 +71,18 @@ describe('command sources', () => {
         assert.match(text, /user: \[4\] \(also_good\): parameters\.n: type/);
         assert.match(text, /user: \[5\] \(typo\): unknown key timeout; did you mean timeoutMs\?/);
         assert.match(mergeCommands([user({ tools: [] })], [WS], true).problems[0]!, /must be an array/);
+        // Each is one the user is told of, with where it is declared.
+        assert.equal(merged.wrong.length, 5);
+        assert.ok(merged.wrong.every(problem => problem.source === 'user'));
+        assert.equal(mergeCommands([user({ tools: [] })], [WS], true).wrong.length, 1);
+    });
+
+    it('what waits for trust, needs a folder or replaces a name is logged, not told as a mistake', () => {
+        assert.deepEqual(mergeCommands([workspace([tool('held')])], [WS], false).wrong, []);
+        assert.deepEqual(mergeCommands([user([tool('early')])], [], true).wrong, []);
+        const replaced = mergeCommands([user([tool('same')]), file(WS, [tool('same')])], [WS], true);
+        assert.equal(replaced.problems.length, 1);
+        assert.deepEqual(replaced.wrong, []);
     });
 
     it('writes a file the server accepts as it is, wherever the file lives', () => {

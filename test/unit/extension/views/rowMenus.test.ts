@@ -68,10 +68,10 @@ describe('row actions', () => {
         }
     });
 
-    it('Show Output is never offered on a task that ran no command, a lost one or a sub-task step', () => {
+    it('Show Output is never offered on a task that ran no command, a lost one without a log or a sub-task step', () => {
         for (const status of STATUSES) {
             assert.ok(!rowActions(contextValueOf(view(status))).some(action => action.startsWith(SHOW_OUTPUT)), status);
-            assert.ok(!rowActions(contextValueOf(view(status, { lost: true }), true)).some(action => action.startsWith(SHOW_OUTPUT)), `lost ${status}`);
+            assert.ok(!rowActions(contextValueOf(view(status, { lost: true }), false)).some(action => action.startsWith(SHOW_OUTPUT)), `lost ${status}`);
         }
         assert.ok(!rowActions(contextValueOf(view('completed', { parentTaskId: 'p' }))).some(action => action.startsWith(SHOW_OUTPUT)));
     });
@@ -92,6 +92,14 @@ describe('row actions', () => {
         for (const output of [false, true]) {
             const actions = rowActions(contextValueOf(view('working', { stoppedWaitingAt: '2026-12-02T08:00:00.000Z', clientName: 'Visual Studio Code' }), output));
             assert.ok(actions.some(action => action.startsWith('mcpTasks.cancelTask@inline')), `output ${output}: ${actions.join(', ')}`);
+        }
+    });
+
+    it('a lost command task whose log is known offers Show Output, and keeps its other actions', () => {
+        for (const status of STATUSES) {
+            const plain = rowActions(contextValueOf(view(status, { lost: true })));
+            const logged = rowActions(contextValueOf(view(status, { lost: true }), true));
+            assert.deepEqual(logged, [...plain, `${SHOW_OUTPUT}@1_task@3`].sort((a, b) => manifestOrder(a) - manifestOrder(b)), `lost ${status}`);
         }
     });
 
