@@ -14,6 +14,8 @@ interface Shot {
     texts: { where: string; text: string }[];
     sidebarWidth: number;
     viewport: { width: number; height: number };
+    /** Where the keyboard was as the picture was taken. */
+    focus: { inQuestion: boolean; label: string };
 }
 
 /** An action of the walk driver (walkDriver.mjs `actions`): what the user does next. */
@@ -137,8 +139,8 @@ describe('a fresh walk of the README journeys', function () {
         await waitFor('the second run cancelled', () => (again.status === 'cancelled' ? true : undefined));
     });
 
-    it('a question answered through Respond: Escape hides it, Respond brings it back', async () => {
-        await walk('respond', [
+    it('a question answered through Respond: it opens with the keyboard in it; Escape hides it, Respond brings it back', async () => {
+        const asked = await walk('respond', [
             { do: 'pickTool', choose: 'Demo: Confirm Delete' },
             { do: 'form', answers: [{ title: 'file|File', value: 'notes/old-draft.md', shot: 'respond-form' }] },
             { do: 'escape', title: 'old-draft', shot: 'respond-question' },
@@ -148,6 +150,9 @@ describe('a fresh walk of the README journeys', function () {
             { do: 'rowAction', row: 'old-draft', title: 'Respond' },
             { do: 'answer', title: 'old-draft', choose: 'Keep the file', shot: 'respond-reopened' },
         ]);
+        // Opened by Run Tool, the question has the keyboard: Enter answers it, never a row of the view.
+        const question = asked.find(shot => shot.name === 'respond-question');
+        assert.equal(question?.focus.inQuestion, true, `the keyboard was at ${question?.focus.label}`);
         await waitFor('the file kept', () => (task('confirm_delete', 'notes/old-draft.md')?.status === 'completed' ? true : undefined));
         const kept = await walk('respond-kept', [{ do: 'waitText', text: 'Kept the file' }, { do: 'shot', shot: 'respond-kept' }]);
         assert.match(allText(kept, 'respond-kept'), /Kept the file/);
@@ -222,6 +227,47 @@ describe('a fresh walk of the README journeys', function () {
         ]);
         assert.match(allText(shots, 'command-output'), /5 passed/);
         await closeEditors();
+    });
+
+    it('a running command: its latest output line in the row while it runs', async () => {
+        await walk('command-live', [
+            { do: 'pickTool', choose: 'slow_tests' },
+            { do: 'answer', title: 'How should it run', choose: 'Run as task' },
+            // A line the command printed, drawn in its row while it still runs.
+            { do: 'waitText', pattern: 'slow_tests[\\s\\S]*running[\\s\\S]*ok [2-9] ' },
+        ]);
+        const shots = await walk('command-live-row', [{ do: 'shot', shot: 'command-live-row' }]);
+        const view = api.testing.model.all().find(row => row.toolName === 'slow_tests');
+        assert.equal(view?.status, 'working', 'still running when photographed');
+        assert.match(allText(shots, 'command-live-row'), /ok \d+ \w+/);
+        await vscode.commands.executeCommand('mcpTasks.cancelTask', view);
+        await waitFor('the slow tests cancelled', () => (view?.status === 'cancelled' ? true : undefined));
+    });
+
+    it('a question left unanswered until its time runs out: the row says so and stays', async function () {
+        this.timeout(240_000);
+        const server = () => vscode.workspace.getConfiguration('mcpTasks.server');
+        const restarted = async (change: () => Thenable<void>) => {
+            const before = api.serverState().pid;
+            await change();
+            await waitFor('the server restarted', () => {
+                const { pid } = api.serverState();
+                return pid && pid !== before && api.testing.owner.connected && !api.testing.settingsWaiting() ? true : undefined;
+            }, 60_000, 100);
+        };
+        await restarted(() => server().update('defaultTtl', '5s', vscode.ConfigurationTarget.Global));
+        try {
+            await walk('expired', [
+                { do: 'pickTool', choose: 'Demo: Confirm Delete' },
+                { do: 'form', answers: [{ title: 'file|File', value: 'notes/unanswered.md' }] },
+                { do: 'escape', title: 'unanswered' },
+            ]);
+            await waitFor('the question expired', () => (api.testing.model.all().find(view => view.keyArgument === 'notes/unanswered.md')?.expired ? true : undefined), 60_000);
+            const shots = await walk('expired-row', [{ do: 'waitText', pattern: 'unanswered[\\s\\S]*expired' }, { do: 'shot', shot: 'expired-question-row' }]);
+            assert.match(allText(shots, 'expired-question-row'), /expired · not answered in time/);
+        } finally {
+            await restarted(() => server().update('defaultTtl', undefined, vscode.ConfigurationTarget.Global));
+        }
     });
 
     it('a tasks.json task offered as a tool', async () => {

@@ -71,7 +71,12 @@ export function createWalkDriver(dir, log = line => console.log(line)) {
         await page.evaluate(() => new Promise(resolve => requestAnimationFrame(() => resolve())));
         await page.screenshot({ path: join(dir, `${name}.png`) }).catch(err => log(`[walk] screenshot ${name} failed: ${err.message}`));
         const sidebar = await page.evaluate(() => Math.round(document.querySelector('.part.sidebar')?.getBoundingClientRect().width ?? 0));
-        shots.push({ name, texts: await readAll(page), sidebarWidth: sidebar, viewport: page.viewportSize() });
+        // Where the keyboard is as the picture is taken: in a question (the quick input), or where.
+        const focus = await page.evaluate(() => {
+            const at = document.activeElement;
+            return { inQuestion: Boolean(at?.closest('.quick-input-widget')), label: at?.getAttribute('aria-label') ?? at?.tagName ?? '' };
+        });
+        shots.push({ name, texts: await readAll(page), sidebarWidth: sidebar, viewport: page.viewportSize(), focus });
         log(`[walk] ${name}.png`);
     }
 
