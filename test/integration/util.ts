@@ -132,7 +132,10 @@ export async function readNotifications(tag: string, wanted: (note: ShownNotific
         const name = attempt === 0 ? tag : `${tag}-${attempt}`;
         attempt++;
         all = await askUi<ShownNotification[]>(`ui-notifications ${name}${click ? ` :: ${click}` : ''}`, `notifications-${name}.json`);
-        return all.find(wanted);
+        // The center's list is drawn lazily: a read during a redraw can list an item twice, once
+        // without its buttons (a CI run's crash notice did). The one with buttons is the one drawn whole.
+        const matches = all.filter(wanted);
+        return matches.find(note => note.buttons.length > 0) ?? matches[0];
     };
     // Read again through the suites' one waiter until `wanted` finds one; a timeout leaves the last read.
     const found = await waitFor(`a notification for ${tag}`, read, timeoutMs, 500).catch(() => undefined);
