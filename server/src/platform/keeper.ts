@@ -46,7 +46,8 @@ export const KEEPER_SCRIPT = [
     'x=$?',
     'kill $d 2>/dev/null',
     'wait $d 2>/dev/null',
-    'printf \'%s\\n\' "$x" > "$s.tmp" && mv -f "$s.tmp" "$s"',
+    // Written in place: it is read only once this keeper is gone, so never half written (and no `mv` to start).
+    'printf \'%s\\n\' "$x" > "$s"',
     'if [ "$x" -gt 128 ]; then trap - TERM INT HUP; kill -$((x - 128)) $$ 2>/dev/null; fi',
     'exit $x',
 ].join('\n');
