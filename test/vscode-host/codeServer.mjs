@@ -29,6 +29,7 @@ export function hostEnv({ nodeBin, xdg }) {
         XDG_CONFIG_HOME: xdg.config,
         XDG_DATA_HOME: xdg.data,
         XDG_CACHE_HOME: xdg.cache,
+        XDG_STATE_HOME: xdg.state,
     };
 }
 

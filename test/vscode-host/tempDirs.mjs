@@ -28,7 +28,9 @@ export function createRunDirs({ settings = {} } = {}) {
         // VS Code puts its IPC sockets in the temp dir: keep them in the run folder.
         tmp: join(root, 'tmp'),
         chromiumHome: join(root, 'chromium-home'),
-        xdg: { config: join(root, 'xdg-config'), data: join(root, 'xdg-data'), cache: join(root, 'xdg-cache') },
+        // State too: a server started there without --data-dir keeps its tasks in $XDG_STATE_HOME (an
+        // untrusted workspace's run wrote an empty tasks.db into the user's own data folder).
+        xdg: { config: join(root, 'xdg-config'), data: join(root, 'xdg-data'), cache: join(root, 'xdg-cache'), state: join(root, 'xdg-state') },
     };
     for (const dir of [dirs.userData, dirs.extensions, dirs.workspace, dirs.noDevExtension, dirs.tmp, dirs.chromiumHome, ...Object.values(dirs.xdg)]) {
         mkdirSync(dir, { recursive: true });
