@@ -21,7 +21,7 @@ import { DurableTaskStore } from './tasks/durableStore.js';
 import { loadSqlite } from './tasks/sqlite.js';
 import { TASKS_FILE } from './tasks/taskJournal.js';
 import type { TaskRecord, TaskStore } from './tasks/types.js';
-import { jobFolders, jobKeeping, keepsRunning, resumeJobs } from './commands/jobs.js';
+import { jobKeeping, keepsRunning, resumeJobs } from './commands/jobs.js';
 import type { JobKeeping } from './commands/run.js';
 import { parseLostTasks } from './tasks/lostTasks.js';
 import { defaultDataDir } from './util/dataDir.js';
@@ -102,7 +102,7 @@ async function start(options: CliOptions, log: Logger): Promise<Started | number
         return START_ERROR;
     }
     // Log folders of servers that died without closing (but where a command lives on); nothing waits on it.
-    void removeLeftoverLogFolders(log, undefined, keeping ? jobFolders(dataDir) : undefined);
+    void removeLeftoverLogFolders(log);
     const demo = demoServerOptions(options.taskTools, options.demoTools);
     // Fixtures first: the conformance suite calls the first listed tool with no arguments.
     const fixtures = options.conformanceFixtures ? conformanceFixtures(() => core.setTools(allTools())) : [];

@@ -1,4 +1,4 @@
-import { mkdirSync, readdirSync, readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 /**
@@ -82,22 +82,14 @@ export class JobFiles {
         return names.map(name => this.read(name.slice(0, -'.json'.length))).filter(job => job !== undefined);
     }
 
-    /** Forgets a job whose end is recorded, with the keeper's files. */
-    remove(job: Pick<JobFacts, 'taskId' | 'status' | 'log'>): void {
-        for (const path of [this.pathOf(job.taskId), keptMark(job.log), job.status, `${job.status}.tmp`, `${job.status}.held`, `${job.status}.abandoned`]) {
+    /** Forgets a job whose end is recorded, with the keeper's files (and any `more` given). */
+    remove(job: Pick<JobFacts, 'taskId' | 'status' | 'log'>, ...more: string[]): void {
+        for (const path of [this.pathOf(job.taskId), keptMark(job.log), job.status, `${job.status}.held`, `${job.status}.abandoned`, ...more]) {
             try {
                 unlinkSync(path);
             } catch {
                 // Not there.
             }
-        }
-    }
-
-    removeFile(path: string): void {
-        try {
-            unlinkSync(path);
-        } catch {
-            // Not there.
         }
     }
 
@@ -123,17 +115,8 @@ export function keptEnd(statusPath: string, signalName: (n: number) => NodeJS.Si
         const signal = status > 128 ? signalName(status - 128) : undefined;
         return signal ? { code: null, signal } : { code: status, signal: null };
     }
-    if (readable(`${statusPath}.abandoned`)) {
+    if (existsSync(`${statusPath}.abandoned`)) {
         return { code: null, signal: 'SIGTERM', abandoned: true };
     }
     return { code: null, signal: null, unknown: true };
-}
-
-function readable(path: string): boolean {
-    try {
-        readFileSync(path);
-        return true;
-    } catch {
-        return false;
-    }
 }

@@ -1,5 +1,4 @@
-import { existsSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { currentPlatform } from '../platform/index.js';
 import type { TaskRecord } from '../tasks/types.js';
 import { textResult, type CallToolResult, type ToolDefinition } from '../tools/types.js';
@@ -68,18 +67,9 @@ export function resumeJobs(records: readonly TaskRecord[], keeping: JobKeeping, 
     }
 }
 
-/** The folders that hold a recorded job's files: a dead server's log folder stays while a job lives on there. */
-export function jobFolders(dataDir: string): (dir: string) => boolean {
-    const folders = new Set(new JobFiles(join(dataDir, JOBS_DIR)).all().flatMap(job => [dirname(job.log), dirname(job.capture)]));
-    return dir => folders.has(dir);
-}
-
 /** Stops a job no server will take over: TERM to its group, KILL after a grace; its files go. */
 function stopJob(job: JobFacts, files: JobFiles, clock: Clock): void {
     stopKeptGroup(job, clock);
-    files.remove(job);
-    if (existsSync(job.capture)) {
-        // The capture held the raw output; the log, secrets hidden, stays for the sweep.
-        files.removeFile(job.capture);
-    }
+    // With its raw output (the capture); the log, secrets hidden, stays for the sweep.
+    files.remove(job, job.capture);
 }

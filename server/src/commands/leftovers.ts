@@ -32,9 +32,9 @@ export function markOwner(dir: string): void {
  * that started at another time is another process). A folder without an owner file is left alone:
  * it may be another server's between mkdtemp and the owner file, or an older version's. A folder
  * the user chose (--commands-log-dir) is theirs and kept, and so is one where a kept command lives
- * on (its mark, jobFile.ts, or a job `inUse` names). Resolves with the folders removed.
+ * on (its mark, jobFile.ts). Resolves with the folders removed.
  */
-export async function removeLeftoverLogFolders(log: Logger, root = tmpdir(), inUse: (dir: string) => boolean = () => false): Promise<string[]> {
+export async function removeLeftoverLogFolders(log: Logger, root = tmpdir()): Promise<string[]> {
     let names: string[];
     try {
         names = (await readdir(root)).filter(name => name.startsWith(LOG_FOLDER_PREFIX));
@@ -45,7 +45,7 @@ export async function removeLeftoverLogFolders(log: Logger, root = tmpdir(), inU
     for (const name of names) {
         const dir = join(root, name);
         // A run its server let go lives on there (a kept command: its capture and log), for the server that re-adopts it.
-        if (inUse(dir) || (await holdsKeptRun(dir))) {
+        if (await holdsKeptRun(dir)) {
             continue;
         }
         const owner = await deadOwner(dir);
