@@ -1,4 +1,5 @@
 /** A real server on stdio serving a commands file, for the command tool suites. */
+import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -48,6 +49,22 @@ export class Server {
 
     result(taskId: string) {
         return this.client.request({ method: 'tasks/result', params: { taskId } }, CallToolResultSchema);
+    }
+
+    /**
+     * Runs `name` as a task that must fail (a real project's suite with a bug in it): its result, and
+     * the task's statusMessage, all VS Code shows of a failure (printed, for the run's log).
+     */
+    async failedRun(name: string): Promise<{ taskId: string; result: Awaited<ReturnType<Server['result']>>; status: string }> {
+        const { taskId } = await this.start(name);
+        const result = await this.result(taskId);
+        assert.equal(result.isError, true);
+        const task = await this.client.experimental.tasks.getTask(taskId);
+        assert.equal(task.status, 'failed');
+        const status = task.statusMessage ?? '';
+        console.log(`# status (${status.length} chars):\n${status.replace(/^/gm, '#   ')}`);
+        assert.match(status, /^exit 1 after [\d.]+ s: /);
+        return { taskId, result, status };
     }
 }
 

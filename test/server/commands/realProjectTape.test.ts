@@ -12,7 +12,6 @@ import { cpSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, sym
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { commandsFile, Server } from './commandServer.js';
 
 const PROJECT = resolve(__dirname, '../../fixtures/projects/minimist');
@@ -45,14 +44,7 @@ describe('a second real project (minimist) with a bug injected, its tape suite a
     });
 
     it("the failed task's statusMessage names the failing test, its file:line and what differed, and the task; the log has tape's last line", async () => {
-        const { taskId } = await server.start('test');
-        const result = await server.client.request({ method: 'tasks/result', params: { taskId } }, CallToolResultSchema);
-        assert.equal(result.isError, true);
-        const task = await server.client.experimental.tasks.getTask(taskId);
-        assert.equal(task.status, 'failed');
-        const status = task.statusMessage ?? '';
-        console.log(`# status (${status.length} chars):\n${status.replace(/^/gm, '#   ')}`);
-        assert.match(status, /^exit 1 after [\d.]+ s: /);
+        const { taskId, result, status } = await server.failedRun('test');
         assert.ok(status.includes('nums › should be deeply equivalent'), `the failing test's name:\n${status}`);
         assert.ok(status.includes('test/num.js:15'), `its file:line:\n${status}`);
         assert.ok(status.includes("'0xdeadbeef'"), `what differed:\n${status}`);

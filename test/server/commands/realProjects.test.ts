@@ -13,7 +13,6 @@ import { cpSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync 
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { commandsFile, Server } from './commandServer.js';
 
 const PROJECT = resolve(__dirname, '../../fixtures/projects/sprintf-js');
@@ -56,14 +55,7 @@ describe('a real project (sprintf-js) with a bug injected, its mocha suite as a 
     });
 
     it("the failed task's statusMessage names the failing test, its file:line and message, and the task; the log has every line to mocha's last", async () => {
-        const { taskId } = await server.start('test');
-        const result = await server.client.request({ method: 'tasks/result', params: { taskId } }, CallToolResultSchema);
-        assert.equal(result.isError, true);
-        const task = await server.client.experimental.tasks.getTask(taskId);
-        assert.equal(task.status, 'failed');
-        const status = task.statusMessage ?? '';
-        console.log(`# status (${status.length} chars):\n${status.replace(/^/gm, '#   ')}`);
-        assert.match(status, /^exit 1 after [\d.]+ s: /);
+        const { taskId, result, status } = await server.failedRun('test');
         assert.ok(status.includes(FAILING.name) && status.includes(FAILING.at) && status.includes(FAILING.message), `name, file:line and message:\n${status}`);
         assert.ok(status.includes(`Task ${taskId}: read_output with task_id "${taskId}" reads the whole output.`), status);
         assert.doesNotMatch(status, /should return formated strings for (complex placeholders|callbacks)/, 'passing tests are not named');
