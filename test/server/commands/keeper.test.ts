@@ -6,8 +6,8 @@
  * and left the command running for good).
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import type { Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -45,6 +45,16 @@ function keep(dir: string, windowSeconds: number, argv: string[]) {
     groups.push(child.pid!);
     const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>(resolve => child.once('exit', (code, signal) => resolve({ code, signal })));
     return { child, status, exited, lifeline: child.stdio[3] as Socket };
+}
+
+/** Whether a process of group `pgid` runs `command` (ps: its group and command line). */
+function groupRuns(pgid: number, command: string): boolean {
+    return execFileSync('ps', ['-A', '-o', 'pgid=,args='], { encoding: 'utf8' })
+        .split('\n')
+        .some(line => {
+            const [group, ...args] = line.trim().split(/\s+/);
+            return Number(group) === pgid && args.join(' ') === command;
+        });
 }
 
 describe('the keeper of a command that may outlive its server', posixOnly('Windows has no keeper: its commands stop with their server'), () => {
@@ -86,12 +96,13 @@ describe('the keeper of a command that may outlive its server', posixOnly('Windo
         const dir = folder();
         const run = keep(dir, 1, ['sleep', '60']);
         // This test process is the server that took it over.
-        await import('node:fs').then(fs => fs.writeFileSync(`${run.status}.held`, String(process.pid)));
+        writeFileSync(`${run.status}.held`, String(process.pid));
         run.lifeline.destroy();
-        // Past the window several times over: still running. Checked against the keeper's own
-        // watchdog, whose sleeps are real; no assertion on how long anything took.
-        await new Promise(resolve => setTimeout(resolve, 3000));
+        // The window has passed once the watchdog waits in its held loop (a `sleep 5` in the group,
+        // where the window's own is `sleep 1`): it found the new server alive and kept the run.
+        await waitUntil(() => groupRuns(run.child.pid!, 'sleep 5') || undefined, 'the watchdog waiting on the server that took the run over', { timeoutMs: 20_000 });
         assert.ok(processRunning(run.child.pid!), 'kept while its new server lives');
+        assert.equal(existsSync(`${run.status}.abandoned`), false);
         process.kill(-run.child.pid!, 'SIGTERM');
         await run.exited;
     });
