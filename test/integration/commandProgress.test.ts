@@ -1,12 +1,12 @@
 import * as assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import * as vscode from 'vscode';
 import type { McpTasksTestApi } from '../../extension/api';
 import { isTerminal } from '../../extension/tasks/taskView';
 import { readRows } from './drawnRows';
-import { askUi, cleanUp, readyWithTasksView, startInVsCode, toolNamed, waitFor } from './util';
+import { askUi, cleanUp, declareWorkspaceCommands, type DeclaredCommands, readyWithTasksView, startInVsCode, toolNamed, waitFor } from './util';
 
 const FIXTURES = resolve(__dirname, '../../../test/integration/fixtures/commands');
 const LINES = 200;
@@ -18,22 +18,14 @@ const LINES = 200;
  */
 describe('a running command shows its progress', () => {
     let api: McpTasksTestApi;
-    let dotVscode: string;
-    let createdDotVscode = false;
+    let declared: DeclaredCommands | undefined;
     const gateDir = mkdtempSync(join(tmpdir(), 'mcp-tasks-gate-'));
     const gate = join(gateDir, 'go');
 
     before(async () => {
         api = await readyWithTasksView();
         await startInVsCode(60_000, api);
-        const folder = vscode.workspace.workspaceFolders![0]!.uri.fsPath;
-        dotVscode = join(folder, '.vscode');
-        createdDotVscode = !existsSync(dotVscode);
-        mkdirSync(dotVscode, { recursive: true });
-        writeFileSync(
-            join(dotVscode, 'mcp-tasks.json'),
-            JSON.stringify({ tools: [{ name: 'it_lines', description: 'Prints numbered lines.', command: [process.execPath, join(FIXTURES, 'lines.js'), String(LINES), '0', gate] }] }),
-        );
+        declared = declareWorkspaceCommands([{ name: 'it_lines', description: 'Prints numbered lines.', command: [process.execPath, join(FIXTURES, 'lines.js'), String(LINES), '0', gate] }]);
         // Listed by the server (VS Code hears of its new tool list): Run Tool can start it.
         await waitFor('it_lines in vscode.lm.tools', () => toolNamed('it_lines'), 60_000, 250);
         await vscode.commands.executeCommand('mcpTasks.tasks.focus');
@@ -45,12 +37,7 @@ describe('a running command shows its progress', () => {
             ['let the command end', () => writeFileSync(gate, '')],
             ['close the editors', () => vscode.commands.executeCommand('workbench.action.closeAllEditors')],
             ['remove the declaration', () => {
-                if (dotVscode) {
-                    rmSync(join(dotVscode, 'mcp-tasks.json'), { force: true });
-                    if (createdDotVscode) {
-                        rmSync(dotVscode, { recursive: true, force: true });
-                    }
-                }
+                declared?.remove();
                 rmSync(gateDir, { recursive: true, force: true });
             }],
             ['the command tools gone', () => api && waitFor('the command tools gone', () => (api.testing.commandTools.tools.size === 0 ? true : (api.testing.commandTools.update(), undefined)), 30_000)],

@@ -1,12 +1,11 @@
 import * as assert from 'node:assert/strict';
-import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import * as vscode from 'vscode';
 import type { McpTasksTestApi } from '../../extension/api';
 import { isTerminal, type TaskView } from '../../extension/tasks/taskView';
 import { processRunning } from '../../server/src/platform/index';
 import { readRows } from './drawnRows';
-import { cleanUp, invoke, readyOverHttp, startInVsCode, toolNamed, waitFor } from './util';
+import { cleanUp, declareWorkspaceCommands, type DeclaredCommands, invoke, readyOverHttp, startInVsCode, toolNamed, waitFor } from './util';
 
 const FIXTURES = resolve(__dirname, '../../../test/integration/fixtures/commands');
 const server = () => vscode.workspace.getConfiguration('mcpTasks.server');
@@ -20,8 +19,7 @@ const server = () => vscode.workspace.getConfiguration('mcpTasks.server');
 describe('a Copilot call that stops waiting', () => {
     // Both still unset in the after hook when the before hook failed early.
     let api: McpTasksTestApi;
-    let dotVscode: string;
-    let createdDotVscode = false;
+    let declared: DeclaredCommands | undefined;
     /** Every process a test saw started: the after hook stops any a failed test left running. */
     const started: number[] = [];
 
@@ -64,14 +62,7 @@ describe('a Copilot call that stops waiting', () => {
     before(async () => {
         api = await readyOverHttp();
         await startInVsCode(60_000, api);
-        const folder = vscode.workspace.workspaceFolders![0]!.uri.fsPath;
-        dotVscode = join(folder, '.vscode');
-        createdDotVscode = !existsSync(dotVscode);
-        mkdirSync(dotVscode, { recursive: true });
-        writeFileSync(
-            join(dotVscode, 'mcp-tasks.json'),
-            JSON.stringify({ tools: [{ name: 'it_hold', description: 'Starts grandchildren and waits.', command: [process.execPath, join(FIXTURES, 'tree.js')], killGraceMs: 1000 }] }),
-        );
+        declared = declareWorkspaceCommands([{ name: 'it_hold', description: 'Starts grandchildren and waits.', command: [process.execPath, join(FIXTURES, 'tree.js')], killGraceMs: 1000 }]);
         await waitFor('it_hold in vscode.lm.tools', () => toolNamed('it_hold'), 60_000, 250);
         await vscode.commands.executeCommand('mcpTasks.tasks.focus');
     });
@@ -92,12 +83,7 @@ describe('a Copilot call that stops waiting', () => {
                 }
             }],
             ['remove the declaration', () => {
-                if (dotVscode) {
-                    rmSync(join(dotVscode, 'mcp-tasks.json'), { force: true });
-                    if (createdDotVscode) {
-                        rmSync(dotVscode, { recursive: true, force: true });
-                    }
-                }
+                declared?.remove();
             }],
             ['reset stoppedWaiting', async () => {
                 if (api && server().inspect('stoppedWaiting')?.globalValue !== undefined) {

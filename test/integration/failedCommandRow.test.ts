@@ -1,10 +1,9 @@
 import * as assert from 'node:assert/strict';
-import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import * as vscode from 'vscode';
 import type { McpTasksTestApi } from '../../extension/api';
 import { readRows } from './drawnRows';
-import { askUi, cleanUp, readyWithTasksView, startInVsCode, toolNamed, waitFor } from './util';
+import { askUi, cleanUp, declareWorkspaceCommands, type DeclaredCommands, readyWithTasksView, startInVsCode, toolNamed, waitFor } from './util';
 
 const FIXTURES = resolve(__dirname, '../../../test/integration/fixtures/commands');
 const TITLE = 'Nightly checks';
@@ -16,19 +15,12 @@ const TITLE = 'Nightly checks';
  */
 describe("a failed command's row", () => {
     let api: McpTasksTestApi;
-    let dotVscode: string;
-    let createdDotVscode = false;
+    let declared: DeclaredCommands | undefined;
 
     before(async () => {
         api = await readyWithTasksView();
         await startInVsCode(60_000, api);
-        dotVscode = join(vscode.workspace.workspaceFolders![0]!.uri.fsPath, '.vscode');
-        createdDotVscode = !existsSync(dotVscode);
-        mkdirSync(dotVscode, { recursive: true });
-        writeFileSync(
-            join(dotVscode, 'mcp-tasks.json'),
-            JSON.stringify({ tools: [{ name: 'it_nightly', title: TITLE, description: 'Runs the nightly checks.', command: [process.execPath, join(FIXTURES, 'failing.js')] }] }),
-        );
+        declared = declareWorkspaceCommands([{ name: 'it_nightly', title: TITLE, description: 'Runs the nightly checks.', command: [process.execPath, join(FIXTURES, 'failing.js')] }]);
         await waitFor('it_nightly in vscode.lm.tools', () => toolNamed('it_nightly'), 60_000, 250);
         await vscode.commands.executeCommand('mcpTasks.tasks.focus');
     });
@@ -37,12 +29,7 @@ describe("a failed command's row", () => {
         this.timeout(2 * 60_000);
         await cleanUp([
             ['remove the declaration', () => {
-                if (dotVscode) {
-                    rmSync(join(dotVscode, 'mcp-tasks.json'), { force: true });
-                    if (createdDotVscode) {
-                        rmSync(dotVscode, { recursive: true, force: true });
-                    }
-                }
+                declared?.remove();
             }],
             ['the command tools gone', () => api && waitFor('the command tools gone', () => (api.testing.commandTools.tools.size === 0 ? true : (api.testing.commandTools.update(), undefined)), 30_000)],
         ]);

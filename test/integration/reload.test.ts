@@ -1,22 +1,19 @@
 import * as assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import * as vscode from 'vscode';
 import type { McpTasksTestApi } from '../../extension/api';
 import { findLogFile } from '../../extension/commandTools/outputLog';
-import { askUi, finishedAndOpened, listAllTasks, ownerClient, readyWithTasksView, resultPreviewTab, startInVsCode, toolNamed, waitFor } from './util';
+import { askUi, declareWorkspaceCommands, finishedAndOpened, listAllTasks, ownerClient, readyWithTasksView, resultPreviewTab, startInVsCode, toolNamed, waitFor } from './util';
 
 const FIXTURES = resolve(__dirname, '../../../test/integration/fixtures/commands');
 
-/** The workspace's command file, with commands that print 20 lines and hold the last until a file exists (`gate`, and one that never does). */
-function declareGatedCommand(gate: string): string {
-    const dotVscode = join(vscode.workspace.workspaceFolders![0]!.uri.fsPath, '.vscode');
-    mkdirSync(dotVscode, { recursive: true });
-    const file = join(dotVscode, 'mcp-tasks.json');
+/** Declares commands that print 20 lines and hold the last until a file exists (`gate`, and one that never does). */
+function declareGatedCommand(gate: string): void {
     const held = (name: string, file: string) => ({ name, description: 'Prints 20 lines, the last once a file exists.', command: [process.execPath, join(FIXTURES, 'lines.js'), '20', '0', file] });
-    // reload_held's gate never opens: it runs until it is cancelled.
-    writeFileSync(file, JSON.stringify({ tools: [held('reload_lines', gate), held('reload_held', `${gate}-never`)] }));
-    return file;
+    // reload_held's gate never opens: it runs until it is cancelled. The declaration outlives the
+    // reload (the second pass removes it), so its own remove() is not kept.
+    declareWorkspaceCommands([held('reload_lines', gate), held('reload_held', `${gate}-never`)]);
 }
 
 function commandLog(api: McpTasksTestApi, taskId: string, tool = 'reload_lines'): string {

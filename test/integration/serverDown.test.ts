@@ -1,11 +1,11 @@
 import * as assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import * as vscode from 'vscode';
 import type { McpTasksTestApi } from '../../extension/api';
 import { readRows } from './drawnRows';
-import { askUi, cleanUp, readyWithTasksView, toolNamed, startInVsCode, waitFor } from './util';
+import { askUi, cleanUp, declareWorkspaceCommands, type DeclaredCommands, readyWithTasksView, toolNamed, startInVsCode, waitFor } from './util';
 
 const FIXTURES = resolve(__dirname, '../../../test/integration/fixtures/commands');
 const LINES = 20;
@@ -19,22 +19,14 @@ const server = () => vscode.workspace.getConfiguration('mcpTasks.server');
  */
 describe('rows from a server that is down', () => {
     let api: McpTasksTestApi;
-    let dotVscode: string;
-    let createdDotVscode = false;
+    let declared: DeclaredCommands | undefined;
     const gateDir = mkdtempSync(join(tmpdir(), 'mcp-tasks-gate-'));
     const gate = join(gateDir, 'go');
 
     before(async () => {
         api = await readyWithTasksView();
         await startInVsCode(60_000, api);
-        const folder = vscode.workspace.workspaceFolders![0]!.uri.fsPath;
-        dotVscode = join(folder, '.vscode');
-        createdDotVscode = !existsSync(dotVscode);
-        mkdirSync(dotVscode, { recursive: true });
-        writeFileSync(
-            join(dotVscode, 'mcp-tasks.json'),
-            JSON.stringify({ tools: [{ name: 'it_down', description: 'Prints numbered lines.', command: [process.execPath, join(FIXTURES, 'lines.js'), String(LINES), '0', gate] }] }),
-        );
+        declared = declareWorkspaceCommands([{ name: 'it_down', description: 'Prints numbered lines.', command: [process.execPath, join(FIXTURES, 'lines.js'), String(LINES), '0', gate] }]);
         await waitFor('it_down in vscode.lm.tools', () => toolNamed('it_down'), 60_000, 250);
         await vscode.commands.executeCommand('mcpTasks.tasks.focus');
     });
@@ -51,12 +43,7 @@ describe('rows from a server that is down', () => {
             }],
             ['the server back', () => api && waitFor('the server back', () => (api.testing.owner.connected && api.serverState().pid ? true : undefined), 60_000)],
             ['remove the declaration', () => {
-                if (dotVscode) {
-                    rmSync(join(dotVscode, 'mcp-tasks.json'), { force: true });
-                    if (createdDotVscode) {
-                        rmSync(dotVscode, { recursive: true, force: true });
-                    }
-                }
+                declared?.remove();
                 rmSync(gateDir, { recursive: true, force: true });
             }],
             ['the command tools gone', () => api && waitFor('the command tools gone', () => (api.testing.commandTools.tools.size === 0 ? true : (api.testing.commandTools.update(), undefined)), 30_000)],

@@ -1,4 +1,4 @@
-import { readFileSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -283,4 +283,25 @@ export function endedWithItsServer(view: { lost?: boolean; status: string; statu
 /** A finished task after its server was replaced: kept here and marked (memory), or the new server's own (durable store). */
 export function finishedAcrossServers(view: { lost?: boolean; status: string } | undefined): boolean {
     return view !== undefined && (view.lost === true || view.status === 'completed' || view.status === 'cancelled');
+}
+
+/** A workspace command declaration a suite made: `remove` takes it back (and the .vscode folder, if the suite made it). */
+export interface DeclaredCommands {
+    remove(): void;
+}
+
+/** Declares `tools` in the workspace's .vscode/mcp-tasks.json, as a user writes it. */
+export function declareWorkspaceCommands(tools: object[]): DeclaredCommands {
+    const dotVscode = join(vscode.workspace.workspaceFolders![0]!.uri.fsPath, '.vscode');
+    const created = !existsSync(dotVscode);
+    mkdirSync(dotVscode, { recursive: true });
+    writeFileSync(join(dotVscode, 'mcp-tasks.json'), JSON.stringify({ tools }));
+    return {
+        remove: () => {
+            rmSync(join(dotVscode, 'mcp-tasks.json'), { force: true });
+            if (created) {
+                rmSync(dotVscode, { recursive: true, force: true });
+            }
+        },
+    };
 }
