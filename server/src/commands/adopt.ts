@@ -3,7 +3,8 @@ import { constants } from 'node:os';
 import { dirname } from 'node:path';
 import { errorMessage } from '../util/log.js';
 import type { Clock, ClockTimer } from '../util/clock.js';
-import { textResult, type CallToolResult, type ToolContext } from '../tools/types.js';
+import type { CallToolResult, ToolContext } from '../tools/types.js';
+import { runNotFollowed } from './logFile.js';
 import { currentPlatform } from '../platform/index.js';
 import { RUN_MARKER } from '../platform/processTable.js';
 import { OutputCapture } from './capture.js';
@@ -38,7 +39,7 @@ export async function adoptCommand(job: JobFacts, spec: CommandSpec, ctx: ToolCo
     } catch (err) {
         stopKeptGroup(job, deps.clock);
         deps.jobs.files.remove(job);
-        return textResult(`The MCP Tasks server restarted, and the files of this run of ${spec.name} (in ${dirname(job.log)}) were removed meanwhile (${errorMessage(err)}), so it was stopped: its output and exit status cannot be known. Call ${spec.name} again to run it.`, true);
+        return runNotFollowed(`The MCP Tasks server restarted, and the files of this run of ${spec.name} (in ${dirname(job.log)}) were removed meanwhile (${errorMessage(err)}), so it was stopped: its output and exit status cannot be known. Call ${spec.name} again to run it.`, job.argv, job.log);
     }
     const logEntry = deps.logs.adopt(job.log, spec.name, ctx.taskId!);
     const throttle = progressThrottle(spec, ctx, deps.clock);

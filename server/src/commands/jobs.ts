@@ -7,6 +7,7 @@ import type { Logger } from '../util/log.js';
 import { stopKeptGroup } from './adopt.js';
 import { JobFiles, type JobFacts } from './jobFile.js';
 import type { JobKeeping } from './run.js';
+import { runNotFollowed } from './logFile.js';
 
 /** The folder of a data folder's job files. */
 export const JOBS_DIR = 'jobs';
@@ -61,9 +62,8 @@ export function resumeJobs(records: readonly TaskRecord[], keeping: JobKeeping, 
         }
         const name = job?.tool ?? record.toolName;
         log.warn(`[commands] stopped the run of ${name} (task ${record.taskId}): the commands file no longer declares it`);
-        resume(record, async (): Promise<CallToolResult> =>
-            textResult(`The MCP Tasks server restarted, and its commands file no longer declares ${name}, so the run started before the restart was stopped. Call ${name} again once it is declared.`, true),
-        );
+        const why = `The MCP Tasks server restarted, and its commands file no longer declares ${name}, so the run started before the restart was stopped. Call ${name} again once it is declared.`;
+        resume(record, async (): Promise<CallToolResult> => (job ? runNotFollowed(why, job.argv, job.log) : textResult(why, true)));
     }
 }
 

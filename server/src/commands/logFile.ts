@@ -25,6 +25,16 @@ export function notStarted(why: string, argv: readonly string[], logPath: string
     return { content: [{ type: 'text', text: summary }], structuredContent, isError: true };
 }
 
+/**
+ * A run this server could not follow to its end (taken over after a restart, its command no longer
+ * declared or its files gone): stopped, `why` in the text and in the structured summary alike, since
+ * some hosts read only the one and some only the other.
+ */
+export function runNotFollowed(why: string, argv: readonly string[], logPath: string): CallToolResult {
+    const structuredContent = { status: 'failed', command: [...argv], exitCode: null, signal: null, durationMs: 0, logPath, logBytes: 0, logLines: 0, summary: why };
+    return { content: [{ type: 'text', text: why }], structuredContent, isError: true };
+}
+
 /** Why a program did not start: not found, or (the same ENOENT) a working directory that is gone. */
 export function startFailure(err: NodeJS.ErrnoException, argv: readonly string[], cwd: string): string {
     if (err.code === 'ENOENT' && !isDirectory(cwd)) {

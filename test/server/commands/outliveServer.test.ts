@@ -176,6 +176,10 @@ describe('command tasks outlive their server (--store sqlite)', posixOnly('on Wi
 
         const second = await serve(file, data);
         const task = await untilStatus(second, taskId, 'failed');
+        // Hosts that read only structuredContent (Codex, Claude Code) get the same words.
+        const structured = (await second.result(taskId)).structuredContent as unknown as Structured;
+        assert.equal(structured.summary, task.statusMessage);
+        assert.equal(structured.status, 'failed');
         assert.match(task.statusMessage ?? '', /^The MCP Tasks server restarted, and the files of this run of suite \(in .*\) were removed meanwhile \(.*\), so it was stopped: its output and exit status cannot be known\. Call suite again to run it\.$/);
         await waitUntil(() => !processRunning(pid) || undefined, 'the command to be stopped', { timeoutMs: 20_000 });
     });
@@ -193,6 +197,7 @@ describe('command tasks outlive their server (--store sqlite)', posixOnly('on Wi
         const second = await serve(other, data);
         const task = await untilStatus(second, taskId, 'failed');
         assert.match(task.statusMessage ?? '', /no longer declares suite, so the run started before the restart was stopped\. Call suite again once it is declared/);
+        assert.equal(((await second.result(taskId)).structuredContent as unknown as Structured).summary, task.statusMessage);
         await waitUntil(() => !processRunning(pid) || undefined, 'the command to be stopped', { timeoutMs: 20_000 });
     });
 });
