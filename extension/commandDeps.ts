@@ -3,7 +3,6 @@ import type { Logger } from './logger';
 import type { OwnerConnection } from './owner/ownerConnection';
 import type { PendingInputs } from './tasks/pendingInputs';
 import type { TaskModel } from './tasks/taskModel';
-import type { TaskView } from './tasks/taskView';
 import type { ResultDocuments } from './views/resultDocuments';
 
 /** What the editor's commands work with (commands.ts registers them; runTool.ts and waitForResult.ts serve them). */
@@ -17,12 +16,12 @@ export interface CommandDeps {
     /** Tasks started from this editor: their completion may be announced. */
     startedHere: Set<string>;
     resetSamplingConsent(): Promise<void>;
-    /** The row selected in the Tasks view: what a keybinding (which passes no row) acts on. */
-    selected(): TaskView | undefined;
     /** Whether a tool runs one of the user's commands (mcpTasks.commands, tasks.json): Run Tool lists those first. */
     runsCommand?(toolName: string): boolean;
     /** How many workspace commands wait for workspace trust: Run Tool says so above the tools. */
     waitingForTrust?(): number;
+    /** Puts the keyboard on a task's row in the Tasks view (Run Tool from an empty view: its Welcome button is gone). */
+    focusRow?(taskId: string): Thenable<void>;
     /** Each Run Again on a row, and whether the settle guard ignored it (the integration suite waits on it instead of sleeping). */
     rowRuns?: RowRun[];
 }

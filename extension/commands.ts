@@ -9,6 +9,8 @@ import { isTerminal, statusText, taskLabel, UNKNOWN_TOOL, type TaskView } from '
 import { runTool } from './runTool';
 import { runToolPreset } from './runToolPreset';
 import { confirmRestart } from './views/confirmStop';
+import type { TasksRow } from './views/tasksTreeProvider';
+import { isTrustNotice } from './views/trustNotice';
 import { shownResult } from './views/restoredResults';
 import { WaitingNotices } from './views/waitingNotice';
 
@@ -45,12 +47,6 @@ export function registerCommands(context: vscode.ExtensionContext, deps: Command
     const { model, owner } = deps;
     // Tasks whose cancel the user sent from here: their result says "Cancelled by you".
     const cancelledHere = new Set<string>();
-    // A keybinding passes no row: it acts on the selected one, read fresh from the model.
-    const selected = (fits: (view: TaskView) => boolean): TaskView | undefined => {
-        const picked = deps.selected();
-        const view = picked && (model.get(picked.taskId) ?? picked);
-        return view && fits(view) ? view : undefined;
-    };
     const cancellable = (v: TaskView) => !v.lost && !isTerminal(v.status);
     // A task finished on a server that is gone still shows the result kept here, if any.
     const finished = (v: TaskView) => isTerminal(v.status);
@@ -88,16 +84,19 @@ export function registerCommands(context: vscode.ExtensionContext, deps: Command
             }
             void vscode.window.setStatusBarMessage(vscode.l10n.t('MCP Tasks server restarted'), 3000);
         }),
+        // The row's inline button: at once (the click on that row is the choice).
         vscode.commands.registerCommand(Commands.cancelTask, async (view?: TaskView) => {
-            const fromKeyboard = view ? undefined : selected(cancellable);
-            const target = view ?? fromKeyboard ?? (await pickTask(model, cancellable, vscode.l10n.t('Cancel which task?')));
-            if (target && (!fromKeyboard || (await confirmCancel(target)))) {
+            const target = view ?? (await pickTask(model, cancellable, vscode.l10n.t('Cancel which task?')));
+            if (target) {
                 await cancel(target);
             }
         }),
-        // The row's context menu: it asks first, as Delete does (the inline button cancels at once).
-        vscode.commands.registerCommand(Commands.cancelTaskConfirm, async (given?: TaskView) => {
-            const view = given && (model.get(given.taskId) ?? given);
+        // The row's context menu and Delete on the focused row (package.json passes it): it asks first.
+        vscode.commands.registerCommand(Commands.cancelTaskConfirm, async (given?: TasksRow | null) => {
+            if (isTrustNotice(given)) {
+                return;
+            }
+            const view = given ? (model.get(given.taskId) ?? given) : undefined;
             if (view && !cancellable(view)) {
                 void vscode.window.setStatusBarMessage(vscode.l10n.t({ message: '{0} is not running: nothing to cancel.', args: [taskLabel(view)], comment: ['{0} is a task'] }), 3000);
                 return;
@@ -108,7 +107,7 @@ export function registerCommands(context: vscode.ExtensionContext, deps: Command
             }
         }),
         vscode.commands.registerCommand(Commands.showResult, async (view?: TaskView) => {
-            const target = view ?? selected(finished) ?? (await pickTask(model, finished, vscode.l10n.t('Show the result of which task?')));
+            const target = view ?? (await pickTask(model, finished, vscode.l10n.t('Show the result of which task?')));
             if (!target) {
                 return undefined;
             }
@@ -138,7 +137,7 @@ export function registerCommands(context: vscode.ExtensionContext, deps: Command
                 deps.logger.scoped('commands').info(`Run Again on ${taskLabel(view)} ignored: the row changed state a moment ago`);
                 return undefined;
             }
-            const target = view ?? selected(rerunnable) ?? (await pickTask(model, rerunnable, vscode.l10n.t('Run which task again?')));
+            const target = view ?? (await pickTask(model, rerunnable, vscode.l10n.t('Run which task again?')));
             if (!target) {
                 return undefined;
             }
@@ -166,7 +165,7 @@ export function registerCommands(context: vscode.ExtensionContext, deps: Command
         vscode.commands.registerCommand(Commands.respond, async (given?: TaskView) => {
             const waiting = (v: TaskView) => v.status === 'input_required';
             const only = model.running().filter(waiting);
-            const view = given ?? selected(waiting) ?? (only.length === 1 ? only[0] : await pickTask(model, waiting, vscode.l10n.t('Respond to which task?')));
+            const view = given ?? (only.length === 1 ? only[0] : await pickTask(model, waiting, vscode.l10n.t('Respond to which task?')));
             if (!view) {
                 return;
             }

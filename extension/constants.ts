@@ -14,6 +14,10 @@ export const Commands = {
     /** Cancel after asking: the row's context menu and its Delete key (the inline button cancels at once). */
     cancelTaskConfirm: 'mcpTasks.cancelTaskConfirm',
     showResult: 'mcpTasks.showResult',
+    /** Enter on the Tasks view's focused row: what a click on it does (commands.ts). */
+    openRow: 'mcpTasks.openRow',
+    /** Space on the Tasks view's focused row: VS Code's own Space (select, and preview what it opens), except that a question never opens. */
+    selectRow: 'mcpTasks.selectRow',
     copyTaskId: 'mcpTasks.copyTaskId',
     clearFinished: 'mcpTasks.clearFinished',
     refresh: 'mcpTasks.refresh',

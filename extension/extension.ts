@@ -3,6 +3,8 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import * as l10n from '@vscode/l10n';
 import * as vscode from 'vscode';
 import { createApi, type McpTasksApi } from './api';
+import { registerRowKeys } from './views/rowKeys';
+import type { TasksRow } from './views/tasksTreeProvider';
 import { registerCommands, type RowRun } from './commands';
 import { CommandTools } from './commandTools/commandTools';
 import { OutputDocuments, registerShowOutput } from './commandTools/outputDocuments';
@@ -71,7 +73,7 @@ export function activate(context: vscode.ExtensionContext): McpTasksApi {
     context.subscriptions.push(outputs);
     // A lost row's server is gone: it offers Show Output only when its command's log is there to read.
     const rowHasOutput = (view: TaskView) => (view.lost ? outputs.hasOutput(view) : commandTools.hasOutput(view.toolName) || vscodeTasks.hasTerminal(view.taskId));
-    const { tree, treeView, selection } = registerTasksView(context, model, rowHasOutput, () => commandTools.waitingForTrust);
+    const { tree, treeView } = registerTasksView(context, model, rowHasOutput, () => commandTools.waitingForTrust);
     // A command tool declared since a row was drawn gives its rows Show Output.
     context.subscriptions.push(commandTools.onDidChange(() => tree.refresh()));
     const statusBar = registerStatusBar(context, model, server);
@@ -84,13 +86,22 @@ export function activate(context: vscode.ExtensionContext): McpTasksApi {
     const startedHere = new Set<string>();
     const executedCommands: { command: string; args: unknown[] }[] = [];
     const completions = new CompletionNotifier(model, startedHere, treeView, commandRunner(context, executedCommands));
-    context.subscriptions.push(results, completions, new ContextKeyTracker({ model, server: owner, selection, problem: server, activeResult: resultOutput }));
+    context.subscriptions.push(results, completions, new ContextKeyTracker({ model, server: owner, problem: server, activeResult: resultOutput }));
     // Kept only under test: the suite reads it; a user's clicks need no record.
     const rowRuns: RowRun[] | undefined = context.extensionMode === vscode.ExtensionMode.Test ? [] : undefined;
-    registerCommands(context, { logger, server, owner, model, results, pendingInputs, startedHere, resetSamplingConsent: () => sampling.resetConsent(), selected: () => selection.selection[0], runsCommand: name => commandTools.hasOutput(name), waitingForTrust: () => commandTools.waitingForTrust, rowRuns });
+    registerRowKeys(context, { model, treeView, hasOutput: rowHasOutput });
+    registerCommands(context, { logger, server, owner, model, results, pendingInputs, startedHere, resetSamplingConsent: () => sampling.resetConsent(), runsCommand: name => commandTools.hasOutput(name), waitingForTrust: () => commandTools.waitingForTrust, rowRuns, focusRow: taskId => focusRow(treeView, model, taskId) });
 
     logger.scoped('extension').info(`activated in ${Date.now() - started} ms (transport: ${server.mode.transport})`);
     return createApi(context, server, { model, tree, treeView, statusBar, owner, pendingInputs, completions, executedCommands, rowRuns: rowRuns ?? [], commandTools, outputs, vscodeTasks, wrap, logDir: context.logUri.fsPath });
+}
+
+/** The task's row, focused (not selected: a selection would move with it); nothing if it is not in the view. */
+async function focusRow(treeView: vscode.TreeView<TasksRow>, model: TaskModel, taskId: string): Promise<void> {
+    const view = model.get(taskId);
+    if (view) {
+        await treeView.reveal(view, { focus: true, select: false });
+    }
 }
 
 /** Under test, the commands the notifier runs are recorded too (the suite asserts on them; chat may be absent). */

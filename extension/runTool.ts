@@ -39,11 +39,17 @@ export async function runTool(deps: CommandDeps, preset?: RunToolPreset): Promis
         // question after, and the question takes the keyboard as it opens. Focusing the view once
         // the task had started took the focus from a question already on screen, and handing it
         // back afterwards left a moment in which the user's Escape or Enter went to the view.
+        // An empty view shows its Welcome buttons instead of rows: the focus lands on one, and the first
+        // row replaces it, leaving the keyboard nowhere (on the page's body). The new row takes it then.
+        const welcomeShown = deps.model.all().length === 0;
         await vscode.commands.executeCommand(Commands.focusTasks);
         // Another task's question may have opened as Run Tool's pickers closed: it keeps the keyboard.
         await PendingPrompt.focusOnScreen();
         const taskId = await deps.owner.startTask(tool.name, args);
         deps.startedHere.add(taskId);
+        if (welcomeShown && !PendingPrompt.asking) {
+            await deps.focusRow?.(taskId);
+        }
         return taskId;
     }
     const title = tool.title ?? toolTitle(tool.name);

@@ -1,10 +1,9 @@
 // The one place that sets the `when`-clause context keys package.json uses, from the task model,
-// the server connection, the tree's selection and the active result tab. A key is sent to VS Code only when it changes.
+// the server connection and the active result tab. A key is sent to VS Code only when it changes.
 import * as vscode from 'vscode';
 import { Disposable } from '../lifecycle';
 import type { TaskModel } from '../tasks/taskModel';
-import { isTerminal, type TaskView } from '../tasks/taskView';
-import { contextValueOf } from './taskTreeItem';
+import { isTerminal } from '../tasks/taskView';
 
 export const ContextKeys = {
     /** Some task is finished or lost: Clear Finished can act. */
@@ -17,8 +16,6 @@ export const ContextKeys = {
     serverRunning: 'mcpTasks.serverRunning',
     /** The server is down and will not come back by itself (a failed start): the view says so. */
     serverProblem: 'mcpTasks.serverProblem',
-    /** The focused row's state: its contextValue without the output facet (task.running, task.input, task.done, task.done.step, task.lost), or '' with none. */
-    selectedState: 'mcpTasks.selectedState',
     /** The active tab shows a task's result and that task has output: the result's title bar offers Show Output. */
     resultHasOutput: 'mcpTasks.resultHasOutput',
 } as const;
@@ -29,7 +26,6 @@ export type SetContext = (key: string, value: boolean | string) => unknown;
 export interface ContextSources {
     model: TaskModel;
     server: { readonly connected: boolean; onDidChangeState(listener: (up: boolean) => void): vscode.Disposable };
-    selection: { readonly selection: readonly TaskView[]; onDidChangeSelection(listener: () => void): vscode.Disposable };
     /** The server controller's problem, if any (none: never a problem). */
     problem?: { readonly problem: string | undefined; onDidChangeProblem(listener: (problem: string | undefined) => void): vscode.Disposable };
     /** The result the active tab shows, if any (none: never one with output). */
@@ -48,7 +44,6 @@ export class ContextKeyTracker extends Disposable {
         super();
         this.register(sources.model.onDidChange(() => this.update()));
         this.register(sources.server.onDidChangeState(() => this.update()));
-        this.register(sources.selection.onDidChangeSelection(() => this.update()));
         if (sources.problem) {
             this.register(sources.problem.onDidChangeProblem(() => this.update()));
         }
@@ -61,15 +56,12 @@ export class ContextKeyTracker extends Disposable {
     /** What each key should be now. */
     values(): Values {
         const all = this.sources.model.all();
-        const selected = this.sources.selection.selection[0];
         return {
             [ContextKeys.hasFinished]: all.some(view => view.lost === true || isTerminal(view.status)),
             [ContextKeys.hasActive]: all.some(view => !view.lost && !isTerminal(view.status)),
             [ContextKeys.needsInput]: all.some(view => !view.lost && view.status === 'input_required'),
             [ContextKeys.serverRunning]: this.sources.server.connected,
             [ContextKeys.serverProblem]: this.sources.problem?.problem !== undefined,
-            // The row may have changed state since it was selected: read it from the model.
-            [ContextKeys.selectedState]: selected ? contextValueOf(this.sources.model.get(selected.taskId) ?? selected) : '',
             [ContextKeys.resultHasOutput]: this.sources.activeResult?.hasOutput ?? false,
         };
     }

@@ -51,12 +51,22 @@ export function toTreeItem(view: TaskView, hasChildren: boolean, now = Date.now(
     item.contextValue = contextValueOf(view, hasOutput);
     item.tooltip = tooltip(view);
     item.accessibilityInformation = { label: spokenRow(taskLabel(view), item.description) };
-    if (isTerminal(view.status)) {
-        item.command = { command: Commands.showResult, title: vscode.l10n.t('Show Result'), arguments: [view] };
-    } else if (view.status === 'input_required') {
-        item.command = { command: Commands.respond, title: vscode.l10n.t('Respond'), arguments: [view] };
-    }
+    item.command = rowCommand(view);
     return item;
+}
+
+/**
+ * What a click on the row runs, and Enter on it (the openRow command): a finished row's result, a
+ * waiting row's question. A running row has none: there is nothing to open until it ends.
+ */
+export function rowCommand(view: TaskView): vscode.Command | undefined {
+    if (isTerminal(view.status)) {
+        return { command: Commands.showResult, title: vscode.l10n.t('Show Result'), arguments: [view] };
+    }
+    if (view.status === 'input_required') {
+        return { command: Commands.respond, title: vscode.l10n.t('Respond'), arguments: [view] };
+    }
+    return undefined;
 }
 
 function tooltip(view: TaskView): vscode.MarkdownString {

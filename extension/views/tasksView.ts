@@ -4,13 +4,10 @@ import type { TaskModel } from '../tasks/taskModel';
 import type { TaskView } from '../tasks/taskView';
 import { TasksTreeProvider, type TasksRow } from './tasksTreeProvider';
 import { showsWorkInProgress, waitingBadge } from './tasksBadge';
-import { isTrustNotice } from './trustNotice';
 
 export interface TasksViewParts {
     tree: TasksTreeProvider;
     treeView: vscode.TreeView<TasksRow>;
-    /** The selected tasks (the Restricted Mode notice is no task). */
-    selection: { readonly selection: readonly TaskView[]; onDidChangeSelection(listener: () => void): vscode.Disposable };
 }
 
 /** The Tasks view, with a badge counting the tasks that wait for an answer. */
@@ -21,13 +18,7 @@ export function registerTasksView(context: vscode.ExtensionContext, model: TaskM
         treeView.badge = waitingBadge(model.running());
     });
     context.subscriptions.push(tree, treeView, badge, showWorkInProgress(model));
-    const selection = {
-        get selection(): readonly TaskView[] {
-            return treeView.selection.filter((row): row is TaskView => !isTrustNotice(row));
-        },
-        onDidChangeSelection: (listener: () => void) => treeView.onDidChangeSelection(listener),
-    };
-    return { tree, treeView, selection };
+    return { tree, treeView };
 }
 
 /**

@@ -1060,7 +1060,10 @@ export function createUiDriver(shotsDir, log = line => console.log(line), { repo
 
     /**
      * The suite asks "ui-keys <tag> :: <key> <key> ...": the driver presses those keys where the focus
-     * is, as a keyboard user does, waiting for a drawn frame after each. Three steps are not keys:
+     * is, as a keyboard user does, waiting for a drawn frame after each. `type:<text>` types that text
+     * (`~` for a space), a key per character; `wait:<text>` waits for a quick input showing that text (`~` for a
+     * space) in its title or placeholder, `row:<text>` for that row of the Tasks view, and `look` does
+     * nothing (the report then says where the focus is). Three more steps are not keys:
      * `click:<row text>` clicks that row of the Tasks view (it selects it), and `focus:<row text>`
      * moves the focus there with the arrow keys, the selection staying where it was, and `in:question`
      * puts the focus in the open quick input. It writes
@@ -1079,6 +1082,29 @@ export function createUiDriver(shotsDir, log = line => console.log(line), { repo
             if (step === 'in:question') {
                 // Where a user who sees the question is: in it (it may have opened without the focus).
                 await page.locator(QUICK_INPUT).locator('input').first().focus();
+            } else if (step.startsWith('wait:')) {
+                // A quick input opens after a round trip to the extension: keys pressed before it is up go elsewhere.
+                const text = step.slice('wait:'.length).replaceAll('~', ' ');
+                await page
+                    .waitForFunction(
+                        wanted => {
+                            const widget = document.querySelector('.quick-input-widget');
+                            const shown = widget && getComputedStyle(widget).display !== 'none' ? `${widget.querySelector('.quick-input-title')?.textContent ?? ''} ${widget.querySelector('input')?.getAttribute('placeholder') ?? ''}` : '';
+                            return shown.includes(wanted);
+                        },
+                        text,
+                        { timeout: 10_000 },
+                    )
+                    .catch(() => log(`[ui] keys ${tag}: no quick input showed "${text}"`));
+            } else if (step.startsWith('row:')) {
+                const row = taskRow(page, step.slice('row:'.length));
+                await row.waitFor({ timeout: 10_000 }).catch(() => log(`[ui] keys ${tag}: no row ${step.slice('row:'.length)} drawn`));
+            } else if (step === 'look') {
+                // Nothing pressed: the report says where the focus is now.
+            } else if (step.startsWith('type:')) {
+                // Typed as a user types it: one key per character (`~` for a space).
+                await page.keyboard.type(step.slice('type:'.length).replaceAll('~', ' '));
+                pressed += step.length - 'type:'.length;
             } else if (step.startsWith('click:')) {
                 await taskRow(page, step.slice('click:'.length)).click();
             } else if (step.startsWith('focus:')) {
@@ -1103,6 +1129,9 @@ export function createUiDriver(shotsDir, log = line => console.log(line), { repo
             selected: await rowName(`${TREE_ROW}.selected`),
             quickInput,
             activeElement: await page.evaluate(() => document.activeElement?.getAttribute('aria-label') ?? document.activeElement?.textContent?.slice(0, 80) ?? ''),
+            // Where that element is: its role and the workbench part holding it (a name alone can be ambiguous).
+            activeRole: await page.evaluate(() => document.activeElement?.getAttribute('role') ?? document.activeElement?.tagName.toLowerCase() ?? ''),
+            activePart: await page.evaluate(() => /\bpart (\w+)/.exec(document.activeElement?.closest('.part')?.className ?? '')?.[1] ?? (document.activeElement?.closest('.quick-input-widget') ? 'quickinput' : document.activeElement?.closest('.monaco-dialog-box') ? 'dialog' : '')),
             // The activity bar's MCP Tasks item as a screen reader names it (its badge's words included).
             activity: await page.evaluate(() => [...document.querySelectorAll('.part.activitybar .action-label')].map(a => a.getAttribute('aria-label') ?? '').find(name => name.startsWith('MCP Tasks')) ?? ''),
             pressed,

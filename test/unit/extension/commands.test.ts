@@ -1,4 +1,4 @@
-// Row commands run from a keybinding get no row: they act on the selected one, and Delete asks first.
+// Row commands get their row from VS Code (a keybinding's is the focused row): Delete asks first, the inline button does not.
 import { fake } from '../../support/fakeVscode.js';
 import assert from 'node:assert/strict';
 import { beforeEach, describe, it } from 'node:test';
@@ -15,7 +15,6 @@ function wire(taskId: string, status: string, info: Record<string, unknown> = {}
 
 describe('row commands from the keyboard', () => {
     let model: TaskModel;
-    let selection: TaskView | undefined;
     let cancelled: string[];
     let shown: string[];
     let prompted: string[];
@@ -27,7 +26,6 @@ describe('row commands from the keyboard', () => {
     beforeEach(() => {
         fake.reset();
         model = new TaskModel();
-        selection = undefined;
         cancelled = [];
         shown = [];
         prompted = [];
@@ -41,7 +39,6 @@ describe('row commands from the keyboard', () => {
             pendingInputs: { get: (id: string) => (withPrompt.has(id) ? { show: () => prompted.push(id) } : undefined) },
             startedHere: new Set<string>(),
             resetSamplingConsent: () => Promise.resolve(),
-            selected: () => selection,
         } as unknown as CommandDeps;
         registerCommands({ subscriptions: [] } as never, deps);
     });
@@ -49,10 +46,10 @@ describe('row commands from the keyboard', () => {
     const run = (command: string, ...args: unknown[]) => fake.registered.get(command)!(...args);
     const titles = (args: unknown[]) => args.filter((a): a is { title: string } => typeof a === 'object' && a !== null && 'title' in a).map(a => a.title);
 
-    it('Delete cancels the selected running task after a modal confirmation', async () => {
-        selection = model.applyWire(wire('a', 'working'));
+    it('Delete cancels the focused running task after a modal confirmation', async () => {
+        const focused = model.applyWire(wire('a', 'working'));
         fake.onWarning = (_message, _options, ...items) => items[0];
-        await run(Commands.cancelTask);
+        await run(Commands.cancelTaskConfirm, focused);
         const [asked] = fake.messages;
         assert.equal(asked?.message, 'Cancel task slow_compute: a?');
         assert.deepEqual(asked?.args[0], { modal: true, detail: 'It stops its work.' });
@@ -61,11 +58,11 @@ describe('row commands from the keyboard', () => {
     });
 
     it('Keep Running (or Escape) leaves the task running', async () => {
-        selection = model.applyWire(wire('a', 'working'));
+        const focused = model.applyWire(wire('a', 'working'));
         fake.onWarning = (_message, _options, ...items) => items[1];
-        await run(Commands.cancelTask);
+        await run(Commands.cancelTaskConfirm, focused);
         fake.onWarning = () => undefined;
-        await run(Commands.cancelTask);
+        await run(Commands.cancelTaskConfirm, focused);
         assert.deepEqual(cancelled, []);
     });
 
@@ -76,12 +73,19 @@ describe('row commands from the keyboard', () => {
         assert.equal(fake.messages.filter(m => m.level === 'warning').length, 0);
     });
 
-    it('a selection that finished meanwhile is not cancelled', async () => {
-        selection = model.applyWire(wire('a', 'working'));
+    it('a focused row that finished meanwhile is not cancelled, and the status bar says why', async () => {
+        const focused = model.applyWire(wire('a', 'working'));
         model.applyWire({ ...wire('a', 'completed'), lastUpdatedAt: '2026-11-29T10:00:01.000Z' });
-        await run(Commands.cancelTask);
+        await run(Commands.cancelTaskConfirm, focused);
         assert.deepEqual(cancelled, []);
         assert.equal(fake.messages.filter(m => m.level === 'warning').length, 0);
+        assert.deepEqual(fake.messages.map(m => m.message), ['slow_compute: a is not running: nothing to cancel.']);
+    });
+
+    it('Delete on the Restricted Mode notice row does nothing', async () => {
+        await run(Commands.cancelTaskConfirm, { kind: 'trustNotice', count: 2 });
+        assert.deepEqual(cancelled, []);
+        assert.deepEqual(fake.messages, []);
     });
 
     it("the row menu's Cancel Task… asks first, as Delete does; Keep Running leaves it; a finished row is not asked about", async () => {
@@ -113,14 +117,14 @@ describe('row commands from the keyboard', () => {
         );
     });
 
-    it('Enter shows the selected finished task, or reopens the selected prompt', async () => {
-        selection = model.applyWire(wire('done', 'completed'));
-        await run(Commands.showResult);
+    it('Show Result and Respond on a row act on that row, whichever others wait', async () => {
+        await run(Commands.showResult, model.applyWire(wire('done', 'completed')));
         assert.deepEqual(shown, ['done']);
         model.applyWire(wire('other', 'input_required'));
-        selection = model.applyWire(wire('asking', 'input_required'));
+        withPrompt.add('other');
+        const asking = model.applyWire(wire('asking', 'input_required'));
         withPrompt.add('asking');
-        await run(Commands.respond);
+        await run(Commands.respond, asking);
         assert.deepEqual(prompted, ['asking']);
     });
 });
@@ -136,7 +140,6 @@ describe('Respond on a task another client asks about', () => {
             model,
             pendingInputs: { get: () => undefined },
             startedHere: new Set<string>(),
-            selected: () => undefined,
         } as unknown as CommandDeps;
         registerCommands({ subscriptions: [] } as never, deps);
     });

@@ -4,7 +4,6 @@ import assert from 'node:assert/strict';
 import { beforeEach, describe, it } from 'node:test';
 import { EventEmitter } from '../../../support/fakeVscode.js';
 import { TaskModel } from '../../../../extension/tasks/taskModel.js';
-import type { TaskView } from '../../../../extension/tasks/taskView.js';
 import { ContextKeys, ContextKeyTracker } from '../../../../extension/views/contextKeys.js';
 
 const INFO = 'dev.mcp-tasks/task-info';
@@ -17,18 +16,15 @@ describe('ContextKeyTracker', () => {
     let model: TaskModel;
     let sent: [string, boolean | string][];
     let server: { connected: boolean; changed: EventEmitter<boolean>; onDidChangeState: EventEmitter<boolean>['event'] };
-    let selection: { selection: TaskView[]; changed: EventEmitter<void>; onDidChangeSelection: EventEmitter<void>['event'] };
 
     beforeEach(() => {
         model = new TaskModel();
         sent = [];
         const stateChanged = new EventEmitter<boolean>();
         server = { connected: false, changed: stateChanged, onDidChangeState: stateChanged.event };
-        const selectionChanged = new EventEmitter<void>();
-        selection = { selection: [], changed: selectionChanged, onDidChangeSelection: selectionChanged.event };
     });
 
-    const track = () => new ContextKeyTracker({ model, server, selection }, (key, value) => sent.push([key, value]));
+    const track = () => new ContextKeyTracker({ model, server }, (key, value) => sent.push([key, value]));
     const last = (key: string) => sent.filter(([k]) => k === key).at(-1)?.[1];
 
     it('starts with every key off', () => {
@@ -39,7 +35,6 @@ describe('ContextKeyTracker', () => {
             [ContextKeys.needsInput, false],
             [ContextKeys.serverRunning, false],
             [ContextKeys.serverProblem, false],
-            [ContextKeys.selectedState, ''],
             [ContextKeys.resultHasOutput, false],
         ]));
     });
@@ -77,23 +72,10 @@ describe('ContextKeyTracker', () => {
         assert.equal(last(ContextKeys.serverRunning), false);
     });
 
-    it('gives the selected row its current state', () => {
-        track();
-        const view = model.applyWire(wire('a', 'working'))!;
-        selection.selection = [view];
-        selection.changed.fire();
-        assert.equal(last(ContextKeys.selectedState), 'task.running');
-        model.applyWire(wire('a', 'completed', '2026-11-29T10:00:02.000Z'));
-        assert.equal(last(ContextKeys.selectedState), 'task.done');
-        selection.selection = [];
-        selection.changed.fire();
-        assert.equal(last(ContextKeys.selectedState), '');
-    });
-
     it("offers the result's Show Output while the active tab shows a result whose task has output", () => {
         const changed = new EventEmitter<void>();
         const activeResult = { hasOutput: false, onDidChange: changed.event };
-        new ContextKeyTracker({ model, server, selection, activeResult }, (key, value) => sent.push([key, value]));
+        new ContextKeyTracker({ model, server, activeResult }, (key, value) => sent.push([key, value]));
         assert.equal(last(ContextKeys.resultHasOutput), false);
         activeResult.hasOutput = true;
         changed.fire();

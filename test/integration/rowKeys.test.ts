@@ -1,0 +1,128 @@
+import * as assert from 'node:assert/strict';
+import * as vscode from 'vscode';
+import type { McpTasksTestApi } from '../../extension/api';
+import { askUi, cleanUp, finishedAndOpened, longRunning, readNotifications, readyWithTasksView, resultPreviewTab, waitFor } from './util';
+
+interface KeysReport {
+    focused: string;
+    selected: string[];
+    quickInput?: string;
+    activeElement: string;
+    activeRole: string;
+    activePart: string;
+    pressed: number;
+}
+
+/**
+ * Needs the Playwright UI driver, which presses the keys: Enter and Delete act on the row the
+ * keyboard is on (the focused one), as in VS Code's own trees, not on the row selected before; and a
+ * question is answered only from the question itself, after the user has seen it.
+ */
+describe("the Tasks view's keys act on the focused row", () => {
+    let api: McpTasksTestApi;
+
+    before(async () => {
+        api = await readyWithTasksView();
+        // Earlier suites' terminals in the panel can hold the keyboard.
+        await vscode.commands.executeCommand('workbench.action.closePanel');
+    });
+
+    after(async () => {
+        await cleanUp([
+            ['close the dialogs and questions', () => vscode.commands.executeCommand('workbench.action.closeQuickOpen')],
+            ['cancel what still runs', () => Promise.all(api.testing.model.running().map(view => api.testing.owner.cancel(view.taskId).catch(() => undefined)))],
+            ['close the editors', () => vscode.commands.executeCommand('workbench.action.closeAllEditors')],
+            ['clear the rows', () => vscode.commands.executeCommand('mcpTasks.clearFinished')],
+        ]);
+    });
+
+    it('keyboard only: Run Tool with its form, from an empty view, starts a task and the keyboard lands on its row', async () => {
+        const { model, owner } = api.testing;
+        await Promise.all(model.running().map(view => owner.cancel(view.taskId).catch(() => undefined)));
+        await waitFor('nothing running', () => (model.running().length === 0 ? true : undefined), 20_000, 100);
+        await vscode.commands.executeCommand('mcpTasks.clearFinished');
+        await waitFor('the view empty', () => (model.all().length === 0 ? true : undefined), 10_000, 50);
+        // The Command Palette; the tool picker; the form's two steps (a number and a label); "Run as task", the
+        // first choice. Run Tool focuses the Tasks view, whose Welcome buttons the first row then replaces.
+        const steps =
+            'F1 type:MCP~Tasks:~Run~Tool Enter wait:Which~tool? type:slow_compute Enter wait:step~1~of~2 Control+a type:2 Enter ' +
+            'wait:step~2~of~2 Control+a type:journey-first Enter wait:How~should~it~run? Enter row:journey-first look';
+        const landed = await askUi<KeysReport>(`ui-keys journey-run :: ${steps}`, 'keys-journey-run.json');
+        const task = model.all().find(view => view.args.label === 'journey-first');
+        assert.equal(task?.args.seconds, 2, `the form's answers reached the task: ${JSON.stringify(task?.args)}`);
+        assert.equal(landed.activePart, 'sidebar', `the keyboard is in the sidebar, not on the page: ${JSON.stringify(landed)}`);
+        assert.equal(landed.activeRole, 'tree');
+        assert.match(landed.focused, /journey-first/, `the keyboard is on the new row: ${JSON.stringify(landed)}`);
+        console.log(`[rowKeys] Run Tool from the Command Palette into an empty view, keyboard only: ${landed.pressed} keys`);
+    });
+
+    /** Selects a row as a click would, without opening it (a click or Space on a finished row opens its result). */
+    async function select(taskId: string): Promise<void> {
+        const { model, treeView } = api.testing;
+        await treeView.reveal(model.get(taskId)!, { select: true, focus: true });
+        await waitFor('the row selected', () => (treeView.selection.some(row => 'taskId' in row && row.taskId === taskId) ? true : undefined), 10_000, 50);
+    }
+
+    it('Delete on the focused running row asks to cancel that row, whatever row is selected', async () => {
+        const { model } = api.testing;
+        const done = await finishedAndOpened(api, 'keys-done');
+        const running = await longRunning(api, 'keys-running');
+        // The finished row selected, the keyboard then moved to the running one.
+        await select(done);
+        const moved = await askUi<KeysReport>('ui-keys delete-focused :: Control+0 focus:keys-running Delete', 'keys-delete-focused.json');
+        assert.match(moved.focused, /keys-running/, `the focus is on the running row: ${moved.focused}`);
+        assert.ok(moved.selected.some(row => /keys-done/.test(row)), `the finished row stays selected: ${moved.selected.join(' | ')}`);
+        // Delete asks first, naming the focused row. A test host refuses modal dialogs and says what it refused.
+        const asked = await readNotifications('delete-focused', note => /refused to show dialog/.test(note.message));
+        assert.match(asked.found?.message ?? '', /Cancel task slow_compute: keys-running\?/, `the question named the focused row: ${JSON.stringify(asked.all.map(note => note.message))}`);
+        await vscode.commands.executeCommand('notifications.clearAll');
+        await vscode.commands.executeCommand('notifications.hideList');
+        // Refused, the dialog cancelled nothing.
+        assert.equal(model.get(running)?.status, 'working');
+        assert.equal(model.get(done)?.status, 'completed');
+        await api.testing.owner.cancel(running);
+    });
+
+    it("Enter on the focused row opens that row, never the selected one's", async () => {
+        const { model } = api.testing;
+        const done = model.all().find(view => view.args.label === 'keys-done')!.taskId;
+        const running = await longRunning(api, 'keys-enter-running');
+        await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+        // The finished row selected, the keyboard on the running row: Enter has nothing to open there.
+        await select(done);
+        const onRunning = await askUi<KeysReport>('ui-keys enter-running :: Control+0 focus:keys-enter-running Enter', 'keys-enter-running.json');
+        assert.match(onRunning.focused, /keys-enter-running/);
+        assert.equal(resultPreviewTab('slow_compute: keys-done'), undefined, "Enter opened the selected row's result");
+        assert.equal(model.get(running)?.status, 'working');
+        // The keyboard back on the finished row: Enter opens its result.
+        await askUi<KeysReport>('ui-keys enter-done :: Control+0 focus:keys-done Enter', 'keys-enter-done.json');
+        await waitFor("the focused row's result", () => resultPreviewTab('slow_compute: keys-done'), 20_000, 100);
+    });
+
+    it('Space on a waiting row opens no question, and Enter brings it to the screen without answering it', async () => {
+        const { model, pendingInputs } = api.testing;
+        const file = 'keys-question.txt';
+        const taskId = (await vscode.commands.executeCommand('mcpTasks.runTool', { name: 'confirm_delete', args: { filename: file }, mode: 'task' })) as string;
+        const question = () => pendingInputs.get(taskId);
+        await waitFor(`the question (${model.get(taskId)?.status}, ${question()?.hidden})`, () => (model.get(taskId)?.status === 'input_required' && question() && !question()?.hidden ? true : undefined), 20_000, 50);
+        // Hidden as Escape hides it (earlier suites' terminals can take a key meant for it); the keyboard goes
+        // back to the sidebar (Ctrl+0) and onto the waiting row.
+        await vscode.commands.executeCommand('workbench.action.closeQuickOpen');
+        await waitFor('the question hidden', () => question()?.hidden || undefined, 10_000, 50);
+        // Space selects, as in any list. Had it opened the question, the Enter that follows would answer it unread.
+        const spaced = await askUi<KeysReport>(`ui-keys question-space :: Control+0 focus:${file} Space`, 'keys-question-space.json');
+        assert.match(spaced.focused, /keys-question\.txt/);
+        assert.ok(spaced.selected.some(row => /keys-question\.txt/.test(row)), `Space selected the row: ${spaced.selected.join(' | ')}`);
+        assert.equal(spaced.quickInput, undefined, `Space opened the question: ${spaced.quickInput}`);
+        assert.equal(question()?.hidden, true);
+        // Enter opens it, with the focus in it; nothing is answered until a key is pressed there.
+        // (Each request to the driver changes the status bar, which can take the focus back to the item a
+        // click there left it on: Ctrl+0 puts it back on the row first.)
+        const entered = await askUi<KeysReport>(`ui-keys question-enter :: Control+0 focus:${file} Enter`, 'keys-question-enter.json');
+        await waitFor('the question shown again', () => (question() && !question()?.hidden ? true : undefined), 10_000, 50);
+        assert.match(entered.quickInput ?? '', /keys-question\.txt/, `the question is on screen: ${entered.quickInput}`);
+        assert.match(entered.activeElement, /keys-question\.txt/, `the focus is in the question: ${entered.activeElement}`);
+        assert.equal(model.get(taskId)?.status, 'input_required', `answered unseen: ${model.get(taskId)?.statusMessage}`);
+        await api.testing.owner.cancel(taskId);
+    });
+});
