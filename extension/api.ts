@@ -40,6 +40,8 @@ export interface TestHooks {
     readonly executedCommands: readonly { command: string; args: unknown[] }[];
     /** Each Run Again clicked on a row, and whether the row's settle guard ignored it. */
     readonly rowRuns: readonly RowRun[];
+    /** Each task a Cancel Task… question was asked about, in order (a test host refuses the modal dialog itself). */
+    readonly cancelAsks: readonly string[];
     /** The command tools this window serves, and the file and log folder it hands the server. */
     readonly commandTools: CommandTools;
     /** The read-only documents that follow command logs (Show Output). */

@@ -24,6 +24,8 @@ export interface CommandDeps {
     focusRow?(taskId: string): Thenable<void>;
     /** Each Run Again on a row, and whether the settle guard ignored it (the integration suite waits on it instead of sleeping). */
     rowRuns?: RowRun[];
+    /** Under test: each task a Cancel Task… question is asked about (the suite reads it; a test host refuses modal dialogs). */
+    cancelAsks?: string[];
 }
 
 export interface RowRun {

@@ -102,6 +102,9 @@ export function registerCommands(context: vscode.ExtensionContext, deps: Command
                 return;
             }
             const target = view ?? (await pickTask(model, cancellable, vscode.l10n.t('Cancel which task?')));
+            if (target) {
+                deps.cancelAsks?.push(target.taskId);
+            }
             if (target && (await confirmCancel(target))) {
                 await cancel(target);
             }

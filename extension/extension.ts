@@ -89,11 +89,12 @@ export function activate(context: vscode.ExtensionContext): McpTasksApi {
     context.subscriptions.push(results, completions, new ContextKeyTracker({ model, server: owner, problem: server, activeResult: resultOutput }));
     // Kept only under test: the suite reads it; a user's clicks need no record.
     const rowRuns: RowRun[] | undefined = context.extensionMode === vscode.ExtensionMode.Test ? [] : undefined;
+    const cancelAsks: string[] | undefined = context.extensionMode === vscode.ExtensionMode.Test ? [] : undefined;
     registerRowKeys(context, { model, treeView, hasOutput: rowHasOutput });
-    registerCommands(context, { logger, server, owner, model, results, pendingInputs, startedHere, resetSamplingConsent: () => sampling.resetConsent(), runsCommand: name => commandTools.hasOutput(name), waitingForTrust: () => commandTools.waitingForTrust, rowRuns, focusRow: taskId => focusRow(treeView, model, taskId) });
+    registerCommands(context, { logger, server, owner, model, results, pendingInputs, startedHere, resetSamplingConsent: () => sampling.resetConsent(), runsCommand: name => commandTools.hasOutput(name), waitingForTrust: () => commandTools.waitingForTrust, rowRuns, cancelAsks, focusRow: taskId => focusRow(treeView, model, taskId) });
 
     logger.scoped('extension').info(`activated in ${Date.now() - started} ms (transport: ${server.mode.transport})`);
-    return createApi(context, server, { model, tree, treeView, statusBar, owner, pendingInputs, completions, executedCommands, rowRuns: rowRuns ?? [], commandTools, outputs, vscodeTasks, wrap, logDir: context.logUri.fsPath });
+    return createApi(context, server, { model, tree, treeView, statusBar, owner, pendingInputs, completions, executedCommands, rowRuns: rowRuns ?? [], cancelAsks: cancelAsks ?? [], commandTools, outputs, vscodeTasks, wrap, logDir: context.logUri.fsPath });
 }
 
 /** The task's row, focused (not selected: a selection would move with it); nothing if it is not in the view. */

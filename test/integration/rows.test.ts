@@ -2,7 +2,7 @@ import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import type { McpTasksTestApi } from '../../extension/api';
 import { readRows, rowOf } from './drawnRows';
-import { readyWithTasksView, resultPreviewTab, startSlowCompute, waitFor } from './util';
+import { askUi, readyWithTasksView, resultPreviewTab, startSlowCompute, waitFor } from './util';
 
 /** Needs the Playwright UI driver: what a user sees in the sidebar, at its default width. */
 describe('task rows as drawn in the sidebar', () => {
@@ -15,6 +15,10 @@ describe('task rows as drawn in the sidebar', () => {
         const label = 'quarterly report for the finance team';
         const taskId = await startSlowCompute(30, label);
         await waitFor('progress', () => ((model.get(taskId)?.progress?.progress ?? 0) > 0 ? true : undefined), 10_000, 50);
+        // Run Tool into an empty view leaves the keyboard on the new row, whose buttons then show over its
+        // text: read it as a user who has moved on does (Escape leaves the row, the editor takes the keyboard).
+        await askUi('ui-keys rows-away :: Control+0 Escape', 'keys-rows-away.json');
+        await vscode.commands.executeCommand('workbench.action.focusActiveEditorGroup');
         const drawn = await readRows('running', view => view.rows.some(r => r.label === 'quarterly repor…' && /^running · [1-9]/.test(r.description)) && view.viewProgress);
         assert.ok(drawn.sidebarWidth > 0 && drawn.sidebarWidth <= 300, `the sidebar is ${drawn.sidebarWidth} px wide`);
         const row = rowOf(drawn, 'quarterly repor…');

@@ -77,6 +77,11 @@ export async function supervise(run: Supervised): Promise<CallToolResult> {
     const timer = timeoutLeft === undefined ? undefined : deps.clock.setTimeout(() => ((timedOut = true), void stopRun()), timeoutLeft, undefined);
     const onAbort = (): void => void stopRun();
     ctx.signal.addEventListener('abort', onAbort, { once: true });
+    // A cancel that came while the run's files were being opened (an adopted run's, as a new server
+    // starts) fired before this listener: an aborted signal fires no more events.
+    if (ctx.signal.aborted) {
+        onAbort();
+    }
 
     let letGo: (() => void) | undefined;
     const detached = new Promise<undefined>(resolve => (letGo = () => resolve(undefined)));
