@@ -22,6 +22,8 @@ export interface CommandDeps {
     waitingForTrust?(): number;
     /** Puts the keyboard on a task's row in the Tasks view (Run Tool from an empty view: its Welcome button is gone). */
     focusRow?(taskId: string): Thenable<void>;
+    /** Where the keyboard goes after a question answered from the status bar: the task's row if the Tasks view shows, else the editor. */
+    focusAfterAnswer?(taskId: string): Thenable<unknown>;
     /** Each Run Again on a row, and whether the settle guard ignored it (the integration suite waits on it instead of sleeping). */
     rowRuns?: RowRun[];
     /** Under test: each task a Cancel Task… question is asked about (the suite reads it; a test host refuses modal dialogs). */

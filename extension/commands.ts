@@ -165,7 +165,9 @@ export function registerCommands(context: vscode.ExtensionContext, deps: Command
         vscode.commands.registerCommand(Commands.clearFinished, () => owner.forgetResults(model.clearFinished())),
         vscode.commands.registerCommand(Commands.refresh, () => owner.reconcile()),
         // From a row, or with no argument (the status bar): the one task waiting for input, or a pick.
-        vscode.commands.registerCommand(Commands.respond, async (given?: TaskView) => {
+        vscode.commands.registerCommand(Commands.respond, async (argument?: TaskView | typeof Commands.respondFromStatusBar) => {
+            const fromStatusBar = argument === Commands.respondFromStatusBar;
+            const given = fromStatusBar ? undefined : argument;
             const waiting = (v: TaskView) => v.status === 'input_required';
             const only = model.running().filter(waiting);
             const view = given ?? (only.length === 1 ? only[0] : await pickTask(model, waiting, vscode.l10n.t('Respond to which task?')));
@@ -177,6 +179,11 @@ export function registerCommands(context: vscode.ExtensionContext, deps: Command
             switch (respondRoute(view, prompt !== undefined, OWN_CLIENT_NAME)) {
                 case 'prompt':
                     prompt!.show();
+                    // The status bar item the question would hand the keyboard back to is gone once nothing
+                    // waits: the keyboard goes to the task's row (or the editor) instead of the page's body.
+                    if (fromStatusBar) {
+                        void prompt!.settled.then(answered => answered && deps.focusAfterAnswer?.(view.taskId));
+                    }
                     break;
                 case 'chat':
                     await vscode.commands.executeCommand('workbench.action.chat.open');

@@ -23,6 +23,8 @@ export const Commands = {
     refresh: 'mcpTasks.refresh',
     focusTasks: 'mcpTasks.tasks.focus',
     respond: 'mcpTasks.respond',
+    /** Respond's argument from the status bar item, which vanishes once nothing waits: an answer moves the keyboard on. */
+    respondFromStatusBar: 'statusBar',
     runAgain: 'mcpTasks.runAgain',
     resetSamplingConsent: 'mcpTasks.resetSamplingConsent',
     showOutput: 'mcpTasks.showOutput',

@@ -91,7 +91,7 @@ export function activate(context: vscode.ExtensionContext): McpTasksApi {
     const rowRuns: RowRun[] | undefined = context.extensionMode === vscode.ExtensionMode.Test ? [] : undefined;
     const cancelAsks: string[] | undefined = context.extensionMode === vscode.ExtensionMode.Test ? [] : undefined;
     registerRowKeys(context, { model, treeView, hasOutput: rowHasOutput });
-    registerCommands(context, { logger, server, owner, model, results, pendingInputs, startedHere, resetSamplingConsent: () => sampling.resetConsent(), runsCommand: name => commandTools.hasOutput(name), waitingForTrust: () => commandTools.waitingForTrust, rowRuns, cancelAsks, focusRow: taskId => focusRow(treeView, model, taskId) });
+    registerCommands(context, { logger, server, owner, model, results, pendingInputs, startedHere, resetSamplingConsent: () => sampling.resetConsent(), runsCommand: name => commandTools.hasOutput(name), waitingForTrust: () => commandTools.waitingForTrust, rowRuns, cancelAsks, focusRow: taskId => focusRow(treeView, model, taskId), focusAfterAnswer: taskId => (treeView.visible ? focusRow(treeView, model, taskId) : vscode.commands.executeCommand('workbench.action.focusActiveEditorGroup')) });
 
     logger.scoped('extension').info(`activated in ${Date.now() - started} ms (transport: ${server.mode.transport})`);
     return createApi(context, server, { model, tree, treeView, statusBar, owner, pendingInputs, completions, executedCommands, rowRuns: rowRuns ?? [], cancelAsks: cancelAsks ?? [], commandTools, outputs, vscodeTasks, wrap, logDir: context.logUri.fsPath });

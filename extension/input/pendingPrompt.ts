@@ -134,6 +134,10 @@ export class PendingPrompt implements vscode.Disposable {
         }).finally(() => options.signal?.removeEventListener('abort', this.onAbort));
     }
 
+    get settled(): Promise<boolean> {
+        return this.result.then(outcome => outcome.action !== 'cancel', () => false);
+    }
+
     /**
      * Brings this prompt to the user: re-shows its open step, or, while it waits behind another
      * prompt, shows it now (the other one steps aside and comes back afterwards, answers kept).

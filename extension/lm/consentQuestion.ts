@@ -24,6 +24,11 @@ export class ConsentQuestion implements Reopenable {
         void vscode.window.showInformationMessage<Consent>(text, ...CHOICES).then(choice => choice && this.choose(choice));
     }
 
+    /** Only a choice ends it. */
+    get settled(): Promise<boolean> {
+        return this.answer.then(() => true);
+    }
+
     /** True while unanswered and not on screen as a pick (its notification may have hidden). */
     get hidden(): boolean {
         return !this.answered && !this.pick;

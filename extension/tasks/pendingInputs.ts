@@ -3,6 +3,8 @@ export interface Reopenable {
     show(): void;
     /** True while it was hidden (Escape, Quick Open) and waits for Respond. */
     readonly hidden: boolean;
+    /** Settles once the question is gone: true when the user answered it (declining is an answer). */
+    readonly settled: Promise<boolean>;
 }
 
 export class PendingInputs {

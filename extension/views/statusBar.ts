@@ -4,6 +4,7 @@ import { Disposable } from '../lifecycle';
 import type { ServerController } from '../launcher/serverController';
 import type { TaskModel } from '../tasks/taskModel';
 import { progressPercent, taskLabel, type TaskView } from '../tasks/taskView';
+import { onDidChangeMotion, runningIcon } from './motion';
 import { countRunning, countText, problemLabel, runningLabel } from './statusText';
 
 /**
@@ -30,6 +31,7 @@ export class TasksStatusBar extends Disposable {
                 this.schedule();
             }),
         );
+        this.register(onDidChangeMotion(() => this.update()));
     }
 
     /** Shows a server problem (or clears it with undefined). */
@@ -88,17 +90,18 @@ export class TasksStatusBar extends Disposable {
                 : latest && percent !== undefined
                   ? ` · ${latest.toolName} ${percent}%`
                   : '';
-        this.item.text = `${waiting.length > 0 ? '$(bell-dot)' : '$(sync~spin)'} ${count}${detail}`;
+        const spinner = `$(${runningIcon()})`;
+        this.item.text = `${waiting.length > 0 ? '$(bell-dot)' : spinner} ${count}${detail}`;
         this.item.backgroundColor = waiting.length > 0 ? new vscode.ThemeColor('statusBarItem.warningBackground') : undefined;
         // Without it a screen reader reads the text's icon names ("sync~spin") and, on hover, the tooltip's Markdown.
         this.item.accessibilityInformation = { label: runningLabel(running, latest) };
         const lines = running.map(view => {
             const p = progressPercent(view.progress);
-            return `${view.status === 'input_required' ? '$(bell-dot)' : '$(sync~spin)'} ${taskLabel(view)}${p !== undefined ? ` — ${p}%` : ''}`;
+            return `${view.status === 'input_required' ? '$(bell-dot)' : spinner} ${taskLabel(view)}${p !== undefined ? ` — ${p}%` : ''}`;
         });
         this.item.tooltip = new vscode.MarkdownString(`**MCP Tasks**\n\n${lines.join('\n\n')}\n\n_${waiting.length > 0 ? vscode.l10n.t('Click to answer.') : vscode.l10n.t('Click to show the Tasks view.')}_`, true);
         // A prompt hidden by Escape or Quick Open comes back from here, as from the row's Respond.
-        this.item.command = waiting.length > 0 ? Commands.respond : Commands.focusTasks;
+        this.item.command = waiting.length > 0 ? { command: Commands.respond, title: vscode.l10n.t('Respond'), arguments: [Commands.respondFromStatusBar] } : Commands.focusTasks;
         this.setVisible(true);
     }
 

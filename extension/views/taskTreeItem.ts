@@ -3,10 +3,10 @@ import { Commands, ContextValues } from '../constants';
 import { OWN_CLIENT_NAME } from '../owner/ownerConnection';
 import { endedInWords } from '../tasks/resultText';
 import { clientKind, clientKindText, deniedByUser, isTerminal, rowLabel, statusText, stoppedWaitingText, taskDescription, taskLabel, type TaskView } from '../tasks/taskView';
+import { runningIcon } from './motion';
 import { spokenRow } from './spokenRow';
 
-const ICONS: Record<TaskView['status'], vscode.ThemeIcon> = {
-    working: new vscode.ThemeIcon('sync~spin'),
+const ICONS: Record<Exclude<TaskView['status'], 'working'>, vscode.ThemeIcon> = {
     input_required: new vscode.ThemeIcon('bell-dot', new vscode.ThemeColor('notificationsWarningIcon.foreground')),
     completed: new vscode.ThemeIcon('pass', new vscode.ThemeColor('testing.iconPassed')),
     failed: new vscode.ThemeIcon('error', new vscode.ThemeColor('testing.iconFailed')),
@@ -47,7 +47,7 @@ export function toTreeItem(view: TaskView, hasChildren: boolean, now = Date.now(
     const item = new vscode.TreeItem(rowLabel(view), hasChildren ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.None);
     item.id = view.taskId;
     item.description = taskDescription(view, now, { tool: !nested });
-    item.iconPath = view.expired ? EXPIRED_ICON : deniedByUser(view) ? DENIED_ICON : view.lost ? LOST_ICON : ICONS[view.status];
+    item.iconPath = view.expired ? EXPIRED_ICON : deniedByUser(view) ? DENIED_ICON : view.lost ? LOST_ICON : view.status === 'working' ? new vscode.ThemeIcon(runningIcon()) : ICONS[view.status];
     item.contextValue = contextValueOf(view, hasOutput);
     item.tooltip = tooltip(view);
     item.accessibilityInformation = { label: spokenRow(taskLabel(view), item.description) };

@@ -4,6 +4,7 @@ import type { TaskModel } from '../tasks/taskModel';
 import type { TaskView } from '../tasks/taskView';
 import { toTreeItem } from './taskTreeItem';
 import { isTrustNotice, trustNoticeItem, type TrustNotice } from './trustNotice';
+import { onDidChangeMotion } from './motion';
 
 /** A row of the Tasks view: a task, or the Restricted Mode notice above them. */
 export type TasksRow = TaskView | TrustNotice;
@@ -51,6 +52,8 @@ export class TasksTreeProvider extends Disposable implements vscode.TreeDataProv
                 }
             }),
         );
+        // Running rows spin, or stand still once the user reduces motion: all redrawn when that changes.
+        this.register(onDidChangeMotion(() => this.refresh()));
         // Elapsed time moves for running tasks only; redraw those whose words changed.
         this.tick = setInterval(() => {
             const redrawn = this.changedRows(model.running());

@@ -3,6 +3,7 @@ import { Views } from '../constants';
 import type { TaskModel } from '../tasks/taskModel';
 import type { TaskView } from '../tasks/taskView';
 import { TasksTreeProvider, type TasksRow } from './tasksTreeProvider';
+import { onDidChangeMotion, reducedMotion } from './motion';
 import { showsWorkInProgress, waitingBadge } from './tasksBadge';
 
 export interface TasksViewParts {
@@ -29,7 +30,8 @@ export function registerTasksView(context: vscode.ExtensionContext, model: TaskM
 function showWorkInProgress(model: TaskModel): vscode.Disposable {
     let finish: (() => void) | undefined;
     const update = () => {
-        const working = showsWorkInProgress(model.running());
+        // The bar moves: none once the user reduces motion (the rows and the status bar still say what runs).
+        const working = showsWorkInProgress(model.running()) && !reducedMotion();
         if (working && !finish) {
             const done = new Promise<void>(resolve => (finish = resolve));
             void vscode.window.withProgress({ location: { viewId: Views.tasks } }, () => done);
@@ -39,5 +41,6 @@ function showWorkInProgress(model: TaskModel): vscode.Disposable {
         }
     };
     const listener = model.onDidChange(update);
-    return { dispose: () => (listener.dispose(), finish?.()) };
+    const motion = onDidChangeMotion(update);
+    return { dispose: () => (listener.dispose(), motion.dispose(), finish?.()) };
 }

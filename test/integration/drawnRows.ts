@@ -10,11 +10,15 @@ export interface DrawnRow {
     /** What shows before the row clips its text. */
     visibleLabel: string;
     visibleDescription: string;
+    /** Its icon turns. */
+    spinning: boolean;
 }
 
 export interface DrawnView {
     sidebarWidth: number;
     viewProgress: boolean;
+    /** Some icon in the status bar turns. */
+    statusSpinning: boolean;
     /** The line the view shows above its rows (its TreeView.message), '' for none. */
     message: string;
     rows: DrawnRow[];

@@ -63,6 +63,29 @@ describe("the Tasks view's keys act on the focused row", () => {
         console.log(`[rowKeys] Run Tool from the Command Palette into an empty view, keyboard only: ${landed.pressed} keys`);
     });
 
+    it('a question answered from the status bar item leaves the keyboard on its row, not on the page', async () => {
+        const { model, pendingInputs } = api.testing;
+        const file = 'keys-status.txt';
+        const taskId = (await vscode.commands.executeCommand('mcpTasks.runTool', { name: 'confirm_delete', args: { filename: file }, mode: 'task' })) as string;
+        const question = () => pendingInputs.get(taskId);
+        await waitFor('the question', () => (question() && !question()?.hidden ? true : undefined), 20_000, 50);
+        await vscode.commands.executeCommand('workbench.action.closeQuickOpen');
+        await waitFor('the question hidden', () => question()?.hidden || undefined, 10_000, 50);
+        // The status bar item ("1 needs input") brings it back; Enter takes its safe default, Keep. Once nothing
+        // waits, the item is gone: the keyboard VS Code would hand back to it goes to the task's row.
+        const respond = vscode.window.setStatusBarMessage(`ui-respond ${file} via status`);
+        try {
+            await waitFor('the question back', () => (question() && !question()?.hidden ? true : undefined), 20_000, 50);
+        } finally {
+            respond.dispose();
+        }
+        const answered = await askUi<KeysReport>('ui-keys status-answer :: in:question Enter focus-in:sidebar', 'keys-status-answer.json');
+        await waitFor('answered', () => (model.get(taskId)?.status === 'completed' ? true : undefined), 20_000, 50);
+        assert.equal(model.get(taskId)?.statusMessage, 'Kept the file');
+        assert.equal(answered.activePart, 'sidebar', `the keyboard is on the row, not on the page: ${JSON.stringify(answered)}`);
+        assert.match(answered.focused, /keys-status\.txt/);
+    });
+
     /** Selects a row as a click would, without opening it (a click or Space on a finished row opens its result). */
     async function select(taskId: string): Promise<void> {
         const { model, treeView } = api.testing;

@@ -34,6 +34,27 @@ describe('task rows as drawn in the sidebar', () => {
         assert.equal(idle.viewProgress, false, 'no progress bar once nothing runs');
     });
 
+    it('with workbench.reduceMotion on, nothing turns: the running row, the status bar and the view stand still', async () => {
+        const { model } = api.testing;
+        const workbench = vscode.workspace.getConfiguration('workbench');
+        await workbench.update('reduceMotion', 'on', vscode.ConfigurationTarget.Global);
+        try {
+            const taskId = await startSlowCompute(30, 'still');
+            await waitFor('running', () => (model.get(taskId)?.status === 'working' ? true : undefined), 10_000, 50);
+            const still = await readRows('reduced-motion', view => view.rows.some(r => r.label === 'still' && r.description.startsWith('running')));
+            assert.equal(rowOf(still, 'still').spinning, false, 'the running row does not spin');
+            assert.equal(still.statusSpinning, false, 'the status bar does not spin');
+            assert.equal(still.viewProgress, false, 'no moving progress bar');
+            // Back to the default: the same row turns again, without a new task.
+            await workbench.update('reduceMotion', undefined, vscode.ConfigurationTarget.Global);
+            const moving = await readRows('motion-back', view => view.rows.some(r => r.label === 'still' && r.spinning) && view.statusSpinning);
+            assert.equal(rowOf(moving, 'still').spinning, true, 'spins again once motion is back');
+            await vscode.commands.executeCommand('mcpTasks.cancelTask', model.get(taskId));
+        } finally {
+            await workbench.update('reduceMotion', undefined, vscode.ConfigurationTarget.Global);
+        }
+    });
+
     it("a failed row says why without hovering, and its Run Again starts the same tool again", async () => {
         const { model } = api.testing;
         const first = (await vscode.commands.executeCommand('mcpTasks.runTool', { name: 'failing_job', args: {}, mode: 'task' })) as string;

@@ -386,12 +386,15 @@ export function createUiDriver(shotsDir, log = line => console.log(line), { repo
                     description: description?.textContent ?? '',
                     visibleLabel: visible(label, clip),
                     visibleDescription: visible(description, clip),
+                    // Its icon turns (a ThemeIcon with ~spin draws with this modifier class).
+                    spinning: row.querySelector('.codicon-modifier-spin') !== null,
                 };
             });
             const progress = [...(sidebar?.querySelectorAll('.monaco-progress-container.active') ?? [])].some(bar => bar.offsetParent !== null);
             // The line a tree view shows above its rows (TreeView.message), when it has one.
             const message = sidebar?.querySelector('.tree-explorer-viewlet-tree-view .message:not(.hide)')?.textContent ?? '';
-            return { sidebarWidth: Math.round(sidebar?.getBoundingClientRect().width ?? 0), viewProgress: progress, message, rows };
+            const statusSpinning = document.querySelector('.part.statusbar .codicon-modifier-spin') !== null;
+            return { sidebarWidth: Math.round(sidebar?.getBoundingClientRect().width ?? 0), viewProgress: progress, statusSpinning, message, rows };
         });
         writeReport(`rows-${tag}.json`, report);
         log(`[ui] read ${report.rows.length} rows for ${tag} (sidebar ${report.sidebarWidth} px, progress bar ${report.viewProgress ? 'on' : 'off'})`);
@@ -1062,7 +1065,8 @@ export function createUiDriver(shotsDir, log = line => console.log(line), { repo
      * The suite asks "ui-keys <tag> :: <key> <key> ...": the driver presses those keys where the focus
      * is, as a keyboard user does, waiting for a drawn frame after each. `type:<text>` types that text
      * (`~` for a space), a key per character; `wait:<text>` waits for a quick input showing that text (`~` for a
-     * space) in its title or placeholder, `row:<text>` for that row of the Tasks view, and `look` does
+     * space) in its title or placeholder, `row:<text>` for that row of the Tasks view, `focus-in:<part>` for the keyboard to be in that
+     * workbench part (sidebar, statusbar, editor…), and `look` does
      * nothing (the report then says where the focus is). Three more steps are not keys:
      * `click:<row text>` clicks that row of the Tasks view (it selects it), and `focus:<row text>`
      * moves the focus there with the arrow keys, the selection staying where it was, and `in:question`
@@ -1100,6 +1104,12 @@ export function createUiDriver(shotsDir, log = line => console.log(line), { repo
             } else if (step.startsWith('row:')) {
                 const row = taskRow(page, step.slice('row:'.length));
                 await row.waitFor({ timeout: 10_000 }).catch(() => log(`[ui] keys ${tag}: no row ${step.slice('row:'.length)} drawn`));
+            } else if (step.startsWith('focus-in:')) {
+                // Where the keyboard goes after something the extension does in its own time (an answer's follow-up).
+                const part = step.slice('focus-in:'.length);
+                await page
+                    .waitForFunction(name => document.activeElement?.closest(`.part.${name}`) !== null && document.activeElement?.closest(`.part.${name}`) !== undefined, part, { timeout: 10_000 })
+                    .catch(() => log(`[ui] keys ${tag}: the keyboard did not reach the ${part}`));
             } else if (step === 'look') {
                 // Nothing pressed: the report says where the focus is now.
             } else if (step.startsWith('type:')) {

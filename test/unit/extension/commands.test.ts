@@ -22,6 +22,10 @@ describe('row commands from the keyboard', () => {
     let withPrompt: Set<string>;
     /** The tasks whose result the extension kept. */
     let kept: Set<string>;
+    /** How each open prompt ends: answered (true) or gone unanswered (false). */
+    let answered: boolean;
+    /** Where the keyboard was sent after an answer. */
+    let focused: string[];
 
     beforeEach(() => {
         fake.reset();
@@ -31,12 +35,15 @@ describe('row commands from the keyboard', () => {
         prompted = [];
         withPrompt = new Set();
         kept = new Set();
+        answered = true;
+        focused = [];
         const deps = {
             logger: { scoped: () => ({ error: () => undefined }) },
             owner: { cancel: (id: string) => (cancelled.push(id), Promise.resolve()), result: () => Promise.resolve({ content: [] }), hasResult: (id: string) => kept.has(id) },
             model,
             results: { show: (id: string) => (shown.push(id), Promise.resolve(undefined)) },
-            pendingInputs: { get: (id: string) => (withPrompt.has(id) ? { show: () => prompted.push(id) } : undefined) },
+            pendingInputs: { get: (id: string) => (withPrompt.has(id) ? { show: () => prompted.push(id), settled: Promise.resolve(answered) } : undefined) },
+            focusAfterAnswer: (id: string) => (focused.push(id), Promise.resolve()),
             startedHere: new Set<string>(),
             resetSamplingConsent: () => Promise.resolve(),
         } as unknown as CommandDeps;
@@ -115,6 +122,22 @@ describe('row commands from the keyboard', () => {
             fake.messages.map(m => m.message),
             ['The result of slow_compute: never went with the server that stopped: it was not opened before.'],
         );
+    });
+
+    it('an answer given from the status bar item moves the keyboard on (the item goes once nothing waits); one from a row does not', async () => {
+        const asking = model.applyWire(wire('asking', 'input_required'));
+        withPrompt.add('asking');
+        await run(Commands.respond, 'statusBar');
+        await new Promise(setImmediate);
+        assert.deepEqual(prompted, ['asking'], 'the one waiting question is shown');
+        assert.deepEqual(focused, ['asking']);
+        await run(Commands.respond, asking);
+        await new Promise(setImmediate);
+        assert.deepEqual(focused, ['asking'], 'a row keeps the keyboard itself');
+        answered = false;
+        await run(Commands.respond, 'statusBar');
+        await new Promise(setImmediate);
+        assert.deepEqual(focused, ['asking'], 'a question that went unanswered (the task ended elsewhere) moves nothing');
     });
 
     it('Show Result and Respond on a row act on that row, whichever others wait', async () => {
