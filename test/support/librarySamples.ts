@@ -218,7 +218,10 @@ const CHECKS: Record<string, Check> = {
         // It wraps the package's own command line, as it would any stdio server.
         const cli = join(app, 'node_modules/@mcp-tasks/server/dist/cli.js');
         const client = new Client({ name: 'library-guide', version: '1.0.0' }, { capabilities: {} });
-        await client.connect(new StdioClientTransport({ command: process.execPath, args: [file, process.execPath, cli, '--stdio'], cwd: app, stderr: 'pipe' }));
+        // This process's environment (its temporary state folder, serverState.ts), not the SDK's few default
+        // variables, and a memory store: the wrapped server must not write into the user's own data folder.
+        const env = Object.fromEntries(Object.entries(process.env).filter((entry): entry is [string, string] => entry[1] !== undefined));
+        await client.connect(new StdioClientTransport({ command: process.execPath, args: [file, process.execPath, cli, '--stdio', '--store', 'memory'], cwd: app, env, stderr: 'pipe' }));
         try {
             assert.equal(client.getServerVersion()?.name, 'wrapper');
             // tools/list waits a while for a wrapped server still starting.
