@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import type { CommandDeps } from './commandDeps';
 import type { TaskModel } from './tasks/taskModel';
-import { Commands } from './constants';
+import { Commands, RESPOND_FROM_STATUS_BAR } from './constants';
 import { showCancelOutcome, showCommandError } from './errorNotice';
 import { OWN_CLIENT_NAME } from './owner/ownerConnection';
 import { respondRoute } from './tasks/respondRoute';
@@ -165,8 +165,8 @@ export function registerCommands(context: vscode.ExtensionContext, deps: Command
         vscode.commands.registerCommand(Commands.clearFinished, () => owner.forgetResults(model.clearFinished())),
         vscode.commands.registerCommand(Commands.refresh, () => owner.reconcile()),
         // From a row, or with no argument (the status bar): the one task waiting for input, or a pick.
-        vscode.commands.registerCommand(Commands.respond, async (argument?: TaskView | typeof Commands.respondFromStatusBar) => {
-            const fromStatusBar = argument === Commands.respondFromStatusBar;
+        vscode.commands.registerCommand(Commands.respond, async (argument?: TaskView | typeof RESPOND_FROM_STATUS_BAR) => {
+            const fromStatusBar = argument === RESPOND_FROM_STATUS_BAR;
             const given = fromStatusBar ? undefined : argument;
             const waiting = (v: TaskView) => v.status === 'input_required';
             const only = model.running().filter(waiting);

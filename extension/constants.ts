@@ -23,14 +23,15 @@ export const Commands = {
     refresh: 'mcpTasks.refresh',
     focusTasks: 'mcpTasks.tasks.focus',
     respond: 'mcpTasks.respond',
-    /** Respond's argument from the status bar item, which vanishes once nothing waits: an answer moves the keyboard on. */
-    respondFromStatusBar: 'statusBar',
     runAgain: 'mcpTasks.runAgain',
     resetSamplingConsent: 'mcpTasks.resetSamplingConsent',
     showOutput: 'mcpTasks.showOutput',
     /** Show Output for the task whose result the active tab shows (the result's title-bar button). */
     showResultOutput: 'mcpTasks.showResultOutput',
 } as const;
+
+/** Respond's argument from the status bar item, which vanishes once nothing waits: an answer moves the keyboard on. */
+export const RESPOND_FROM_STATUS_BAR = 'statusBar';
 
 /** VS Code's own command that opens the chat; `{ query, isPartialQuery }` (chatActions.ts, IChatViewOpenOptions). */
 export const CHAT_OPEN_COMMAND = 'workbench.action.chat.open';

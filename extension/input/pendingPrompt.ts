@@ -152,16 +152,16 @@ export class PendingPrompt implements vscode.Disposable {
         }
     }
 
-    /**
-     * Gives the keyboard back to the question on screen, if one is: something moved the focus after it
-     * opened (Run Tool focuses the Tasks view once its task starts, and a tool that asks at once asks
-     * before that), and Enter must answer the question, never act on the view's selected row.
-     */
     /** Whether a question is on screen: moving the focus now would take the keyboard from it. */
     static get asking(): boolean {
         return Boolean(turns.onScreen?.current);
     }
 
+    /**
+     * Gives the keyboard back to the question on screen, if one is: something moved the focus after it
+     * opened (Run Tool focuses the Tasks view once its task starts, and a tool that asks at once asks
+     * before that), and Enter must answer the question, never act on the view's selected row.
+     */
     static async focusOnScreen(): Promise<void> {
         if (turns.onScreen?.current) {
             await vscode.commands.executeCommand('workbench.action.focusQuickOpen');

@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { Commands } from '../constants';
+import { Commands, RESPOND_FROM_STATUS_BAR } from '../constants';
 import { Disposable } from '../lifecycle';
 import type { ServerController } from '../launcher/serverController';
 import type { TaskModel } from '../tasks/taskModel';
@@ -101,7 +101,7 @@ export class TasksStatusBar extends Disposable {
         });
         this.item.tooltip = new vscode.MarkdownString(`**MCP Tasks**\n\n${lines.join('\n\n')}\n\n_${waiting.length > 0 ? vscode.l10n.t('Click to answer.') : vscode.l10n.t('Click to show the Tasks view.')}_`, true);
         // A prompt hidden by Escape or Quick Open comes back from here, as from the row's Respond.
-        this.item.command = waiting.length > 0 ? { command: Commands.respond, title: vscode.l10n.t('Respond'), arguments: [Commands.respondFromStatusBar] } : Commands.focusTasks;
+        this.item.command = waiting.length > 0 ? { command: Commands.respond, title: vscode.l10n.t('Respond'), arguments: [RESPOND_FROM_STATUS_BAR] } : Commands.focusTasks;
         this.setVisible(true);
     }
 

@@ -10,7 +10,6 @@ interface KeysReport {
     activeElement: string;
     activeRole: string;
     activePart: string;
-    toasts: string[];
     pressed: number;
 }
 

@@ -1072,7 +1072,7 @@ export function createUiDriver(shotsDir, log = line => console.log(line), { repo
      * moves the focus there with the arrow keys, the selection staying where it was, and `in:question`
      * puts the focus in the open quick input. It writes
      * keys-<tag>.json: the focused and the selected rows' names, the open quick input's title if
-     * any, the focused element's name, role and part, the toasts on screen, the activity bar's MCP Tasks
+     * any, the focused element's name, role and part, the activity bar's MCP Tasks
      * name, and how many keys it pressed.
      */
     async function keysOnRequest(page) {
@@ -1108,7 +1108,7 @@ export function createUiDriver(shotsDir, log = line => console.log(line), { repo
                 // Where the keyboard goes after something the extension does in its own time (an answer's follow-up).
                 const part = step.slice('focus-in:'.length);
                 await page
-                    .waitForFunction(name => document.activeElement?.closest(`.part.${name}`) !== null && document.activeElement?.closest(`.part.${name}`) !== undefined, part, { timeout: 10_000 })
+                    .waitForFunction(name => Boolean(document.activeElement?.closest(`.part.${name}`)), part, { timeout: 10_000 })
                     .catch(() => log(`[ui] keys ${tag}: the keyboard did not reach the ${part}`));
             } else if (step === 'look') {
                 // Nothing pressed: the report says where the focus is now.
@@ -1143,9 +1143,6 @@ export function createUiDriver(shotsDir, log = line => console.log(line), { repo
             // Where that element is: its role and the workbench part holding it (a name alone can be ambiguous).
             activeRole: await page.evaluate(() => document.activeElement?.getAttribute('role') ?? document.activeElement?.tagName.toLowerCase() ?? ''),
             activePart: await page.evaluate(() => /\bpart (\w+)/.exec(document.activeElement?.closest('.part')?.className ?? '')?.[1] ?? (document.activeElement?.closest('.quick-input-widget') ? 'quickinput' : document.activeElement?.closest('.monaco-dialog-box') ? 'dialog' : '')),
-            // The notification toasts on screen (read without opening the Notifications Center, whose bell
-            // keeps the keyboard's place in the status bar once clicked).
-            toasts: await page.evaluate(() => [...document.querySelectorAll('.notifications-toasts .notification-list-item-message')].map(message => message.textContent ?? '')),
             // The activity bar's MCP Tasks item as a screen reader names it (its badge's words included).
             activity: await page.evaluate(() => [...document.querySelectorAll('.part.activitybar .action-label')].map(a => a.getAttribute('aria-label') ?? '').find(name => name.startsWith('MCP Tasks')) ?? ''),
             pressed,

@@ -3,7 +3,7 @@ import { fake } from '../../support/fakeVscode.js';
 import assert from 'node:assert/strict';
 import { beforeEach, describe, it } from 'node:test';
 import { registerCommands, type CommandDeps } from '../../../extension/commands.js';
-import { Commands } from '../../../extension/constants.js';
+import { Commands, RESPOND_FROM_STATUS_BAR } from '../../../extension/constants.js';
 import { TaskModel } from '../../../extension/tasks/taskModel.js';
 import type { TaskView } from '../../../extension/tasks/taskView.js';
 
@@ -127,7 +127,7 @@ describe('row commands from the keyboard', () => {
     it('an answer given from the status bar item moves the keyboard on (the item goes once nothing waits); one from a row does not', async () => {
         const asking = model.applyWire(wire('asking', 'input_required'));
         withPrompt.add('asking');
-        await run(Commands.respond, 'statusBar');
+        await run(Commands.respond, RESPOND_FROM_STATUS_BAR);
         await new Promise(setImmediate);
         assert.deepEqual(prompted, ['asking'], 'the one waiting question is shown');
         assert.deepEqual(focused, ['asking']);
@@ -135,7 +135,7 @@ describe('row commands from the keyboard', () => {
         await new Promise(setImmediate);
         assert.deepEqual(focused, ['asking'], 'a row keeps the keyboard itself');
         answered = false;
-        await run(Commands.respond, 'statusBar');
+        await run(Commands.respond, RESPOND_FROM_STATUS_BAR);
         await new Promise(setImmediate);
         assert.deepEqual(focused, ['asking'], 'a question that went unanswered (the task ended elsewhere) moves nothing');
     });
