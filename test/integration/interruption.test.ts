@@ -49,7 +49,9 @@ describe('an interrupted prompt keeps its task waiting', () => {
                 10_000,
                 200,
             ).catch(() => assert.fail(`the server still waits for the answer; it lists ${JSON.stringify(onServer)}`));
-            assert.equal(model.get(taskId)?.status, 'input_required');
+            // The row follows the server's status notification, which can come after the question itself.
+            await waitFor('the row to show the task waiting', () => (model.get(taskId)?.status === 'input_required' ? true : undefined), 10_000, 50)
+                .catch(() => assert.fail(`the row reads ${model.get(taskId)?.status} while the server waits for the answer`));
             assert.equal(pendingInputs.get(taskId), prompt, 'the request is still unanswered');
 
             const request = vscode.window.setStatusBarMessage(`ui-respond ${file} via ${via}`);
