@@ -17,6 +17,12 @@ export class TasksStatusBar extends Disposable {
     private serverProblem?: string;
     private scheduled = false;
     private shown = false;
+    /**
+     * One object for every update: VS Code registers a command with arguments anew each time a new
+     * object is set, dropping the previous registration, and a click already on its way to the
+     * previous one then did nothing ("Actual command not found"). The item updates on every progress tick.
+     */
+    private readonly respond: vscode.Command = { command: Commands.respond, title: vscode.l10n.t('Respond'), arguments: [RESPOND_FROM_STATUS_BAR] };
 
     constructor(private readonly model: TaskModel) {
         super();
@@ -42,6 +48,11 @@ export class TasksStatusBar extends Disposable {
 
     get text(): string {
         return this.item.text;
+    }
+
+    /** What a click runs. */
+    get command(): string | vscode.Command | undefined {
+        return this.item.command;
     }
 
     /** What a screen reader says for the item. */
@@ -101,7 +112,7 @@ export class TasksStatusBar extends Disposable {
         });
         this.item.tooltip = new vscode.MarkdownString(`**MCP Tasks**\n\n${lines.join('\n\n')}\n\n_${waiting.length > 0 ? vscode.l10n.t('Click to answer.') : vscode.l10n.t('Click to show the Tasks view.')}_`, true);
         // A prompt hidden by Escape or Quick Open comes back from here, as from the row's Respond.
-        this.item.command = waiting.length > 0 ? { command: Commands.respond, title: vscode.l10n.t('Respond'), arguments: [RESPOND_FROM_STATUS_BAR] } : Commands.focusTasks;
+        this.item.command = waiting.length > 0 ? this.respond : Commands.focusTasks;
         this.setVisible(true);
     }
 

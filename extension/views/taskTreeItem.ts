@@ -6,10 +6,16 @@ import { clientKind, clientKindText, deniedByUser, isTerminal, rowLabel, statusT
 import { runningIcon } from './motion';
 import { spokenRow } from './spokenRow';
 
+/**
+ * Our own colors (package.json contributes.colors): in dark and high contrast themes they are the
+ * Testing view's and the notifications' own, but VS Code's light defaults of those (green #73C991,
+ * the Light 2026 theme's warning #B69500) read 1.9:1 and 2.8:1 against a light sidebar, under the
+ * 3:1 an icon that carries a state needs.
+ */
 const ICONS: Record<Exclude<TaskView['status'], 'working'>, vscode.ThemeIcon> = {
-    input_required: new vscode.ThemeIcon('bell-dot', new vscode.ThemeColor('notificationsWarningIcon.foreground')),
-    completed: new vscode.ThemeIcon('pass', new vscode.ThemeColor('testing.iconPassed')),
-    failed: new vscode.ThemeIcon('error', new vscode.ThemeColor('testing.iconFailed')),
+    input_required: new vscode.ThemeIcon('bell-dot', new vscode.ThemeColor('mcpTasks.needsInputIconForeground')),
+    completed: new vscode.ThemeIcon('pass', new vscode.ThemeColor('mcpTasks.completedIconForeground')),
+    failed: new vscode.ThemeIcon('error', new vscode.ThemeColor('mcpTasks.failedIconForeground')),
     cancelled: new vscode.ThemeIcon('circle-slash'),
 };
 const LOST_ICON = new vscode.ThemeIcon('debug-disconnect', new vscode.ThemeColor('disabledForeground'));

@@ -279,6 +279,41 @@ describe('a fresh walk of the README journeys', function () {
         assert.match(allText(shots, 'vscode-task-row'), /^build\s*completed/m);
     });
 
+    it('High Contrast and High Contrast Light: every state in words beside its icon', async function () {
+        this.timeout(240_000);
+        // Beside the finished, cancelled and expired rows of the walk so far: one running, one waiting for an answer.
+        const running = (await vscode.commands.executeCommand('mcpTasks.runTool', { name: 'slow_compute', args: { seconds: 300, label: 'nightly build' }, mode: 'task' })) as string;
+        const asking = (await vscode.commands.executeCommand('mcpTasks.runTool', { name: 'confirm_delete', args: { filename: 'contrast.md' }, mode: 'task' })) as string;
+        const { model, pendingInputs } = api.testing;
+        await waitFor('the question', () => (pendingInputs.get(asking) && !pendingInputs.get(asking)?.hidden ? true : undefined), 30_000);
+        await vscode.commands.executeCommand('workbench.action.closeQuickOpen');
+        await waitFor('both running', () => (model.get(running)?.status === 'working' && model.get(asking)?.status === 'input_required' ? true : undefined), 30_000);
+        await vscode.commands.executeCommand('workbench.action.focusActiveEditorGroup');
+        const workbench = vscode.workspace.getConfiguration('workbench');
+        try {
+            for (const [theme, shot] of [
+                ['Default High Contrast', 'theme-high-contrast'],
+                ['Default High Contrast Light', 'theme-high-contrast-light'],
+            ] as const) {
+                const changed = new Promise<void>(done => {
+                    const listener = vscode.window.onDidChangeActiveColorTheme(() => (listener.dispose(), done()));
+                });
+                await workbench.update('colorTheme', theme, vscode.ConfigurationTarget.Global);
+                await changed;
+                const shots = await walk(shot, [{ do: 'waitText', pattern: 'contrast\\.md\\s*needs input' }, { do: 'shot', shot }]);
+                const text = allText(shots, shot);
+                // The state in words on each row, not only in its icon's color.
+                for (const words of [/nightly build\s*running/, /contrast\.md\s*needs input/, /report\s*completed/, /report\s*cancelled/, /unanswere\S*\s*expired/]) {
+                    assert.match(text, words, `${theme}: ${text.slice(0, 400)}`);
+                }
+            }
+        } finally {
+            await workbench.update('colorTheme', undefined, vscode.ConfigurationTarget.Global);
+            await api.testing.owner.cancel(running).catch(() => undefined);
+            await api.testing.owner.cancel(asking).catch(() => undefined);
+        }
+    });
+
     it('the walkthrough: Help → Welcome → Learn MCP Tasks', async () => {
         await vscode.commands.executeCommand('workbench.action.openWalkthrough', 'mcp-tasks.mcp-tasks#gettingStarted', false);
         const shots = await walk('walkthrough', [{ do: 'waitText', text: 'Learn MCP Tasks' }, { do: 'shot', shot: 'walkthrough' }]);

@@ -70,6 +70,15 @@ describe("the Tasks view's keys act on the focused row", () => {
         await waitFor('the question', () => (question() && !question()?.hidden ? true : undefined), 20_000, 50);
         await vscode.commands.executeCommand('workbench.action.closeQuickOpen');
         await waitFor('the question hidden', () => question()?.hidden || undefined, 10_000, 50);
+        // The item's click stays the same command while it updates: a new one each update made a click that
+        // met an update do nothing ("Actual command not found"), which failed this test on a loaded machine.
+        const { statusBar } = api.testing;
+        await waitFor('the status bar asking', () => (/needs input/.test(statusBar.text) ? true : undefined), 10_000, 50);
+        const click = statusBar.command;
+        const other = await longRunning(api, 'keys-status-other');
+        await waitFor('the status bar updated', () => (/2 tasks/.test(statusBar.text) ? true : undefined), 10_000, 50);
+        assert.equal(statusBar.command, click, 'the click is the same command object after an update');
+        await api.testing.owner.cancel(other);
         // The status bar item ("1 needs input") brings it back; Enter takes its safe default, Keep. Once nothing
         // waits, the item is gone: the keyboard VS Code would hand back to it goes to the task's row.
         const respond = vscode.window.setStatusBarMessage(`ui-respond ${file} via status`);

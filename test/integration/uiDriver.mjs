@@ -402,6 +402,60 @@ export function createUiDriver(shotsDir, log = line => console.log(line), { repo
     }
 
     /**
+     * The suite asks "ui-aria <tag> :: <row text>|<row text>…": the driver writes aria-<tag>.json with the
+     * accessibility tree (Playwright's ariaSnapshot: each element's role, name and states, as a screen
+     * reader is given them) of each named row and of our status bar item, read with no pointer over them.
+     */
+    async function ariaOnRequest(page) {
+        const [, tag, wanted] = (await takeRequest(page, /ui-aria (\S+) :: (.+)$/, 'aria')) ?? [];
+        if (!tag) {
+            return;
+        }
+        await page.mouse.move(700, 450);
+        const read = async locator => (await locator.count()) === 0 ? '(not drawn)' : locator.ariaSnapshot({ timeout: REPORT_MS }).catch(err => `(unreadable: ${err.message.split('\n')[0]})`);
+        const rows = {};
+        for (const text of wanted.split('|')) {
+            rows[text] = await read(taskRow(page, text));
+        }
+        const statusBar = await read(page.locator('.part.statusbar [id$="mcpTasks.status"]').first());
+        writeReport(`aria-${tag}.json`, { rows, statusBar });
+        await shot(page, `aria-${tag}`);
+    }
+
+    /**
+     * The suite asks "ui-contrast <tag> :: <row text>|<row text>…": the driver writes contrast-<tag>.json
+     * with, for each named row, its icon's drawn color and the color behind it (the first opaque
+     * background from the row up: the sidebar's when the row is neither hovered nor selected).
+     */
+    async function contrastOnRequest(page) {
+        const [, tag, wanted] = (await takeRequest(page, /ui-contrast (\S+) :: (.+)$/, 'contrast')) ?? [];
+        if (!tag) {
+            return;
+        }
+        await page.mouse.move(700, 450);
+        const report = await page.evaluate(texts => {
+            const behind = el => {
+                for (let at = el; at; at = at.parentElement) {
+                    const color = getComputedStyle(at).backgroundColor;
+                    if (color && !/^rgba\(.*,\s*0\)$/.test(color) && color !== 'transparent') {
+                        return color;
+                    }
+                }
+                return getComputedStyle(document.body).backgroundColor;
+            };
+            return Object.fromEntries(
+                texts.map(text => {
+                    const row = [...document.querySelectorAll('.part.sidebar .monaco-list-row')].find(candidate => (candidate.getAttribute('aria-label') ?? '').includes(text));
+                    const icon = row?.querySelector('.custom-view-tree-node-item-icon, .codicon');
+                    return [text, icon ? { icon: getComputedStyle(icon).color, background: behind(icon), iconClass: icon.className } : undefined];
+                }),
+            );
+        }, wanted.split('|'));
+        writeReport(`contrast-${tag}.json`, report);
+        await shot(page, `contrast-${tag}`, page.locator('.part.sidebar'));
+    }
+
+    /**
      * The suite asks "ui-row-tooltip <row text>": the driver points at that row until its tooltip shows,
      * writes row-tooltip-<row text>.json (the tooltip's lines as drawn) and photographs the workbench.
      */
@@ -1209,7 +1263,7 @@ export function createUiDriver(shotsDir, log = line => console.log(line), { repo
             });
         }
         while (!page.isClosed()) {
-            for (const step of [answerPrompt, enterOnQuestionOnRequest, keysOnRequest, liveOnRequest, readmeImagesOnRequest, rowTwiceOnRequest, titleActionOnRequest, titleButtonsOnRequest, walkthroughOnRequest, welcomeWalkthroughsOnRequest, notificationsOnRequest, shotOnRequest, respondOnRequest, copilotRespondOnRequest, copilotFormOnRequest, rowActionOnRequest, rowClickOnRequest, terminalOnRequest, editorActionOnRequest, readRowsOnRequest, readRowMenuOnRequest, rowTooltipOnRequest, trustOnRequest, resultOnRequest, readToolApprovals, allowSampling, cancelFromTree, photographDeploy]) {
+            for (const step of [answerPrompt, enterOnQuestionOnRequest, keysOnRequest, liveOnRequest, readmeImagesOnRequest, rowTwiceOnRequest, titleActionOnRequest, titleButtonsOnRequest, walkthroughOnRequest, welcomeWalkthroughsOnRequest, notificationsOnRequest, shotOnRequest, respondOnRequest, copilotRespondOnRequest, copilotFormOnRequest, rowActionOnRequest, rowClickOnRequest, terminalOnRequest, editorActionOnRequest, readRowsOnRequest, ariaOnRequest, contrastOnRequest, readRowMenuOnRequest, rowTooltipOnRequest, trustOnRequest, resultOnRequest, readToolApprovals, allowSampling, cancelFromTree, photographDeploy]) {
                 try {
                     await step(page);
                 } catch (err) {
