@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, describe, it } from 'node:test';
+import { after, describe, it, mock } from 'node:test';
 import { RpcError } from '../../../server/src/rpc/errors.js';
 import { DurableTaskStore } from '../../../server/src/tasks/durableStore.js';
 import { loadSqlite } from '../../../server/src/tasks/sqlite.js';
@@ -85,6 +85,38 @@ describe('DurableTaskStore on a real file', { skip: DatabaseSync ? false : `this
         assert.deepEqual(rows(dir), [{ id: task.taskId, status: 'completed', outcome: JSON.stringify(done) }], 'the read waited for the write');
     });
 
+    it("writes the changes of one turn of the event loop in one transaction, without a timer's wait", async () => {
+        const dir = folder();
+        let transactions = 0;
+        /** The real connection, counting the transactions the store begins. */
+        class Counting extends DatabaseSync! {
+            override exec(sql: string): void {
+                transactions += /^BEGIN\b/.test(sql) ? 1 : 0;
+                super.exec(sql);
+            }
+        }
+        const opened = DurableTaskStore.open(Counting, { dir, workerId: 'counting', clock: new ManualClock() }).store;
+        open.push(opened);
+        const atStart = transactions;
+        // As a loaded server's turn reads many requests: 40 creations, all answered by one commit.
+        // No write waits on a timer: with setTimeout stopped, the creations and then the endings, made
+        // right after that commit, are each written within a turn or two.
+        mock.timers.enable({ apis: ['setTimeout'] });
+        try {
+            const created = await Promise.all(Array.from({ length: 40 }, () => opened.create(newTask('a'), 100)));
+            assert.equal(transactions - atStart, 1, 'one transaction for the 40 creations of one turn');
+            await Promise.all(created.map(task => opened.finish(task.taskId, 'completed', done)));
+            for (let turn = 0; turn < 3; turn++) {
+                await new Promise(resolve => setImmediate(resolve));
+            }
+            assert.equal(transactions - atStart, 2, 'one transaction for their 40 endings');
+            assert.deepEqual(new Set(rows(dir).map(row => row.status)), new Set(['completed']));
+            assert.equal(rows(dir).length, 40);
+        } finally {
+            mock.timers.reset();
+        }
+    });
+
     it('moves a file of the first schema (keyed by task id) to the rowid one, keeping its tasks', async () => {
         const dir = folder();
         const start = Date.parse('2020-01-01T00:00:00.000Z');
@@ -109,6 +141,8 @@ describe('DurableTaskStore on a real file', { skip: DatabaseSync ? false : `this
         try {
             assert.equal(Number(db.prepare('PRAGMA user_version').get()?.user_version), 2);
             assert.equal(db.prepare("SELECT count(*) AS n FROM sqlite_master WHERE name = 'tasks_v1'").get()?.n, 0);
+            // No index on the tasks any more: each creation paid for an entry only the start-up scan used.
+            assert.deepEqual(db.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'tasks'").all(), []);
         } finally {
             db.close();
         }
