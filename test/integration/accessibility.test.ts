@@ -4,7 +4,7 @@ import { dirname, resolve } from 'node:path';
 import * as vscode from 'vscode';
 import type { McpTasksTestApi } from '../../extension/api';
 import { readRows } from './drawnRows';
-import { askUi, cleanUp, longRunning, readyWithTasksView, startSlowCompute, waitFor } from './util';
+import { askUi, cleanUp, longRunning, readyWithTasksView, startSlowCompute, useColorTheme, waitFor } from './util';
 
 /** The recorded accessibility tree; MCP_TASKS_UPDATE_SNAPSHOTS=1 records it anew (review the diff before committing). */
 const SNAPSHOT = resolve(__dirname, '../../../test/integration/fixtures/accessibility/states.aria.yml');
@@ -84,7 +84,7 @@ describe('the rows and the status bar for screen readers and low vision', () => 
 
     after(async () => {
         await cleanUp([
-            ['put the theme back', () => vscode.workspace.getConfiguration('workbench').update('colorTheme', undefined, vscode.ConfigurationTarget.Global)],
+            ['put the theme back', () => useColorTheme(undefined)],
             ['close the questions', () => vscode.commands.executeCommand('workbench.action.closeQuickOpen')],
             ['cancel what still runs', () => Promise.all(api.testing.model.running().map(view => api.testing.owner.cancel(view.taskId).catch(() => undefined)))],
             ['leave no row focused', () => askUi('ui-keys aria-leave :: Control+0 Escape', 'keys-aria-leave.json')],
@@ -149,16 +149,11 @@ describe('the rows and the status bar for screen readers and low vision', () => 
 
     it("each state's icon stands out at least 3:1 against the sidebar in every theme VS Code ships", async function () {
         this.timeout(240_000);
-        const workbench = vscode.workspace.getConfiguration('workbench');
         const failures: string[] = [];
         const measured: string[] = [];
         try {
             for (const theme of THEMES) {
-                const changed = new Promise<void>(done => {
-                    const listener = vscode.window.onDidChangeActiveColorTheme(() => (listener.dispose(), done()));
-                });
-                await workbench.update('colorTheme', theme, vscode.ConfigurationTarget.Global);
-                await Promise.race([changed, new Promise(done => setTimeout(done, 10_000))]);
+                await useColorTheme(theme);
                 const slug = theme.toLowerCase().replace(/[^a-z0-9]+/g, '-');
                 const report = await askUi<ContrastReport>(`ui-contrast ${slug} :: ${Object.values(STATES).join('|')}`, `contrast-${slug}.json`);
                 for (const [state, label] of Object.entries(STATES)) {
@@ -172,7 +167,7 @@ describe('the rows and the status bar for screen readers and low vision', () => 
                 }
             }
         } finally {
-            await workbench.update('colorTheme', undefined, vscode.ConfigurationTarget.Global);
+            await useColorTheme(undefined);
         }
         console.log(`[accessibility] icon contrast:\n  ${measured.join('\n  ')}`);
         assert.deepEqual(failures, []);

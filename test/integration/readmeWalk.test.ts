@@ -6,7 +6,7 @@ import type { McpTasksTestApi } from '../../extension/api';
 import { OWN_CLIENT_NAME } from '../../extension/owner/ownerConnection';
 import type { TaskView } from '../../extension/tasks/taskView';
 import { protocolTerms, RAW_PLACEHOLDER } from '../support/userText';
-import { readyWithTasksView, waitFor } from './util';
+import { readyWithTasksView, useColorTheme, waitFor } from './util';
 
 /** One picture of the walk and the text a user could read on it (walkDriver.mjs). */
 interface Shot {
@@ -289,17 +289,12 @@ describe('a fresh walk of the README journeys', function () {
         await vscode.commands.executeCommand('workbench.action.closeQuickOpen');
         await waitFor('both running', () => (model.get(running)?.status === 'working' && model.get(asking)?.status === 'input_required' ? true : undefined), 30_000);
         await vscode.commands.executeCommand('workbench.action.focusActiveEditorGroup');
-        const workbench = vscode.workspace.getConfiguration('workbench');
         try {
             for (const [theme, shot] of [
                 ['Default High Contrast', 'theme-high-contrast'],
                 ['Default High Contrast Light', 'theme-high-contrast-light'],
             ] as const) {
-                const changed = new Promise<void>(done => {
-                    const listener = vscode.window.onDidChangeActiveColorTheme(() => (listener.dispose(), done()));
-                });
-                await workbench.update('colorTheme', theme, vscode.ConfigurationTarget.Global);
-                await changed;
+                await useColorTheme(theme);
                 const shots = await walk(shot, [{ do: 'waitText', pattern: 'contrast\\.md\\s*needs input' }, { do: 'shot', shot }]);
                 const text = allText(shots, shot);
                 // The state in words on each row, not only in its icon's color.
@@ -308,7 +303,7 @@ describe('a fresh walk of the README journeys', function () {
                 }
             }
         } finally {
-            await workbench.update('colorTheme', undefined, vscode.ConfigurationTarget.Global);
+            await useColorTheme(undefined);
             await api.testing.owner.cancel(running).catch(() => undefined);
             await api.testing.owner.cancel(asking).catch(() => undefined);
         }

@@ -234,6 +234,23 @@ export function resultPreviewTab(label: string): vscode.Tab | undefined {
         .find(tab => tab.input instanceof vscode.TabInputWebview && /markdown\.preview/.test(tab.input.viewType) && tab.label === `Preview ${label}.md`);
 }
 
+/**
+ * Sets `workbench.colorTheme` (undefined: back to the default) and waits until VS Code has applied it, or
+ * 10 s if no change comes (another setting level already chose that theme).
+ */
+export async function useColorTheme(theme: string | undefined): Promise<void> {
+    if (vscode.workspace.getConfiguration('workbench').inspect('colorTheme')?.globalValue === theme) {
+        return;
+    }
+    let listener: vscode.Disposable | undefined;
+    const changed = new Promise<void>(done => (listener = vscode.window.onDidChangeActiveColorTheme(() => done())));
+    await vscode.workspace.getConfiguration('workbench').update('colorTheme', theme, vscode.ConfigurationTarget.Global);
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([changed, new Promise<void>(done => (timer = setTimeout(done, 10_000)))]);
+    clearTimeout(timer);
+    listener?.dispose();
+}
+
 /** Grants workspace trust as a user does: opens the Workspace Trust editor and has the UI driver click Trust. */
 export async function grantTrustInEditor(): Promise<void> {
     let granted = false;
