@@ -39,6 +39,9 @@ if (!only || only === 'dev') {
             onPage: createUiDriver(screenshotDir),
             // The fixture workspace sits inside this repository: keep Git's prompt out of the screenshots.
             settings: { 'git.openRepositoryInParentFolders': 'never' },
+            // Every suite runs in this pass: 530–560 s in a full `npm test` beside the other lanes, where the
+            // default 10 min limit (a guard against a hung workbench) stopped the last suite at 600 s.
+            timeoutMs: 15 * 60 * 1000,
         },
     });
 }
