@@ -4,7 +4,7 @@ import { dirname, resolve } from 'node:path';
 import * as vscode from 'vscode';
 import type { McpTasksTestApi } from '../../extension/api';
 import { readRows } from './drawnRows';
-import { askUi, cleanUp, longRunning, readyWithTasksView, startSlowCompute, useColorTheme, waitFor } from './util';
+import { askUi, cleanUp, emptyTheView, longRunning, readyWithTasksView, startSlowCompute, useColorTheme, waitFor } from './util';
 
 /** The recorded accessibility tree; MCP_TASKS_UPDATE_SNAPSHOTS=1 records it anew (review the diff before committing). */
 const SNAPSHOT = resolve(__dirname, '../../../test/integration/fixtures/accessibility/states.aria.yml');
@@ -83,17 +83,7 @@ describe('the rows and the status bar for screen readers and low vision', () => 
     });
 
     after(async () => {
-        await cleanUp([
-            ['put the theme back', () => useColorTheme(undefined)],
-            ['close the questions', () => vscode.commands.executeCommand('workbench.action.closeQuickOpen')],
-            ['cancel what still runs', () => Promise.all(api.testing.model.running().map(view => api.testing.owner.cancel(view.taskId).catch(() => undefined)))],
-            ['leave no row focused', () => askUi('ui-keys aria-leave :: Control+0 Escape', 'keys-aria-leave.json')],
-            ['clear the rows', () => vscode.commands.executeCommand('mcpTasks.clearFinished')],
-            ['move the keyboard to the editor', () => vscode.commands.executeCommand('workbench.action.focusActiveEditorGroup')],
-            // Its tasks' endings were announced: left in the Notifications Center, they pushed a later suite's
-            // question out of the center's sight.
-            ['clear the notifications', () => vscode.commands.executeCommand('notifications.clearAll')],
-        ]);
+        await cleanUp([['put the theme back', () => useColorTheme(undefined)], ...emptyTheView(api, 'aria-leave')]);
     });
 
     /** A row of each state, drawn, with no row focused (a focused row shows its buttons over its text). */

@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import type { McpTasksTestApi } from '../../extension/api';
-import { askUi, cleanUp, finishedAndOpened, longRunning, readyWithTasksView, resultPreviewTab, waitFor } from './util';
+import { askUi, cleanUp, emptyTheView, finishedAndOpened, longRunning, readyWithTasksView, resultPreviewTab, waitFor } from './util';
 
 interface KeysReport {
     focused: string;
@@ -28,18 +28,7 @@ describe("the Tasks view's keys act on the focused row", () => {
     });
 
     after(async () => {
-        await cleanUp([
-            ['close the dialogs and questions', () => vscode.commands.executeCommand('workbench.action.closeQuickOpen')],
-            ['cancel what still runs', () => Promise.all(api.testing.model.running().map(view => api.testing.owner.cancel(view.taskId).catch(() => undefined)))],
-            // Escape in the view drops its focused row while the rows are there: a focus left on a row that
-            // Clear Finished removes stays on its place, and the next row drawn there shows its buttons.
-            ['leave no row focused', () => askUi('ui-keys leave-rows :: Control+0 Escape', 'keys-leave-rows.json')],
-            ['close the editors', () => vscode.commands.executeCommand('workbench.action.closeAllEditors')],
-            ['clear the rows', () => vscode.commands.executeCommand('mcpTasks.clearFinished')],
-            // The keyboard leaves the view: a focused row shows its buttons over its text in later suites' pictures.
-            ['move the keyboard to the editor', () => vscode.commands.executeCommand('workbench.action.focusActiveEditorGroup')],
-            ['clear the notifications', () => vscode.commands.executeCommand('notifications.clearAll')],
-        ]);
+        await cleanUp([['close the editors', () => vscode.commands.executeCommand('workbench.action.closeAllEditors')], ...emptyTheView(api, 'leave-rows')]);
     });
 
     it('keyboard only: Run Tool with its form, from an empty view, starts a task and the keyboard lands on its row', async () => {

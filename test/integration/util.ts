@@ -235,6 +235,26 @@ export function resultPreviewTab(label: string): vscode.Tab | undefined {
 }
 
 /**
+ * The cleanUp steps that leave the Tasks view as the next suite expects it: no question open, nothing
+ * running, no row focused, no rows, the keyboard in the editor and no notifications (a task's ending
+ * is announced, and a full Notifications Center hid a later suite's question). `tag` names the UI
+ * driver's report.
+ */
+export function emptyTheView(api: McpTasksTestApi, tag: string): [what: string, step: () => unknown][] {
+    return [
+        ['close the dialogs and questions', () => vscode.commands.executeCommand('workbench.action.closeQuickOpen')],
+        ['cancel what still runs', () => Promise.all(api.testing.model.running().map(view => api.testing.owner.cancel(view.taskId).catch(() => undefined)))],
+        // Escape in the view drops its focused row while the rows are there: a focus left on a row that
+        // Clear Finished removes stays on its place, and the next row drawn there shows its buttons.
+        ['leave no row focused', () => askUi(`ui-keys ${tag} :: Control+0 Escape`, `keys-${tag}.json`)],
+        ['clear the rows', () => vscode.commands.executeCommand('mcpTasks.clearFinished')],
+        // A focused row shows its buttons over its text in later suites' pictures.
+        ['move the keyboard to the editor', () => vscode.commands.executeCommand('workbench.action.focusActiveEditorGroup')],
+        ['clear the notifications', () => vscode.commands.executeCommand('notifications.clearAll')],
+    ];
+}
+
+/**
  * Sets `workbench.colorTheme` (undefined: back to the default) and waits until VS Code has applied it, or
  * 10 s if no change comes (another setting level already chose that theme).
  */

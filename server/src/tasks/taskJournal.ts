@@ -31,9 +31,8 @@ interface WorkerIdentity {
 /**
  * How many WAL pages gather before SQLite copies them into the database file (a checkpoint, with
  * its fsyncs, run inside the commit that crosses the mark, on the event loop). At SQLite's default
- * of 1000 a loaded server checkpointed every 70 or so commits and half of a commit's time was
- * that; at 10000 (40 MB of WAL at most) a loaded server's commits took 10 % less time per task in
- * process (the wall time per task 21–22 µs against 24–25 µs, 20,000 tasks created and finished).
+ * of 1000 a loaded server checkpointed every 70 or so commits, half of a commit's time; at 10000
+ * (40 MB of WAL at most) a created-and-finished task took about 10 % less time in the store.
  */
 const WAL_CHECKPOINT_PAGES = 10_000;
 
@@ -58,14 +57,12 @@ interface PendingWrite {
  * them (group commit: every request read in that turn, not one transaction per change), and a task
  * created and finished before its write is written once, as it ended. No timer holds a write back:
  * a loaded server's turns already gather its changes (32 creations in flight over stdio commit about
- * 32 rows at a time), and a 1 ms window that did so on purpose (setTimeout, whose millisecond clock
- * waited 1 to 2 ms) made each creation wait for it: 0.33x the memory store's creation rate over
- * stdio, against 0.47 to 0.58x in eight runs without it, and less CPU per task (36 to 43 µs
- * against 51). What a
- * crash can lose: a SIGKILL or a crash of the process loses the changes of the current turn (not yet
- * committed), never a committed one; a power loss or an
- * OS crash can also lose the last commits before SQLite's next checkpoint (synchronous=NORMAL in
- * WAL mode does not fsync each commit). A creation is committed before the store returns it, and a
+ * 32 rows at a time), and a 1 ms window that did so on purpose made every creation wait 1 to 2 ms
+ * for its commit (docs/BENCHMARKS.md, the durable table). What a crash can lose: a SIGKILL or a
+ * crash of the process loses the changes of the current turn (not yet committed), never a committed
+ * one; a power loss or an OS crash can also lose the last commits before SQLite's next checkpoint
+ * (synchronous=NORMAL in WAL mode does not fsync each commit). A creation is committed before the
+ * store returns it, and a
  * read of a task with a change waiting awaits its commit, so what a client reads is in the file;
  * only a status notification can go out just before its change is committed. A change lost this
  * way leaves the task as it was, and a running one is failed, in words, by the next server.
