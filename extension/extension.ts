@@ -30,7 +30,7 @@ import { RestoredResults } from './views/restoredResults';
 import { registerStatusBar } from './views/statusBar';
 import { registerTasksView } from './views/tasksView';
 import { ResultOutputButton } from './views/resultOutputButton';
-import { showServerDown } from './views/serverDownMessage';
+import { showViewMessage } from './views/viewMessage';
 
 let server: ServerController | undefined;
 
@@ -77,7 +77,7 @@ export function activate(context: vscode.ExtensionContext): McpTasksApi {
     // A command tool declared since a row was drawn gives its rows Show Output.
     context.subscriptions.push(commandTools.onDidChange(() => tree.refresh()));
     const statusBar = registerStatusBar(context, model, server);
-    context.subscriptions.push(showServerDown(treeView, model, server));
+    context.subscriptions.push(showViewMessage(treeView, model, server, tree.onDidListTasks));
     // A result tab VS Code restores after a reload finds its result again (the kept copy, or the server's).
     const results = new ResultDocuments(new RestoredResults({ model, owner, ready: () => server!.ready() }));
     registerShowOutput(context, model, outputs, vscodeTasks);

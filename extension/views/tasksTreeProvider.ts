@@ -29,6 +29,9 @@ export class TasksTreeProvider extends Disposable implements vscode.TreeDataProv
     private readonly ticked = this.register(new vscode.EventEmitter<TaskView[]>());
     /** After each once-a-second check: the rows it redrew (often none). */
     readonly onDidTick = this.ticked.event;
+    private readonly listed = this.register(new vscode.EventEmitter<number>());
+    /** VS Code was handed the view's top rows: how many tasks among them. */
+    readonly onDidListTasks = this.listed.event;
 
     /**
      * `hasOutput`: whether a task runs a command whose output Show Output can show (its row offers it).
@@ -90,7 +93,9 @@ export class TasksTreeProvider extends Disposable implements vscode.TreeDataProv
         }
         const waiting = this.waitingForTrust();
         const notice: TasksRow[] = waiting > 0 ? [{ kind: 'trustNotice', count: waiting }] : [];
-        return [...notice, ...this.model.roots()];
+        const roots = this.model.roots();
+        this.listed.fire(roots.length);
+        return [...notice, ...roots];
     }
 
     getParent(row: TasksRow): TaskView | undefined {

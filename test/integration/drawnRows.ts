@@ -21,6 +21,8 @@ export interface DrawnView {
     statusSpinning: boolean;
     /** The line the view shows above its rows (its TreeView.message), '' for none. */
     message: string;
+    /** The buttons of a welcome shown in place of rows, by their text. */
+    welcomeButtons: string[];
     rows: DrawnRow[];
 }
 

@@ -1,7 +1,11 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { CreateTaskResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { McpTasksTestApi } from '../../extension/api';
-import { askUi, cleanUp, emptyTheView, finishedAndOpened, longRunning, readyWithTasksView, resultPreviewTab, waitFor } from './util';
+import { readRows } from './drawnRows';
+import { askUi, cleanUp, emptyTheView, finishedAndOpened, longRunning, readyWithTasksView, resultPreviewTab, uiArtifact, waitFor } from './util';
 
 interface KeysReport {
     focused: string;
@@ -38,7 +42,7 @@ describe("the Tasks view's keys act on the focused row", () => {
         await vscode.commands.executeCommand('mcpTasks.clearFinished');
         await waitFor('the view empty', () => (model.all().length === 0 ? true : undefined), 10_000, 50);
         // The Command Palette; the tool picker; the form's two steps (a number and a label); "Run as task", the
-        // first choice. Run Tool focuses the Tasks view, whose Welcome buttons the first row then replaces.
+        // first choice. Run Tool focuses the Tasks view, whose welcome or message the first row then replaces.
         const steps =
             'F1 type:MCP~Tasks:~Run~Tool Enter wait:Which~tool? type:slow_compute Enter wait:step~1~of~2 Control+a type:2 Enter ' +
             'wait:step~2~of~2 Control+a type:journey-first Enter wait:How~should~it~run? Enter row:journey-first look';
@@ -49,6 +53,36 @@ describe("the Tasks view's keys act on the focused row", () => {
         assert.equal(landed.activeRole, 'tree');
         assert.match(landed.focused, /journey-first/, `the keyboard is on the new row: ${JSON.stringify(landed)}`);
         console.log(`[rowKeys] Run Tool from the Command Palette into an empty view, keyboard only: ${landed.pressed} keys`);
+    });
+
+    it('an emptied view keeps the keyboard when another client starts a task: it says so in a message, where a welcome button lost the keyboard to the page', async () => {
+        const { model, owner, treeView } = api.testing;
+        await Promise.all(model.running().map(view => owner.cancel(view.taskId).catch(() => undefined)));
+        await waitFor('nothing running', () => (model.running().length === 0 ? true : undefined), 20_000, 100);
+        await vscode.commands.executeCommand('mcpTasks.clearFinished');
+        await waitFor('the view empty', () => (model.all().length === 0 ? true : undefined), 10_000, 50);
+        assert.match(treeView.message ?? '', /^No tasks now\. .*Run Tool… \(the ▷ button in this view's title bar\)/, 'the emptied view says it in words');
+        const drawn = await readRows('refill-empty', view => view.message !== '' && view.welcomeButtons.length === 0);
+        assert.deepEqual(drawn.welcomeButtons, [], 'no welcome button for the keyboard to rest on: VS Code takes them away, focus and all, when a row comes');
+        assert.equal(drawn.message, treeView.message, 'the view draws the message in place of rows');
+        // The keyboard into the emptied view; another client's task arrives while it is there (Run Tool here
+        // would move the keyboard to its row itself), and the report says where the keyboard is once its row is drawn.
+        const since = Date.now();
+        const refilled = askUi<KeysReport>('ui-keys refill :: Control+0 mark:refill-focused row:keys-refill look', 'keys-refill.json');
+        await uiArtifact('mark-refill-focused.json', since, true);
+        const endpoint = api.testing.clientEndpoint()!;
+        const client = new Client({ name: 'keys-refill-client', version: '1.0.0' }, { capabilities: {} });
+        await client.connect(new StreamableHTTPClientTransport(new URL(endpoint.url), { requestInit: { headers: { authorization: `Bearer ${endpoint.token}` } } }));
+        try {
+            const { task } = await client.request({ method: 'tools/call', params: { name: 'slow_compute', arguments: { seconds: 300, label: 'keys-refill' }, task: {} } }, CreateTaskResultSchema);
+            const landed = await refilled;
+            assert.equal(landed.activePart, 'sidebar', `the keyboard stayed in the view, not on the page: ${JSON.stringify(landed)}`);
+            assert.equal(landed.activeRole, 'tree', `the keyboard is in the rows: ${JSON.stringify(landed)}`);
+            await waitFor('the message gone once the first row is drawn', () => (treeView.message === undefined ? true : undefined), 10_000, 50);
+            await owner.cancel(task.taskId);
+        } finally {
+            await client.close();
+        }
     });
 
     it('a question answered from the status bar item leaves the keyboard on its row, not on the page', async () => {

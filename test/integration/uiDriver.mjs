@@ -394,7 +394,9 @@ export function createUiDriver(shotsDir, log = line => console.log(line), { repo
             // The line a tree view shows above its rows (TreeView.message), when it has one.
             const message = sidebar?.querySelector('.tree-explorer-viewlet-tree-view .message:not(.hide)')?.textContent ?? '';
             const statusSpinning = document.querySelector('.part.statusbar .codicon-modifier-spin') !== null;
-            return { sidebarWidth: Math.round(sidebar?.getBoundingClientRect().width ?? 0), viewProgress: progress, statusSpinning, message, rows };
+            // The buttons of a welcome shown in place of rows (viewsWelcome): places a keyboard can rest on.
+            const welcomeButtons = [...(sidebar?.querySelectorAll('.welcome-view-content .monaco-button') ?? [])].filter(button => button.offsetParent !== null).map(button => button.textContent ?? '');
+            return { sidebarWidth: Math.round(sidebar?.getBoundingClientRect().width ?? 0), viewProgress: progress, statusSpinning, message, welcomeButtons, rows };
         });
         writeReport(`rows-${tag}.json`, report);
         log(`[ui] read ${report.rows.length} rows for ${tag} (sidebar ${report.sidebarWidth} px, progress bar ${report.viewProgress ? 'on' : 'off'})`);
@@ -1164,6 +1166,9 @@ export function createUiDriver(shotsDir, log = line => console.log(line), { repo
                 await page
                     .waitForFunction(name => Boolean(document.activeElement?.closest(`.part.${name}`)), part, { timeout: 10_000 })
                     .catch(() => log(`[ui] keys ${tag}: the keyboard did not reach the ${part}`));
+            } else if (step.startsWith('mark:')) {
+                // The suite waits for mark-<name>.json to do something at this point of the keys (a task arriving).
+                writeReport(`mark-${step.slice('mark:'.length)}.json`, { at: Date.now() });
             } else if (step === 'look') {
                 // Nothing pressed: the report says where the focus is now.
             } else if (step.startsWith('type:')) {
