@@ -1,8 +1,8 @@
 // The durable-store experiment: ours with `--store sqlite` (kind `sqlite`, a fresh data folder for
 // each start) against ours with the in-memory store (kind `ours`), through the same measurements as
 // the main rows, over HTTP and stdio: what writing every task change through to the file costs.
-// Reads are served from memory in both, so tasks/get should barely move; creation writes the file
-// twice per task (created, then finished).
+// Reads are served from memory in both, so tasks/get should barely move; creation writes each task
+// to the file once: slow_compute of 0 s ends before its task is written, so the one row holds its end.
 // The two servers run side by side and each loaded phase takes them in turns, as in the revision
 // experiment: on the shared machine, stores measured a few seconds apart moved their ratio by more
 // than the store itself (one --quick round read 0.75× and 0.19× for the same build).

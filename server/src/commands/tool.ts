@@ -45,6 +45,7 @@ export function commandTool(spec: CommandSpec, deps: CommandDeps): ToolDefinitio
         taskSupport: spec.taskSupport,
         keyArgument,
         maxUnpolledMs: spec.maxUnpolledMs,
+        outlivesServer: true,
         output: taskId => deps.logs.find(taskId),
         async run(args, ctx) {
             if (spec.confirm) {

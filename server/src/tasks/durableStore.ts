@@ -8,6 +8,7 @@ import { TaskJournal } from './taskJournal.js';
 import {
     isTerminal,
     type Disposable,
+    type CreateOptions,
     type ListQuery,
     type LiveStatus,
     type NewTask,
@@ -48,8 +49,8 @@ export interface DurableStoreOptions {
 
 /**
  * The embedded durable store: the memory store's indexes and events, with every change written
- * through to a SQLite file in the data folder (taskJournal.ts: changes written together within a
- * millisecond; what a crash can lose is said there), so a finished task's status and
+ * through to a SQLite file in the data folder (taskJournal.ts: the changes of one turn of the event
+ * loop written together; what a crash can lose is said there), so a finished task's status and
  * result outlive the process until their TTL. Reads never touch the file. At start, the tasks of
  * servers that are gone are taken over: finished ones come back as they were; running ones, whose
  * work lived in the dead process, end `failed` saying so.
@@ -123,17 +124,27 @@ export class DurableTaskStore implements TaskStore {
         return { kept: tasks.length - failed - resumed.length, failed, from, resumed };
     }
 
-    async create(input: NewTask, maxLive: number, budget?: RetentionBudget): Promise<TaskRecord> {
+    async create(input: NewTask, maxLive: number, budget?: RetentionBudget, options?: CreateOptions): Promise<TaskRecord> {
         const record = await this.memory.create(input, maxLive, budget);
+        const saved = this.journal.created(record, this.clock.now() + record.ttl);
+        if (options?.startsAtOnce) {
+            // Its work starts now and its caller awaits `written` before telling anyone of it; a write
+            // that fails leaves it in memory only (onWriteError says so), as any other change.
+            return record;
+        }
         try {
             // Answered only once it is in the file: a task a client was told about must survive a crash.
-            await this.journal.created(record, this.clock.now() + record.ttl);
+            await saved;
         } catch (err) {
             // Memory and file stay one: a task the file has not got is not kept either.
             this.memory.discard(record.taskId);
             throw new RpcError(ErrorCodes.InternalError, `Could not save the task to ${this.journal.path} (${err instanceof Error ? err.message : String(err)}), so it was not started; call the tool again later`);
         }
         return record;
+    }
+
+    written(taskId: string): Promise<void> | undefined {
+        return this.journal.written(taskId);
     }
 
     get(taskId: string): Promise<TaskRecord | undefined> {

@@ -131,7 +131,11 @@ export class TaskRuntime implements RunHost {
             worker: this.workerId,
         };
         copyFlags(options, input);
-        const record = await this.store.create(input, this.limits.maxTasksPerClient, this.budget);
+        // Work that ends with this process starts before its task is written (it is answered only
+        // after): a task that ends at once, as most tool calls of an editor that makes every call a
+        // task do, is written once, as it ended, not twice.
+        const startsAtOnce = !tool.outlivesServer && !tool.external;
+        const record = await this.store.create(input, this.limits.maxTasksPerClient, this.budget, { startsAtOnce });
         options.onCreated?.(record.taskId);
         const run = new TaskRun(this, record, parent, true, options.onProgress);
         run.askNoClient = options.askNoClient === true;
@@ -151,6 +155,8 @@ export class TaskRuntime implements RunHost {
             this.inputs.adopt(record.taskId, options.capabilities2026, record.ttl);
         }
         run.start(tool, args);
+        // What a client is told of must survive a crash: the answer waits for the write.
+        await this.store.written?.(record.taskId);
         return record;
     }
 

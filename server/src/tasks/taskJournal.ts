@@ -61,10 +61,9 @@ interface PendingWrite {
  * for its commit (docs/BENCHMARKS.md, the durable table). What a crash can lose: a SIGKILL or a
  * crash of the process loses the changes of the current turn (not yet committed), never a committed
  * one; a power loss or an OS crash can also lose the last commits before SQLite's next checkpoint
- * (synchronous=NORMAL in WAL mode does not fsync each commit). A creation is committed before the
- * store returns it, and a
- * read of a task with a change waiting awaits its commit, so what a client reads is in the file;
- * only a status notification can go out just before its change is committed. A change lost this
+ * (synchronous=NORMAL in WAL mode does not fsync each commit). A creation is committed before it
+ * is answered, and a read of a task with a change waiting awaits its commit, so what a client reads
+ * is in the file; only a status notification can go out just before its change is committed. A change lost this
  * way leaves the task as it was, and a running one is failed, in words, by the next server.
  */
 export class TaskJournal {
@@ -184,7 +183,7 @@ export class TaskJournal {
         return { tasks, from };
     }
 
-    /** A new task: settled once it is committed, rejected (and nothing of it kept) if it could not be. */
+    /** A new task: settled once it is committed, rejected if it could not be. */
     created(record: TaskRecord, expiresAt: number): Promise<void> {
         this.queue(record.taskId, { record, expiresAt });
         return this.flushed!;

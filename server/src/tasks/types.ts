@@ -31,6 +31,14 @@ export interface TaskRecord extends TaskFlags {
     seq: number;
 }
 
+export interface CreateOptions {
+    /**
+     * The task's work starts before it is written (durable store): the store returns it at once, and
+     * keeps it in memory if it cannot be written (the failure is logged), since its work has begun.
+     */
+    startsAtOnce?: boolean;
+}
+
 /** What a store is given to create a task: the record's fields fixed at creation, so none can be given that the record does not keep. */
 export type NewTask = Pick<TaskRecord, 'clientKey' | 'clientName' | 'toolName' | 'args' | 'ttl' | 'pollInterval' | 'parentTaskId' | 'progressToken' | 'worker'> & TaskFlags;
 
@@ -94,8 +102,16 @@ export interface TaskStore {
     /**
      * Creates a `working` task; rejects with LimitExceeded when the client already has `maxLive`
      * live tasks, or (when a budget is given) holds its count or size of tasks, finished ones included.
+     * A store that writes its tasks to a file resolves once the task is written, unless `startsAtOnce`
+     * (see `written`).
      */
-    create(input: NewTask, maxLive: number, budget?: RetentionBudget): Promise<TaskRecord>;
+    create(input: NewTask, maxLive: number, budget?: RetentionBudget, options?: CreateOptions): Promise<TaskRecord>;
+    /**
+     * A store that writes its tasks to a file: settled once what waits to be written of `taskId` is
+     * written, or could not be; undefined when nothing waits. Stores that answer from where they
+     * keep their tasks have none.
+     */
+    written?(taskId: string): Promise<void> | undefined;
     get(taskId: string): Promise<TaskRecord | undefined>;
     /**
      * A non-terminal change; undefined when the task is gone or already terminal. `quiet`: no

@@ -171,6 +171,13 @@ export interface ToolDefinition<S extends z.ZodObject = z.ZodObject> {
     external?: ExternalTaskHandler<z.output<S>>;
     /** A task of this tool nobody has asked about (tasks/get, get_task, read_output…) for this long is cancelled, even in the background. */
     maxUnpolledMs?: number;
+    /**
+     * Its work goes on outside this process (a command's process, which a later server re-adopts):
+     * with a store that writes tasks to a file, it starts only once its task is written, so a server
+     * that dies in between leaves a task to re-adopt or end, never a process no task names. (External
+     * jobs wait likewise; work that ends with this process starts at once.)
+     */
+    outlivesServer?: boolean;
     /** Where a task of this tool writes its output (command tools): read_output and get_task read it. */
     output?(taskId: string): OutputLog | undefined;
     /** `output` holds only a result too long for one answer, written at the end (wrapped tools): texts offering read_output while a task runs leave it out. */

@@ -1,5 +1,5 @@
 // The durable store in process, on a real SQLite file: a creation the file refuses leaves nothing
-// behind in memory either; a creation is answered once written, and a read of a changed task only
+// behind in memory either (unless its work has started, which keeps it); a creation is answered once written, and a read of a changed task only
 // once its change is; and every time the store keeps (expiry in the file, the take-over) follows its
 // injected clock, not the machine's.
 import assert from 'node:assert/strict';
@@ -71,6 +71,40 @@ describe('DurableTaskStore on a real file', { skip: DatabaseSync ? false : `this
         assert.deepEqual(
             rows(dir).map(row => row.id),
             [kept.taskId],
+        );
+    });
+
+    it('a task whose work starts at once: returned before its write, written once as it ended, and kept in memory if its write fails', async () => {
+        const dir = folder();
+        const errors: string[] = [];
+        const s = store(dir, new ManualClock(), err => errors.push(String(err)));
+        const task = await s.create(newTask('a'), 10, undefined, { startsAtOnce: true });
+        assert.deepEqual(rows(dir), [], 'returned before its write');
+        const written = s.written(task.taskId);
+        assert.ok(written, 'its write is on its way');
+        // Its work ends in the same turn, as a quick tool call's does.
+        await s.finish(task.taskId, 'completed', done);
+        await written;
+        assert.deepEqual(rows(dir), [{ id: task.taskId, status: 'completed', outcome: JSON.stringify(done) }], 'one row, written as it ended');
+        assert.equal(s.written(task.taskId), undefined, 'nothing waits once written');
+
+        const other = new DatabaseSync!(join(dir, TASKS_FILE));
+        other.exec("CREATE TRIGGER refuse BEFORE INSERT ON tasks BEGIN SELECT RAISE(ABORT, 'no room left'); END;");
+        const kept = await s.create(newTask('a'), 10, undefined, { startsAtOnce: true });
+        await s.written(kept.taskId);
+        assert.equal(errors.length, 1, 'the failed write is reported');
+        assert.equal((await s.get(kept.taskId))?.status, 'working', 'kept in memory: its work has begun');
+        other.exec('DROP TRIGGER refuse');
+        other.close();
+        await s.finish(kept.taskId, 'completed', done);
+        await s.get(kept.taskId);
+        assert.deepEqual(
+            rows(dir).map(row => [row.id, row.status]),
+            [
+                [task.taskId, 'completed'],
+                [kept.taskId, 'completed'],
+            ],
+            'its next change writes it',
         );
     });
 
