@@ -55,8 +55,8 @@ describe('a Copilot call whose task is lost with the server', () => {
         );
         assert.ok(ended);
         assert.notEqual(outcome, 'still waiting', 'the call came back');
-        assert.match(outcome, /slow_compute/, 'it names the tool to call again');
-        assert.match(outcome, /server stopped unexpectedly|server restarted/i, 'it says what happened');
-        assert.doesNotMatch(outcome, /Canceled|-32\d{3}|MCP error/, 'in words, not a bare cancellation or a protocol code');
+        assert.match(outcome, /slow_compute/, `it names the tool to call again: ${outcome}`);
+        assert.match(outcome, /server stopped unexpectedly|server restarted/i, `it says what happened: ${outcome}`);
+        assert.doesNotMatch(outcome, /Canceled|-32\d{3}|MCP error/, `in words, not a bare cancellation or a protocol code: ${outcome}`);
     });
 });

@@ -175,6 +175,8 @@ export class OutputCapture {
                 }
                 if (!err) {
                     this.released = upTo;
+                    // What was read while this ran: a flood read to its end meanwhile calls release no more.
+                    this.release();
                 }
             }),
         ).catch(() => {

@@ -263,17 +263,19 @@ describe('Redis availability', { skip }, () => {
             await redis.restart();
             await server.log.waitFor(/\[store\] reconnected to Redis/);
             // A loaded machine can drop the fresh connection once more; the answer then is the same
-            // -32001 "try again shortly", and a client that does so gets the task back.
-            const back = await waitUntil(
-                () => c.client.experimental.tasks.getTask(done.taskId).catch((err: McpError) => (err.code === -32001 ? undefined : Promise.reject(err))),
-                'the store to answer after the reconnect',
-            );
+            // -32001 "try again shortly", and a client that does so gets its answer (any other error fails).
+            const retried = <T>(call: () => Promise<T>, what: string) =>
+                waitUntil(() => call().catch((err: McpError) => (err.code === -32001 ? undefined : Promise.reject(err))), what);
+            const back = await retried(() => c.client.experimental.tasks.getTask(done.taskId), 'the store to answer after the reconnect');
             assert.equal(back.status, 'completed');
             const result = await waiting;
             assert.equal(textOf(result), 'Computation "across" completed after 2 seconds. Result: 42.', 'the waiter woke after the reconnect');
-            assert.equal((await c.client.experimental.tasks.getTask(running.taskId)).status, 'completed');
-            const after = await startSlowTask(c.client, 0, 'after');
-            assert.equal(textOf(await c.client.experimental.tasks.getTaskResult(after.taskId, CallToolResultSchema)), 'Computation "after" completed after 0 seconds. Result: 42.');
+            assert.equal((await retried(() => c.client.experimental.tasks.getTask(running.taskId), 'the running task read')).status, 'completed');
+            const after = await retried(() => startSlowTask(c.client, 0, 'after'), 'a task started after the reconnect');
+            assert.equal(
+                textOf(await retried(() => c.client.experimental.tasks.getTaskResult(after.taskId, CallToolResultSchema), 'its result')),
+                'Computation "after" completed after 0 seconds. Result: 42.',
+            );
         });
     });
 });

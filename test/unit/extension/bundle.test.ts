@@ -25,9 +25,10 @@ const MAP = `${BUNDLE}.map`;
  * commands-file notices, the Demo Tools notice: 9.2 KB of the extension's own code, from 300,614
  * bytes on main to 309,854; the production build is 174,772 bytes); 308 KB since issue 49's keys
  * on the focused row (Enter, Space, Delete), Reduce Motion and where the keyboard goes after Run Tool
- * and an answer (314,336 bytes).
+ * and an answer (314,336 bytes); 312 KB since issue 49's emptied view that keeps the keyboard (its
+ * message in place of the welcome, cleared once VS Code has the rows: 1.5 KB, 315,837 bytes).
  */
-const MAX_BYTES = 308 * 1024;
+const MAX_BYTES = 312 * 1024;
 /** Strings minification keeps, one from each library that must stay out. */
 const SIGNATURES: [library: string, text: string][] = [
     ['zod', 'ZodError'],
