@@ -56,7 +56,11 @@ export function showViewMessage(view: { message?: string; readonly visible: bool
     const update = () => {
         const rows = model.size === 0 ? 0 : view.visible ? drawn : model.size;
         hadRows ||= rows > 0;
-        view.message = viewMessage(source.problem, rows, hadRows);
+        // Every model change comes here, progress ticks included: VS Code is told only of a new message.
+        const message = viewMessage(source.problem, rows, hadRows);
+        if (message !== view.message) {
+            view.message = message;
+        }
     };
     let later: NodeJS.Timeout | undefined;
     const lists = listed(count => {

@@ -1,12 +1,10 @@
 import * as assert from 'node:assert/strict';
 import { performance } from 'node:perf_hooks';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CreateTaskResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { McpTasksTestApi } from '../../extension/api';
 import type { TaskView } from '../../extension/tasks/taskView';
 import * as vscode from 'vscode';
-import { invoke, readyOverHttp, startInVsCode, waitFor } from './util';
+import { invoke, otherClient, readyOverHttp, startInVsCode, waitFor } from './util';
 import { everything, setWrap, unwrap } from './wrapped';
 
 /** Sidebar speed, measured in the real extension host (npm run bench:extension; not part of npm test). */
@@ -18,9 +16,7 @@ describe('sidebar benchmark', () => {
     });
 
     it('status change on the server → tree item updated', async () => {
-        const endpoint = api.testing.clientEndpoint()!;
-        const client = new Client({ name: 'bench', version: '1' });
-        await client.connect(new StreamableHTTPClientTransport(new URL(endpoint.url), { requestInit: { headers: { authorization: `Bearer ${endpoint.token}` } } }));
+        const client = await otherClient(api, 'bench');
         const { tree, model } = api.testing;
         const samples: number[] = [];
         try {

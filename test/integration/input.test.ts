@@ -1,12 +1,10 @@
 import * as assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import * as vscode from 'vscode';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CallToolResultSchema, CreateTaskResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { McpTasksTestApi } from '../../extension/api';
 import { readRows } from './drawnRows';
-import { askUi, readyOverHttp, startInVsCode, uiArtifact, waitFor } from './util';
+import { askUi, otherClient, readyOverHttp, startInVsCode, uiArtifact, waitFor } from './util';
 
 /** Prompts are answered by the Playwright UI driver, which acts on the file names in their titles. */
 describe('elicitation and sampling answered in VS Code', () => {
@@ -67,9 +65,7 @@ describe('elicitation and sampling answered in VS Code', () => {
     });
 
     it('a raw MCP client without elicitation gets its confirm_delete answered in VS Code', async () => {
-        const endpoint = api.testing.clientEndpoint()!;
-        const client = new Client({ name: 'raw-cli', version: '1.0.0' }, { capabilities: {} });
-        await client.connect(new StreamableHTTPClientTransport(new URL(endpoint.url), { requestInit: { headers: { authorization: `Bearer ${endpoint.token}` } } }));
+        const client = await otherClient(api, 'raw-cli', { capabilities: {} });
         try {
             const { task } = await client.request({ method: 'tools/call', params: { name: 'confirm_delete', arguments: { filename: 'ui-raw.txt' }, task: {} } }, CreateTaskResultSchema);
             const result = await client.experimental.tasks.getTaskResult(task.taskId, CallToolResultSchema);

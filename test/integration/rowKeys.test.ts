@@ -1,11 +1,9 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CreateTaskResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { McpTasksTestApi } from '../../extension/api';
 import { readRows } from './drawnRows';
-import { askUi, cleanUp, emptyTheView, finishedAndOpened, longRunning, readyWithTasksView, resultPreviewTab, uiArtifact, waitFor } from './util';
+import { askUi, cleanUp, emptyTheView, finishedAndOpened, longRunning, otherClient, readyWithTasksView, resultPreviewTab, uiArtifact, waitFor } from './util';
 
 interface KeysReport {
     focused: string;
@@ -31,16 +29,22 @@ describe("the Tasks view's keys act on the focused row", () => {
         await vscode.commands.executeCommand('workbench.action.closePanel');
     });
 
-    after(async () => {
-        await cleanUp([['close the editors', () => vscode.commands.executeCommand('workbench.action.closeAllEditors')], ...emptyTheView(api, 'leave-rows')]);
-    });
-
-    it('keyboard only: Run Tool with its form, from an empty view, starts a task and the keyboard lands on its row', async () => {
+    /** Nothing running and no rows left. */
+    async function emptied(): Promise<void> {
         const { model, owner } = api.testing;
         await Promise.all(model.running().map(view => owner.cancel(view.taskId).catch(() => undefined)));
         await waitFor('nothing running', () => (model.running().length === 0 ? true : undefined), 20_000, 100);
         await vscode.commands.executeCommand('mcpTasks.clearFinished');
         await waitFor('the view empty', () => (model.all().length === 0 ? true : undefined), 10_000, 50);
+    }
+
+    after(async () => {
+        await cleanUp([['close the editors', () => vscode.commands.executeCommand('workbench.action.closeAllEditors')], ...emptyTheView(api, 'leave-rows')]);
+    });
+
+    it('keyboard only: Run Tool with its form, from an empty view, starts a task and the keyboard lands on its row', async () => {
+        const { model } = api.testing;
+        await emptied();
         // The Command Palette; the tool picker; the form's two steps (a number and a label); "Run as task", the
         // first choice. Run Tool focuses the Tasks view, whose welcome or message the first row then replaces.
         const steps =
@@ -56,11 +60,8 @@ describe("the Tasks view's keys act on the focused row", () => {
     });
 
     it('an emptied view keeps the keyboard when another client starts a task: it says so in a message, where a welcome button lost the keyboard to the page', async () => {
-        const { model, owner, treeView } = api.testing;
-        await Promise.all(model.running().map(view => owner.cancel(view.taskId).catch(() => undefined)));
-        await waitFor('nothing running', () => (model.running().length === 0 ? true : undefined), 20_000, 100);
-        await vscode.commands.executeCommand('mcpTasks.clearFinished');
-        await waitFor('the view empty', () => (model.all().length === 0 ? true : undefined), 10_000, 50);
+        const { owner, treeView } = api.testing;
+        await emptied();
         assert.match(treeView.message ?? '', /^No tasks now\. .*Run Tool… \(the ▷ button in this view's title bar\)/, 'the emptied view says it in words');
         const drawn = await readRows('refill-empty', view => view.message !== '' && view.welcomeButtons.length === 0);
         assert.deepEqual(drawn.welcomeButtons, [], 'no welcome button for the keyboard to rest on: VS Code takes them away, focus and all, when a row comes');
@@ -70,9 +71,7 @@ describe("the Tasks view's keys act on the focused row", () => {
         const since = Date.now();
         const refilled = askUi<KeysReport>('ui-keys refill :: Control+0 mark:refill-focused row:keys-refill look', 'keys-refill.json');
         await uiArtifact('mark-refill-focused.json', since, true);
-        const endpoint = api.testing.clientEndpoint()!;
-        const client = new Client({ name: 'keys-refill-client', version: '1.0.0' }, { capabilities: {} });
-        await client.connect(new StreamableHTTPClientTransport(new URL(endpoint.url), { requestInit: { headers: { authorization: `Bearer ${endpoint.token}` } } }));
+        const client = await otherClient(api, 'keys-refill-client');
         try {
             const { task } = await client.request({ method: 'tools/call', params: { name: 'slow_compute', arguments: { seconds: 300, label: 'keys-refill' }, task: {} } }, CreateTaskResultSchema);
             const landed = await refilled;

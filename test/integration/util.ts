@@ -186,8 +186,15 @@ export async function invoke(tool: vscode.LanguageModelToolInformation, input: o
 
 /** An SDK client holding the owner credential: sees every client's tasks on the server. */
 export async function ownerClient(api: McpTasksTestApi): Promise<Client> {
-    const endpoint = await waitFor('the owner endpoint', () => api.testing.ownerEndpoint());
-    const client = new Client({ name: 'integration-owner', version: '1.0.0' });
+    return connected(await waitFor('the owner endpoint', () => api.testing.ownerEndpoint()), new Client({ name: 'integration-owner', version: '1.0.0' }));
+}
+
+/** An SDK client named `name` on the server's client endpoint, as another MCP client (an agent's CLI) connects. */
+export function otherClient(api: McpTasksTestApi, name: string, options?: ConstructorParameters<typeof Client>[1]): Promise<Client> {
+    return connected(api.testing.clientEndpoint()!, new Client({ name, version: '1.0.0' }, options));
+}
+
+async function connected(endpoint: { url: string; token: string }, client: Client): Promise<Client> {
     await client.connect(new StreamableHTTPClientTransport(new URL(endpoint.url), { requestInit: { headers: { authorization: `Bearer ${endpoint.token}` } } }));
     return client;
 }

@@ -155,8 +155,12 @@ export class TaskRuntime implements RunHost {
             this.inputs.adopt(record.taskId, options.capabilities2026, record.ttl);
         }
         run.start(tool, args);
-        // What a client is told of must survive a crash: the answer waits for the write.
-        await this.store.written?.(record.taskId);
+        // What a client is told of must survive a crash: the answer waits for the write (stores that
+        // keep no file have none to wait for, and no turn is spent on it).
+        const written = this.store.written?.(record.taskId);
+        if (written) {
+            await written;
+        }
         return record;
     }
 
