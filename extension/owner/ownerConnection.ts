@@ -174,7 +174,7 @@ export class OwnerConnection extends Disposable {
     /** Starts a tool as a task and returns its id (the model learns of it at once). */
     async startTask(name: string, args: Record<string, unknown>): Promise<string> {
         const task = asCreatedTask(await this.require().request(Methods.toolsCall, { name, arguments: args, task: {} }));
-        this.model.applyWire(task);
+        this.model.applyCreated(task);
         return task.taskId;
     }
 

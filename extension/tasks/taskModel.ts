@@ -94,6 +94,16 @@ export class TaskModel {
         return change.view;
     }
 
+    /**
+     * A creation's answer: it adds the task, but never over what a status notification already said of
+     * it. Notifications come on their own stream, so one sent after the answer (input_required, as a
+     * tool asks at once) can arrive before it, and the answer, older, would put the row back to working.
+     */
+    applyCreated(wire: Record<string, unknown>): TaskView | undefined {
+        const known = typeof wire.taskId === 'string' ? this.tasks.get(wire.taskId) : undefined;
+        return known ?? this.applyWire(wire);
+    }
+
     applyProgress(taskId: string, progress: TaskProgress): void {
         const view = this.tasks.get(taskId);
         if (view && !isTerminal(view.status)) {

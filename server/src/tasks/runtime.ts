@@ -160,6 +160,9 @@ export class TaskRuntime implements RunHost {
         const written = this.store.written?.(record.taskId);
         if (written) {
             await written;
+            // Its work ran meanwhile: the answer says where the task is now. The creation's record
+            // would undo, at a client that applies it, a status it was already told of (input_required).
+            return (await this.store.get(record.taskId)) ?? record;
         }
         return record;
     }

@@ -26,6 +26,15 @@ function wire(taskId: string, status: string, extra: { created?: string; updated
 }
 
 describe('task model', () => {
+    it("a creation's answer arriving after the task's first status notification does not undo it", () => {
+        const model = new TaskModel(() => 0);
+        model.applyWire(wire('asks', 'input_required', { updated: '2026-11-29T10:00:00.001Z' }));
+        model.applyCreated(wire('asks', 'working'));
+        assert.equal(model.get('asks')?.status, 'input_required');
+        model.applyCreated(wire('new', 'working'));
+        assert.equal(model.get('new')?.status, 'working', 'a task not heard of yet is added by its answer');
+    });
+
     it('says a row changed state a moment ago (its inline clicks are not trusted), by its clock; progress does not count', () => {
         let now = 1_000_000;
         const model = new TaskModel(() => now);

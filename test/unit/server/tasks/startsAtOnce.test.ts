@@ -95,7 +95,9 @@ describe('task work and the write of its task', () => {
         assert.equal((await store.get(taskId!))?.status, 'completed', 'and ended: its one write holds its end');
         assert.equal(await stateOf(creating), 'pending', 'not answered before the write');
         store.write(taskId!);
-        assert.equal((await creating).taskId, taskId);
+        const answered = await creating;
+        assert.equal(answered.taskId, taskId);
+        assert.equal(answered.status, 'completed', 'answered with where the task is now, not where it was created');
     });
 
     it("a command's process (it outlives the server) and an external job start only once their task is written", async () => {
