@@ -133,7 +133,53 @@ function lostOrStatus(view: TaskView): string {
         : l10n.t('lost (server stopped)');
 }
 
-/** Longest key argument a row shows whole: with its status it must fit a 300 px sidebar. */
+/**
+ * A row's state as its label's first words ("Needs input: important.txt"), with what the state
+ * word alone does not say (`detail`: "not answered in time", "Copilot stopped waiting") left for
+ * the description. First, so that a narrow sidebar (200% zoom) cuts the name, never the state: in
+ * the description it was cut first, leaving only the icon.
+ */
+export function rowState(view: TaskView): { word: string; detail?: string } {
+    if (deniedByUser(view)) {
+        return { word: l10n.t({ message: 'Denied by you', comment: ['A row\'s state: the user answered Deny when the task asked to use a language model'] }) };
+    }
+    if (!view.lost) {
+        const detail = view.stoppedWaitingAt && !isTerminal(view.status) ? stoppedWaitingText(view.clientName) : undefined;
+        return { word: stateWord(view.status), detail };
+    }
+    if (view.expired) {
+        const word = l10n.t({ message: 'Expired', comment: ['A row\'s state: the task\'s time ran out before it ended'] });
+        return view.status === 'input_required'
+            ? { word, detail: l10n.t({ message: 'not answered in time', comment: ['Why a task expired: its question was never answered'] }) }
+            : { word, detail: l10n.t({ message: 'ran out of time', comment: ['Why a task expired: it did not finish in time'] }) };
+    }
+    return isTerminal(view.status)
+        ? { word: stateWord(view.status), detail: l10n.t({ message: 'on a previous server', comment: ['A finished task of a server that has since stopped'] }) }
+        : { word: l10n.t({ message: 'Lost', comment: ['A row\'s state: the server stopped while the task ran'] }), detail: l10n.t({ message: 'server stopped', comment: ['Why a task was lost'] }) };
+}
+
+/** The status as a row's first word. */
+function stateWord(status: TaskStatus): string {
+    switch (status) {
+        case 'working':
+            return l10n.t({ message: 'Running', comment: ['A row\'s state, before the task\'s name'] });
+        case 'input_required':
+            return l10n.t({ message: 'Needs input', comment: ['A row\'s state, before the task\'s name: it waits for an answer from the user'] });
+        case 'completed':
+            return l10n.t({ message: 'Completed', comment: ['A row\'s state, before the task\'s name'] });
+        case 'failed':
+            return l10n.t({ message: 'Failed', comment: ['A row\'s state, before the task\'s name'] });
+        case 'cancelled':
+            return l10n.t({ message: 'Cancelled', comment: ['A row\'s state, before the task\'s name'] });
+    }
+}
+
+/** What a row shows: its state, then its name ("Needs input: important.txt"). */
+export function rowTitle(view: TaskView): string {
+    return l10n.t({ message: '{0}: {1}', args: [rowState(view).word, rowLabel(view)], comment: ['A Tasks row: {0} is its state ("Running"), {1} its name'] });
+}
+
+/** Longest key argument a row shows whole: with its state and time it must fit a 300 px sidebar. */
 export const ROW_LABEL_MAX = 16;
 
 /**
@@ -205,7 +251,18 @@ export function formatRunningTime(ms: number): string {
  * important first: a narrow sidebar cuts the end.
  */
 export function taskDescription(view: TaskView, now: number, opts: { tool?: boolean } = {}): string {
-    const parts: string[] = [lostOrStatus(view)];
+    return [lostOrStatus(view), ...detailParts(view, now, opts)].join(' · ');
+}
+
+/** A row's description: what follows its label (rowTitle), which already says the state. */
+export function rowDescription(view: TaskView, now: number, opts: { tool?: boolean } = {}): string {
+    const detail = rowState(view).detail;
+    return [...(detail ? [detail] : []), ...detailParts(view, now, opts)].join(' · ');
+}
+
+/** Progress, outcome, time and tool: the parts after the state. */
+function detailParts(view: TaskView, now: number, opts: { tool?: boolean }): string[] {
+    const parts: string[] = [];
     const percent = progressPercent(view.progress);
     if (percent !== undefined && !isTerminal(view.status)) {
         parts.push(`${percent}%`);
@@ -231,7 +288,7 @@ export function taskDescription(view: TaskView, now: number, opts: { tool?: bool
     if (opts.tool && view.keyArgument) {
         parts.push(toolTitle(view.toolName));
     }
-    return parts.join(' · ');
+    return parts;
 }
 
 /** Longest progress line a row shows; the tooltip and Show Output have the rest. */

@@ -2,7 +2,7 @@ import * as vscode from 'vscode';
 import { Commands, ContextValues } from '../constants';
 import { OWN_CLIENT_NAME } from '../owner/ownerConnection';
 import { endedInWords } from '../tasks/resultText';
-import { clientKind, clientKindText, deniedByUser, isTerminal, rowLabel, statusText, stoppedWaitingText, taskDescription, taskLabel, type TaskView } from '../tasks/taskView';
+import { clientKind, clientKindText, deniedByUser, isTerminal, rowDescription, rowTitle, statusText, stoppedWaitingText, taskDescription, taskLabel, type TaskView } from '../tasks/taskView';
 import { runningIcon } from './motion';
 import { spokenRow } from './spokenRow';
 
@@ -50,13 +50,14 @@ export function contextValueOf(view: TaskView, hasOutput = false): string {
  * `hasOutput`: the task runs a command with a log (see contextValueOf).
  */
 export function toTreeItem(view: TaskView, hasChildren: boolean, now = Date.now(), nested = false, hasOutput = false): vscode.TreeItem {
-    const item = new vscode.TreeItem(rowLabel(view), hasChildren ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.None);
+    const item = new vscode.TreeItem(rowTitle(view), hasChildren ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.None);
     item.id = view.taskId;
-    item.description = taskDescription(view, now, { tool: !nested });
+    item.description = rowDescription(view, now, { tool: !nested });
     item.iconPath = view.expired ? EXPIRED_ICON : deniedByUser(view) ? DENIED_ICON : view.lost ? LOST_ICON : view.status === 'working' ? new vscode.ThemeIcon(runningIcon()) : ICONS[view.status];
     item.contextValue = contextValueOf(view, hasOutput);
     item.tooltip = tooltip(view);
-    item.accessibilityInformation = { label: spokenRow(taskLabel(view), item.description) };
+    // Heard as before: the tool and its argument, then the state in words ("confirm_delete: important.txt, needs input, …").
+    item.accessibilityInformation = { label: spokenRow(taskLabel(view), taskDescription(view, now, { tool: !nested })) };
     item.command = rowCommand(view);
     return item;
 }

@@ -3,8 +3,20 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import * as vscode from 'vscode';
 import type { McpTasksTestApi } from '../../extension/api';
-import { readRows } from './drawnRows';
+import { readRows, type DrawnRow, type DrawnView } from './drawnRows';
 import { askUi, cleanUp, emptyTheView, longRunning, readyWithTasksView, startSlowCompute, useColorTheme, waitFor } from './util';
+
+/** The row of STATES' task in `state`: its label is the state, then the task's label (cut at 16 characters). */
+function findStateRow(view: DrawnView, state: keyof typeof STATES): DrawnRow | undefined {
+    const prefix = `${state}: `;
+    return view.rows.find(row => row.label.toLowerCase().startsWith(prefix) && STATES[state].startsWith(row.label.slice(prefix.length).replace(/…$/, '')));
+}
+
+function stateRow(view: DrawnView, state: keyof typeof STATES): DrawnRow {
+    const row = findStateRow(view, state);
+    assert.ok(row, `no ${state} row in ${JSON.stringify(view.rows.map(r => r.label))}`);
+    return row;
+}
 
 /** The recorded accessibility tree; MCP_TASKS_UPDATE_SNAPSHOTS=1 records it anew (review the diff before committing). */
 const SNAPSHOT = resolve(__dirname, '../../../test/integration/fixtures/accessibility/states.aria.yml');
@@ -41,8 +53,9 @@ function normalized(report: AriaReport): string {
     return `${text
         .replace(/\bin \d+ seconds\b/g, 'in N seconds')
         .replace(/\b\d+ percent\b/g, 'N percent')
-        .replace(/\b\d+%/g, 'N%')
-        .replace(/\b\d+s\b/g, 'Ns')
+        .replace(/(?<!\d)\d+%/g, 'N%')
+        // The row's text runs its label into its description ("Completed: aria-completed0s").
+        .replace(/(?<!\d)\d+s\b/g, 'Ns')
         // An icon drawn as a font glyph (a private-use character), made visible in the recorded file.
         .replace(/[\uE000-\uF8FF]/g, '<icon>')}\n`;
 }
@@ -106,7 +119,7 @@ describe('the rows and the status bar for screen readers and low vision', () => 
         await askUi('ui-keys aria-away :: Control+0 Escape', 'keys-aria-away.json');
         await vscode.commands.executeCommand('workbench.action.focusActiveEditorGroup');
         await readRows('aria-states', view =>
-            Object.entries(STATES).every(([state, label]) => view.rows.some(row => row.label === label && row.description.startsWith(state))),
+            (Object.keys(STATES) as (keyof typeof STATES)[]).every(state => findStateRow(view, state) !== undefined),
         );
     }
 
@@ -138,6 +151,27 @@ describe('the rows and the status bar for screen readers and low vision', () => 
         }
         for (const [state, label] of Object.entries(STATES)) {
             assert.match(report!.rows[label] ?? '', new RegExp(`treeitem "[^"]*${label.replace(/\./g, '\\.')}, ${state}\\b`), `the ${state} row says its state after its label`);
+        }
+    });
+
+    it('at the narrowest sidebar (about the width 200% zoom leaves) each row still says its state in words', async () => {
+        // The rows of the test before. The side bar dragged to its narrowest (VS Code stops it at 170 px;
+        // a 300 px side bar at 200% zoom is 150), then back.
+        const wide = await readRows('aria-width');
+        try {
+            await askUi('ui-keys aria-narrow :: sidebar-width:150', 'keys-aria-narrow.json');
+            await vscode.commands.executeCommand('workbench.action.focusActiveEditorGroup');
+            const drawn = await readRows('aria-narrow');
+            assert.ok(drawn.sidebarWidth < 200, `the side bar narrowed from ${wide.sidebarWidth} px to ${drawn.sidebarWidth} px`);
+            for (const state of Object.keys(STATES) as (keyof typeof STATES)[]) {
+                const row = stateRow(drawn, state);
+                // The name may be cut; the state word never is.
+                assert.ok(row.visibleLabel.toLowerCase().startsWith(`${state}:`), `at ${drawn.sidebarWidth} px the ${state} row shows "${row.visibleLabel}"`);
+                assert.ok(row.visibleLabel.length + row.visibleDescription.length < row.label.length + row.description.length, `the row is cut at ${drawn.sidebarWidth} px: ${JSON.stringify(row)}`);
+            }
+            console.log(`[accessibility] at ${drawn.sidebarWidth} px: ${drawn.rows.map(row => `"${row.visibleLabel}${row.visibleDescription}"`).join(', ')}`);
+        } finally {
+            await askUi(`ui-keys aria-wide :: sidebar-width:${wide.sidebarWidth}`, 'keys-aria-wide.json');
         }
     });
 

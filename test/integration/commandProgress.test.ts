@@ -51,9 +51,9 @@ describe('a running command shows its progress', () => {
         const held = `line ${LINES - 1}/${LINES}`;
         await waitFor('the progress at the held line', () => (model.get(taskId)?.progress?.message === held ? true : undefined), 60_000, 100);
         assert.ok(!isTerminal(model.get(taskId)!.status), 'still running');
-        const drawn = await readRows('command-progress', rows => rows.rows.some(row => row.label === 'it_lines' && row.description.includes(held)));
-        const row = drawn.rows.find(candidate => candidate.label === 'it_lines');
-        assert.ok(row && row.description.startsWith(`running · ${held}`), JSON.stringify(drawn.rows));
+        const drawn = await readRows('command-progress', rows => rows.rows.some(row => row.label === 'Running: it_lines' && row.description.includes(held)));
+        const row = drawn.rows.find(candidate => candidate.label === 'Running: it_lines');
+        assert.ok(row && row.description.startsWith(held), JSON.stringify(drawn.rows));
 
         const editor = (await vscode.commands.executeCommand<vscode.TextEditor>('mcpTasks.showOutput', model.get(taskId)))!;
         await waitFor('the log in the document', () => (editor.document.getText().includes(held) ? true : undefined), 30_000, 100);

@@ -277,7 +277,7 @@ describe('command tools in VS Code', () => {
             const call = invoke(toolNamed('vscode_task_it_wait')!, {}).catch((err: Error) => err.message);
             const view = await waitFor('the it_wait task in the sidebar', () => taskOf(api, 'vscode_task_it_wait', before));
             // Its row reads the task's label, not its tool name.
-            assert.equal(String(api.testing.tree.getTreeItem(view).label), 'it_wait');
+            assert.equal(String(api.testing.tree.getTreeItem(view).label), 'Running: it_wait');
             const pid = (await waitFor('the VS Code task process', () => started.find(s => s.name === 'it_wait'), 30_000)).pid;
             assert.ok(vscode.tasks.taskExecutions.some(execution => execution.task.name === 'it_wait'), 'VS Code runs the task');
             assert.ok(processRunning(pid));

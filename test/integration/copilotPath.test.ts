@@ -168,8 +168,8 @@ describe("Respond on a question VS Code's own MCP client asks (Copilot path)", (
             assert.deepEqual(center.pick?.active, { label: 'keep', description: 'Keep the file' }, "VS Code's pick opens on the safe choice");
 
             await waitFor(`the outcome of ${file}`, () => (model.get(view.taskId)?.status === 'completed' && model.get(view.taskId)?.statusMessage === outcome ? true : undefined), 10_000, 50);
-            const row = rowOf(await readRows(`copilot-${answer}`, drawn => drawn.rows.some(r => r.label === file && r.description.startsWith(`completed · ${outcome}`))), file);
-            assert.match(row.visibleDescription, new RegExp(`^completed · ${outcome} · `), `the row shows the outcome at the default width: ${row.description}`);
+            const row = rowOf(await readRows(`copilot-${answer}`, drawn => drawn.rows.some(r => r.label === `Completed: ${file}` && r.description.startsWith(outcome))), `Completed: ${file}`);
+            assert.match(row.visibleDescription, new RegExp(`^${outcome} · `), `the row shows the outcome at the default width: ${row.description}`);
             await vscode.commands.executeCommand('notifications.hideList');
         });
     }

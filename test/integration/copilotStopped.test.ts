@@ -103,8 +103,8 @@ describe('a Copilot call that stops waiting', () => {
         await waitFor('the task cancelled once its polls stopped', () => (view.status === 'cancelled' ? true : undefined), 60_000, 100);
         assert.equal(view.statusMessage, 'Cancelled: Copilot stopped waiting for it (no check for 10 s)');
         assert.deepEqual(pids.filter(processRunning), [], 'the whole process tree was stopped with the task');
-        const drawn = await readRows('copilot-stopped', rows => rows.rows.some(row => row.label === 'it_hold' && row.description.startsWith('cancelled · Copilot stopped waiting')));
-        assert.ok(drawn.rows.some(row => row.label === 'it_hold' && row.description.startsWith('cancelled · Copilot stopped waiting')), JSON.stringify(drawn.rows));
+        const drawn = await readRows('copilot-stopped', rows => rows.rows.some(row => row.label === 'Cancelled: it_hold' && row.description.startsWith('Copilot stopped waiting')));
+        assert.ok(drawn.rows.some(row => row.label === 'Cancelled: it_hold' && row.description.startsWith('Copilot stopped waiting')), JSON.stringify(drawn.rows));
     });
 
     it('with stoppedWaiting "keep" the row says "Copilot stopped waiting" while the work runs on, and its Cancel stops it', async () => {
@@ -116,8 +116,8 @@ describe('a Copilot call that stops waiting', () => {
         await waitFor('the row marked', () => (view.stoppedWaitingAt ? true : undefined), 60_000, 100);
         assert.equal(view.status, 'working');
         assert.ok(pids.every(processRunning), 'the work keeps running');
-        const drawn = await readRows('copilot-stopped-kept', rows => rows.rows.some(row => row.label === 'it_hold' && row.description.startsWith('Copilot stopped waiting')));
-        assert.ok(drawn.rows.some(row => row.label === 'it_hold' && row.description.startsWith('Copilot stopped waiting')), JSON.stringify(drawn.rows));
+        const drawn = await readRows('copilot-stopped-kept', rows => rows.rows.some(row => row.label === 'Running: it_hold' && row.description.startsWith('Copilot stopped waiting')));
+        assert.ok(drawn.rows.some(row => row.label === 'Running: it_hold' && row.description.startsWith('Copilot stopped waiting')), JSON.stringify(drawn.rows));
         // The UI driver clicks the marked row's inline Cancel, as a user would.
         const request = vscode.window.setStatusBarMessage('ui-row-action it_hold, Copilot stopped waiting :: Cancel Task');
         try {

@@ -60,8 +60,8 @@ describe('a question left unanswered until its time runs out', () => {
         );
         assert.equal(view.lost, true, 'over: no answer can reach it any more');
         await waitFor('the question closed', () => (pendingInputs.get(taskId) ? undefined : true), 30_000, 100);
-        const drawn = await readRows('expired-question', rows => rows.rows.some(row => row.label === 'ui-expire.txt' && row.description.startsWith('expired · not answered in time')));
-        assert.ok(drawn.rows.some(row => row.label === 'ui-expire.txt' && row.description.startsWith('expired · not answered in time')), JSON.stringify(drawn.rows));
+        const drawn = await readRows('expired-question', rows => rows.rows.some(row => row.label === 'Expired: ui-expire.txt' && row.description.startsWith('not answered in time')));
+        assert.ok(drawn.rows.some(row => row.label === 'Expired: ui-expire.txt' && row.description.startsWith('not answered in time')), JSON.stringify(drawn.rows));
         await askUi('ui-shot expired-question-row', 'expired-question-row.png');
 
         // Still listed after another listing: kept until the user clears it.

@@ -37,16 +37,16 @@ describe('a wrapped MCP server (mcpTasks.wrap) in VS Code', () => {
         const { tree } = api.testing;
         const { view, settled } = await startLongCall(api, tools.get(LONG)!);
         // Named by its tool's declared title (it has no key argument), with the wrapped server's progress.
-        assert.equal(String(tree.getTreeItem(view).label), LONG_TITLE);
-        assert.match(String(tree.getTreeItem(view).description), /^running · \d+% · (<1m|\d+m)$/);
+        assert.equal(String(tree.getTreeItem(view).label), `Running: ${LONG_TITLE}`);
+        assert.match(String(tree.getTreeItem(view).description), /^\d+% · (<1m|\d+m)$/);
         // The row as drawn, with its progress; the driver photographs it (rows-gateway-progress.png) before Cancel.
         const label = String(tree.getTreeItem(view).label);
         const since = Date.now();
-        const drawn = await readRows('gateway-progress', shown => shown.rows.some(row => row.label === label && /^running · \d+%/.test(row.description)));
+        const drawn = await readRows('gateway-progress', shown => shown.rows.some(row => row.label === label && /^\d+%/.test(row.description)));
         await waitFor('the screenshot of the running row', () => screenshotSince('rows-gateway-progress', since), 30_000, 100);
         const row = drawn.rows.find(candidate => candidate.label === label);
         assert.ok(row, `a row "${label}" in ${JSON.stringify(drawn.rows.map(r => r.label))}`);
-        assert.match(row.description, /^running · \d+% · (<1m|\d+m)$/);
+        assert.match(row.description, /^\d+% · (<1m|\d+m)$/);
 
         // The call's progress token on the wrapped server: the one its updates so far carried (it is the only call there).
         const token = sentProgress(progressLog).at(-1)?.token;
@@ -62,7 +62,7 @@ describe('a wrapped MCP server (mcpTasks.wrap) in VS Code', () => {
         const second = await startLongCall(api, tools.get(LONG)!);
         assert.equal(view.progress?.progress, progressAtCancel, "the wrapped server's later progress no longer reaches the cancelled task");
         await cancelFromSidebar(api, second.view, second.settled, 'everything');
-        await readRows('gateway-cancelled', shown => shown.rows.some(r => r.label === label && /^cancelled/.test(r.description)));
+        await readRows('gateway-cancelled', shown => shown.rows.some(r => r.label === `Cancelled: ${LONG_TITLE}`));
     });
 
     it('a malformed entry is named in a notification with Open Settings, and the other servers are served', async function () {

@@ -65,8 +65,8 @@ describe('the gateway in VS Code: questions, an HTTP downstream, the stdio trans
         assert.doesNotMatch(view.clientName ?? '', /MCP Tasks for VS Code/, "VS Code's own client started it: VS Code asks the question");
         await vscode.commands.executeCommand('notifications.hideList');
         const since = Date.now();
-        const waiting = rowOf(await readRows('gateway-input', drawn => drawn.rows.some(row => row.label === ASK_TITLE && /^needs input/.test(row.description))), ASK_TITLE);
-        assert.match(waiting.description, /^needs input/);
+        const waiting = rowOf(await readRows('gateway-input', drawn => drawn.rows.some(row => row.label === `Needs input: ${ASK_TITLE}`)), `Needs input: ${ASK_TITLE}`);
+        assert.match(waiting.visibleLabel, /^Needs input: /);
         await waitFor('the screenshot of the waiting row', () => screenshotSince('rows-gateway-input', since), 30_000, 100);
 
         const answer = 'Ada Lovelace';

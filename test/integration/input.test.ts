@@ -55,7 +55,7 @@ describe('elicitation and sampling answered in VS Code', () => {
         assert.deepEqual(outcomes, { 'ui-keep.txt': 'Kept the file', 'ui-decline.txt': 'Declined' });
         await vscode.commands.executeCommand('mcpTasks.tasks.focus');
         const drawn = await readRows('keep-decline', view => view.rows.some(row => /Kept the file/.test(row.description)) && view.rows.some(row => /Declined/.test(row.description)));
-        assert.ok(drawn.rows.some(row => /^completed · Kept the file/.test(row.visibleDescription)), JSON.stringify(drawn.rows));
+        assert.ok(drawn.rows.some(row => row.label === 'Completed: ui-keep.txt' && /^Kept the file/.test(row.visibleDescription)), JSON.stringify(drawn.rows));
         await askUi('ui-shot rows-kept-and-declined', 'rows-kept-and-declined.png');
     });
 

@@ -39,10 +39,10 @@ describe('server lifecycle (http)', () => {
             return endedWithItsServer(now) ? now : undefined;
         }, 15_000);
         if (ended.lost) {
-            assert.match(String(sidebar.tree.getTreeItem(ended).description), /lost/);
+            assert.match(String(sidebar.tree.getTreeItem(ended).label), /^Lost: /);
             assert.equal(sidebar.tree.getTreeItem(ended).contextValue, 'task.lost');
         } else {
-            assert.match(String(sidebar.tree.getTreeItem(ended).description), /^failed/);
+            assert.match(String(sidebar.tree.getTreeItem(ended).label), /^Failed: /);
         }
         await waitFor('a new server', () => {
             const now = api.serverState().pid;
@@ -77,11 +77,12 @@ describe('server lifecycle (http)', () => {
             assert.ok(finishedAcrossServers(view), `${taskId} is still listed`);
             if (view!.lost) {
                 // A memory store: kept here, marked.
-                assert.match(String(tree.getTreeItem(view!).description), /^(completed|cancelled) on a previous server/);
+                assert.match(String(tree.getTreeItem(view!).label), /^(Completed|Cancelled): /);
+                assert.match(String(tree.getTreeItem(view!).description), /^on a previous server/);
                 assert.equal(tree.getTreeItem(view!).contextValue, 'task.done.lost', 'Show Result reads the copy kept here, or says the result went with its server');
             } else {
                 // The durable store (the default): the new server took it over, its result readable there.
-                assert.match(String(tree.getTreeItem(view!).description), /^(completed|cancelled)/);
+                assert.match(String(tree.getTreeItem(view!).label), /^(Completed|Cancelled): /);
                 assert.match(tree.getTreeItem(view!).contextValue ?? '', /^task\.done/);
             }
         }

@@ -111,13 +111,13 @@ describe('a fresh walk of the README journeys', function () {
         const view = await waitFor('the quarterly report running with progress', () => ((task('slow_compute', 'quarterly report')?.progress?.progress ?? 0) > 0 ? task('slow_compute', 'quarterly report') : undefined), 60_000);
         const progress = await walk('progress', [
             // The row draws the model's progress a moment after the model has it.
-            { do: 'waitText', pattern: 'running\\s·\\s\\d+%' },
+            { do: 'waitText', pattern: 'Running: quarterly report\\s*\\d+%' },
             { do: 'shot', shot: 'progress-row' },
             { do: 'hoverRow', row: 'quarterly report', shot: 'progress-row-tooltip' },
             { do: 'hoverStatus', id: 'mcpTasks.status', has: 'quarterly report — \\d+%', shot: 'progress-status-bar' },
         ]);
         assert.match(allText(progress, 'progress-row'), /quarterly report/);
-        assert.match(allText(progress, 'progress-row'), /running · \d+%/);
+        assert.match(allText(progress, 'progress-row'), /Running: quarterly report\s*\d+%/, 'the state first, then the name and its progress');
         assert.match(allText(progress, 'progress-status-bar'), /1 task · slow_compute \d+%/);
         assert.match(allText(progress, 'progress-status-bar'), /slow_compute: quarterly report — \d+%/, "the status bar's tooltip");
         assert.equal(view.status, 'working');
@@ -128,8 +128,8 @@ describe('a fresh walk of the README journeys', function () {
         await walk('cancel', [{ do: 'rowAction', row: 'quarterly report', title: 'Cancel Task' }]);
         await waitFor('the quarterly report cancelled', () => (first.status === 'cancelled' ? true : undefined));
         // The model has it; the tree draws it a moment later (on a loaded machine, after a shot taken at once).
-        const cancelled = await walk('cancelled', [{ do: 'waitText', pattern: 'quarterly report\\s*cancelled' }, { do: 'shot', shot: 'cancel-row' }, { do: 'hoverRow', row: 'quarterly report', shot: 'cancel-row-tooltip' }]);
-        assert.match(allText(cancelled, 'cancel-row'), /quarterly report\s*cancelled/);
+        const cancelled = await walk('cancelled', [{ do: 'waitText', pattern: 'Cancelled: quarterly report' }, { do: 'shot', shot: 'cancel-row' }, { do: 'hoverRow', row: 'quarterly report', shot: 'cancel-row-tooltip' }]);
+        assert.match(allText(cancelled, 'cancel-row'), /Cancelled: quarterly report/);
         // Who cancelled it, as the user knows it (the server's own words are "Cancelled by the client").
         assert.match(allText(cancelled, 'cancel-row-tooltip'), /Cancelled by you/);
         await walk('run-again', [{ do: 'rowAction', row: 'quarterly report', title: 'Run Again' }]);
@@ -263,8 +263,8 @@ describe('a fresh walk of the README journeys', function () {
                 { do: 'escape', title: 'unanswered' },
             ]);
             await waitFor('the question expired', () => (api.testing.model.all().find(view => view.keyArgument === 'notes/unanswered.md')?.expired ? true : undefined), 60_000);
-            const shots = await walk('expired-row', [{ do: 'waitText', pattern: 'unanswered[\\s\\S]*expired' }, { do: 'shot', shot: 'expired-question-row' }]);
-            assert.match(allText(shots, 'expired-question-row'), /expired · not answered in time/);
+            const shots = await walk('expired-row', [{ do: 'waitText', pattern: 'Expired: notes/unanswere' }, { do: 'shot', shot: 'expired-question-row' }]);
+            assert.match(allText(shots, 'expired-question-row'), /Expired: notes\/unanswere\S*\s*not answered in time/);
         } finally {
             await restarted(() => server().update('defaultTtl', undefined, vscode.ConfigurationTarget.Global));
         }
@@ -274,9 +274,9 @@ describe('a fresh walk of the README journeys', function () {
         await walk('vscode-task', [{ do: 'pickTool', choose: 'build', shot: 'vscode-task-picker' }]);
         await waitFor('the build task done', () => (api.testing.model.all().find(view => view.toolName === 'vscode_task_build')?.status === 'completed' ? true : undefined), 120_000);
         // The model has it; the tree draws the row a moment later.
-        const shots = await walk('vscode-task-done', [{ do: 'waitText', pattern: '^build\\s*completed' }, { do: 'shot', shot: 'vscode-task-row' }]);
+        const shots = await walk('vscode-task-done', [{ do: 'waitText', pattern: '^Completed: build' }, { do: 'shot', shot: 'vscode-task-row' }]);
         // Named by the task's label, not the tool's name.
-        assert.match(allText(shots, 'vscode-task-row'), /^build\s*completed/m);
+        assert.match(allText(shots, 'vscode-task-row'), /^Completed: build\b/m);
     });
 
     it('High Contrast and High Contrast Light: every state in words beside its icon', async function () {
@@ -295,10 +295,10 @@ describe('a fresh walk of the README journeys', function () {
                 ['Default High Contrast Light', 'theme-high-contrast-light'],
             ] as const) {
                 await useColorTheme(theme);
-                const shots = await walk(shot, [{ do: 'waitText', pattern: 'contrast\\.md\\s*needs input' }, { do: 'shot', shot }]);
+                const shots = await walk(shot, [{ do: 'waitText', pattern: 'Needs input: contrast\\.md' }, { do: 'shot', shot }]);
                 const text = allText(shots, shot);
                 // The state in words on each row, not only in its icon's color.
-                for (const words of [/nightly build\s*running/, /contrast\.md\s*needs input/, /report\s*completed/, /report\s*cancelled/, /unanswere\S*\s*expired/]) {
+                for (const words of [/Running: nightly build/, /Needs input: contrast\.md/, /Completed: \S+ report/, /Cancelled: quarterly report/, /Expired: notes\/unanswere/]) {
                     assert.match(text, words, `${theme}: ${text.slice(0, 400)}`);
                 }
             }

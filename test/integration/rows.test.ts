@@ -19,11 +19,11 @@ describe('task rows as drawn in the sidebar', () => {
         // text: read it as a user who has moved on does (Escape leaves the row, the editor takes the keyboard).
         await askUi('ui-keys rows-away :: Control+0 Escape', 'keys-rows-away.json');
         await vscode.commands.executeCommand('workbench.action.focusActiveEditorGroup');
-        const drawn = await readRows('running', view => view.rows.some(r => r.label === 'quarterly repor…' && /^running · [1-9]/.test(r.description)) && view.viewProgress);
+        const drawn = await readRows('running', view => view.rows.some(r => r.label === 'Running: quarterly repor…' && /^[1-9]/.test(r.description)) && view.viewProgress);
         assert.ok(drawn.sidebarWidth > 0 && drawn.sidebarWidth <= 300, `the sidebar is ${drawn.sidebarWidth} px wide`);
-        const row = rowOf(drawn, 'quarterly repor…');
+        const row = rowOf(drawn, 'Running: quarterly repor…');
         assert.equal(row.visibleLabel, row.label, 'the label shows whole');
-        assert.match(row.visibleDescription, /^running · [1-9]\d*% · <1m/, 'status, progress and time show beside it');
+        assert.match(row.visibleDescription, /^[1-9]\d*% · <1m/, 'progress and time show beside it');
         assert.equal(row.description.endsWith(' · slow_compute'), true, row.description);
         assert.equal(drawn.viewProgress, true, 'the view shows its progress bar while a task runs');
 
@@ -41,14 +41,14 @@ describe('task rows as drawn in the sidebar', () => {
         try {
             const taskId = await startSlowCompute(30, 'still');
             await waitFor('running', () => (model.get(taskId)?.status === 'working' ? true : undefined), 10_000, 50);
-            const still = await readRows('reduced-motion', view => view.rows.some(r => r.label === 'still' && r.description.startsWith('running')));
-            assert.equal(rowOf(still, 'still').spinning, false, 'the running row does not spin');
+            const still = await readRows('reduced-motion', view => view.rows.some(r => r.label === 'Running: still'));
+            assert.equal(rowOf(still, 'Running: still').spinning, false, 'the running row does not spin');
             assert.equal(still.statusSpinning, false, 'the status bar does not spin');
             assert.equal(still.viewProgress, false, 'no moving progress bar');
             // Back to the default: the same row turns again, without a new task.
             await workbench.update('reduceMotion', undefined, vscode.ConfigurationTarget.Global);
-            const moving = await readRows('motion-back', view => view.rows.some(r => r.label === 'still' && r.spinning) && view.statusSpinning);
-            assert.equal(rowOf(moving, 'still').spinning, true, 'spins again once motion is back');
+            const moving = await readRows('motion-back', view => view.rows.some(r => r.label === 'Running: still' && r.spinning) && view.statusSpinning);
+            assert.equal(rowOf(moving, 'Running: still').spinning, true, 'spins again once motion is back');
             await vscode.commands.executeCommand('mcpTasks.cancelTask', model.get(taskId));
         } finally {
             await workbench.update('reduceMotion', undefined, vscode.ConfigurationTarget.Global);
@@ -59,9 +59,9 @@ describe('task rows as drawn in the sidebar', () => {
         const { model } = api.testing;
         const first = (await vscode.commands.executeCommand('mcpTasks.runTool', { name: 'failing_job', args: {}, mode: 'task' })) as string;
         await waitFor('the job to fail', () => model.get(first)?.status === 'failed', 10_000, 50);
-        const row = rowOf(await readRows('failed', view => view.rows.some(r => r.label === 'failing_job' && r.description.startsWith('failed'))), 'failing_job');
+        const row = rowOf(await readRows('failed', view => view.rows.some(r => r.label === 'Failed: failing_job')), 'Failed: failing_job');
         // At 300 px the reason's start shows; the rest is in the tooltip and the result.
-        assert.match(row.visibleDescription, /^failed · Job failed/, 'the reason shows in the row');
+        assert.match(row.visibleDescription, /^Job failed/, 'the reason shows in the row');
 
         // A click within a moment of the row changing state is ignored on purpose (it was meant for the button
         // there before): a user reads the row first, so click once it has settled, and the first click counts.
@@ -108,22 +108,22 @@ describe('task rows as drawn in the sidebar', () => {
         await waitFor('the deploy to complete', () => model.get(parentId)?.status === 'completed', 20_000, 50);
         await waitFor('its three steps', () => (model.children(parentId).length === 3 ? true : undefined), 5000, 50);
         const drawn = await readRows('deploy', view => {
-            const at = view.rows.findIndex(row => row.label === 'rows-order');
-            return at >= 0 && view.rows.slice(at + 1, at + 4).every(row => row.description.startsWith('completed'));
+            const at = view.rows.findIndex(row => row.label === 'Completed: rows-order');
+            return at >= 0 && view.rows.slice(at + 1, at + 4).every(row => row.label.startsWith('Completed: '));
         });
-        const parentAt = drawn.rows.findIndex(row => row.label === 'rows-order');
+        const parentAt = drawn.rows.findIndex(row => row.label === 'Completed: rows-order');
         assert.ok(parentAt >= 0, 'the deploy row is drawn');
         const steps = drawn.rows.slice(parentAt + 1, parentAt + 4);
         assert.deepEqual(
             steps.map(row => [row.level, row.label]),
             [
-                [2, 'build'],
-                [2, 'test'],
-                [2, 'push'],
+                [2, 'Completed: build'],
+                [2, 'Completed: test'],
+                [2, 'Completed: push'],
             ],
         );
         for (const step of steps) {
-            assert.match(step.visibleDescription, /^completed · \d+s$/, `no tool name or internal prefix on a step: ${JSON.stringify(step)}`);
+            assert.match(step.visibleDescription, /^\d+s$/, `no tool name or internal prefix on a step: ${JSON.stringify(step)}`);
         }
     });
 });

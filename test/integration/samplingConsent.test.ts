@@ -60,9 +60,9 @@ describe("the language model consent question", () => {
         assert.ok(found, `no consent question; the center holds ${JSON.stringify(all)}`);
         const view = await waitFor('the task ended', () => (model.get(taskId)?.status === 'failed' ? model.get(taskId) : undefined), 30_000, 50);
         assert.ok(deniedByUser(view), view.statusMessage);
-        const drawn = await readRows('sampling-denied', rows => rows.rows.some(row => row.label === topic && row.description.startsWith('denied by you')));
-        const row = drawn.rows.find(row => row.label === topic);
-        assert.ok(row && row.description.startsWith('denied by you'), JSON.stringify(drawn.rows));
-        assert.doesNotMatch(row.description, /failed|sampling/, 'not a failure, and no protocol word');
+        const drawn = await readRows('sampling-denied', rows => rows.rows.some(row => row.label === `Denied by you: ${topic}`));
+        const row = drawn.rows.find(row => row.label === `Denied by you: ${topic}`);
+        assert.ok(row, JSON.stringify(drawn.rows));
+        assert.doesNotMatch(`${row.label} ${row.description}`, /failed|sampling/i, 'not a failure, and no protocol word');
     });
 });

@@ -43,9 +43,9 @@ for (const transport of ['http', 'stdio'] as const) {
             assert.ok(sidebar.tree.getChildren().includes(view), 'listed at the top level of the tree');
             assert.equal(clientKind(view.clientName, OWN_CLIENT_NAME), 'copilot', `started by VS Code's MCP client (${view.clientName})`);
             // Named by its key argument; the tool ends the description.
-            assert.equal(String(sidebar.tree.getTreeItem(view).label), label);
+            assert.equal(String(sidebar.tree.getTreeItem(view).label), `Running: ${label}`);
             await waitFor('progress', () => (view.progress?.progress ?? 0) > 0, 5000, 50);
-            assert.match(String(sidebar.tree.getTreeItem(view).description), /^running · \d+% · (<1m|\d+m) · slow_compute$/);
+            assert.match(String(sidebar.tree.getTreeItem(view).description), /^\d+% · (<1m|\d+m) · slow_compute$/);
             assert.equal(sidebar.tree.getTreeItem(view).contextValue, 'task.running');
 
             await vscode.commands.executeCommand('mcpTasks.cancelTask', view);
@@ -60,7 +60,7 @@ for (const transport of ['http', 'stdio'] as const) {
             await waitFor('the marker task to complete', () => sidebar.model.get(marker)?.status === 'completed', 10_000, 20);
             assert.equal(view.progress?.progress, progressAtCancel);
             const item = sidebar.tree.getTreeItem(view);
-            assert.match(String(item.description), /^cancelled/);
+            assert.match(String(item.label), /^Cancelled: /);
             assert.equal(item.contextValue, 'task.done');
             // Its result says the user cancelled it, not that the tool failed or "the client" cancelled.
             const uri = (await vscode.commands.executeCommand('mcpTasks.showResult', view)) as vscode.Uri;

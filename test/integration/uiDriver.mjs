@@ -256,11 +256,11 @@ export function createUiDriver(shotsDir, log = line => console.log(line), { repo
     }
 
     async function photographDeploy(page) {
-        // A deploy's steps are named by the step alone under their parent.
-        const step = name => page.locator(TREE_ROW, { has: page.locator('.label-name', { hasText: new RegExp(`^${name}$`) }) }).first();
+        // A deploy's steps are named by the step alone (after their state) under their parent.
+        const step = name => page.locator(TREE_ROW, { has: page.locator('.label-name', { hasText: new RegExp(`^[\\w ]+: ${name}$`) }) }).first();
         const row = step('build');
         // The sub-tasks suite's deploy, not another suite's.
-        const showcase = page.locator(`${TREE_ROW} .label-name`, { hasText: /^showcase$/ }).first();
+        const showcase = page.locator(`${TREE_ROW} .label-name`, { hasText: /^[\w ]+: showcase$/ }).first();
         if (!done.has('deploy') && (await row.isVisible().catch(() => false)) && (await showcase.isVisible().catch(() => false))) {
             done.add('deploy');
             // Both children rendered under the expanded parent.
@@ -276,14 +276,14 @@ export function createUiDriver(shotsDir, log = line => console.log(line), { repo
             return;
         }
         const text = (await row.textContent()) ?? '';
-        if (/running/.test(text) && done.has('cancel') && clickDue('cancel ui-cancel')) {
+        if (/Running: /.test(text) && done.has('cancel') && clickDue('cancel ui-cancel')) {
             await row.hover();
             await rowAction(row, 'Cancel Task').click();
-        } else if (/running/.test(text) && !done.has('cancel')) {
+        } else if (/Running: /.test(text) && !done.has('cancel')) {
             done.add('cancel');
             // Photograph it with progress showing, in the row and in the status bar.
             // (A screenshot is no assertion: if that never shows, photograph what there is.)
-            await row.filter({ hasText: /running · [1-9]\d*%/ }).waitFor({ timeout: 10_000 }).catch(() => log('[ui] no progress in the row'));
+            await row.filter({ hasText: /Running: .*[1-9]\d*%/ }).waitFor({ timeout: 10_000 }).catch(() => log('[ui] no progress in the row'));
             await page.locator('.part.statusbar', { hasText: /slow_compute [1-9]\d*%/ }).waitFor({ timeout: 10_000 }).catch(() => log('[ui] no progress in the status bar'));
             await shot(page, 'tree-running', page.locator('.part.sidebar'));
             await shot(page, 'statusbar', page.locator('.part.statusbar'));
@@ -292,7 +292,7 @@ export function createUiDriver(shotsDir, log = line => console.log(line), { repo
             clicked.set('cancel ui-cancel', Date.now());
             await row.hover();
             await rowAction(row, 'Cancel Task').click();
-        } else if (/cancelled/.test(text) && done.has('cancel') && !done.has('cancelled-shot')) {
+        } else if (/Cancelled: /.test(text) && done.has('cancel') && !done.has('cancelled-shot')) {
             done.add('cancelled-shot');
             await shot(page, 'tree-finished', page.locator('.part.sidebar'));
         }
@@ -1123,7 +1123,8 @@ export function createUiDriver(shotsDir, log = line => console.log(line), { repo
      * (`~` for a space), a key per character; `wait:<text>` waits for a quick input showing that text (`~` for a
      * space) in its title or placeholder, `row:<text>` for that row of the Tasks view, `focus-in:<part>` for the keyboard to be in that
      * workbench part (sidebar, statusbar, editor…), and `look` does
-     * nothing (the report then says where the focus is). Three more steps are not keys:
+     * nothing (the report then says where the focus is). Four more steps are not keys:
+     * `sidebar-width:<px>` drags the side bar's edge to make it that wide,
      * `click:<row text>` clicks that row of the Tasks view (it selects it), and `focus:<row text>`
      * moves the focus there with the arrow keys, the selection staying where it was, and `in:question`
      * puts the focus in the open quick input. It writes
@@ -1169,6 +1170,17 @@ export function createUiDriver(shotsDir, log = line => console.log(line), { repo
             } else if (step.startsWith('mark:')) {
                 // The suite waits for mark-<name>.json to do something at this point of the keys (a task arriving).
                 writeReport(`mark-${step.slice('mark:'.length)}.json`, { at: Date.now() });
+            } else if (step.startsWith('sidebar-width:')) {
+                // Drags the side bar's edge with the pointer, as a user narrows or widens it (VS Code stops it at 170 px).
+                const box = await page.locator('.part.sidebar').boundingBox();
+                if (box) {
+                    const y = box.y + box.height / 2;
+                    await page.mouse.move(box.x + box.width, y);
+                    await page.mouse.down();
+                    await page.mouse.move(box.x + Number(step.slice('sidebar-width:'.length)), y, { steps: 8 });
+                    await page.mouse.up();
+                    await page.mouse.move(700, 450);
+                }
             } else if (step === 'look') {
                 // Nothing pressed: the report says where the focus is now.
             } else if (step.startsWith('type:')) {

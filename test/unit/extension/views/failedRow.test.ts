@@ -36,7 +36,8 @@ describe("a failed command's row", () => {
         const description = String(item.description);
         assert.doesNotMatch(description, /[\n\r⏎]/);
         assert.doesNotMatch(description, /Full log|\/tmp\/|read_output/);
-        assert.match(description, /^failed · exit 1 after 3\.2 s: npm test — 2 failing tests: · 4s/);
+        assert.equal(item.label, 'Failed: nightly', 'the state first, where a narrow sidebar does not cut it');
+        assert.match(description, /^exit 1 after 3\.2 s: npm test — 2 failing tests: · 4s/);
     });
 
     it("names the tool by its declared title, not its name for a model", () => {
