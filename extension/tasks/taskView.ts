@@ -139,7 +139,7 @@ function lostOrStatus(view: TaskView): string {
  * the description. First, so that a narrow sidebar (200% zoom) cuts the name, never the state: in
  * the description it was cut first, leaving only the icon.
  */
-export function rowState(view: TaskView): { word: string; detail?: string } {
+function rowState(view: TaskView): { word: string; detail?: string } {
     if (deniedByUser(view)) {
         return { word: l10n.t({ message: 'Denied by you', comment: ['A row\'s state: the user answered Deny when the task asked to use a language model'] }) };
     }
@@ -174,10 +174,6 @@ function stateWord(status: TaskStatus): string {
     }
 }
 
-/** What a row shows: its state, then its name ("Needs input: important.txt"). */
-export function rowTitle(view: TaskView): string {
-    return l10n.t({ message: '{0}: {1}', args: [rowState(view).word, rowLabel(view)], comment: ['A Tasks row: {0} is its state ("Running"), {1} its name'] });
-}
 
 /** Longest key argument a row shows whole: with its state and time it must fit a 300 px sidebar. */
 export const ROW_LABEL_MAX = 16;
@@ -247,17 +243,26 @@ export function formatRunningTime(ms: number): string {
 
 /**
  * "running · 40% · 3m · slow_compute": the status, the progress when known, why it failed or how it ended, the
- * time so far (or in total once done), and the tool when the label is its key argument. Most
- * important first: a narrow sidebar cuts the end.
+ * time so far (or in total once done), and the tool when the label is its key argument; what a row's
+ * screen-reader name says after the task's name (rowText's `described`).
  */
 export function taskDescription(view: TaskView, now: number, opts: { tool?: boolean } = {}): string {
-    return [lostOrStatus(view), ...detailParts(view, now, opts)].join(' · ');
+    return rowText(view, now, opts).described;
 }
 
-/** A row's description: what follows its label (rowTitle), which already says the state. */
-export function rowDescription(view: TaskView, now: number, opts: { tool?: boolean } = {}): string {
-    const detail = rowState(view).detail;
-    return [...(detail ? [detail] : []), ...detailParts(view, now, opts)].join(' · ');
+/**
+ * A row as drawn: `label`, its state then its name ("Needs input: important.txt"); `description`,
+ * what the state word does not say, then the rest. `described`: the description with the state in
+ * words first (taskDescription), as the row is heard.
+ */
+export function rowText(view: TaskView, now: number, opts: { tool?: boolean } = {}): { label: string; description: string; described: string } {
+    const state = rowState(view);
+    const details = detailParts(view, now, opts);
+    return {
+        label: l10n.t({ message: '{0}: {1}', args: [state.word, rowLabel(view)], comment: ['A Tasks row: {0} is its state ("Running"), {1} its name'] }),
+        description: [...(state.detail ? [state.detail] : []), ...details].join(' · '),
+        described: [lostOrStatus(view), ...details].join(' · '),
+    };
 }
 
 /** Progress, outcome, time and tool: the parts after the state. */

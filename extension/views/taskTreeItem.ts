@@ -2,7 +2,7 @@ import * as vscode from 'vscode';
 import { Commands, ContextValues } from '../constants';
 import { OWN_CLIENT_NAME } from '../owner/ownerConnection';
 import { endedInWords } from '../tasks/resultText';
-import { clientKind, clientKindText, deniedByUser, isTerminal, rowDescription, rowTitle, statusText, stoppedWaitingText, taskDescription, taskLabel, type TaskView } from '../tasks/taskView';
+import { clientKind, clientKindText, deniedByUser, isTerminal, rowText, statusText, stoppedWaitingText, taskLabel, type TaskView } from '../tasks/taskView';
 import { runningIcon } from './motion';
 import { spokenRow } from './spokenRow';
 
@@ -50,14 +50,15 @@ export function contextValueOf(view: TaskView, hasOutput = false): string {
  * `hasOutput`: the task runs a command with a log (see contextValueOf).
  */
 export function toTreeItem(view: TaskView, hasChildren: boolean, now = Date.now(), nested = false, hasOutput = false): vscode.TreeItem {
-    const item = new vscode.TreeItem(rowTitle(view), hasChildren ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.None);
+    const text = rowText(view, now, { tool: !nested });
+    const item = new vscode.TreeItem(text.label, hasChildren ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.None);
     item.id = view.taskId;
-    item.description = rowDescription(view, now, { tool: !nested });
+    item.description = text.description;
     item.iconPath = view.expired ? EXPIRED_ICON : deniedByUser(view) ? DENIED_ICON : view.lost ? LOST_ICON : view.status === 'working' ? new vscode.ThemeIcon(runningIcon()) : ICONS[view.status];
     item.contextValue = contextValueOf(view, hasOutput);
     item.tooltip = tooltip(view);
     // Heard as before: the tool and its argument, then the state in words ("confirm_delete: important.txt, needs input, …").
-    item.accessibilityInformation = { label: spokenRow(taskLabel(view), taskDescription(view, now, { tool: !nested })) };
+    item.accessibilityInformation = { label: spokenRow(taskLabel(view), text.described) };
     item.command = rowCommand(view);
     return item;
 }

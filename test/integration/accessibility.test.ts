@@ -6,18 +6,6 @@ import type { McpTasksTestApi } from '../../extension/api';
 import { readRows, type DrawnRow, type DrawnView } from './drawnRows';
 import { askUi, cleanUp, emptyTheView, longRunning, readyWithTasksView, startSlowCompute, useColorTheme, waitFor } from './util';
 
-/** The row of STATES' task in `state`: its label is the state, then the task's label (cut at 16 characters). */
-function findStateRow(view: DrawnView, state: keyof typeof STATES): DrawnRow | undefined {
-    const prefix = `${state}: `;
-    return view.rows.find(row => row.label.toLowerCase().startsWith(prefix) && STATES[state].startsWith(row.label.slice(prefix.length).replace(/…$/, '')));
-}
-
-function stateRow(view: DrawnView, state: keyof typeof STATES): DrawnRow {
-    const row = findStateRow(view, state);
-    assert.ok(row, `no ${state} row in ${JSON.stringify(view.rows.map(r => r.label))}`);
-    return row;
-}
-
 /** The recorded accessibility tree; MCP_TASKS_UPDATE_SNAPSHOTS=1 records it anew (review the diff before committing). */
 const SNAPSHOT = resolve(__dirname, '../../../test/integration/fixtures/accessibility/states.aria.yml');
 
@@ -29,6 +17,18 @@ const STATES = {
     failed: 'failing_job',
     cancelled: 'aria-cancelled',
 } as const;
+
+/** The row of STATES' task in `state`: its label is the state, then the task's label (cut at 16 characters). */
+function findStateRow(view: DrawnView, state: keyof typeof STATES): DrawnRow | undefined {
+    const prefix = `${state}: `;
+    return view.rows.find(row => row.label.toLowerCase().startsWith(prefix) && STATES[state].startsWith(row.label.slice(prefix.length).replace(/…$/, '')));
+}
+
+function stateRow(view: DrawnView, state: keyof typeof STATES): DrawnRow {
+    const row = findStateRow(view, state);
+    assert.ok(row, `no ${state} row in ${JSON.stringify(view.rows.map(r => r.label))}`);
+    return row;
+}
 
 interface AriaReport {
     rows: Record<string, string>;

@@ -1123,8 +1123,9 @@ export function createUiDriver(shotsDir, log = line => console.log(line), { repo
      * (`~` for a space), a key per character; `wait:<text>` waits for a quick input showing that text (`~` for a
      * space) in its title or placeholder, `row:<text>` for that row of the Tasks view, `focus-in:<part>` for the keyboard to be in that
      * workbench part (sidebar, statusbar, editor…), and `look` does
-     * nothing (the report then says where the focus is). Four more steps are not keys:
-     * `sidebar-width:<px>` drags the side bar's edge to make it that wide,
+     * nothing (the report then says where the focus is). Five more steps are not keys:
+     * `mark:<name>` writes mark-<name>.json when the keys reach it, `sidebar-width:<px>` drags the
+     * side bar's edge to make it that wide,
      * `click:<row text>` clicks that row of the Tasks view (it selects it), and `focus:<row text>`
      * moves the focus there with the arrow keys, the selection staying where it was, and `in:question`
      * puts the focus in the open quick input. It writes
